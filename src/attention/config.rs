@@ -1,0 +1,201 @@
+use super::error::AttentionError;
+use std::fmt;
+use std::ops::RangeInclusive;
+use std::str::FromStr;
+
+/// Supported model widths.
+pub const D_MODEL_RANGE: RangeInclusive<usize> = 2..=16;
+/// Supported head counts.
+pub const N_HEADS_RANGE: RangeInclusive<usize> = 1..=8;
+/// Supported softmax temperatures.
+pub const TEMPERATURE_RANGE: RangeInclusive<f64> = 0.01..=100.0;
+
+/// What the scores are divided by before the softmax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScaleMode {
+    /// Divide by √d_k, the head width: the formula of "Attention Is All You Need".
+    #[default]
+    SqrtHeadDim,
+    /// Divide by √seq_len: a common tutorial mistake, kept to show why it is wrong.
+    SqrtSeqLen,
+    /// Do not scale at all.
+    None,
+}
+
+impl ScaleMode {
+    /// Every mode, in menu order.
+    pub const ALL: [ScaleMode; 3] = [Self::SqrtHeadDim, Self::SqrtSeqLen, Self::None];
+
+    /// The name used in scenarios, URLs and the CLI.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::SqrtHeadDim => "sqrt_head_dim",
+            Self::SqrtSeqLen => "sqrt_seq_len",
+            Self::None => "none",
+        }
+    }
+
+    /// A short label for menus.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::SqrtHeadDim => "÷ √d_k (correct)",
+            Self::SqrtSeqLen => "÷ √seq_len (common mistake)",
+            Self::None => "no scaling",
+        }
+    }
+
+    /// The number the scores are divided by.
+    pub fn divisor(self, head_dim: usize, seq_len: usize) -> f64 {
+        match self {
+            Self::SqrtHeadDim => (head_dim as f64).sqrt(),
+            Self::SqrtSeqLen => (seq_len as f64).sqrt(),
+            Self::None => 1.0,
+        }
+    }
+}
+
+impl fmt::Display for ScaleMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+impl FromStr for ScaleMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|mode| mode.key() == s)
+            .ok_or_else(|| {
+                format!("unknown scale mode {s:?}: use sqrt_head_dim, sqrt_seq_len or none")
+            })
+    }
+}
+
+/// The shape and switches of one attention layer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Config {
+    /// Width of every token vector.
+    pub d_model: usize,
+    /// Number of heads; must divide `d_model`.
+    pub n_heads: usize,
+    /// Hide later tokens from earlier ones (a language model's mask).
+    pub causal: bool,
+    /// Add the sinusoidal positional encoding to the embeddings.
+    pub positional_encoding: bool,
+    /// What the scores are divided by.
+    pub scale: ScaleMode,
+    /// Softmax temperature: the scaled scores are divided by it before the softmax.
+    pub temperature: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            d_model: 4,
+            n_heads: 2,
+            causal: false,
+            positional_encoding: false,
+            scale: ScaleMode::SqrtHeadDim,
+            temperature: 1.0,
+        }
+    }
+}
+
+impl Config {
+    /// Checks every field, so the rest of the core can rely on them.
+    pub fn validate(&self) -> Result<(), AttentionError> {
+        if !D_MODEL_RANGE.contains(&self.d_model) {
+            return Err(AttentionError::DModelOutOfRange {
+                d_model: self.d_model,
+                min: *D_MODEL_RANGE.start(),
+                max: *D_MODEL_RANGE.end(),
+            });
+        }
+        if !N_HEADS_RANGE.contains(&self.n_heads) {
+            return Err(AttentionError::HeadsOutOfRange {
+                n_heads: self.n_heads,
+                min: *N_HEADS_RANGE.start(),
+                max: *N_HEADS_RANGE.end(),
+            });
+        }
+        if self.d_model % self.n_heads != 0 {
+            return Err(AttentionError::HeadsDoNotDivide {
+                d_model: self.d_model,
+                n_heads: self.n_heads,
+            });
+        }
+        if !self.temperature.is_finite() || !TEMPERATURE_RANGE.contains(&self.temperature) {
+            return Err(AttentionError::BadTemperature {
+                value: self.temperature,
+            });
+        }
+        Ok(())
+    }
+
+    /// Width of one head, `d_k = d_model / n_heads`.
+    pub fn head_dim(&self) -> usize {
+        self.d_model / self.n_heads.max(1)
+    }
+
+    /// The head counts that divide `d_model`, within range: the only valid choices.
+    pub fn valid_head_counts(d_model: usize) -> Vec<usize> {
+        N_HEADS_RANGE.filter(|h| d_model % h == 0).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heads_that_do_not_divide_d_model_are_an_error_not_a_panic() {
+        let config = Config {
+            d_model: 6,
+            n_heads: 4,
+            ..Config::default()
+        };
+        let err = config.validate().unwrap_err();
+        assert_eq!(
+            err,
+            AttentionError::HeadsDoNotDivide {
+                d_model: 6,
+                n_heads: 4
+            }
+        );
+        assert!(err.to_string().contains("must divide d_model"));
+    }
+
+    #[test]
+    fn valid_head_counts_divide_d_model() {
+        assert_eq!(Config::valid_head_counts(12), vec![1, 2, 3, 4, 6]);
+        assert_eq!(Config::valid_head_counts(7), vec![1, 7]);
+    }
+
+    #[test]
+    fn scale_modes_round_trip_through_their_keys() {
+        for mode in ScaleMode::ALL {
+            assert_eq!(mode.key().parse::<ScaleMode>().unwrap(), mode);
+        }
+        assert!("sqrt".parse::<ScaleMode>().is_err());
+    }
+
+    #[test]
+    fn the_default_divisor_is_the_head_width_not_the_sentence_length() {
+        assert_eq!(ScaleMode::SqrtHeadDim.divisor(4, 9), 2.0);
+        assert_eq!(ScaleMode::SqrtSeqLen.divisor(4, 9), 3.0);
+        assert_eq!(ScaleMode::None.divisor(4, 9), 1.0);
+    }
+
+    #[test]
+    fn temperature_must_be_positive_and_finite() {
+        for t in [0.0, -1.0, f64::NAN, f64::INFINITY, 1000.0] {
+            let config = Config {
+                temperature: t,
+                ..Config::default()
+            };
+            assert!(config.validate().is_err(), "temperature {t} accepted");
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! The forward pass, one small function per stage.
+
+use super::config::Config;
+use super::embeddings::{positional_encoding, toy_embeddings};
+use super::error::AttentionError;
+use super::stage::Stage;
+use super::tokens::{tokenize, MAX_TOKENS};
+use super::weights::{check_matrix, Weights};
+use super::Matrix;
+use std::ops::Range;
+
+/// Everything the forward pass reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    /// The tokens, in order.
+    pub tokens: Vec<String>,
+    /// Token embeddings before positions are added. (seq_len, d_model)
+    pub embeddings: Matrix,
+    /// The projection matrices.
+    pub weights: Weights,
+    /// Shape and switches.
+    pub config: Config,
+}
+
+impl Inputs {
+    /// Inputs for `sentence` with its toy embeddings.
+    pub fn from_sentence(
+        sentence: &str,
+        config: Config,
+        weights: Weights,
+    ) -> Result<Self, AttentionError> {
+        config.validate()?;
+        let tokens = tokenize(sentence)?;
+        let embeddings = toy_embeddings(&tokens, config.d_model);
+        Ok(Self {
+            tokens,
+            embeddings,
+            weights,
+            config,
+        })
+    }
+
+    /// Number of tokens.
+    pub fn seq_len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Checks every shape and number.
+    pub fn validate(&self) -> Result<(), AttentionError> {
+        self.config.validate()?;
+        if self.tokens.is_empty() {
+            return Err(AttentionError::EmptySentence);
+        }
+        if self.tokens.len() > MAX_TOKENS {
+            return Err(AttentionError::TooManyTokens {
+                count: self.tokens.len(),
+                max: MAX_TOKENS,
+            });
+        }
+        check_matrix(
+            "The embedding matrix X",
+            &self.embeddings,
+            (self.seq_len(), self.config.d_model),
+        )?;
+        self.weights.validate(self.config.d_model)
+    }
+}
+
+/// Every intermediate result of one head.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeadTrace {
+    /// This head's slice of Q. (seq_len, head_dim)
+    pub q: Matrix,
+    /// This head's slice of K. (seq_len, head_dim)
+    pub k: Matrix,
+    /// This head's slice of V. (seq_len, head_dim)
+    pub v: Matrix,
+    /// Raw scores Q_h·K_hᵀ; row = query, column = key. (seq_len, seq_len)
+    pub scores: Matrix,
+    /// Scores divided by the scale divisor. (seq_len, seq_len)
+    pub scaled: Matrix,
+    /// Scaled scores with −∞ where the mask hides a key. (seq_len, seq_len)
+    pub masked: Matrix,
+    /// Row-wise softmax of masked / temperature; each row sums to 1. (seq_len, seq_len)
+    pub weights: Matrix,
+    /// Weighted sum of value rows, weights·V_h. (seq_len, head_dim)
+    pub context: Matrix,
+    /// Rows whose every key was masked: their weights are all zero by definition.
+    pub fully_masked_rows: Vec<usize>,
+}
+
+/// Every intermediate matrix of one multi-head attention layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// The tokens, in order.
+    pub tokens: Vec<String>,
+    /// The configuration used.
+    pub config: Config,
+    /// Token embeddings before positions. (seq_len, d_model)
+    pub embeddings: Matrix,
+    /// The positional encoding added, when switched on. (seq_len, d_model)
+    pub positional: Option<Matrix>,
+    /// The input to the layer, embeddings + positions. (seq_len, d_model)
+    pub x: Matrix,
+    /// The projection matrices used.
+    pub weights: Weights,
+    /// Queries X·W_q. (seq_len, d_model)
+    pub q: Matrix,
+    /// Keys X·W_k. (seq_len, d_model)
+    pub k: Matrix,
+    /// Values X·W_v. (seq_len, d_model)
+    pub v: Matrix,
+    /// What the scores were divided by.
+    pub scale_divisor: f64,
+    /// One trace per head.
+    pub heads: Vec<HeadTrace>,
+    /// The heads' contexts side by side. (seq_len, d_model)
+    pub concat: Matrix,
+    /// concat·W_o, the layer's output. (seq_len, d_model)
+    pub output: Matrix,
+}
+
+impl Trace {
+    /// Number of tokens.
+    pub fn seq_len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Width of each head.
+    pub fn head_dim(&self) -> usize {
+        self.config.head_dim()
+    }
+
+    /// The columns of Q, K, V and concat that belong to head `h`.
+    pub fn head_columns(&self, h: usize) -> Range<usize> {
+        head_columns(h, self.head_dim())
+    }
+}
+
+fn head_columns(h: usize, head_dim: usize) -> Range<usize> {
+    h * head_dim..(h + 1) * head_dim
+}
+
+/// Runs multi-head self-attention on `inputs` and keeps every intermediate.
+pub fn forward(inputs: &Inputs) -> Result<Trace, AttentionError> {
+    inputs.validate()?;
+    let config = inputs.config;
+    let seq_len = inputs.seq_len();
+    let head_dim = config.head_dim();
+
+    let (positional, x) = input(&inputs.embeddings, config.positional_encoding);
+    let w = &inputs.weights;
+    let (q, k, v) = (
+        project(&x, &w.w_q),
+        project(&x, &w.w_k),
+        project(&x, &w.w_v),
+    );
+    check_finite(Stage::Projection, [&q, &k, &v])?;
+
+    let scale_divisor = config.scale.divisor(head_dim, seq_len);
+    let mut heads = Vec::with_capacity(config.n_heads);
+    for h in 0..config.n_heads {
+        let cols = head_columns(h, head_dim);
+        let (q_h, k_h, v_h) = (
+            split_head(&q, cols.clone()),
+            split_head(&k, cols.clone()),
+            split_head(&v, cols),
+        );
+        let scores = scores(&q_h, &k_h);
+        check_finite(Stage::Scores, [&scores])?;
+        let scaled = scale(&scores, scale_divisor);
+        let masked = mask(&scaled, config.causal);
+        let (weights, fully_masked_rows) = softmax_rows(&masked, config.temperature);
+        check_finite(Stage::Softmax, [&weights])?;
+        let context = weighted_sum(&weights, &v_h);
+        check_finite(Stage::WeightedSum, [&context])?;
+        heads.push(HeadTrace {
+            q: q_h,
+            k: k_h,
+            v: v_h,
+            scores,
+            scaled,
+            masked,
+            weights,
+            context,
+            fully_masked_rows,
+        });
+    }
+    let concat = concat(&heads, seq_len, config.d_model);
+    let output = project(&concat, &w.w_o);
+    check_finite(Stage::OutputProjection, [&output])?;
+
+    Ok(Trace {
+        tokens: inputs.tokens.clone(),
+        config,
+        embeddings: inputs.embeddings.clone(),
+        positional,
+        x,
+        weights: inputs.weights.clone(),
+        q,
+        k,
+        v,
+        scale_divisor,
+        heads,
+        concat,
+        output,
+    })
+}
+
+/// X = E (+ P). Returns the positional encoding used and X. (seq_len, d_model)
+fn input(embeddings: &Matrix, positional: bool) -> (Option<Matrix>, Matrix) {
+    if positional {
+        let pe = positional_encoding(embeddings.nrows(), embeddings.ncols());
+        let x = embeddings + &pe;
+        (Some(pe), x)
+    } else {
+        (None, embeddings.clone())
+    }
+}
+
+/// X·W. (seq_len, d_model)·(d_model, d_model) → (seq_len, d_model)
+fn project(x: &Matrix, w: &Matrix) -> Matrix {
+    x * w
+}
+
+/// The columns of one head. (seq_len, d_model) → (seq_len, head_dim)
+fn split_head(m: &Matrix, cols: Range<usize>) -> Matrix {
+    m.columns(cols.start, cols.len()).into_owned()
+}
+
+/// Q_h·K_hᵀ. (seq_len, head_dim)·(head_dim, seq_len) → (seq_len, seq_len)
+fn scores(q: &Matrix, k: &Matrix) -> Matrix {
+    q * k.transpose()
+}
+
+/// Scores ÷ divisor. (seq_len, seq_len)
+fn scale(scores: &Matrix, divisor: f64) -> Matrix {
+    scores / divisor
+}
+
+/// −∞ above the diagonal (key after query) when causal. (seq_len, seq_len)
+fn mask(scaled: &Matrix, causal: bool) -> Matrix {
+    let mut masked = scaled.clone();
+    if causal {
+        for i in 0..masked.nrows() {
+            for j in (i + 1)..masked.ncols() {
+                masked[(i, j)] = f64::NEG_INFINITY;
+            }
+        }
+    }
+    masked
+}
+
+/// Row-wise softmax of `z / temperature`, stable: each row's maximum is subtracted before `exp`.
+///
+/// A row whose every entry is −∞ has no key to attend to; it becomes all zeros and its index is
+/// returned in the second value, never NaN. (rows, cols) → (rows, cols)
+pub fn softmax_rows(z: &Matrix, temperature: f64) -> (Matrix, Vec<usize>) {
+    let mut out = Matrix::zeros(z.nrows(), z.ncols());
+    let mut fully_masked = Vec::new();
+    for i in 0..z.nrows() {
+        let row: Vec<f64> = z.row(i).iter().map(|v| v / temperature).collect();
+        let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if max == f64::NEG_INFINITY {
+            fully_masked.push(i);
+            continue;
+        }
+        if max == f64::INFINITY {
+            // Overflowed scores: the infinite entries share the row equally.
+            let n = row.iter().filter(|v| **v == f64::INFINITY).count() as f64;
+            for (j, v) in row.iter().enumerate() {
+                out[(i, j)] = if *v == f64::INFINITY { 1.0 / n } else { 0.0 };
+            }
+            continue;
+        }
+        let exps: Vec<f64> = row.iter().map(|v| (v - max).exp()).collect();
+        let sum: f64 = exps.iter().sum();
+        for (j, e) in exps.iter().enumerate() {
+            out[(i, j)] = e / sum;
+        }
+    }
+    (out, fully_masked)
+}
+
+/// A_h·V_h. (seq_len, seq_len)·(seq_len, head_dim) → (seq_len, head_dim)
+fn weighted_sum(weights: &Matrix, v: &Matrix) -> Matrix {
+    weights * v
+}
+
+/// [C_1 | C_2 | …]. n_heads × (seq_len, head_dim) → (seq_len, d_model)
+fn concat(heads: &[HeadTrace], seq_len: usize, d_model: usize) -> Matrix {
+    let mut out = Matrix::zeros(seq_len, d_model);
+    let mut col = 0;
+    for head in heads {
+        out.columns_mut(col, head.context.ncols())
+            .copy_from(&head.context);
+        col += head.context.ncols();
+    }
+    out
+}
+
+fn check_finite<const N: usize>(stage: Stage, ms: [&Matrix; N]) -> Result<(), AttentionError> {
+    if ms.iter().all(|m| m.iter().all(|v| v.is_finite())) {
+        Ok(())
+    } else {
+        Err(AttentionError::Overflow {
+            stage: stage.name().to_string(),
+        })
+    }
+}

@@ -1,0 +1,41 @@
+//! The maths core: multi-head self-attention on small matrices, with every intermediate kept.
+//!
+//! For each head `h` with `head_dim = d_model / n_heads` columns:
+//!
+//! ```text
+//! X        = E + P                      (seq_len, d_model)  token embeddings (+ positions)
+//! Q, K, V  = X·W_q, X·W_k, X·W_v        (seq_len, d_model)
+//! Q_h      = Q[:, h*head_dim..(h+1)*head_dim]             (seq_len, head_dim), same for K_h, V_h
+//! S_h      = Q_h·K_hᵀ                   (seq_len, seq_len)
+//! Z_h      = S_h / √d_k                 (seq_len, seq_len)  d_k = head_dim by default
+//! M_h      = Z_h with −∞ above the diagonal when the causal mask is on
+//! A_h      = softmax(M_h / T) per row   (seq_len, seq_len)  T = temperature
+//! C_h      = A_h·V_h                    (seq_len, head_dim)
+//! concat   = [C_1 | C_2 | … ]           (seq_len, d_model)
+//! output   = concat·W_o                 (seq_len, d_model)
+//! ```
+//!
+//! that is, `softmax(QKᵀ/√d_k)V` for every head, concatenated and projected.
+//! Rows are tokens (the row-vector convention). This module depends on nalgebra and std only.
+
+mod config;
+mod embeddings;
+mod error;
+mod forward;
+mod rng;
+mod stage;
+mod tokens;
+mod weights;
+pub mod whatif;
+
+pub use config::{Config, ScaleMode, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE};
+pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
+pub use error::AttentionError;
+pub use forward::{forward, softmax_rows, HeadTrace, Inputs, Trace};
+pub use rng::SplitMix64;
+pub use stage::Stage;
+pub use tokens::{tokenize, MAX_TOKENS};
+pub use weights::{Init, WeightName, Weights};
+
+/// A dense matrix of `f64`, rows are tokens.
+pub type Matrix = nalgebra::DMatrix<f64>;

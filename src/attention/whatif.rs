@@ -1,0 +1,1 @@
+//! Deliberate variations of the maths, to show why attention is built the way it is.

@@ -1,0 +1,1 @@
+//! One Leptos component per file.

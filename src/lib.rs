@@ -1,0 +1,15 @@
+//! attention-lens: see multi-head self-attention, one stage at a time.
+//!
+//! - [`attention`]: the maths core (nalgebra only), which returns a [`attention::Trace`] of every
+//!   intermediate matrix.
+//! - [`plot`]: plotters drawing, generic over the drawing backend.
+//! - [`components`] and [`app`]: the Leptos user interface.
+//! - [`cli`]: the native `attention-lens` command.
+
+pub mod app;
+pub mod attention;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+pub mod components;
+pub mod plot;
+pub mod scenario;

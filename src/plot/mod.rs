@@ -1,0 +1,1 @@
+//! Heatmaps drawn with plotters, generic over the drawing backend.

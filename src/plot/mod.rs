@@ -1,1 +1,12 @@
-//! Heatmaps drawn with plotters, generic over the drawing backend.
+//! Heatmaps drawn with plotters, generic over the drawing backend: a canvas in the browser
+//! (plotters-canvas) and an SVG string natively and for exports.
+//!
+//! Depends on [`crate::attention`] only for the matrix type.
+
+mod format;
+mod heatmap;
+mod palette;
+
+pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
+pub use heatmap::{draw_heatmap, heatmap_svg, Heatmap, Highlight, Layout};
+pub use palette::{Palette, Rgb, Theme};

@@ -1,0 +1,449 @@
+//! One labelled heatmap: token labels on the axes, each value in its cell when it fits, and a
+//! colour bar.
+
+use super::format::format_value;
+use super::palette::{Palette, Rgb, Theme};
+use crate::attention::Matrix;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Cells to outline or tint: the selected cell and the operands it came from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Highlight {
+    /// The selected cell, outlined.
+    pub cell: Option<(usize, usize)>,
+    /// Whole rows to mark.
+    pub rows: Vec<usize>,
+    /// Whole columns to mark.
+    pub cols: Vec<usize>,
+}
+
+/// Everything needed to draw one heatmap.
+#[derive(Debug, Clone)]
+pub struct Heatmap<'a> {
+    /// The values; −∞ marks a masked cell.
+    pub values: &'a Matrix,
+    /// One label per row.
+    pub row_labels: &'a [String],
+    /// One label per column.
+    pub col_labels: &'a [String],
+    /// What a row is, e.g. "queries".
+    pub row_axis: &'a str,
+    /// What a column is, e.g. "keys".
+    pub col_axis: &'a str,
+    /// How values map to colours.
+    pub palette: Palette,
+    /// The scale's end: ±range (diverging) or 0..range (sequential).
+    pub range: f64,
+    /// Columns split into this many equal head bands (1 for none).
+    pub col_groups: usize,
+    /// Decimals written in cells.
+    pub decimals: usize,
+    /// Cells to mark.
+    pub highlight: Highlight,
+    /// Light or dark surroundings.
+    pub theme: Theme,
+}
+
+/// Head-band colours, distinguishable from each other and from the palettes' ends.
+const BAND_COLORS: [Rgb; 8] = [
+    Rgb(0x00, 0x72, 0xb2),
+    Rgb(0xe6, 0x9f, 0x00),
+    Rgb(0x00, 0x9e, 0x73),
+    Rgb(0xcc, 0x79, 0xa7),
+    Rgb(0x56, 0xb4, 0xe9),
+    Rgb(0xd5, 0x5e, 0x00),
+    Rgb(0xf0, 0xe4, 0x42),
+    Rgb(0x99, 0x99, 0x99),
+];
+
+/// The colour of head `h`'s band, shared with the editors' column bands.
+pub fn band_color(h: usize) -> Rgb {
+    BAND_COLORS[h % BAND_COLORS.len()]
+}
+
+/// Where everything goes, in CSS pixels (multiply by the pixel ratio for the backend).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layout {
+    /// Whole width.
+    pub width: u32,
+    /// Whole height.
+    pub height: u32,
+    /// Left edge of the grid.
+    pub grid_x: u32,
+    /// Top edge of the grid.
+    pub grid_y: u32,
+    /// Width of one cell.
+    pub cell_w: u32,
+    /// Height of one cell.
+    pub cell_h: u32,
+    /// Whether values are written in the cells.
+    pub show_values: bool,
+    /// Longest label shown, in characters.
+    pub label_chars: usize,
+}
+
+const FONT: u32 = 12;
+const CAPTION_H: u32 = 18;
+const COL_LABEL_H: u32 = 18;
+const BAND_H: u32 = 5;
+const BAR_GAP: u32 = 12;
+const BAR_W: u32 = 10;
+const BAR_LABEL_W: u32 = 44;
+const PAD: u32 = 6;
+
+impl Layout {
+    /// The cell under CSS pixel `(x, y)`, if any.
+    pub fn cell_at(&self, x: f64, y: f64, rows: usize, cols: usize) -> Option<(usize, usize)> {
+        let gx = x - f64::from(self.grid_x);
+        let gy = y - f64::from(self.grid_y);
+        if gx < 0.0 || gy < 0.0 {
+            return None;
+        }
+        let (c, r) = (
+            (gx / f64::from(self.cell_w)) as usize,
+            (gy / f64::from(self.cell_h)) as usize,
+        );
+        (r < rows && c < cols).then_some((r, c))
+    }
+}
+
+impl Heatmap<'_> {
+    /// The layout for this matrix.
+    pub fn layout(&self) -> Layout {
+        let (rows, cols) = self.values.shape();
+        let value_chars = self
+            .values
+            .iter()
+            .map(|v| format_value(*v, self.decimals).chars().count())
+            .max()
+            .unwrap_or(1);
+        let wanted = (value_chars as u32 * 7 + 12).max(40);
+        let cell_w = wanted.min((560 / cols.max(1) as u32).max(18));
+        let show_values = cell_w >= wanted;
+        let cell_h = if show_values {
+            28
+        } else {
+            cell_w.clamp(16, 28)
+        };
+        let label_chars = self
+            .row_labels
+            .iter()
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(1)
+            .clamp(2, 10);
+        let grid_x = PAD + label_chars as u32 * 7 + 10;
+        let grid_y = CAPTION_H + COL_LABEL_H + if self.col_groups > 1 { BAND_H + 2 } else { 0 };
+        Layout {
+            width: grid_x + cols as u32 * cell_w + BAR_GAP + BAR_W + BAR_LABEL_W,
+            height: grid_y + rows as u32 * cell_h + PAD,
+            grid_x,
+            grid_y,
+            cell_w,
+            cell_h,
+            show_values,
+            label_chars,
+        }
+    }
+}
+
+fn color(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+fn text_style(size: f64, c: Rgb) -> TextStyle<'static> {
+    TextStyle {
+        font: ("sans-serif", size).into_font(),
+        color: color(c).to_backend_color(),
+        pos: Pos::new(HPos::Left, VPos::Top),
+    }
+}
+
+fn truncate(label: &str, max: usize) -> String {
+    if label.chars().count() <= max {
+        label.to_string()
+    } else {
+        let mut s: String = label.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// Draws `map` on `area`, with every length multiplied by `scale` (the device pixel ratio).
+pub fn draw_heatmap<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    scale: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    draw_scaled(area, map, scale, 1.0)
+}
+
+/// `font_factor` undoes backends that shrink font sizes (plotters' SVG writes size / 1.24).
+fn draw_scaled<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    scale: f64,
+    font_factor: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let layout = map.layout();
+    let s = |v: u32| (f64::from(v) * scale).round() as i32;
+    let px = |v: f64| (v * scale).round() as i32;
+    let theme = map.theme;
+    let (rows, cols) = map.values.shape();
+    let font = |size: u32, c: Rgb| text_style(f64::from(size) * scale * font_factor, c);
+
+    area.fill(&color(theme.background))?;
+
+    // Axis caption, stated on the chart so nobody has to guess which way the matrix reads.
+    area.draw(&Text::new(
+        format!("rows: {} · columns: {}", map.row_axis, map.col_axis),
+        (s(PAD), s(2)),
+        font(11, theme.muted).pos(Pos::new(HPos::Left, VPos::Top)),
+    ))?;
+
+    let col_chars = ((layout.cell_w.saturating_sub(4)) / 7).max(1) as usize;
+    let label_y = CAPTION_H + COL_LABEL_H / 2;
+    for (c, label) in map.col_labels.iter().enumerate().take(cols) {
+        let x = layout.grid_x + c as u32 * layout.cell_w + layout.cell_w / 2;
+        area.draw(&Text::new(
+            truncate(label, col_chars),
+            (s(x), s(label_y)),
+            font(FONT, theme.text).pos(Pos::new(HPos::Center, VPos::Center)),
+        ))?;
+    }
+    if map.col_groups > 1 && cols % map.col_groups == 0 {
+        let per = cols / map.col_groups;
+        for g in 0..map.col_groups {
+            let x0 = layout.grid_x + (g * per) as u32 * layout.cell_w;
+            let y0 = CAPTION_H + COL_LABEL_H;
+            area.draw(&Rectangle::new(
+                [
+                    (s(x0) + 1, s(y0)),
+                    (s(x0 + per as u32 * layout.cell_w) - 1, s(y0 + BAND_H)),
+                ],
+                color(band_color(g)).filled(),
+            ))?;
+        }
+    }
+    for (r, label) in map.row_labels.iter().enumerate().take(rows) {
+        let y = layout.grid_y + r as u32 * layout.cell_h + layout.cell_h / 2;
+        area.draw(&Text::new(
+            truncate(label, layout.label_chars),
+            (s(layout.grid_x - 8), s(y)),
+            font(FONT, theme.text).pos(Pos::new(HPos::Right, VPos::Center)),
+        ))?;
+    }
+
+    for r in 0..rows {
+        for c in 0..cols {
+            let v = map.values[(r, c)];
+            let x0 = layout.grid_x + c as u32 * layout.cell_w;
+            let y0 = layout.grid_y + r as u32 * layout.cell_h;
+            let (x1, y1) = (x0 + layout.cell_w, y0 + layout.cell_h);
+            let masked = v == f64::NEG_INFINITY;
+            let fill = if masked {
+                theme.masked
+            } else {
+                map.palette.color(v, map.range)
+            };
+            area.draw(&Rectangle::new(
+                [(s(x0), s(y0)), (s(x1), s(y1))],
+                color(fill).filled(),
+            ))?;
+            if masked {
+                // Hatching, so a masked cell differs from a coloured one without relying on hue.
+                let step = 7.0;
+                let mut d = 0.0;
+                while d < f64::from(layout.cell_w + layout.cell_h) {
+                    let a = (f64::from(x0) + d, f64::from(y0));
+                    let b = (f64::from(x0) + d - f64::from(layout.cell_h), f64::from(y1));
+                    let (a, b) = clip_segment(a, b, f64::from(x0), f64::from(x1));
+                    area.draw(&PathElement::new(
+                        vec![(px(a.0), px(a.1)), (px(b.0), px(b.1))],
+                        color(theme.muted).stroke_width(1),
+                    ))?;
+                    d += step;
+                }
+            }
+            if layout.show_values || masked {
+                let text_color = if masked {
+                    theme.text
+                } else {
+                    Theme::text_on(fill)
+                };
+                area.draw(&Text::new(
+                    format_value(v, map.decimals),
+                    (s(x0 + layout.cell_w / 2), s(y0 + layout.cell_h / 2)),
+                    font(FONT, text_color).pos(Pos::new(HPos::Center, VPos::Center)),
+                ))?;
+            }
+        }
+    }
+
+    // Thin separators between cells keep neighbouring equal colours apart.
+    let grid_line = color(theme.background).stroke_width(1);
+    for c in 1..cols {
+        let x = s(layout.grid_x + c as u32 * layout.cell_w);
+        area.draw(&PathElement::new(
+            vec![
+                (x, s(layout.grid_y)),
+                (x, s(layout.grid_y + rows as u32 * layout.cell_h)),
+            ],
+            grid_line,
+        ))?;
+    }
+    for r in 1..rows {
+        let y = s(layout.grid_y + r as u32 * layout.cell_h);
+        area.draw(&PathElement::new(
+            vec![
+                (s(layout.grid_x), y),
+                (s(layout.grid_x + cols as u32 * layout.cell_w), y),
+            ],
+            grid_line,
+        ))?;
+    }
+
+    draw_highlight(area, map, &layout, scale)?;
+    draw_color_bar(area, map, &layout, scale, font_factor)?;
+    area.present()
+}
+
+/// Clips the hatch segment from `a` to `b` to the vertical band `x0..x1`.
+fn clip_segment(a: (f64, f64), b: (f64, f64), x0: f64, x1: f64) -> ((f64, f64), (f64, f64)) {
+    let at = |x: f64| {
+        let t = (x - a.0) / (b.0 - a.0);
+        (x, a.1 + t * (b.1 - a.1))
+    };
+    let a = if a.0 > x1 { at(x1) } else { a };
+    let b = if b.0 < x0 { at(x0) } else { b };
+    (a, b)
+}
+
+fn draw_highlight<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    layout: &Layout,
+    scale: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let s = |v: u32| (f64::from(v) * scale).round() as i32;
+    let (rows, cols) = map.values.shape();
+    let accent = color(map.theme.accent);
+    let (gx, gy, cw, ch) = (layout.grid_x, layout.grid_y, layout.cell_w, layout.cell_h);
+    let outline = |x0: u32, y0: u32, x1: u32, y1: u32, width: u32| {
+        Rectangle::new(
+            [(s(x0), s(y0)), (s(x1), s(y1))],
+            accent.stroke_width((f64::from(width) * scale).round().max(1.0) as u32),
+        )
+    };
+    for &r in map.highlight.rows.iter().filter(|r| **r < rows) {
+        let y0 = gy + r as u32 * ch;
+        area.draw(&outline(gx, y0, gx + cols as u32 * cw, y0 + ch, 2))?;
+    }
+    for &c in map.highlight.cols.iter().filter(|c| **c < cols) {
+        let x0 = gx + c as u32 * cw;
+        area.draw(&outline(x0, gy, x0 + cw, gy + rows as u32 * ch, 2))?;
+    }
+    if let Some((r, c)) = map.highlight.cell.filter(|(r, c)| *r < rows && *c < cols) {
+        let (x0, y0) = (gx + c as u32 * cw, gy + r as u32 * ch);
+        area.draw(&outline(x0, y0, x0 + cw, y0 + ch, 3))?;
+    }
+    Ok(())
+}
+
+fn draw_color_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    layout: &Layout,
+    scale: f64,
+    font_factor: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let s = |v: u32| (f64::from(v) * scale).round() as i32;
+    let (rows, cols) = map.values.shape();
+    let x0 = layout.grid_x + cols as u32 * layout.cell_w + BAR_GAP;
+    let top = layout.grid_y;
+    let height = (rows as u32 * layout.cell_h).max(40);
+    let steps = 32;
+    let (lo, hi) = match map.palette {
+        Palette::Diverging => (-map.range, map.range),
+        Palette::Sequential => (0.0, map.range),
+    };
+    for i in 0..steps {
+        // Top of the bar is the largest value; the end steps show the exact end colours.
+        let t = 1.0 - f64::from(i) / f64::from(steps - 1);
+        let v = lo + t * (hi - lo);
+        let y0 = top + height * i / steps;
+        let y1 = top + height * (i + 1) / steps;
+        area.draw(&Rectangle::new(
+            [(s(x0), s(y0)), (s(x0 + BAR_W), s(y1))],
+            color(map.palette.color(v, map.range)).filled(),
+        ))?;
+    }
+    let label = |v: f64| format_value(v, if v.abs() >= 100.0 { 0 } else { 2 });
+    let text = text_style(10.0 * scale * font_factor, map.theme.muted);
+    area.draw(&Text::new(
+        label(hi),
+        (s(x0 + BAR_W + 4), s(top)),
+        text.pos(Pos::new(HPos::Left, VPos::Top)),
+    ))?;
+    area.draw(&Text::new(
+        label(lo),
+        (s(x0 + BAR_W + 4), s(top + height)),
+        text.pos(Pos::new(HPos::Left, VPos::Bottom)),
+    ))?;
+    Ok(())
+}
+
+/// The heatmap as an SVG document, drawn by the same code as the canvas.
+pub fn heatmap_svg(map: &Heatmap) -> Result<String, String> {
+    let layout = map.layout();
+    let mut svg = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
+        draw_scaled(&root, map, 1.0, 1.24).map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(n: usize, prefix: &str) -> Vec<String> {
+        (0..n).map(|i| format!("{prefix}{i}")).collect()
+    }
+
+    #[test]
+    fn the_cell_under_a_point_is_found() {
+        let m = Matrix::from_element(3, 4, 0.5);
+        let rows = labels(3, "t");
+        let cols = labels(4, "d");
+        let map = Heatmap {
+            values: &m,
+            row_labels: &rows,
+            col_labels: &cols,
+            row_axis: "tokens",
+            col_axis: "dimensions",
+            palette: Palette::Diverging,
+            range: 1.0,
+            col_groups: 2,
+            decimals: 2,
+            highlight: Highlight::default(),
+            theme: Theme::LIGHT,
+        };
+        let l = map.layout();
+        let x = f64::from(l.grid_x + l.cell_w * 2 + 1);
+        let y = f64::from(l.grid_y + l.cell_h + 1);
+        assert_eq!(l.cell_at(x, y, 3, 4), Some((1, 2)));
+        assert_eq!(l.cell_at(0.0, 0.0, 3, 4), None);
+        assert!(l.show_values);
+    }
+
+    #[test]
+    fn long_labels_are_shortened_with_an_ellipsis() {
+        assert_eq!(truncate("extraordinary", 5), "extr…");
+        assert_eq!(truncate("cat", 5), "cat");
+    }
+}

@@ -30,9 +30,14 @@ impl SplitMix64 {
 
     /// A uniform number in `[-1, 1)`, rounded to `decimals` places.
     pub fn next_signed(&mut self, decimals: i32) -> f64 {
+        self.next_symmetric(1.0, decimals)
+    }
+
+    /// A uniform number in `[-half_width, half_width)`, rounded to `decimals` places.
+    pub fn next_symmetric(&mut self, half_width: f64, decimals: i32) -> f64 {
         // The top 53 bits make an exact f64 in [0, 1).
         let unit = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        round_to(2.0 * unit - 1.0, decimals)
+        round_to(half_width * (2.0 * unit - 1.0), decimals)
     }
 }
 

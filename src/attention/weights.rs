@@ -42,6 +42,15 @@ impl WeightName {
         }
     }
 
+    /// Half the range of this matrix's default values. Queries and keys are drawn wider so the
+    /// first picture shows clear attention patterns rather than near-uniform weights.
+    fn default_half_width(self) -> f64 {
+        match self {
+            Self::Q | Self::K => 2.0,
+            Self::V | Self::O => 1.0,
+        }
+    }
+
     /// The seed of this matrix's default values.
     fn default_seed(self) -> u64 {
         match self {
@@ -62,7 +71,8 @@ impl fmt::Display for WeightName {
 /// A way to fill a `d_model × d_model` matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Init {
-    /// The default weights: fixed seeds, values in `[-1, 1]` with one decimal.
+    /// The default weights: fixed seeds (11, 23, 37, 41 for W_q, W_k, W_v, W_o), one decimal,
+    /// uniform in `[-2, 2)` for W_q and W_k and in `[-1, 1)` for W_v and W_o.
     Default,
     /// Uniform in `[-1, 1]` with two decimals, from a seed.
     Random(u64),
@@ -76,11 +86,17 @@ impl Init {
     /// A `d_model × d_model` matrix filled this way for `name`.
     pub fn matrix(self, name: WeightName, d_model: usize) -> Matrix {
         match self {
-            Self::Default => random(SplitMix64::new(name.default_seed()), d_model, 1),
+            Self::Default => random(
+                SplitMix64::new(name.default_seed()),
+                d_model,
+                name.default_half_width(),
+                1,
+            ),
             // Each matrix gets its own stream so W_q and W_k differ under one seed.
             Self::Random(seed) => random(
                 SplitMix64::new(seed ^ name.default_seed().wrapping_mul(0x9E37_79B9)),
                 d_model,
+                1.0,
                 2,
             ),
             Self::Identity => Matrix::identity(d_model, d_model),
@@ -89,10 +105,10 @@ impl Init {
     }
 }
 
-fn random(mut rng: SplitMix64, d_model: usize, decimals: i32) -> Matrix {
+fn random(mut rng: SplitMix64, d_model: usize, half_width: f64, decimals: i32) -> Matrix {
     // Filled row by row, so the listing in a scenario reads in draw order.
     let values: Vec<f64> = (0..d_model * d_model)
-        .map(|_| rng.next_signed(decimals))
+        .map(|_| rng.next_symmetric(half_width, decimals))
         .collect();
     Matrix::from_row_slice(d_model, d_model, &values)
 }

@@ -1,1 +1,20 @@
-//! One Leptos component per file.
+//! The Leptos user interface, one component per file. Components read the one trace the app
+//! computes; none of them redoes the maths.
+
+mod context;
+mod heatmap;
+mod matrix_editor;
+pub mod model;
+mod sentence_input;
+mod settings;
+mod stage_rail;
+mod stage_view;
+
+pub use context::{provide_ui_context, UiContext};
+pub use heatmap::{HeatmapView, PanelData};
+pub use matrix_editor::MatrixEditors;
+pub use model::{EditTarget, Model};
+pub use sentence_input::SentenceInput;
+pub use settings::Settings;
+pub use stage_rail::{StageControls, StageRail};
+pub use stage_view::StageView;

@@ -1,0 +1,238 @@
+//! One heatmap: a crisp canvas drawn by `crate::plot`, and the same numbers as an HTML table.
+
+use super::context::UiContext;
+use crate::attention::Matrix;
+use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+/// What one panel shows; every field is reactive so the panel follows the trace.
+#[derive(Clone)]
+pub struct PanelData {
+    /// Test-id suffix: `canvas-<name>`, `table-<name>`.
+    pub name: String,
+    /// Title, e.g. `Q₁`.
+    pub title: String,
+    /// The numbers.
+    pub values: Signal<Matrix>,
+    /// Row labels (tokens or dimensions).
+    pub rows: Signal<Vec<String>>,
+    /// Column labels.
+    pub cols: Signal<Vec<String>>,
+    /// What rows and columns are, e.g. ("queries", "keys").
+    pub axes: (&'static str, &'static str),
+    /// Colour scheme.
+    pub palette: Palette,
+    /// Shared colour range, so panels compare; the panel's own when absent.
+    pub range: Option<Signal<f64>>,
+    /// Head bands over the columns (1 for none).
+    pub col_groups: usize,
+    /// Show each row's sum beside the chart (softmax).
+    pub row_sums: bool,
+}
+
+/// Draws a heatmap on a canvas, scaled for the screen's pixel ratio.
+#[cfg(target_arch = "wasm32")]
+fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap) {
+    use plotters::prelude::IntoDrawingArea;
+    use plotters_canvas::CanvasBackend;
+    let layout = map.layout();
+    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0);
+    canvas.set_width((f64::from(layout.width) * ratio).round() as u32);
+    canvas.set_height((f64::from(layout.height) * ratio).round() as u32);
+    let style = web_sys::HtmlElement::style(canvas);
+    let _ = style.set_property("width", &format!("{}px", layout.width));
+    let _ = style.set_property("aspect-ratio", &format!("{} / {}", layout.width, layout.height));
+    if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
+        let area = backend.into_drawing_area();
+        if crate::plot::draw_heatmap(&area, map, ratio).is_ok() {
+            let _ = canvas.set_attribute("data-drawn", "true");
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn paint(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap) {}
+
+/// A heatmap with its accessible table.
+#[component]
+pub fn HeatmapView(
+    /// What to show.
+    data: PanelData,
+    /// Cells to mark.
+    #[prop(optional, into)]
+    highlight: Option<Signal<Highlight>>,
+) -> impl IntoView {
+    let ui = expect_context::<UiContext>();
+    let canvas_ref = NodeRef::<Canvas>::new();
+    let PanelData {
+        name,
+        title,
+        values,
+        rows,
+        cols,
+        axes,
+        palette,
+        range,
+        col_groups,
+        row_sums,
+    } = data;
+
+    Effect::new(move |_| {
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let theme = if ui.dark.get() { Theme::DARK } else { Theme::LIGHT };
+        let highlight = highlight.map(|h| h.get()).unwrap_or_default();
+        let range = range.map(|r| r.get());
+        values.with(|m| {
+            rows.with(|row_labels| {
+                cols.with(|col_labels| {
+                    let map = Heatmap {
+                        values: m,
+                        row_labels,
+                        col_labels,
+                        row_axis: axes.0,
+                        col_axis: axes.1,
+                        palette,
+                        range: range.unwrap_or_else(|| palette.range_for(m.iter())),
+                        col_groups,
+                        decimals: 2,
+                        highlight,
+                        theme,
+                    };
+                    paint(&canvas, &map);
+                })
+            })
+        });
+    });
+
+    let shape = move || values.with(|m| format!("{} × {}", m.nrows(), m.ncols()));
+    let description = {
+        let title = title.clone();
+        move || {
+            values.with(|m| {
+                let finite = m.iter().filter(|v| v.is_finite());
+                let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                    (lo.min(*v), hi.max(*v))
+                });
+                let masked = m.iter().filter(|v| **v == f64::NEG_INFINITY).count();
+                let mut text = format!(
+                    "Heatmap of {title}, {} rows ({}) by {} columns ({}).",
+                    m.nrows(),
+                    axes.0,
+                    m.ncols(),
+                    axes.1
+                );
+                if lo.is_finite() {
+                    text.push_str(&format!(
+                        " Values from {} to {}.",
+                        format_value(lo, 2),
+                        format_value(hi, 2)
+                    ));
+                }
+                if masked > 0 {
+                    text.push_str(&format!(" {masked} cells are masked (−∞)."));
+                }
+                text.push_str(" The table that follows lists every number.");
+                text
+            })
+        }
+    };
+
+    let sums = move || {
+        values.with(|m| {
+            m.row_iter()
+                .map(|r| format_value(r.iter().filter(|v| v.is_finite()).sum::<f64>(), 2))
+                .collect::<Vec<_>>()
+        })
+    };
+
+    // Row sums line up with the chart's rows.
+    let sums_style = move || {
+        values.with(|m| {
+            rows.with(|row_labels| {
+                cols.with(|col_labels| {
+                    let layout = Heatmap {
+                        values: m,
+                        row_labels,
+                        col_labels,
+                        row_axis: axes.0,
+                        col_axis: axes.1,
+                        palette,
+                        range: 1.0,
+                        col_groups,
+                        decimals: 2,
+                        highlight: Highlight::default(),
+                        theme: Theme::LIGHT,
+                    }
+                    .layout();
+                    format!(
+                        "padding-top: {}px; line-height: {}px",
+                        layout.grid_y, layout.cell_h
+                    )
+                })
+            })
+        })
+    };
+
+    let table_title = title.clone();
+    view! {
+        <figure class="heatmap" data-testid=format!("panel-{name}")>
+            <figcaption>
+                <span class="heatmap-title">{title.clone()}</span>
+                <span class="heatmap-shape">{shape}</span>
+            </figcaption>
+            <div class="heatmap-body">
+                <canvas
+                    node_ref=canvas_ref
+                    data-testid=format!("canvas-{name}")
+                    role="img"
+                    aria-label=description
+                ></canvas>
+                {row_sums.then(|| view! {
+                    <ol class="row-sums" aria-label="Sum of each row" data-testid=format!("sums-{name}") style=sums_style>
+                        {move || sums().into_iter().map(|s| view! { <li>"Σ " {s}</li> }).collect_view()}
+                    </ol>
+                })}
+            </div>
+            <table
+                data-testid=format!("table-{name}")
+                class="matrix-table"
+                class:visually-hidden=move || !ui.show_tables.get()
+            >
+                <caption>{table_title} " (" {shape} ")"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{format!("{} \\ {}", axes.0, axes.1)}</th>
+                        {move || cols.get().into_iter().map(|c| view! { <th scope="col">{c}</th> }).collect_view()}
+                        {row_sums.then(|| view! { <th scope="col">"row sum"</th> })}
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        let labels = rows.get();
+                        values.with(|m| {
+                            (0..m.nrows())
+                                .map(|r| {
+                                    let label = labels.get(r).cloned().unwrap_or_default();
+                                    let cells = (0..m.ncols())
+                                        .map(|c| {
+                                            let v = m[(r, c)];
+                                            view! { <td data-value=v.to_string()>{format_value(v, 3)}</td> }
+                                        })
+                                        .collect_view();
+                                    let sum = row_sums.then(|| {
+                                        let s: f64 = m.row(r).iter().filter(|v| v.is_finite()).sum();
+                                        view! { <td class="sum" data-sum=s.to_string()>{format_value(s, 3)}</td> }
+                                    });
+                                    view! { <tr><th scope="row">{label}</th>{cells}{sum}</tr> }
+                                })
+                                .collect_view()
+                        })
+                    }}
+                </tbody>
+            </table>
+        </figure>
+    }
+}

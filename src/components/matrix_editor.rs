@@ -1,0 +1,412 @@
+//! Editable grids for the embeddings and the four projection matrices.
+
+use super::model::{EditTarget, Model};
+use crate::attention::{Init, WeightName};
+use crate::plot::{band_color, parse_cell};
+use leptos::prelude::*;
+use std::collections::BTreeMap;
+use wasm_bindgen::JsCast;
+
+/// A value as it appears in a cell: exact when it has at most four decimals.
+pub fn format_edit(value: f64) -> String {
+    let rounded = (value * 1e4).round() / 1e4;
+    if rounded == value {
+        value.to_string()
+    } else {
+        let text = format!("{value:.4}");
+        text.trim_end_matches('0').to_string()
+    }
+}
+
+/// The value after a keyboard nudge: ±0.1, or ±0.01 with Shift. Rounding to four decimals
+/// removes float noise (0.1 + 0.2) and keeps what the learner typed.
+pub fn nudge(value: f64, up: bool, fine: bool) -> f64 {
+    let step = if fine { 0.01 } else { 0.1 };
+    let next = value + if up { step } else { -step };
+    let v = (next * 1e4).round() / 1e4;
+    let v = v.clamp(-crate::plot::CELL_LIMIT, crate::plot::CELL_LIMIT);
+    if v == 0.0 {
+        0.0
+    } else {
+        v
+    }
+}
+
+/// The value after dragging `dx` CSS pixels from `start`: 0.01 per pixel (0.001 with Shift).
+pub fn scrub(start: f64, dx: f64, fine: bool) -> f64 {
+    let (per_px, decimals) = if fine { (0.001, 1e3) } else { (0.01, 1e2) };
+    let v = ((start + dx * per_px) * decimals).round() / decimals;
+    v.clamp(-crate::plot::CELL_LIMIT, crate::plot::CELL_LIMIT)
+}
+
+fn cell_id(target: EditTarget, r: usize, c: usize) -> String {
+    format!("cell-{}-{r}-{c}", target.key())
+}
+
+fn focus_cell(target: EditTarget, r: usize, c: usize) {
+    if let Some(el) = document().get_element_by_id(&cell_id(target, r, c)) {
+        if let Ok(input) = el.dyn_into::<web_sys::HtmlInputElement>() {
+            let _ = input.focus();
+            input.select();
+        }
+    }
+}
+
+/// Tabs with one editor per matrix.
+#[component]
+pub fn MatrixEditors(
+    /// The model to edit.
+    model: RwSignal<Model>,
+) -> impl IntoView {
+    let selected = RwSignal::new(EditTarget::Weight(WeightName::Q));
+    view! {
+        <section class="panel editors" aria-labelledby="editors-title">
+            <h2 id="editors-title" class="panel-title">"Matrices"</h2>
+            <div class="tabs" role="tablist" aria-label="Matrix to edit">
+                {EditTarget::ALL.into_iter().map(|t| view! {
+                    <button
+                        role="tab"
+                        type="button"
+                        id=format!("tab-{}", t.key())
+                        data-testid=format!("editor-tab-{}", t.key())
+                        aria-selected=move || (selected.get() == t).to_string()
+                        aria-controls="editor-panel"
+                        tabindex=move || if selected.get() == t { "0" } else { "-1" }
+                        on:click=move |_| selected.set(t)
+                        on:keydown=move |ev: web_sys::KeyboardEvent| {
+                            let i = EditTarget::ALL.iter().position(|x| *x == t).unwrap_or(0);
+                            let n = EditTarget::ALL.len();
+                            let next = match ev.key().as_str() {
+                                "ArrowRight" => Some((i + 1) % n),
+                                "ArrowLeft" => Some((i + n - 1) % n),
+                                _ => None,
+                            };
+                            if let Some(j) = next {
+                                ev.prevent_default();
+                                let target = EditTarget::ALL[j];
+                                selected.set(target);
+                                if let Some(el) = document().get_element_by_id(&format!("tab-{}", target.key())) {
+                                    if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+                                        let _ = el.focus();
+                                    }
+                                }
+                            }
+                        }
+                    >
+                        {t.label()}
+                    </button>
+                }).collect_view()}
+            </div>
+            <div id="editor-panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", selected.get().key())>
+                {move || {
+                    let target = selected.get();
+                    view! { <MatrixEditor model target /> }
+                }}
+            </div>
+        </section>
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Scrub {
+    pointer: i32,
+    start_x: f64,
+    start_value: f64,
+    moved: bool,
+}
+
+/// One matrix as a grid of number cells.
+#[component]
+pub fn MatrixEditor(
+    /// The model to edit.
+    model: RwSignal<Model>,
+    /// Which matrix.
+    target: EditTarget,
+) -> impl IntoView {
+    let matrix = Memo::new(move |_| model.with(|m| m.matrix(target)));
+    let shape = Memo::new(move |_| {
+        model.with(|m| {
+            let d = m.config.d_model;
+            let rows = match target {
+                EditTarget::Embeddings => m.tokens(),
+                EditTarget::Weight(_) => (1..=d).map(|i| format!("d{i}")).collect(),
+            };
+            (rows, d, m.config.n_heads)
+        })
+    });
+    let errors = RwSignal::new(BTreeMap::<(usize, usize), String>::new());
+    let scrubbing = StoredValue::new(None::<Scrub>);
+    let seed_text = RwSignal::new(model.get_untracked().seed.to_string());
+    let key = target.key();
+
+    let apply = move |r: usize, c: usize, v: f64| {
+        model.update(|m| {
+            let _ = m.set_cell(target, r, c, v);
+        });
+    };
+    let fill = move |init: Init| {
+        errors.set(BTreeMap::new());
+        model.update(|m| m.fill(target, init));
+    };
+
+    let cell = move |r: usize, c: usize| {
+        let editing = RwSignal::new(None::<String>);
+        let value = move || matrix.with(|m| m.get((r, c)).copied().unwrap_or(0.0));
+        let on_input = move |ev| {
+            let text = event_target_value(&ev);
+            editing.set(Some(text.clone()));
+            match parse_cell(&text) {
+                Ok(v) => {
+                    errors.update(|e| {
+                        e.remove(&(r, c));
+                    });
+                    apply(r, c, v);
+                }
+                Err(err) => errors.update(|e| {
+                    e.insert((r, c), err.to_string());
+                }),
+            }
+        };
+        let on_blur = move |_| {
+            if !errors.with(|e| e.contains_key(&(r, c))) {
+                editing.set(None);
+            }
+        };
+        let on_keydown = move |ev: web_sys::KeyboardEvent| {
+            let (rows, cols) = matrix.with(|m| m.shape());
+            let input: Option<web_sys::HtmlInputElement> =
+                ev.target().and_then(|t| t.dyn_into().ok());
+            let (start, end, len) = input
+                .as_ref()
+                .map(|i| {
+                    (
+                        i.selection_start().ok().flatten().unwrap_or(0),
+                        i.selection_end().ok().flatten().unwrap_or(0),
+                        i.value().encode_utf16().count() as u32,
+                    )
+                })
+                .unwrap_or((0, 0, 0));
+            let all = start == 0 && end == len;
+            let modifier = ev.alt_key() || ev.ctrl_key() || ev.meta_key();
+            let go = |r2: usize, c2: usize| focus_cell(target, r2, c2);
+            match ev.key().as_str() {
+                "ArrowUp" | "ArrowDown" if modifier => {
+                    ev.prevent_default();
+                    let v = nudge(value(), ev.key() == "ArrowUp", ev.shift_key());
+                    errors.update(|e| {
+                        e.remove(&(r, c));
+                    });
+                    editing.set(None);
+                    apply(r, c, v);
+                }
+                "ArrowUp" if r > 0 => {
+                    ev.prevent_default();
+                    go(r - 1, c);
+                }
+                "ArrowDown" | "Enter" if r + 1 < rows => {
+                    ev.prevent_default();
+                    go(r + 1, c);
+                }
+                "ArrowLeft" if c > 0 && (end == 0 || all) => {
+                    ev.prevent_default();
+                    go(r, c - 1);
+                }
+                "ArrowRight" if c + 1 < cols && (start == len || all) => {
+                    ev.prevent_default();
+                    go(r, c + 1);
+                }
+                "Escape" => {
+                    errors.update(|e| {
+                        e.remove(&(r, c));
+                    });
+                    editing.set(None);
+                    if let Some(i) = input {
+                        i.set_value(&format_edit(value()));
+                        i.select();
+                    }
+                }
+                _ => {}
+            }
+        };
+        let on_pointerdown = move |ev: web_sys::PointerEvent| {
+            let Some(input) = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            else {
+                return;
+            };
+            let focused = document()
+                .active_element()
+                .is_some_and(|a| a == *input.unchecked_ref::<web_sys::Element>());
+            if focused || ev.button() != 0 {
+                return;
+            }
+            // Not focused yet: a drag scrubs the value, a click starts typing.
+            ev.prevent_default();
+            let _ = input.set_pointer_capture(ev.pointer_id());
+            scrubbing.set_value(Some(Scrub {
+                pointer: ev.pointer_id(),
+                start_x: f64::from(ev.client_x()),
+                start_value: value(),
+                moved: false,
+            }));
+        };
+        let on_pointermove = move |ev: web_sys::PointerEvent| {
+            let Some(mut s) = scrubbing.get_value() else {
+                return;
+            };
+            if s.pointer != ev.pointer_id() {
+                return;
+            }
+            let dx = f64::from(ev.client_x()) - s.start_x;
+            if dx.abs() > 3.0 || s.moved {
+                s.moved = true;
+                scrubbing.set_value(Some(s));
+                errors.update(|e| {
+                    e.remove(&(r, c));
+                });
+                editing.set(None);
+                apply(r, c, scrub(s.start_value, dx, ev.shift_key()));
+            }
+        };
+        let on_pointerup = move |ev: web_sys::PointerEvent| {
+            if let Some(s) = scrubbing.get_value() {
+                scrubbing.set_value(None);
+                if !s.moved {
+                    focus_cell(target, r, c);
+                }
+            }
+            let _ = ev;
+        };
+        view! {
+            <input
+                class="cell"
+                class:invalid=move || errors.with(|e| e.contains_key(&(r, c)))
+                id=cell_id(target, r, c)
+                data-testid=format!("cell-{key}-{r}-{c}")
+                type="text"
+                inputmode="decimal"
+                autocomplete="off"
+                spellcheck="false"
+                aria-label=move || {
+                    let labels = shape.with(|s| s.0.clone());
+                    format!("{} row {} ({}), column d{}", target.label(), r + 1, labels.get(r).cloned().unwrap_or_default(), c + 1)
+                }
+                aria-invalid=move || errors.with(|e| e.contains_key(&(r, c))).to_string()
+                aria-describedby=format!("editor-error-{key}")
+                prop:value=move || editing.get().unwrap_or_else(|| format_edit(value()))
+                on:input=on_input
+                on:blur=on_blur
+                on:keydown=on_keydown
+                on:pointerdown=on_pointerdown
+                on:pointermove=on_pointermove
+                on:pointerup=on_pointerup
+                on:pointercancel=move |_| scrubbing.set_value(None)
+            />
+        }
+    };
+
+    let grid = move || {
+        let (rows, d, n_heads) = shape.get();
+        let head_dim = d / n_heads.max(1);
+        let band = move |i: usize| {
+            let color = band_color(i / head_dim.max(1)).hex();
+            format!("border-color: {color}")
+        };
+        let col_bands = matches!(target, EditTarget::Weight(w) if w != WeightName::O) && n_heads > 1;
+        let row_bands = target == EditTarget::Weight(WeightName::O) && n_heads > 1;
+        view! {
+            <table class="editor-grid" style=format!("--cols: {d}")>
+                <thead>
+                    <tr>
+                        <th></th>
+                        {(0..d).map(|c| view! {
+                            <th scope="col" class:band=col_bands style=if col_bands { band(c) } else { String::new() }>
+                                {format!("d{}", c + 1)}
+                            </th>
+                        }).collect_view()}
+                    </tr>
+                </thead>
+                <tbody>
+                    {rows.into_iter().enumerate().map(|(r, label)| view! {
+                        <tr>
+                            <th scope="row" class:band=row_bands style=if row_bands { band(r) } else { String::new() }>
+                                <bdi>{label}</bdi>
+                            </th>
+                            {(0..d).map(|c| view! { <td>{cell(r, c)}</td> }).collect_view()}
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        }
+    };
+
+    let note = match target {
+        EditTarget::Embeddings => "One row per token. Editing a word's row changes every copy of that word.",
+        EditTarget::Weight(WeightName::O) => "Rows are the concatenated head columns (coloured by head); columns are output dimensions.",
+        EditTarget::Weight(_) => "Column bands show which columns belong to which head.",
+    };
+
+    view! {
+        <div class="editor" data-testid=format!("editor-{key}")>
+            <p class="help">{note} " Drag a cell sideways to scrub it; Alt+↑/↓ nudges by 0.1 (with Shift 0.01)."</p>
+            <div class="editor-scroll">{grid}</div>
+            <p class="error" role="alert" id=format!("editor-error-{key}") data-testid=format!("editor-error-{key}")>
+                {move || errors.with(|e| e.iter().next().map(|((r, c), msg)| {
+                    format!("Row {}, column {}: {msg} The last valid value is still used.", r + 1, c + 1)
+                }))}
+            </p>
+            <div class="editor-actions">
+                <button type="button" data-testid=format!("fill-reset-{key}") on:click=move |_| fill(Init::Default)>"Reset"</button>
+                <button type="button" data-testid=format!("fill-identity-{key}") on:click=move |_| fill(Init::Identity)>"Identity"</button>
+                <button type="button" data-testid=format!("fill-zero-{key}") on:click=move |_| fill(Init::Zero)>"Zero"</button>
+                <span class="random">
+                    <button type="button" data-testid=format!("fill-random-{key}") on:click=move |_| {
+                        let seed = model.with_untracked(|m| m.seed);
+                        fill(Init::Random(seed));
+                    }>"Random"</button>
+                    <label for=format!("seed-{key}")>"seed"</label>
+                    <input id=format!("seed-{key}") class="seed" data-testid=format!("seed-{key}") type="text" inputmode="numeric"
+                        prop:value=move || seed_text.get()
+                        on:input=move |ev| {
+                            let text = event_target_value(&ev);
+                            seed_text.set(text.clone());
+                            if let Ok(seed) = text.trim().parse::<u64>() {
+                                model.update(|m| m.seed = seed);
+                            }
+                        } />
+                </span>
+            </div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_show_short_values_exactly_and_long_ones_rounded() {
+        assert_eq!(format_edit(0.5), "0.5");
+        assert_eq!(format_edit(-1.25), "-1.25");
+        assert_eq!(format_edit(0.123456), "0.1235");
+        assert_eq!(format_edit(2.0), "2");
+    }
+
+    #[test]
+    fn nudges_step_cleanly_without_float_noise() {
+        assert_eq!(nudge(0.3, true, false), 0.4);
+        assert_eq!(nudge(0.1, false, false), 0.0);
+        assert_eq!(nudge(0.25, true, true), 0.26);
+        assert_eq!(nudge(-0.05, false, false), -0.15);
+        assert_eq!(nudge(0.1 + 0.2, true, false), 0.4);
+    }
+
+    #[test]
+    fn scrubbing_moves_a_hundredth_per_pixel() {
+        assert_eq!(scrub(0.5, 10.0, false), 0.6);
+        assert_eq!(scrub(0.5, -30.0, false), 0.2);
+        assert_eq!(scrub(0.5, 10.0, true), 0.51);
+    }
+}
+

@@ -1,0 +1,375 @@
+//! The state a learner edits, kept valid at all times: every setter either applies a valid
+//! change or returns an error and leaves the model as it was.
+
+use crate::attention::{
+    forward, tokenize, toy_embedding, AttentionError, Config, Init, Inputs, Matrix, ScaleMode,
+    Trace, WeightName, Weights,
+};
+use crate::scenario::{Scenario, ScenarioError, DEFAULT_SENTENCE};
+use std::collections::BTreeMap;
+
+/// Which matrix an editor changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EditTarget {
+    /// The token embeddings (before positions).
+    Embeddings,
+    /// One of the projection matrices.
+    Weight(WeightName),
+}
+
+impl EditTarget {
+    /// Every editable matrix, in tab order.
+    pub const ALL: [EditTarget; 5] = [
+        Self::Embeddings,
+        Self::Weight(WeightName::Q),
+        Self::Weight(WeightName::K),
+        Self::Weight(WeightName::V),
+        Self::Weight(WeightName::O),
+    ];
+
+    /// Short key for test ids and URLs.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Embeddings => "x",
+            Self::Weight(w) => w.key(),
+        }
+    }
+
+    /// The label shown on the tab.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Embeddings => "Embeddings E",
+            Self::Weight(w) => w.label(),
+        }
+    }
+}
+
+/// Everything the learner has set. Always valid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// The last valid sentence.
+    pub sentence: String,
+    /// Shape and switches.
+    pub config: Config,
+    /// The projection matrices.
+    pub weights: Weights,
+    /// Edited embeddings, by token text: the same word shares one vector, as in a real
+    /// embedding table. Tokens not listed use their toy embedding.
+    pub embedding_overrides: BTreeMap<String, Vec<f64>>,
+    /// The seed of the Random buttons.
+    pub seed: u64,
+}
+
+impl Default for Model {
+    fn default() -> Self {
+        let config = Config::default();
+        Self {
+            sentence: DEFAULT_SENTENCE.to_string(),
+            config,
+            weights: Weights::new(Init::Default, config.d_model),
+            embedding_overrides: BTreeMap::new(),
+            seed: 42,
+        }
+    }
+}
+
+impl Model {
+    /// The tokens of the current sentence.
+    pub fn tokens(&self) -> Vec<String> {
+        tokenize(&self.sentence).unwrap_or_default()
+    }
+
+    /// The embedding matrix E, edited rows included. (seq_len, d_model)
+    pub fn embeddings(&self) -> Matrix {
+        let tokens = self.tokens();
+        let d = self.config.d_model;
+        let rows: Vec<Vec<f64>> = tokens
+            .iter()
+            .map(|t| {
+                self.embedding_overrides
+                    .get(t)
+                    .cloned()
+                    .unwrap_or_else(|| toy_embedding(t, d))
+            })
+            .collect();
+        Matrix::from_fn(tokens.len(), d, |i, j| rows[i][j])
+    }
+
+    /// The inputs of the forward pass.
+    pub fn inputs(&self) -> Inputs {
+        Inputs {
+            tokens: self.tokens(),
+            embeddings: self.embeddings(),
+            weights: self.weights.clone(),
+            config: self.config,
+        }
+    }
+
+    /// Runs the forward pass.
+    pub fn trace(&self) -> Result<Trace, AttentionError> {
+        forward(&self.inputs())
+    }
+
+    /// The matrix an editor shows.
+    pub fn matrix(&self, target: EditTarget) -> Matrix {
+        match target {
+            EditTarget::Embeddings => self.embeddings(),
+            EditTarget::Weight(w) => self.weights.get(w).clone(),
+        }
+    }
+
+    /// Replaces the sentence if it tokenizes.
+    pub fn set_sentence(&mut self, sentence: &str) -> Result<(), AttentionError> {
+        tokenize(sentence)?;
+        self.sentence = sentence.to_string();
+        Ok(())
+    }
+
+    /// Changes the model width. Weights keep their top-left block and fill the rest with the
+    /// defaults; edited embeddings are cut or extended with toy values; the head count becomes
+    /// the nearest valid one.
+    pub fn set_d_model(&mut self, d_model: usize) -> Result<(), AttentionError> {
+        let mut config = Config {
+            d_model,
+            ..self.config
+        };
+        let valid = Config::valid_head_counts(d_model);
+        if !valid.contains(&config.n_heads) {
+            config.n_heads = valid
+                .iter()
+                .copied()
+                .min_by_key(|h| h.abs_diff(self.config.n_heads))
+                .unwrap_or(1);
+        }
+        config.validate()?;
+        let old = self.config.d_model;
+        for name in WeightName::ALL {
+            let fresh = Init::Default.matrix(name, d_model);
+            let w = self.weights.get(name);
+            let resized = Matrix::from_fn(d_model, d_model, |i, j| {
+                if i < old && j < old {
+                    w[(i, j)]
+                } else {
+                    fresh[(i, j)]
+                }
+            });
+            *self.weights.get_mut(name) = resized;
+        }
+        for (token, row) in self.embedding_overrides.iter_mut() {
+            let toy = toy_embedding(token, d_model);
+            row.resize(d_model, 0.0);
+            for (j, value) in row.iter_mut().enumerate().skip(old) {
+                *value = toy[j];
+            }
+        }
+        self.config = config;
+        Ok(())
+    }
+
+    /// Changes the number of heads if it divides d_model.
+    pub fn set_n_heads(&mut self, n_heads: usize) -> Result<(), AttentionError> {
+        self.set_config(Config {
+            n_heads,
+            ..self.config
+        })
+    }
+
+    /// Changes switches that do not resize anything (heads, mask, positions, scale, temperature).
+    pub fn set_config(&mut self, config: Config) -> Result<(), AttentionError> {
+        if config.d_model != self.config.d_model {
+            self.set_d_model(config.d_model)?;
+        }
+        config.validate()?;
+        self.config = config;
+        Ok(())
+    }
+
+    /// Sets the scale mode.
+    pub fn set_scale(&mut self, scale: ScaleMode) {
+        self.config.scale = scale;
+    }
+
+    /// Sets one cell. Out-of-range positions and non-finite values are ignored with an error.
+    pub fn set_cell(
+        &mut self,
+        target: EditTarget,
+        row: usize,
+        col: usize,
+        value: f64,
+    ) -> Result<(), AttentionError> {
+        let d = self.config.d_model;
+        if !value.is_finite() {
+            return Err(AttentionError::NotFinite {
+                name: target.label().to_string(),
+                row,
+                col,
+            });
+        }
+        match target {
+            EditTarget::Embeddings => {
+                let tokens = self.tokens();
+                let Some(token) = tokens.get(row).filter(|_| col < d) else {
+                    return Err(out_of_range(target, (tokens.len(), d), row, col));
+                };
+                let mut vector = self.embeddings().row(row).iter().copied().collect::<Vec<_>>();
+                vector[col] = value;
+                self.embedding_overrides.insert(token.clone(), vector);
+            }
+            EditTarget::Weight(name) => {
+                if row >= d || col >= d {
+                    return Err(out_of_range(target, (d, d), row, col));
+                }
+                self.weights.get_mut(name)[(row, col)] = value;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refills one matrix. For embeddings, `Default` restores the toy embeddings and
+    /// `Identity` gives token i a 1 in dimension i (one-hot).
+    pub fn fill(&mut self, target: EditTarget, init: Init) {
+        let d = self.config.d_model;
+        match target {
+            EditTarget::Weight(name) => *self.weights.get_mut(name) = init.matrix(name, d),
+            EditTarget::Embeddings => {
+                if init == Init::Default {
+                    self.embedding_overrides.clear();
+                    return;
+                }
+                let tokens = self.tokens();
+                let mut rng = match init {
+                    Init::Random(seed) => Some(crate::attention::SplitMix64::new(seed)),
+                    _ => None,
+                };
+                self.embedding_overrides.clear();
+                for (i, token) in tokens.iter().enumerate() {
+                    if self.embedding_overrides.contains_key(token) {
+                        continue;
+                    }
+                    let row = (0..d)
+                        .map(|j| match (&mut rng, init) {
+                            (Some(rng), _) => rng.next_signed(2),
+                            (None, Init::Identity) => f64::from(u8::from(i == j)),
+                            _ => 0.0,
+                        })
+                        .collect();
+                    self.embedding_overrides.insert(token.clone(), row);
+                }
+            }
+        }
+    }
+
+    /// The model a scenario describes.
+    pub fn from_scenario(scenario: &Scenario) -> Result<Self, ScenarioError> {
+        let inputs = scenario.to_inputs()?;
+        let mut overrides = BTreeMap::new();
+        if scenario.embeddings.is_some() {
+            for (i, token) in inputs.tokens.iter().enumerate() {
+                overrides
+                    .entry(token.clone())
+                    .or_insert_with(|| inputs.embeddings.row(i).iter().copied().collect());
+            }
+        }
+        Ok(Self {
+            sentence: scenario.sentence.clone(),
+            config: inputs.config,
+            weights: inputs.weights,
+            embedding_overrides: overrides,
+            seed: 42,
+        })
+    }
+
+    /// The scenario that restores this model.
+    pub fn to_scenario(&self) -> Scenario {
+        Scenario::from_inputs(&self.sentence, &self.inputs())
+    }
+}
+
+fn out_of_range(target: EditTarget, shape: (usize, usize), row: usize, col: usize) -> AttentionError {
+    AttentionError::WrongShape {
+        name: format!("{} (cell {}, {})", target.label(), row + 1, col + 1),
+        expected: shape,
+        found: (row + 1, col + 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_model_traces() {
+        let model = Model::default();
+        let trace = model.trace().unwrap();
+        assert_eq!(trace.tokens, ["I", "am", "hungry"]);
+    }
+
+    #[test]
+    fn an_invalid_sentence_keeps_the_last_valid_one() {
+        let mut model = Model::default();
+        assert!(model.set_sentence("   ").is_err());
+        assert!(model.set_sentence(&"w ".repeat(40)).is_err());
+        assert_eq!(model.sentence, DEFAULT_SENTENCE);
+        model.set_sentence("the cat sat").unwrap();
+        assert_eq!(model.tokens(), ["the", "cat", "sat"]);
+    }
+
+    #[test]
+    fn editing_an_embedding_changes_every_copy_of_that_word() {
+        let mut model = Model::default();
+        model.set_sentence("the cat saw the dog").unwrap();
+        model.set_cell(EditTarget::Embeddings, 0, 1, 0.75).unwrap();
+        let e = model.embeddings();
+        assert_eq!(e[(0, 1)], 0.75);
+        assert_eq!(e[(3, 1)], 0.75);
+        assert_ne!(e[(1, 1)], 0.75);
+    }
+
+    #[test]
+    fn resizing_keeps_edits_and_picks_a_valid_head_count() {
+        let mut model = Model::default();
+        model.set_cell(EditTarget::Weight(WeightName::Q), 1, 1, 0.5).unwrap();
+        model.set_d_model(6).unwrap();
+        assert_eq!(model.weights.w_q.shape(), (6, 6));
+        assert_eq!(model.weights.w_q[(1, 1)], 0.5);
+        assert_eq!(model.config.n_heads, 2);
+        model.set_n_heads(3).unwrap();
+        model.set_d_model(8).unwrap();
+        assert!([2, 4].contains(&model.config.n_heads));
+        assert!(model.trace().is_ok());
+        assert!(model.set_n_heads(3).is_err());
+    }
+
+    #[test]
+    fn out_of_range_cells_and_non_finite_values_are_refused() {
+        let mut model = Model::default();
+        let before = model.clone();
+        assert!(model.set_cell(EditTarget::Weight(WeightName::K), 4, 0, 1.0).is_err());
+        assert!(model.set_cell(EditTarget::Embeddings, 3, 0, 1.0).is_err());
+        assert!(model.set_cell(EditTarget::Weight(WeightName::K), 0, 0, f64::NAN).is_err());
+        assert_eq!(model, before);
+    }
+
+    #[test]
+    fn fills_apply_to_one_matrix() {
+        let mut model = Model::default();
+        model.fill(EditTarget::Weight(WeightName::V), Init::Identity);
+        assert_eq!(model.weights.w_v, Matrix::identity(4, 4));
+        model.fill(EditTarget::Embeddings, Init::Identity);
+        let e = model.embeddings();
+        assert_eq!(e[(0, 0)], 1.0);
+        assert_eq!(e[(2, 2)], 1.0);
+        assert_eq!(e[(2, 1)], 0.0);
+        model.fill(EditTarget::Embeddings, Init::Default);
+        assert!(model.embedding_overrides.is_empty());
+    }
+
+    #[test]
+    fn a_model_survives_a_scenario_round_trip() {
+        let mut model = Model::default();
+        model.set_cell(EditTarget::Embeddings, 2, 3, -0.5).unwrap();
+        model.config.causal = true;
+        let back = Model::from_scenario(&model.to_scenario()).unwrap();
+        assert_eq!(back.trace().unwrap(), model.trace().unwrap());
+    }
+}

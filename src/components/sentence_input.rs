@@ -1,0 +1,74 @@
+//! The sentence box and its token chips.
+
+use super::model::Model;
+use crate::attention::{tokenize, MAX_TOKENS};
+use leptos::prelude::*;
+
+/// A text box whose tokens appear as chips as you type. Invalid text shows a message and the
+/// last valid sentence stays in use.
+#[component]
+pub fn SentenceInput(
+    /// The model to update.
+    model: RwSignal<Model>,
+) -> impl IntoView {
+    let text = RwSignal::new(model.get_untracked().sentence);
+    let error = RwSignal::new(None::<String>);
+    // Loading a preset or a link replaces the sentence from outside: follow it.
+    let outside = Memo::new(move |_| model.with(|m| m.sentence.clone()));
+    Effect::new(move |prev: Option<String>| {
+        let sentence = outside.get();
+        if prev.is_some() && tokenize(&text.get_untracked()).ok() != tokenize(&sentence).ok() {
+            text.set(sentence.clone());
+            error.set(None);
+        }
+        sentence
+    });
+
+    let on_input = move |ev| {
+        let value = event_target_value(&ev);
+        text.set(value.clone());
+        let mut result = Ok(());
+        model.update(|m| result = m.set_sentence(&value));
+        error.set(result.err().map(|e| e.to_string()));
+    };
+    let tokens = move || model.with(|m| m.tokens());
+
+    view! {
+        <section class="panel sentence" aria-labelledby="sentence-label">
+            <label id="sentence-label" for="sentence-input" class="panel-title">"Sentence"</label>
+            <input
+                id="sentence-input"
+                data-testid="sentence-input"
+                type="text"
+                autocomplete="off"
+                spellcheck="false"
+                prop:value=move || text.get()
+                on:input=on_input
+                aria-invalid=move || error.with(|e| e.is_some().to_string())
+                aria-describedby="sentence-help sentence-error"
+            />
+            <p id="sentence-help" class="help">
+                {format!("Words and punctuation become tokens, up to {MAX_TOKENS}.")}
+            </p>
+            <p id="sentence-error" class="error" data-testid="sentence-error" role="alert">
+                {move || error.get()}
+            </p>
+            <ol class="chips" aria-label="Tokens" data-testid="tokens">
+                {move || {
+                    tokens()
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            view! {
+                                <li class="chip" data-testid="token" title=format!("token {}", i + 1)>
+                                    <span class="chip-index" aria-hidden="true">{i + 1}</span>
+                                    <bdi>{t}</bdi>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ol>
+        </section>
+    }
+}

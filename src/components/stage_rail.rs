@@ -1,0 +1,98 @@
+//! Where you are among the ten stages, and how to move: rail, Previous/Next, Play.
+
+use super::context::UiContext;
+use crate::attention::Stage;
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// The clickable list of stages.
+#[component]
+pub fn StageRail(
+    /// The current stage.
+    stage: RwSignal<Stage>,
+) -> impl IntoView {
+    view! {
+        <nav class="rail" aria-label="Stages">
+            <ol>
+                {Stage::ALL.into_iter().map(|s| view! {
+                    <li>
+                        <button
+                            type="button"
+                            data-testid=format!("stage-{}", s.key())
+                            class:done={move || stage.get() > s}
+                            aria-current=move || (stage.get() == s).then_some("step")
+                            on:click=move |_| stage.set(s)
+                        >
+                            <span class="rail-number" aria-hidden="true">{s.index() + 1}</span>
+                            <span class="rail-name">{s.name()}</span>
+                        </button>
+                    </li>
+                }).collect_view()}
+            </ol>
+        </nav>
+    }
+}
+
+/// Previous, Next and Play, plus "stage n of 10".
+#[component]
+pub fn StageControls(
+    /// The current stage.
+    stage: RwSignal<Stage>,
+) -> impl IntoView {
+    let ui = expect_context::<UiContext>();
+    let playing = RwSignal::new(false);
+    let timer = StoredValue::new(None::<IntervalHandle>);
+
+    let stop = move || {
+        if let Some(handle) = timer.get_value() {
+            handle.clear();
+        }
+        timer.set_value(None);
+        playing.set(false);
+    };
+    let toggle_play = move |_| {
+        if playing.get_untracked() {
+            stop();
+            return;
+        }
+        if stage.get_untracked().next().is_none() {
+            stage.set(Stage::Input);
+        }
+        // Without animations a slower pace leaves time to read.
+        let period = if ui.reduced_motion { 4000 } else { 2500 };
+        let handle = set_interval_with_handle(
+            move || match stage.get_untracked().next() {
+                Some(next) => stage.set(next),
+                None => stop(),
+            },
+            Duration::from_millis(period),
+        );
+        timer.set_value(handle.ok());
+        playing.set(true);
+    };
+    on_cleanup(move || {
+        if let Some(handle) = timer.get_value() {
+            handle.clear();
+        }
+    });
+
+    view! {
+        <div class="stage-controls">
+            <button type="button" data-testid="prev" disabled=move || stage.get().prev().is_none()
+                on:click=move |_| { if let Some(p) = stage.get_untracked().prev() { stage.set(p) } }>
+                "← Previous"
+            </button>
+            <span class="progress" data-testid="progress" aria-live="polite">
+                {move || format!("Stage {} of {}", stage.get().index() + 1, Stage::ALL.len())}
+            </span>
+            <button type="button" data-testid="next" disabled=move || stage.get().next().is_none()
+                on:click=move |_| { if let Some(n) = stage.get_untracked().next() { stage.set(n) } }>
+                "Next →"
+            </button>
+            <button type="button" class="play" data-testid="play" aria-pressed=move || playing.get().to_string()
+                on:click=toggle_play>
+                {move || if playing.get() { "Pause" } else { "Play" }}
+            </button>
+        </div>
+    }
+}

@@ -1,0 +1,430 @@
+//! The current stage: title, formula, explanation, shapes, and its operands and result drawn
+//! side by side.
+
+use super::heatmap::{HeatmapView, PanelData};
+use crate::attention::{HeadTrace, Matrix, ScaleMode, Stage, Trace};
+use crate::plot::{format_value, Palette};
+use leptos::prelude::*;
+
+/// `h` written as a subscript, counting heads from 1.
+pub fn subscript(n: usize) -> String {
+    n.to_string()
+        .chars()
+        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
+        .collect()
+}
+
+/// The shapes of a stage's operands and result, in words and numbers.
+pub fn shape_text(stage: Stage, seq_len: usize, d_model: usize, n_heads: usize) -> String {
+    let dk = d_model / n_heads.max(1);
+    let (s, d) = (seq_len, d_model);
+    match stage {
+        Stage::Input => format!("X: seq_len × d_model = {s} × {d}"),
+        Stage::Projection => format!(
+            "X ({s} × {d}) · W ({d} × {d}) = Q, K, V (seq_len × d_model = {s} × {d})"
+        ),
+        Stage::SplitHeads => format!(
+            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); likewise K, V"
+        ),
+        Stage::Scores => format!(
+            "Qₕ ({s} × {dk}) · Kₕᵀ ({dk} × {s}) = Sₕ (seq_len × seq_len = {s} × {s})"
+        ),
+        Stage::Scale | Stage::Mask | Stage::Softmax => {
+            format!("seq_len × seq_len = {s} × {s}, per head")
+        }
+        Stage::WeightedSum => format!(
+            "Aₕ ({s} × {s}) · Vₕ ({s} × {dk}) = Cₕ (seq_len × d_k = {s} × {dk})"
+        ),
+        Stage::Concat => format!(
+            "{n_heads} × Cₕ ({s} × {dk}) side by side = C (seq_len × d_model = {s} × {d})"
+        ),
+        Stage::OutputProjection => {
+            format!("C ({s} × {d}) · W_o ({d} × {d}) = Y (seq_len × d_model = {s} × {d})")
+        }
+    }
+}
+
+/// What the numbers of this trace say about the stage, beyond the general explanation.
+pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
+    let c = &trace.config;
+    match stage {
+        Stage::Input if !c.positional_encoding => Some(
+            "Positional encoding is off, so X is just the embeddings: attention cannot tell word order apart."
+                .into(),
+        ),
+        Stage::Scale => Some(match c.scale {
+            ScaleMode::SqrtHeadDim => format!(
+                "Here d_k = {}, so every score is divided by √{} ≈ {}.",
+                c.head_dim(),
+                c.head_dim(),
+                format_value(trace.scale_divisor, 3)
+            ),
+            ScaleMode::SqrtSeqLen => format!(
+                "You chose √seq_len: the scores are divided by √{} ≈ {}. This is the common mistake: the size of a dot product depends on d_k = {}, not on how many tokens there are.",
+                trace.seq_len(),
+                format_value(trace.scale_divisor, 3),
+                c.head_dim()
+            ),
+            ScaleMode::None => "Scaling is off: the scores go into the softmax as they are, so larger heads give sharper, more all-or-nothing weights.".into(),
+        }),
+        Stage::Mask if !c.causal => Some(
+            "The causal mask is off: nothing is hidden and every token sees every other. Switch it on in Settings to see −∞ above the diagonal."
+                .into(),
+        ),
+        Stage::Mask => Some(
+            "Cells above the diagonal (a key that comes after its query) are −∞ and drawn hatched."
+                .into(),
+        ),
+        Stage::Softmax if c.temperature != 1.0 => Some(format!(
+            "Temperature T = {}: the scores are divided by it before the softmax ({}).",
+            c.temperature,
+            if c.temperature < 1.0 { "sharper" } else { "flatter" }
+        )),
+        Stage::Softmax => Some("Each row sums to 1: the sums are listed beside every chart.".into()),
+        _ => None,
+    }
+}
+
+enum Item {
+    Panel(PanelData),
+    Op(String),
+}
+
+struct Line {
+    heading: Option<String>,
+    items: Vec<Item>,
+}
+
+fn dims(range: std::ops::Range<usize>) -> Vec<String> {
+    range.map(|i| format!("d{}", i + 1)).collect()
+}
+
+fn empty() -> Matrix {
+    Matrix::zeros(0, 0)
+}
+
+/// The current stage in full.
+#[component]
+pub fn StageView(
+    /// The one trace.
+    trace: Memo<Trace>,
+    /// The stage to show.
+    stage: RwSignal<Stage>,
+) -> impl IntoView {
+    let head = RwSignal::new(0usize);
+    let tokens: Signal<Vec<String>> = Memo::new(move |_| trace.with(|t| t.tokens.clone())).into();
+    let layout = Memo::new(move |_| {
+        trace.with(|t| {
+            (
+                t.config.n_heads,
+                t.config.d_model,
+                t.config.positional_encoding,
+            )
+        })
+    });
+    let max_abs = move |f: fn(&HeadTrace) -> &Matrix| -> Signal<f64> {
+        Memo::new(move |_| {
+            trace.with(|t| Palette::Diverging.range_for(t.heads.iter().flat_map(|h| f(h).iter())))
+        })
+        .into()
+    };
+    let scores_range = max_abs(|h| &h.scores);
+    let scaled_range = max_abs(|h| &h.scaled);
+    let context_range = max_abs(|h| &h.context);
+
+    let whole = move |name: &str, title: &str, get: fn(&Trace) -> &Matrix, groups: usize| {
+        let d = layout.get_untracked().1;
+        PanelData {
+            name: name.to_string(),
+            title: title.to_string(),
+            values: Signal::derive(move || trace.with(|t| get(t).clone())),
+            rows: tokens,
+            cols: Signal::derive(move || dims(0..d)),
+            axes: ("tokens", "dimensions"),
+            palette: Palette::Diverging,
+            range: None,
+            col_groups: groups,
+            row_sums: false,
+        }
+    };
+    let weight = move |name: &str, title: &str, get: fn(&Trace) -> &Matrix| {
+        let d = layout.get_untracked().1;
+        PanelData {
+            name: name.to_string(),
+            title: title.to_string(),
+            values: Signal::derive(move || trace.with(|t| get(t).clone())),
+            rows: Signal::derive(move || dims(0..d)),
+            cols: Signal::derive(move || dims(0..d)),
+            axes: ("input dims", "output dims"),
+            palette: Palette::Diverging,
+            range: None,
+            col_groups: 1,
+            row_sums: false,
+        }
+    };
+    // A per-head matrix: `square` ones have key tokens on columns.
+    let per_head = move |name: &str,
+                         title: &str,
+                         h: usize,
+                         get: fn(&HeadTrace) -> &Matrix,
+                         square: bool,
+                         palette: Palette,
+                         range: Option<Signal<f64>>| {
+        let (n, d, _) = layout.get_untracked();
+        let hd = d / n.max(1);
+        PanelData {
+            name: format!("{name}-h{h}"),
+            title: format!("{title}{}", subscript(h + 1)),
+            values: Signal::derive(move || {
+                trace.with(|t| t.heads.get(h).map(|x| get(x).clone()).unwrap_or_else(empty))
+            }),
+            rows: tokens,
+            cols: if square {
+                tokens
+            } else {
+                Signal::derive(move || dims(h * hd..(h + 1) * hd))
+            },
+            axes: if square {
+                ("queries", "keys")
+            } else {
+                ("tokens", "dimensions")
+            },
+            palette,
+            range,
+            col_groups: 1,
+            row_sums: palette == Palette::Sequential,
+        }
+    };
+    let key_transposed = move |h: usize| {
+        let (n, d, _) = layout.get_untracked();
+        let hd = d / n.max(1);
+        PanelData {
+            name: format!("kt-h{h}"),
+            title: format!("K{}ᵀ", subscript(h + 1)),
+            values: Signal::derive(move || {
+                trace.with(|t| t.heads.get(h).map(|x| x.k.transpose()).unwrap_or_else(empty))
+            }),
+            rows: Signal::derive(move || dims(h * hd..(h + 1) * hd)),
+            cols: tokens,
+            axes: ("dimensions", "keys"),
+            palette: Palette::Diverging,
+            range: None,
+            col_groups: 1,
+            row_sums: false,
+        }
+    };
+
+    let op = |s: &str| Item::Op(s.to_string());
+    let lines = move |s: Stage, heads: Vec<usize>| -> Vec<Line> {
+        let (n, _, positional) = layout.get_untracked();
+        let div = trace.with_untracked(|t| {
+            match t.config.scale {
+                ScaleMode::SqrtHeadDim => format!("÷ √{}", t.config.head_dim()),
+                ScaleMode::SqrtSeqLen => format!("÷ √{}", t.seq_len()),
+                ScaleMode::None => "÷ 1".to_string(),
+            }
+        });
+        let head_line = |h: usize, items: Vec<Item>| Line {
+            heading: Some(format!("Head {}", h + 1)),
+            items,
+        };
+        match s {
+            Stage::Input => {
+                let mut items = vec![Item::Panel(whole("embeddings", "E (embeddings)", |t| &t.embeddings, 1))];
+                if positional {
+                    items.push(op("+"));
+                    items.push(Item::Panel(whole("positional", "P (positions)", |t| t.positional.as_ref().unwrap_or(&t.embeddings), 1)));
+                }
+                items.push(op("="));
+                items.push(Item::Panel(whole("x", "X", |t| &t.x, 1)));
+                vec![Line { heading: None, items }]
+            }
+            Stage::Projection => [
+                ("w_q", "W_q", "q", "Q", (|t: &Trace| &t.weights.w_q) as fn(&Trace) -> &Matrix, (|t: &Trace| &t.q) as fn(&Trace) -> &Matrix),
+                ("w_k", "W_k", "k", "K", |t: &Trace| &t.weights.w_k, |t: &Trace| &t.k),
+                ("w_v", "W_v", "v", "V", |t: &Trace| &t.weights.w_v, |t: &Trace| &t.v),
+            ]
+            .into_iter()
+            .map(|(wn, wt, rn, rt, w, r)| Line {
+                heading: None,
+                items: vec![
+                    Item::Panel(whole(&format!("x-{rn}"), "X", |t| &t.x, 1)),
+                    op("·"),
+                    Item::Panel(weight(wn, wt, w)),
+                    op("="),
+                    Item::Panel(whole(rn, rt, r, n)),
+                ],
+            })
+            .collect(),
+            Stage::SplitHeads => {
+                let mut out = vec![Line {
+                    heading: Some("Before: one band of columns per head".into()),
+                    items: vec![
+                        Item::Panel(whole("q", "Q", |t| &t.q, n)),
+                        Item::Panel(whole("k", "K", |t| &t.k, n)),
+                        Item::Panel(whole("v", "V", |t| &t.v, n)),
+                    ],
+                }];
+                out.extend(heads.iter().map(|&h| head_line(h, vec![
+                    Item::Panel(per_head("q", "Q", h, |x| &x.q, false, Palette::Diverging, None)),
+                    Item::Panel(per_head("k", "K", h, |x| &x.k, false, Palette::Diverging, None)),
+                    Item::Panel(per_head("v", "V", h, |x| &x.v, false, Palette::Diverging, None)),
+                ])));
+                out
+            }
+            Stage::Scores => heads.iter().map(|&h| head_line(h, vec![
+                Item::Panel(per_head("q", "Q", h, |x| &x.q, false, Palette::Diverging, None)),
+                op("·"),
+                Item::Panel(key_transposed(h)),
+                op("="),
+                Item::Panel(per_head("scores", "S", h, |x| &x.scores, true, Palette::Diverging, Some(scores_range))),
+            ])).collect(),
+            Stage::Scale => heads.iter().map(|&h| head_line(h, vec![
+                Item::Panel(per_head("scores", "S", h, |x| &x.scores, true, Palette::Diverging, Some(scores_range))),
+                op(&div),
+                Item::Panel(per_head("scaled", "Z", h, |x| &x.scaled, true, Palette::Diverging, Some(scaled_range))),
+            ])).collect(),
+            Stage::Mask => heads.iter().map(|&h| head_line(h, vec![
+                Item::Panel(per_head("scaled", "Z", h, |x| &x.scaled, true, Palette::Diverging, Some(scaled_range))),
+                op("mask →"),
+                Item::Panel(per_head("masked", "M", h, |x| &x.masked, true, Palette::Diverging, Some(scaled_range))),
+            ])).collect(),
+            Stage::Softmax => heads.iter().map(|&h| head_line(h, vec![
+                Item::Panel(per_head("masked", "M", h, |x| &x.masked, true, Palette::Diverging, Some(scaled_range))),
+                op("softmax →"),
+                Item::Panel(per_head("weights", "A", h, |x| &x.weights, true, Palette::Sequential, None)),
+            ])).collect(),
+            Stage::WeightedSum => heads.iter().map(|&h| head_line(h, vec![
+                Item::Panel(per_head("weights", "A", h, |x| &x.weights, true, Palette::Sequential, None)),
+                op("·"),
+                Item::Panel(per_head("v", "V", h, |x| &x.v, false, Palette::Diverging, None)),
+                op("="),
+                Item::Panel(per_head("context", "C", h, |x| &x.context, false, Palette::Diverging, Some(context_range))),
+            ])).collect(),
+            Stage::Concat => {
+                let mut items: Vec<Item> = Vec::new();
+                for h in 0..n {
+                    if h > 0 {
+                        items.push(op("|"));
+                    }
+                    items.push(Item::Panel(per_head("context", "C", h, |x| &x.context, false, Palette::Diverging, Some(context_range))));
+                }
+                vec![
+                    Line { heading: Some("The heads' results".into()), items },
+                    Line { heading: Some("Side by side".into()), items: vec![Item::Panel(whole("concat", "C", |t| &t.concat, n))] },
+                ]
+            }
+            Stage::OutputProjection => vec![Line {
+                heading: None,
+                items: vec![
+                    Item::Panel(whole("concat", "C", |t| &t.concat, n)),
+                    op("·"),
+                    Item::Panel(weight("w_o", "W_o", |t| &t.weights.w_o)),
+                    op("="),
+                    Item::Panel(whole("output", "Y (output)", |t| &t.output, 1)),
+                ],
+            }],
+        }
+    };
+
+    let picker = move || {
+        let (n, _, _) = layout.get();
+        (n > 2 && stage.get().is_per_head()).then(|| view! {
+            <div class="head-picker" role="group" aria-label="Head to show">
+                {(0..n).map(|h| view! {
+                    <button type="button" data-testid=format!("head-{h}")
+                        aria-pressed=move || (head.get() == h).to_string()
+                        on:click=move |_| head.set(h)>
+                        {format!("Head {}", h + 1)}
+                    </button>
+                }).collect_view()}
+            </div>
+        })
+    };
+
+    let body = move || {
+        let s = stage.get();
+        let (n, _, _) = layout.get();
+        let selected = head.get().min(n.saturating_sub(1));
+        let heads: Vec<usize> = if n > 2 { vec![selected] } else { (0..n).collect() };
+        lines(s, heads)
+            .into_iter()
+            .map(|line| {
+                let items = line
+                    .items
+                    .into_iter()
+                    .map(|item| match item {
+                        Item::Panel(data) => view! { <HeatmapView data /> }.into_any(),
+                        Item::Op(text) => view! { <span class="op" aria-hidden="true">{text}</span> }.into_any(),
+                    })
+                    .collect_view();
+                view! {
+                    <div class="line">
+                        {line.heading.map(|h| view! { <h3 class="line-heading">{h}</h3> })}
+                        <div class="equation">{items}</div>
+                    </div>
+                }
+            })
+            .collect_view()
+    };
+
+    let note = move || {
+        let s = stage.get();
+        trace.with(|t| stage_note(s, t))
+    };
+    let shapes = move || {
+        let s = stage.get();
+        trace.with(|t| shape_text(s, t.seq_len(), t.config.d_model, t.config.n_heads))
+    };
+
+    view! {
+        <article class="stage" data-testid="stage-view" aria-labelledby="stage-title">
+            <header class="stage-header">
+                <p class="stage-kicker">{move || format!("Stage {} of 10", stage.get().index() + 1)}</p>
+                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{move || stage.get().name()}</h2>
+                <div class="formula" data-testid="formula"
+                    inner_html=move || format!("<math display=\"block\">{}</math>", stage.get().formula_mathml())>
+                </div>
+                <p class="explanation" data-testid="explanation">{move || stage.get().explanation()}</p>
+                <p class="shapes" data-testid="shapes">{shapes}</p>
+                <p class="note" data-testid="stage-note">{note}</p>
+            </header>
+            {picker}
+            <div class="stage-body">{body}</div>
+        </article>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::components::model::Model;
+
+    #[test]
+    fn subscripts_count_heads_from_one() {
+        assert_eq!(subscript(1), "₁");
+        assert_eq!(subscript(12), "₁₂");
+    }
+
+    #[test]
+    fn shapes_name_the_head_width_for_per_head_stages() {
+        assert_eq!(
+            shape_text(Stage::Scores, 5, 8, 2),
+            "Qₕ (5 × 4) · Kₕᵀ (4 × 5) = Sₕ (seq_len × seq_len = 5 × 5)"
+        );
+        assert!(shape_text(Stage::Concat, 3, 6, 3).contains("3 × 6"));
+    }
+
+    #[test]
+    fn the_scale_note_gives_the_real_divisor_and_flags_the_mistake() {
+        let mut model = Model::default();
+        let t = model.trace().unwrap();
+        assert_eq!(
+            stage_note(Stage::Scale, &t).unwrap(),
+            "Here d_k = 2, so every score is divided by √2 ≈ 1.414."
+        );
+        model.set_scale(ScaleMode::SqrtSeqLen);
+        let t = model.trace().unwrap();
+        assert!(stage_note(Stage::Scale, &t).unwrap().contains("common mistake"));
+    }
+}

@@ -229,7 +229,6 @@ fn a_tampered_expected_value_is_reported_with_its_matrix_head_and_cell() {
 /// unit in the last place away from the number that was written. An exported scenario then
 /// does not import as the same matrices.
 #[test]
-#[ignore = "bug: serde_json needs the float_roundtrip feature for exported floats to read back exactly"]
 fn an_exported_scenario_reads_back_bit_for_bit() {
     let values = [
         -1.1893854837400641,

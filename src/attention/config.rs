@@ -120,7 +120,7 @@ impl Config {
                 max: *N_HEADS_RANGE.end(),
             });
         }
-        if self.d_model % self.n_heads != 0 {
+        if !self.d_model.is_multiple_of(self.n_heads) {
             return Err(AttentionError::HeadsDoNotDivide {
                 d_model: self.d_model,
                 n_heads: self.n_heads,
@@ -141,7 +141,7 @@ impl Config {
 
     /// The head counts that divide `d_model`, within range: the only valid choices.
     pub fn valid_head_counts(d_model: usize) -> Vec<usize> {
-        N_HEADS_RANGE.filter(|h| d_model % h == 0).collect()
+        N_HEADS_RANGE.filter(|h| d_model.is_multiple_of(*h)).collect()
     }
 }
 

@@ -259,7 +259,7 @@ pub fn softmax_rows(z: &Matrix, temperature: f64) -> (Matrix, Vec<usize>) {
     let mut out = Matrix::zeros(z.nrows(), z.ncols());
     let mut fully_masked = Vec::new();
     for i in 0..z.nrows() {
-        let row: Vec<f64> = z.row(i).iter().map(|v| v / temperature).collect();
+        let row: Vec<f64> = z.row(i).iter().copied().collect();
         let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         if max == f64::NEG_INFINITY {
             fully_masked.push(i);
@@ -273,7 +273,9 @@ pub fn softmax_rows(z: &Matrix, temperature: f64) -> (Matrix, Vec<usize>) {
             }
             continue;
         }
-        let exps: Vec<f64> = row.iter().map(|v| (v - max).exp()).collect();
+        // Subtracting the maximum before dividing by the temperature keeps every exponent at
+        // or below 0, so a small temperature cannot overflow it (the result is the same).
+        let exps: Vec<f64> = row.iter().map(|v| ((v - max) / temperature).exp()).collect();
         let sum: f64 = exps.iter().sum();
         for (j, e) in exps.iter().enumerate() {
             out[(i, j)] = e / sum;

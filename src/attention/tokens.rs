@@ -75,6 +75,8 @@ fn split(sentence: &str) -> Vec<String> {
             }
         } else if is_apostrophe(c)
             && open == Some(Kind::Word)
+            && i > 0
+            && chars[i - 1].is_alphabetic()
             && chars
                 .get(i + 1)
                 .is_some_and(|n| n.is_alphabetic() && !is_cjk(*n))
@@ -151,6 +153,7 @@ mod tests {
     #[test]
     fn apostrophes_inside_words_stay() {
         assert_eq!(toks("don't 'quote'"), ["don't", "'", "quote", "'"]);
+        assert_eq!(toks("90's"), ["90", "'", "s"]);
     }
 
     #[test]

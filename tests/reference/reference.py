@@ -48,6 +48,8 @@ KNOWN_KEYS = set(DEFAULTS) | {
 }
 # The seeds of the default projection matrices.
 DEFAULT_SEEDS = {"w_q": 11, "w_k": 23, "w_v": 37, "w_o": 41}
+# Half the range of the default values: queries and keys are drawn from [-2, 2).
+DEFAULT_HALF_WIDTH = {"w_q": 2.0, "w_k": 2.0, "w_v": 1.0, "w_o": 1.0}
 # ASCII white space as Rust's char::is_whitespace sees it (Python's str.isspace also accepts
 # the separators 0x1c..0x1f, which Rust does not).
 WHITESPACE = set(" \t\n\x0b\x0c\r")
@@ -90,12 +92,13 @@ def round_half_away(values: np.ndarray, decimals: int) -> np.ndarray:
     return np.where(result == 0.0, 0.0, result)
 
 
-def signed_draws(seed: int, count: int, decimals: int) -> np.ndarray:
-    """``count`` values uniform in [-1, 1), from the top 53 bits of each draw, rounded."""
+def signed_draws(seed: int, count: int, decimals: int, half_width: float = 1.0) -> np.ndarray:
+    """``count`` values uniform in [-half_width, half_width), from the top 53 bits of each
+    draw, rounded."""
     stream = splitmix64(seed)
     top_bits = [next(stream) >> 11 for _ in range(count)]
     unit = np.array(top_bits, dtype=np.float64) / float(1 << 53)
-    return round_half_away(2.0 * unit - 1.0, decimals)
+    return round_half_away(half_width * (2.0 * unit - 1.0), decimals)
 
 
 def toy_embeddings(tokens: list[str], d_model: int) -> np.ndarray:
@@ -106,7 +109,8 @@ def toy_embeddings(tokens: list[str], d_model: int) -> np.ndarray:
 
 def default_weight(name: str, d_model: int) -> np.ndarray:
     """The default projection: row-major draws with one decimal. (d_model, d_model)"""
-    return signed_draws(DEFAULT_SEEDS[name], d_model * d_model, 1).reshape(d_model, d_model)
+    draws = signed_draws(DEFAULT_SEEDS[name], d_model * d_model, 1, DEFAULT_HALF_WIDTH[name])
+    return draws.reshape(d_model, d_model)
 
 
 def positional_encoding(seq_len: int, d_model: int) -> np.ndarray:

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Runs every test: native Rust tests, then the release web build in Chromium with Playwright.
+#
+#   scripts/test.sh          everything (what CI runs)
+#   scripts/test.sh --quick  native tests and the CLI trace only, no web build and no browser
+#
+# Installs what is missing first (scripts/setup.sh), prints a pass/fail summary and exits
+# non-zero if any step failed.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+quick=0
+for arg in "$@"; do
+    case "$arg" in
+    --quick) quick=1 ;;
+    -h | --help)
+        sed -n '2,8s/^# \{0,1\}//p' "$0"
+        exit 0
+        ;;
+    *) die "unknown option '$arg' (try --help)" ;;
+    esac
+done
+
+E2E_OUT="$REPO_ROOT/target/e2e"
+TRACE_FILE="$E2E_OUT/default-trace.json"
+DIST_DIR="$E2E_OUT/dist"
+SUB_PATH="/sub/path/"
+
+summary=()
+failures=0
+last_status=0
+
+# run_step LABEL FUNCTION: runs FUNCTION in a subshell with `set -e`, records the outcome in the
+# summary and leaves its exit status in $last_status. Never call it as a condition: bash would
+# then ignore `set -e` inside the step.
+run_step() {
+    local label="$1" step="$2" started=$SECONDS
+    printf '\n==> %s\n' "$label"
+    set +e
+    (
+        set -e
+        "$step"
+    )
+    last_status=$?
+    set -e
+    local outcome=PASS
+    if [ "$last_status" != 0 ]; then
+        outcome=FAIL
+        failures=$((failures + 1))
+    fi
+    summary+=("$(printf '  %s  %-44s %5ss' "$outcome" "$label" "$((SECONDS - started))")")
+}
+
+skip_step() {
+    summary+=("$(printf '  SKIP  %-44s (%s)' "$1" "$2")")
+}
+
+step_setup() {
+    if [ "$quick" = 1 ]; then
+        scripts/setup.sh
+    else
+        scripts/setup.sh --browser
+    fi
+    echo "rustc:        $(rustc --version)"
+    echo "trunk:        $(trunk --version)"
+    echo "wasm-bindgen: $(wasm-bindgen --version)"
+    echo "wasm-opt:     $(wasm-opt --version)"
+    echo "node:         $(node --version)"
+    if [ "$quick" = 0 ]; then
+        echo "chromium:     $(/usr/bin/chromium --version 2>/dev/null)"
+    fi
+}
+
+step_native_tests() {
+    cargo test --all-targets
+}
+
+step_trace() {
+    mkdir -p "$E2E_OUT"
+    # Never leave an old trace behind for the browser tests to compare against.
+    rm -f "$TRACE_FILE"
+    cargo run --release --bin attention-lens -- trace --format json >"$TRACE_FILE.part"
+    # shellcheck disable=SC2016 # JavaScript, not shell
+    node -e '
+        let trace;
+        try {
+            trace = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        } catch (error) {
+            console.error(`attention-lens trace did not print valid JSON: ${error.message}`);
+            process.exit(1);
+        }
+        const missing = ["tokens", "x", "q", "k", "v", "heads", "concat", "output"]
+            .filter((key) => !(key in trace));
+        if (missing.length > 0) {
+            console.error(`the trace has no ${missing.join(", ")}`);
+            process.exit(1);
+        }
+        console.log(`trace: ${trace.tokens.length} tokens, ${trace.heads.length} heads`);
+    ' "$TRACE_FILE.part"
+    mv "$TRACE_FILE.part" "$TRACE_FILE"
+}
+
+step_web_build() {
+    trunk build --release --dist "$DIST_DIR"
+}
+
+step_browser_tests() {
+    local log="$E2E_OUT/server.log" server_pid url=""
+    node tests/e2e/serve-dist.mjs --root "$DIST_DIR" --port 0 --sub-path "$SUB_PATH" >"$log" 2>&1 &
+    server_pid=$!
+    # This step runs in its own subshell, so the trap stops the server however the step ends.
+    trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+
+    for _ in $(seq 100); do
+        url="$(sed -n 's/^listening //p' "$log")"
+        [ -n "$url" ] && break
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$url" ]; then
+        cat "$log" >&2
+        die "the static server did not start"
+    fi
+    echo "serving $DIST_DIR at $url and ${url%/}$SUB_PATH"
+
+    cd tests/e2e
+    E2E_BASE_URL="$url" E2E_TRACE="$TRACE_FILE" PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
+        npx --no-install playwright test
+}
+
+started=$SECONDS
+
+run_step "setup" step_setup
+if [ "$last_status" != 0 ]; then
+    echo "test.sh: FAILED: setup did not complete" >&2
+    exit 1
+fi
+
+run_step "native tests (cargo test --all-targets)" step_native_tests
+run_step "default trace (attention-lens trace)" step_trace
+
+if [ "$quick" = 1 ]; then
+    skip_step "release web build (trunk build --release)" "--quick"
+    skip_step "browser tests (Playwright)" "--quick"
+else
+    run_step "release web build (trunk build --release)" step_web_build
+    if [ "$last_status" = 0 ]; then
+        run_step "browser tests (Playwright)" step_browser_tests
+    else
+        skip_step "browser tests (Playwright)" "no web build"
+    fi
+fi
+
+printf '\n==> summary\n'
+printf '%s\n' "${summary[@]}"
+elapsed="$((SECONDS - started))s"
+if [ "$failures" = 0 ]; then
+    echo "test.sh: PASSED in $elapsed"
+else
+    echo "test.sh: FAILED ($failures step(s) failed) in $elapsed"
+    exit 1
+fi

@@ -1,0 +1,233 @@
+// Shared fixtures for the end-to-end specs: import `test` and `expect` from here, not from
+// @playwright/test.
+//
+// Every test gets a guard that fails it when the page logs a console error, throws an uncaught
+// exception (a Rust panic surfaces as both), gets an HTTP error response, or sends a request to
+// any origin other than the app's. `app` is a page object for the UI's data-testid contract.
+
+import { test as base, expect, type Locator, type Page, type Request } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+export { expect };
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+
+/** Where tests write screenshots meant for the docs; E2E_SCREENSHOT_DIR overrides it. */
+export const SCREENSHOT_DIR =
+  process.env.E2E_SCREENSHOT_DIR ?? path.join(REPO_ROOT, "docs", "screenshots");
+
+/** The stage keys of the stage rail, in order. */
+export const STAGES = [
+  "input",
+  "projection",
+  "split",
+  "scores",
+  "scale",
+  "mask",
+  "softmax",
+  "weighted-sum",
+  "concat",
+  "output",
+] as const;
+export type StageKey = (typeof STAGES)[number];
+
+/** A matrix as the CLI writes it: rows of numbers, `null` for a masked entry. */
+export type Matrix = (number | null)[][];
+
+/** One head of the CLI's JSON trace. */
+export interface HeadTrace {
+  q: Matrix;
+  k: Matrix;
+  v: Matrix;
+  scores: Matrix;
+  scaled: Matrix;
+  masked: Matrix;
+  weights: Matrix;
+  context: Matrix;
+}
+
+/** The JSON written by `attention-lens trace --format json`. */
+export interface Trace {
+  tokens: string[];
+  x: Matrix;
+  q: Matrix;
+  k: Matrix;
+  v: Matrix;
+  heads: HeadTrace[];
+  concat: Matrix;
+  output: Matrix;
+}
+
+/** Reads the default scenario's trace that scripts/test.sh writes before the browser tests. */
+export function loadTrace(file = process.env.E2E_TRACE): Trace {
+  const tracePath = file ?? path.join(REPO_ROOT, "target", "e2e", "default-trace.json");
+  return JSON.parse(readFileSync(tracePath, "utf8")) as Trace;
+}
+
+/** Parses a number written with Rust's `{}` for f64, including `inf`, `-inf` and `NaN`. */
+export function parseRustFloat(text: string): number {
+  switch (text.trim()) {
+    case "inf":
+      return Infinity;
+    case "-inf":
+      return -Infinity;
+    case "NaN":
+      return NaN;
+    default:
+      return text.trim() === "" ? NaN : Number(text);
+  }
+}
+
+/**
+ * Asserts that two matrices have the same shape and agree entry by entry within `tolerance`.
+ * A masked entry (`null` in `expected`) matches `null` or minus infinity in `actual`.
+ */
+export function expectMatrixClose(
+  actual: Matrix,
+  expected: Matrix,
+  tolerance: number,
+  label = "matrix",
+): void {
+  expect(actual.length, `${label}: number of rows`).toBe(expected.length);
+  expected.forEach((row, i) => {
+    expect(actual[i].length, `${label}: number of columns in row ${i}`).toBe(row.length);
+    row.forEach((want, j) => {
+      const got = actual[i][j];
+      const where = `${label}[${i}][${j}]`;
+      if (want === null) {
+        expect(got === null || got === -Infinity, `${where}: got ${got}, want masked`).toBe(true);
+      } else if (got === null) {
+        expect(got, `${where}: got masked, want ${want}`).toBe(want);
+      } else {
+        expect(Math.abs(got - want), `${where}: got ${got}, want ${want}`).toBeLessThanOrEqual(
+          tolerance,
+        );
+      }
+    });
+  });
+}
+
+/** True for URLs that never reach the network, such as an inline favicon. */
+function isLocalOnly(url: URL): boolean {
+  return url.protocol === "data:" || url.protocol === "blob:";
+}
+
+/** The URLs of `requests` that are not under `base` (an absolute URL ending in `/`). */
+export function requestsOutside(requests: Request[], base: string): string[] {
+  return requests
+    .map((request) => request.url())
+    .filter((url) => !isLocalOnly(new URL(url)) && !url.startsWith(base));
+}
+
+/** A page object for the app, written against its data-testid contract. */
+export class AppPage {
+  constructor(
+    readonly page: Page,
+    /** Every request the page has sent so far, in order. */
+    readonly requests: Request[],
+  ) {}
+
+  /** Opens the app at `path` (relative to the base URL) and waits until it has mounted. */
+  async goto(path = "./"): Promise<void> {
+    await this.page.goto(path);
+    // The wasm module mounts the app into the initially empty <body>.
+    await expect(this.page.locator("body > *").first()).toBeAttached();
+  }
+
+  /** The token chips, in sentence order. */
+  get tokens(): Locator {
+    return this.page.getByTestId("token");
+  }
+
+  /** The stage rail button for `key`. */
+  stage(key: StageKey): Locator {
+    return this.page.getByTestId(`stage-${key}`);
+  }
+
+  /** Clicks the stage rail button for `key`. */
+  async openStage(key: StageKey): Promise<void> {
+    await this.stage(key).click();
+  }
+
+  /** The accessible table showing the matrix `name`, e.g. `output`. */
+  table(name: string): Locator {
+    return this.page.getByTestId(`table-${name}`);
+  }
+
+  /** The `data-value` attributes of a table's body cells: one array per row, row-major. */
+  async tableCells(name: string): Promise<string[][]> {
+    const table = this.table(name);
+    await expect(table).toBeVisible();
+    return table.evaluate((element) =>
+      Array.from(element.querySelectorAll("tr"))
+        .map((row) =>
+          Array.from(row.querySelectorAll("td[data-value]")).map(
+            (cell) => cell.getAttribute("data-value") ?? "",
+          ),
+        )
+        .filter((row) => row.length > 0),
+    );
+  }
+
+  /** A table's body cells as numbers, full precision. */
+  async tableValues(name: string): Promise<number[][]> {
+    const cells = await this.tableCells(name);
+    return cells.map((row) => row.map(parseRustFloat));
+  }
+
+  /** Saves a screenshot of the page to docs/screenshots/`name`.png. */
+  async screenshot(name: string): Promise<void> {
+    await this.page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  }
+}
+
+interface Fixtures {
+  /** Problems seen on the page; the test fails in teardown if there are any. */
+  pageProblems: string[];
+  /** Every request the page sent. */
+  requests: Request[];
+  /** The page object. */
+  app: AppPage;
+}
+
+export const test = base.extend<Fixtures>({
+  requests: async ({ page }, use) => {
+    const requests: Request[] = [];
+    page.on("request", (request) => requests.push(request));
+    await use(requests);
+  },
+
+  pageProblems: [
+    async ({ page, baseURL, requests }, use) => {
+      const problems: string[] = [];
+      const appOrigin = new URL(baseURL ?? "http://127.0.0.1/").origin;
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+      });
+      page.on("pageerror", (error) => problems.push(`uncaught exception: ${error.message}`));
+      page.on("response", (response) => {
+        if (response.status() >= 400) {
+          problems.push(`HTTP ${response.status()} for ${response.url()}`);
+        }
+      });
+
+      await use(problems);
+
+      for (const request of requests) {
+        const url = new URL(request.url());
+        if (!isLocalOnly(url) && url.origin !== appOrigin) {
+          problems.push(`request outside ${appOrigin}: ${request.method()} ${request.url()}`);
+        }
+      }
+      expect(problems, "console errors, page errors, HTTP errors or foreign requests").toEqual(
+        [],
+      );
+    },
+    { auto: true },
+  ],
+
+  app: async ({ page, requests }, use) => {
+    await use(new AppPage(page, requests));
+  },
+});

@@ -196,11 +196,9 @@ pub fn HeatmapView(
                     </ol>
                 })}
             </div>
-            <table
-                data-testid=format!("table-{name}")
-                class="matrix-table"
-                class:visually-hidden=move || !ui.show_tables.get()
-            >
+            <div class="table-wrap" data-testid=format!("tablewrap-{name}")
+                class:visually-hidden=move || !ui.show_tables.get()>
+            <table data-testid=format!("table-{name}") class="matrix-table">
                 <caption>{table_title} " (" {shape} ")"</caption>
                 <thead>
                     <tr>
@@ -233,6 +231,7 @@ pub fn HeatmapView(
                     }}
                 </tbody>
             </table>
+            </div>
         </figure>
     }
 }

@@ -60,9 +60,9 @@ pub fn SentenceInput(
                         .enumerate()
                         .map(|(i, t)| {
                             view! {
-                                <li class="chip" data-testid="token" title=format!("token {}", i + 1)>
+                                <li class="chip" title=format!("token {}", i + 1)>
                                     <span class="chip-index" aria-hidden="true">{i + 1}</span>
-                                    <bdi>{t}</bdi>
+                                    <bdi data-testid="token">{t}</bdi>
                                 </li>
                             }
                         })

@@ -47,6 +47,7 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap) {
         let area = backend.into_drawing_area();
         if crate::plot::draw_heatmap(&area, map, ratio).is_ok() {
             let _ = canvas.set_attribute("data-drawn", "true");
+            super::perf::heatmap_drawn();
         }
     }
 }

@@ -140,6 +140,7 @@ pub fn MatrixEditor(
     let key = target.key();
 
     let apply = move |r: usize, c: usize, v: f64| {
+        super::perf::edit_started();
         model.update(|m| {
             let _ = m.set_cell(target, r, c, v);
         });

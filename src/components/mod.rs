@@ -5,6 +5,7 @@ mod context;
 mod heatmap;
 mod matrix_editor;
 pub mod model;
+mod perf;
 mod sentence_input;
 mod settings;
 mod stage_rail;

@@ -1,6 +1,7 @@
 //! The Leptos user interface, one component per file. Components read the one trace the app
 //! computes; none of them redoes the maths.
 
+mod attention_lines;
 mod context;
 mod heatmap;
 mod matrix_editor;
@@ -11,6 +12,7 @@ mod settings;
 mod stage_rail;
 mod stage_view;
 
+pub use attention_lines::AttentionLines;
 pub use context::{provide_ui_context, UiContext};
 pub use heatmap::{HeatmapView, PanelData};
 pub use matrix_editor::MatrixEditors;

@@ -1,6 +1,7 @@
 //! The current stage: title, formula, explanation, shapes, and its operands and result drawn
 //! side by side.
 
+use super::attention_lines::AttentionLines;
 use super::heatmap::{HeatmapView, PanelData};
 use crate::attention::{HeadTrace, Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{format_value, Palette};
@@ -88,6 +89,7 @@ pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
 enum Item {
     Panel(PanelData),
     Op(String),
+    Lines(usize),
 }
 
 struct Line {
@@ -112,6 +114,7 @@ pub fn StageView(
     stage: RwSignal<Stage>,
 ) -> impl IntoView {
     let head = RwSignal::new(0usize);
+    let compare = RwSignal::new(false);
     let tokens: Signal<Vec<String>> = Memo::new(move |_| trace.with(|t| t.tokens.clone())).into();
     let layout = Memo::new(move |_| {
         trace.with(|t| {
@@ -293,6 +296,7 @@ pub fn StageView(
                 Item::Panel(per_head("masked", "M", h, |x| &x.masked, true, Palette::Diverging, Some(scaled_range))),
                 op("softmax →"),
                 Item::Panel(per_head("weights", "A", h, |x| &x.weights, true, Palette::Sequential, None)),
+                Item::Lines(h),
             ])).collect(),
             Stage::WeightedSum => heads.iter().map(|&h| head_line(h, vec![
                 Item::Panel(per_head("weights", "A", h, |x| &x.weights, true, Palette::Sequential, None)),
@@ -327,9 +331,37 @@ pub fn StageView(
         }
     };
 
+    // All heads' results in one row, on one colour scale, so specialisation shows.
+    let compare_line = move |s: Stage, n: usize| -> Line {
+        let items = (0..n)
+            .map(|h| {
+                Item::Panel(match s {
+                    Stage::SplitHeads => per_head("q", "Q", h, |x| &x.q, false, Palette::Diverging, None),
+                    Stage::Scores => per_head("scores", "S", h, |x| &x.scores, true, Palette::Diverging, Some(scores_range)),
+                    Stage::Scale => per_head("scaled", "Z", h, |x| &x.scaled, true, Palette::Diverging, Some(scaled_range)),
+                    Stage::Mask => per_head("masked", "M", h, |x| &x.masked, true, Palette::Diverging, Some(scaled_range)),
+                    Stage::WeightedSum => per_head("context", "C", h, |x| &x.context, false, Palette::Diverging, Some(context_range)),
+                    _ => per_head("weights", "A", h, |x| &x.weights, true, Palette::Sequential, None),
+                })
+            })
+            .collect();
+        Line {
+            heading: Some("Every head, same colour scale".into()),
+            items,
+        }
+    };
+
     let picker = move || {
         let (n, _, _) = layout.get();
-        (n > 2 && stage.get().is_per_head()).then(|| view! {
+        let per_head_stage = stage.get().is_per_head();
+        let compare_toggle = (per_head_stage && n > 1).then(|| view! {
+            <button type="button" class="compare-toggle" data-testid="compare-heads"
+                aria-pressed=move || compare.get().to_string()
+                on:click=move |_| compare.update(|c| *c = !*c)>
+                "Compare all heads"
+            </button>
+        });
+        let buttons = (n > 2 && per_head_stage && !compare.get()).then(|| view! {
             <div class="head-picker" role="group" aria-label="Head to show">
                 {(0..n).map(|h| view! {
                     <button type="button" data-testid=format!("head-{h}")
@@ -339,7 +371,8 @@ pub fn StageView(
                     </button>
                 }).collect_view()}
             </div>
-        })
+        });
+        view! { <div class="head-tools">{compare_toggle}{buttons}</div> }
     };
 
     let body = move || {
@@ -347,7 +380,12 @@ pub fn StageView(
         let (n, _, _) = layout.get();
         let selected = head.get().min(n.saturating_sub(1));
         let heads: Vec<usize> = if n > 2 { vec![selected] } else { (0..n).collect() };
-        lines(s, heads)
+        let shown = if compare.get() && s.is_per_head() && n > 1 {
+            vec![compare_line(s, n)]
+        } else {
+            lines(s, heads)
+        };
+        shown
             .into_iter()
             .map(|line| {
                 let items = line
@@ -356,6 +394,7 @@ pub fn StageView(
                     .map(|item| match item {
                         Item::Panel(data) => view! { <HeatmapView data /> }.into_any(),
                         Item::Op(text) => view! { <span class="op" aria-hidden="true">{text}</span> }.into_any(),
+                        Item::Lines(h) => view! { <AttentionLines trace head=h /> }.into_any(),
                     })
                     .collect_view();
                 view! {

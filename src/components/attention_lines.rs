@@ -1,0 +1,164 @@
+//! The softmax weights as lines: queries on the left, keys on the right, each line as thick and
+//! as opaque as its weight. Hovering or focusing a token keeps only its lines.
+
+use crate::attention::Trace;
+use crate::plot::format_value;
+use leptos::prelude::*;
+
+/// Which side of the diagram a token is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// A query, on the left.
+    Query,
+    /// A key, on the right.
+    Key,
+}
+
+/// Whether the line from query `i` to key `j` stays visible while `focus` is isolated.
+pub fn line_visible(focus: Option<(Side, usize)>, i: usize, j: usize) -> bool {
+    match focus {
+        None => true,
+        Some((Side::Query, q)) => q == i,
+        Some((Side::Key, k)) => k == j,
+    }
+}
+
+/// Stroke width and opacity for a weight in `[0, 1]`.
+pub fn line_style(weight: f64) -> (f64, f64) {
+    let w = if weight.is_finite() { weight.clamp(0.0, 1.0) } else { 0.0 };
+    (0.5 + 7.5 * w, (0.08 + 0.92 * w).min(1.0))
+}
+
+const ROW: f64 = 30.0;
+const TOP: f64 = 28.0;
+const LEFT: f64 = 120.0;
+const RIGHT: f64 = 280.0;
+const WIDTH: f64 = 400.0;
+
+fn short(label: &str) -> String {
+    if label.chars().count() > 14 {
+        format!("{}…", label.chars().take(13).collect::<String>())
+    } else {
+        label.to_string()
+    }
+}
+
+/// Attention lines for head `head`.
+#[component]
+pub fn AttentionLines(
+    /// The one trace.
+    trace: Memo<Trace>,
+    /// Which head, from 0.
+    head: usize,
+) -> impl IntoView {
+    let focus = RwSignal::new(None::<(Side, usize)>);
+    let data = Memo::new(move |_| {
+        trace.with(|t| {
+            let weights = t.heads.get(head).map(|h| h.weights.clone());
+            (t.tokens.clone(), weights)
+        })
+    });
+
+    let body = move || {
+        let (tokens, weights) = data.get();
+        let Some(weights) = weights else {
+            return ().into_any();
+        };
+        let n = tokens.len();
+        let height = TOP + ROW * n as f64 + 8.0;
+        let y = |i: usize| TOP + ROW * i as f64 + ROW / 2.0;
+        let mut lines = Vec::new();
+        for i in 0..n {
+            for j in 0..n {
+                let w = weights[(i, j)];
+                let (stroke, opacity) = line_style(w);
+                let title = format!("{} → {}: {}", tokens[i], tokens[j], format_value(w, 2));
+                lines.push(view! {
+                    <line
+                        x1=LEFT + 6.0 y1=y(i) x2=RIGHT - 6.0 y2=y(j)
+                        class="attention-line"
+                        data-query=i data-key=j data-weight=w.to_string()
+                        stroke-width=stroke
+                        stroke-opacity=opacity
+                        visibility=move || if line_visible(focus.get(), i, j) { "visible" } else { "hidden" }
+                    ><title>{title}</title></line>
+                });
+            }
+        }
+        let token = move |side: Side, i: usize, label: String| {
+            let (x, anchor) = match side {
+                Side::Query => (LEFT - 4.0, "end"),
+                Side::Key => (RIGHT + 4.0, "start"),
+            };
+            let role = match side {
+                Side::Query => "query",
+                Side::Key => "key",
+            };
+            view! {
+                <text
+                    x=x y=y(i) dy="0.35em" text-anchor=anchor
+                    class="line-token"
+                    class:active=move || focus.get() == Some((side, i))
+                    tabindex="0"
+                    role="button"
+                    aria-label=format!("Show only the lines of {role} {label}")
+                    data-testid=format!("line-{role}-{head}-{i}")
+                    on:mouseenter=move |_| focus.set(Some((side, i)))
+                    on:mouseleave=move |_| focus.set(None)
+                    on:focus=move |_| focus.set(Some((side, i)))
+                    on:blur=move |_| focus.set(None)
+                >{short(&label)}</text>
+            }
+        };
+        view! {
+            <svg
+                class="attention-lines"
+                viewBox=format!("0 0 {WIDTH} {height}")
+                width=WIDTH
+                height=height
+                role="group"
+                aria-label=format!("Attention lines of head {}: queries on the left, keys on the right, thicker lines carry more weight.", head + 1)
+            >
+                <text x=LEFT - 4.0 y="14" text-anchor="end" class="line-caption">"queries"</text>
+                <text x=RIGHT + 4.0 y="14" text-anchor="start" class="line-caption">"keys"</text>
+                {lines}
+                {tokens.iter().enumerate().map(|(i, t)| token(Side::Query, i, t.clone())).collect_view()}
+                {tokens.iter().enumerate().map(|(i, t)| token(Side::Key, i, t.clone())).collect_view()}
+            </svg>
+        }
+        .into_any()
+    };
+
+    view! {
+        <figure class="lines-figure" data-testid=format!("lines-h{head}")>
+            <figcaption>
+                <span class="heatmap-title">{format!("Attention lines, head {}", head + 1)}</span>
+                <span class="heatmap-shape">"hover or focus a token to isolate it"</span>
+            </figcaption>
+            {body}
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isolating_a_query_keeps_only_its_outgoing_lines() {
+        assert!(line_visible(Some((Side::Query, 1)), 1, 0));
+        assert!(!line_visible(Some((Side::Query, 1)), 0, 1));
+        assert!(line_visible(Some((Side::Key, 2)), 0, 2));
+        assert!(!line_visible(Some((Side::Key, 2)), 2, 0));
+        assert!(line_visible(None, 3, 4));
+    }
+
+    #[test]
+    fn heavier_weights_draw_thicker_more_opaque_lines() {
+        let (w0, o0) = line_style(0.0);
+        let (w1, o1) = line_style(1.0);
+        assert!(w1 > w0 && o1 > o0);
+        assert_eq!(line_style(f64::NAN), line_style(0.0));
+        assert_eq!(o1, 1.0);
+    }
+}

@@ -14,7 +14,10 @@ fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
     ev.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         .is_some_and(|el| {
-            matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+            matches!(
+                el.tag_name().as_str(),
+                "INPUT" | "SELECT" | "TEXTAREA" | "CANVAS"
+            )
                 || el.has_attribute("contenteditable")
                 || el.get_attribute("role").as_deref() == Some("tab")
         })

@@ -4,6 +4,26 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
+/// The heatmap cell a learner picked, by panel name (e.g. `scores-h0`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// The panel's name.
+    pub panel: String,
+    /// Row, from 0.
+    pub row: usize,
+    /// Column, from 0.
+    pub col: usize,
+}
+
+/// The selected cell and what it was computed from; provided by the app.
+#[derive(Clone, Copy)]
+pub struct SelectionContext {
+    /// The selected cell, if any.
+    pub selection: RwSignal<Option<Selection>>,
+    /// Cells to light up, by the canonical name of the matrix they belong to.
+    pub operands: Signal<Vec<(String, crate::plot::Highlight)>>,
+}
+
 /// Shared by every heatmap.
 #[derive(Clone, Copy)]
 pub struct UiContext {

@@ -1,6 +1,6 @@
 //! One heatmap: a crisp canvas drawn by `crate::plot`, and the same numbers as an HTML table.
 
-use super::context::UiContext;
+use super::context::{Selection, SelectionContext, UiContext};
 use crate::attention::Matrix;
 use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
 use leptos::html::Canvas;
@@ -29,6 +29,32 @@ pub struct PanelData {
     pub col_groups: usize,
     /// Show each row's sum beside the chart (softmax).
     pub row_sums: bool,
+}
+
+/// The name of the matrix a panel shows: the copies of X beside each projection (`x-q`, …) are
+/// all X.
+pub fn canonical_panel(name: &str) -> &str {
+    match name {
+        "x-q" | "x-k" | "x-v" => "x",
+        other => other,
+    }
+}
+
+/// The cell a key press moves the selection to, kept inside a `rows × cols` matrix.
+pub fn step_cell(key: &str, (row, col): (usize, usize), (rows, cols): (usize, usize)) -> Option<(usize, usize)> {
+    if rows == 0 || cols == 0 {
+        return None;
+    }
+    let (r, c) = (row.min(rows - 1), col.min(cols - 1));
+    match key {
+        "ArrowUp" => Some((r.saturating_sub(1), c)),
+        "ArrowDown" => Some(((r + 1).min(rows - 1), c)),
+        "ArrowLeft" => Some((r, c.saturating_sub(1))),
+        "ArrowRight" => Some((r, (c + 1).min(cols - 1))),
+        "Home" => Some((r, 0)),
+        "End" => Some((r, cols - 1)),
+        _ => None,
+    }
 }
 
 /// Draws a heatmap on a canvas, scaled for the screen's pixel ratio.
@@ -65,6 +91,7 @@ pub fn HeatmapView(
     highlight: Option<Signal<Highlight>>,
 ) -> impl IntoView {
     let ui = expect_context::<UiContext>();
+    let picked = use_context::<SelectionContext>();
     let canvas_ref = NodeRef::<Canvas>::new();
     let PanelData {
         name,
@@ -79,12 +106,26 @@ pub fn HeatmapView(
         row_sums,
     } = data;
 
+    let own_name = name.clone();
     Effect::new(move |_| {
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
         let theme = if ui.dark.get() { Theme::DARK } else { Theme::LIGHT };
-        let highlight = highlight.map(|h| h.get()).unwrap_or_default();
+        let mut highlight = highlight.map(|h| h.get()).unwrap_or_default();
+        if let Some(picked) = picked {
+            let canonical = canonical_panel(&own_name);
+            for (matrix, marks) in picked.operands.get() {
+                if matrix == canonical {
+                    highlight.rows.extend(marks.rows);
+                    highlight.cols.extend(marks.cols);
+                    highlight.cell = highlight.cell.or(marks.cell);
+                }
+            }
+            if let Some(sel) = picked.selection.get().filter(|s| s.panel == own_name) {
+                highlight.cell = Some((sel.row, sel.col));
+            }
+        }
         let range = range.map(|r| r.get());
         values.with(|m| {
             rows.with(|row_labels| {
@@ -149,12 +190,11 @@ pub fn HeatmapView(
         })
     };
 
-    // Row sums line up with the chart's rows.
-    let sums_style = move || {
+    let layout = move || {
         values.with(|m| {
             rows.with(|row_labels| {
                 cols.with(|col_labels| {
-                    let layout = Heatmap {
+                    Heatmap {
                         values: m,
                         row_labels,
                         col_labels,
@@ -167,14 +207,72 @@ pub fn HeatmapView(
                         highlight: Highlight::default(),
                         theme: Theme::LIGHT,
                     }
-                    .layout();
-                    format!(
-                        "padding-top: {}px; line-height: {}px",
-                        layout.grid_y, layout.cell_h
-                    )
+                    .layout()
                 })
             })
         })
+    };
+    // Row sums line up with the chart's rows.
+    let sums_style = move || {
+        let l = layout();
+        format!("padding-top: {}px; line-height: {}px", l.grid_y, l.cell_h)
+    };
+
+    let select = {
+        let name = name.clone();
+        move |cell: (usize, usize)| {
+            if let Some(picked) = picked {
+                picked.selection.set(Some(Selection {
+                    panel: name.clone(),
+                    row: cell.0,
+                    col: cell.1,
+                }));
+            }
+        }
+    };
+    let on_click = {
+        let select = select.clone();
+        move |ev: web_sys::MouseEvent| {
+            let Some(canvas) = canvas_ref.get_untracked() else {
+                return;
+            };
+            let l = layout();
+            let width = f64::from(canvas.client_width().max(1));
+            let scale = f64::from(l.width) / width;
+            let (x, y) = (f64::from(ev.offset_x()) * scale, f64::from(ev.offset_y()) * scale);
+            let (r, c) = values.with_untracked(|m| m.shape());
+            if let Some(cell) = l.cell_at(x, y, r, c) {
+                select(cell);
+            }
+        }
+    };
+    let current = {
+        let name = name.clone();
+        move || {
+            picked
+                .and_then(|p| p.selection.get_untracked())
+                .filter(|s| s.panel == name)
+                .map(|s| (s.row, s.col))
+        }
+    };
+    let on_keydown = {
+        let select = select.clone();
+        let current = current.clone();
+        move |ev: web_sys::KeyboardEvent| {
+            let shape = values.with_untracked(|m| m.shape());
+            let from = current().unwrap_or((0, 0));
+            if let Some(cell) = step_cell(&ev.key(), from, shape) {
+                ev.prevent_default();
+                ev.stop_propagation();
+                select(cell);
+            }
+        }
+    };
+    let on_focus = move |_| {
+        let (r, c) = values.with_untracked(|m| m.shape());
+        if current().is_none() && r > 0 && c > 0 {
+            select((0, 0));
+        }
     };
 
     let table_title = title.clone();
@@ -189,7 +287,12 @@ pub fn HeatmapView(
                     node_ref=canvas_ref
                     data-testid=format!("canvas-{name}")
                     role="img"
+                    tabindex="0"
                     aria-label=description
+                    aria-describedby="explain-panel"
+                    on:click=on_click
+                    on:keydown=on_keydown
+                    on:focus=on_focus
                 ></canvas>
                 {row_sums.then(|| view! {
                     <ol class="row-sums" aria-label="Sum of each row" data-testid=format!("sums-{name}") style=sums_style>

@@ -13,8 +13,8 @@ mod stage_rail;
 mod stage_view;
 
 pub use attention_lines::AttentionLines;
-pub use context::{provide_ui_context, UiContext};
-pub use heatmap::{HeatmapView, PanelData};
+pub use context::{provide_ui_context, Selection, SelectionContext, UiContext};
+pub use heatmap::{canonical_panel, step_cell, HeatmapView, PanelData};
 pub use matrix_editor::MatrixEditors;
 pub use model::{EditTarget, Model};
 pub use sentence_input::SentenceInput;

@@ -6,25 +6,9 @@ use std::fmt;
 /// stages.
 pub const CELL_LIMIT: f64 = 1_000_000.0;
 
-/// A number for display: `decimals` places, a real minus sign, `−∞` for minus infinity, and no
-/// negative zero.
-pub fn format_value(value: f64, decimals: usize) -> String {
-    if value == f64::NEG_INFINITY {
-        return "−∞".to_string();
-    }
-    if value == f64::INFINITY {
-        return "∞".to_string();
-    }
-    if value.is_nan() {
-        return "NaN".to_string();
-    }
-    let text = format!("{value:.decimals$}");
-    // "-0.00" rounds to zero: show it without a sign.
-    if text.starts_with('-') && text[1..].chars().all(|c| c == '0' || c == '.') {
-        return text[1..].to_string();
-    }
-    text.replacen('-', "−", 1)
-}
+// The display rounding lives in the attention core, so cell explanations round exactly like
+// the heatmaps.
+pub use crate::attention::format_value;
 
 /// Why a cell's text is not a usable number.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,752 @@
+//! Cell arithmetic: every cell of every heatmap is explained with the number the heatmap shows,
+//! the operands light up where they should, and a tiny example is checked by hand.
+
+use attention_lens::attention::{
+    explain, format_value, forward, Config, Explanation, HeadMatrix, Init, Inputs, Matrix,
+    MatrixId, Operand, ScaleMode, Trace, WeightName, Weights, MAX_TOKENS,
+};
+use attention_lens::scenario::Scenario;
+use proptest::prelude::*;
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios.
+
+fn default_trace() -> Trace {
+    let inputs = Scenario::default()
+        .to_inputs()
+        .expect("the default scenario is valid");
+    forward(&inputs).expect("the default scenario runs")
+}
+
+fn trace_of(sentence: &str, config: Config) -> Trace {
+    let weights = Weights::new(Init::Default, config.d_model);
+    let inputs = Inputs::from_sentence(sentence, config, weights).expect("valid inputs");
+    forward(&inputs).expect("the forward pass runs")
+}
+
+/// Causal mask, positions and three heads of width 2.
+fn causal_trace() -> Trace {
+    trace_of(
+        "the cat sat on the mat",
+        Config {
+            d_model: 6,
+            n_heads: 3,
+            causal: true,
+            positional_encoding: true,
+            ..Config::default()
+        },
+    )
+}
+
+/// Every switch the explanations talk about, in turn.
+fn variant_traces() -> Vec<Trace> {
+    let base = Config::default();
+    vec![
+        trace_of(
+            "I am hungry",
+            Config {
+                scale: ScaleMode::SqrtSeqLen,
+                ..base
+            },
+        ),
+        trace_of(
+            "I am hungry",
+            Config {
+                scale: ScaleMode::None,
+                temperature: 0.5,
+                ..base
+            },
+        ),
+        trace_of(
+            "one two three four five six seven eight nine ten",
+            Config {
+                d_model: 16,
+                n_heads: 1,
+                causal: true,
+                temperature: 3.0,
+                ..base
+            },
+        ),
+    ]
+}
+
+fn long_sentence() -> String {
+    (1..=MAX_TOKENS)
+        .map(|n| format!("w{n}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The tiny fixture worked by hand: two tokens, one head of width 2, identity weights, so
+/// Q = K = V = X = E.
+fn tiny_trace() -> Trace {
+    let inputs = Inputs {
+        tokens: vec!["cats".to_string(), "chase".to_string()],
+        // cats = (−0.5, 1), chase = (2, −0.25)
+        embeddings: Matrix::from_row_slice(2, 2, &[-0.5, 1.0, 2.0, -0.25]),
+        weights: Weights::new(Init::Identity, 2),
+        config: Config {
+            d_model: 2,
+            n_heads: 1,
+            ..Config::default()
+        },
+    };
+    forward(&inputs).expect("the tiny fixture runs")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+fn cell(trace: &Trace, id: MatrixId, r: usize, c: usize) -> Explanation {
+    explain(trace, id, r, c)
+        .unwrap_or_else(|| panic!("{} ({r}, {c}) is not explained", id.panel_name()))
+}
+
+/// The text after the last ` = `: the number the expansion ends in.
+fn final_number(e: &Explanation) -> &str {
+    e.expansion
+        .rsplit(" = ")
+        .next()
+        .expect("rsplit always yields one part")
+}
+
+fn head(h: usize, m: HeadMatrix) -> MatrixId {
+    MatrixId::Head(h, m)
+}
+
+fn operand(
+    matrix: MatrixId,
+    rows: &[usize],
+    cols: &[usize],
+    cell: Option<(usize, usize)>,
+) -> Operand {
+    Operand {
+        matrix,
+        panel: matrix.panel_name(),
+        rows: rows.to_vec(),
+        cols: cols.to_vec(),
+        cell,
+    }
+}
+
+/// Checks one explanation against the trace; returns a message instead of panicking so the
+/// proptest below can report it.
+fn check(trace: &Trace, id: MatrixId, r: usize, c: usize) -> Result<(), String> {
+    let name = format!("{} ({r}, {c})", id.panel_name());
+    let e = explain(trace, id, r, c).ok_or(format!("{name}: not explained"))?;
+    let stored = id.get(trace).ok_or(format!("{name}: no matrix"))?[(r, c)];
+    if e.value.to_bits() != stored.to_bits() {
+        return Err(format!(
+            "{name}: value {} but the trace holds {stored}",
+            e.value
+        ));
+    }
+    let shown = format_value(stored, 2);
+    if e.value_text != shown {
+        return Err(format!(
+            "{name}: value_text {:?}, shown {shown:?}",
+            e.value_text
+        ));
+    }
+    let last = final_number(&e);
+    if last != shown {
+        return Err(format!(
+            "{name}: expansion ends in {last:?}, shown {shown:?}: {}",
+            e.expansion
+        ));
+    }
+    if stored.is_finite() {
+        let parsed: f64 = last
+            .replace('−', "-")
+            .parse()
+            .map_err(|_| format!("{name}: {last:?} is not a number"))?;
+        if (parsed - stored).abs() > 0.005 + 1e-12 {
+            return Err(format!("{name}: {last} is not {stored} rounded"));
+        }
+    }
+    if e.title.is_empty() || e.formula.is_empty() || e.expansion.contains("NaN") {
+        return Err(format!("{name}: incomplete explanation {e:?}"));
+    }
+    for op in &e.operands {
+        let (rows, cols) = op.matrix.shape(trace).ok_or(format!(
+            "{name}: operand {:?} is not in the trace",
+            op.matrix
+        ))?;
+        let in_range = op.rows.iter().all(|&i| i < rows)
+            && op.cols.iter().all(|&j| j < cols)
+            && op.cell.is_none_or(|(i, j)| i < rows && j < cols);
+        if !in_range {
+            return Err(format!("{name}: operand {op:?} is outside {rows} × {cols}"));
+        }
+        if MatrixId::parse(&op.panel) != Some(op.matrix) {
+            return Err(format!(
+                "{name}: operand panel {:?} is not {:?}",
+                op.panel, op.matrix
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_every_cell(trace: &Trace) -> usize {
+    let mut count = 0;
+    for id in MatrixId::all(trace) {
+        let (rows, cols) = id.shape(trace).expect("listed matrices exist");
+        for r in 0..rows {
+            for c in 0..cols {
+                if let Err(message) = check(trace, id, r, c) {
+                    panic!("{message}");
+                }
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+// ---------------------------------------------------------------------------------------------
+// Panel names.
+
+/// The panels the stage view draws, per stage, for `n_heads` heads.
+fn ui_panel_names(n_heads: usize) -> Vec<String> {
+    let per_head = |keys: &[&str]| -> Vec<String> {
+        (0..n_heads)
+            .flat_map(|h| keys.iter().map(move |k| format!("{k}-h{h}")))
+            .collect()
+    };
+    let mut names: Vec<String> = ["embeddings", "positional", "x"]
+        .into_iter()
+        .chain(["x-q", "x-k", "x-v", "w_q", "w_k", "w_v", "q", "k", "v"])
+        .map(String::from)
+        .collect();
+    names.extend(per_head(&["q", "k", "v"]));
+    names.extend(per_head(&["kt", "scores"]));
+    names.extend(per_head(&["scaled", "masked", "weights", "context"]));
+    names.extend(["concat", "w_o", "output"].map(String::from));
+    names
+}
+
+#[test]
+fn every_panel_the_stage_view_draws_names_a_matrix_of_the_trace() {
+    let trace = causal_trace();
+    for name in ui_panel_names(3) {
+        let id = MatrixId::parse(&name).unwrap_or_else(|| panic!("{name} does not parse"));
+        assert!(id.get(&trace).is_some(), "{name} has no values");
+        assert!(
+            id.panel_names().contains(&name),
+            "{name} is not a name of {id:?}"
+        );
+    }
+    assert_eq!(MatrixId::parse("x-q"), Some(MatrixId::X));
+    assert_eq!(
+        MatrixId::parse("kt-h2"),
+        Some(head(2, HeadMatrix::KTransposed))
+    );
+    assert_eq!(MatrixId::parse("q-h3"), Some(head(3, HeadMatrix::Q)));
+    assert!(
+        head(3, HeadMatrix::Q).get(&trace).is_none(),
+        "there are only 3 heads"
+    );
+}
+
+#[test]
+fn panel_names_are_exactly_the_stage_view_names() {
+    let trace = causal_trace();
+    let names: Vec<String> = MatrixId::all(&trace)
+        .iter()
+        .map(|id| id.panel_name())
+        .collect();
+    let mut expected = ui_panel_names(3);
+    expected.retain(|n| !n.starts_with("x-"));
+    let (mut names, mut expected) = (names, expected);
+    names.sort();
+    expected.sort();
+    assert_eq!(names, expected);
+}
+
+#[test]
+fn k_transposed_has_head_dimensions_for_rows_and_keys_for_columns() {
+    let trace = causal_trace();
+    let kt = head(1, HeadMatrix::KTransposed).get(&trace).unwrap();
+    assert_eq!(kt, trace.heads[1].k.transpose());
+    assert_eq!(head(1, HeadMatrix::KTransposed).shape(&trace), Some((2, 6)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every cell.
+
+#[test]
+fn every_cell_of_the_default_scenario_is_explained_with_its_shown_value() {
+    let trace = default_trace();
+    let count = check_every_cell(&trace);
+    // E, X, Q, K, V, concat, output (3×4); the four weights (4×4); per head Q, K, V, C (3×2),
+    // Kᵀ (2×3) and S, Z, M, A (3×3).
+    assert_eq!(count, 7 * 12 + 4 * 16 + 2 * (5 * 6 + 4 * 9));
+}
+
+#[test]
+fn every_cell_of_a_causal_three_head_scenario_with_positions_is_explained() {
+    check_every_cell(&causal_trace());
+}
+
+#[test]
+fn every_cell_is_explained_under_every_scale_mode_and_temperature() {
+    for trace in variant_traces() {
+        check_every_cell(&trace);
+    }
+}
+
+#[test]
+fn cells_outside_the_matrix_are_not_explained() {
+    let trace = causal_trace();
+    for id in MatrixId::all(&trace) {
+        let (rows, cols) = id.shape(&trace).unwrap();
+        for (r, c) in [
+            (rows, 0),
+            (0, cols),
+            (rows, cols),
+            (usize::MAX, 0),
+            (0, usize::MAX),
+        ] {
+            assert!(explain(&trace, id, r, c).is_none(), "{id:?} ({r}, {c})");
+        }
+    }
+    assert!(explain(&trace, head(3, HeadMatrix::Scores), 0, 0).is_none());
+    assert!(explain(&trace, head(usize::MAX, HeadMatrix::Context), 0, 0).is_none());
+    let without_positions = default_trace();
+    assert!(explain(&without_positions, MatrixId::Positional, 0, 0).is_none());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operands.
+
+#[test]
+fn a_projection_cell_reads_a_row_of_x_and_a_column_of_the_weight() {
+    let trace = causal_trace();
+    let e = cell(&trace, MatrixId::K, 4, 3);
+    assert_eq!(
+        e.operands,
+        vec![
+            Operand {
+                panel: "x-k".to_string(),
+                ..operand(MatrixId::X, &[4], &[], None)
+            },
+            operand(MatrixId::Weight(WeightName::K), &[], &[3], None),
+        ]
+    );
+    assert_eq!(e.title, "Key K[the, d4]");
+    assert_eq!(e.formula, "K[i, c] = Σ_m X[i, m] · W_k[m, c]");
+    assert!(
+        e.expansion.starts_with("X[the, :] · W_k[:, d4] = "),
+        "{}",
+        e.expansion
+    );
+    // Six products, one per dimension of X.
+    assert_eq!(e.expansion.matches(" × ").count(), 6);
+
+    let y = cell(&trace, MatrixId::Output, 1, 0);
+    assert_eq!(
+        y.operands,
+        vec![
+            operand(MatrixId::Concat, &[1], &[], None),
+            operand(MatrixId::Weight(WeightName::O), &[], &[0], None),
+        ]
+    );
+}
+
+#[test]
+fn a_score_cell_reads_a_query_row_and_a_key_row() {
+    let trace = causal_trace();
+    let e = cell(&trace, head(1, HeadMatrix::Scores), 2, 1);
+    assert_eq!(
+        e.operands,
+        vec![
+            operand(head(1, HeadMatrix::Q), &[2], &[], None),
+            operand(head(1, HeadMatrix::K), &[1], &[], None),
+            operand(head(1, HeadMatrix::KTransposed), &[], &[1], None),
+        ]
+    );
+    assert_eq!(e.title, "Score S₂[sat, cat]");
+    assert!(
+        e.expansion.starts_with("q_sat · k_cat = "),
+        "{}",
+        e.expansion
+    );
+}
+
+#[test]
+fn a_softmax_cell_reads_its_whole_row() {
+    let trace = causal_trace();
+    let e = cell(&trace, head(2, HeadMatrix::Weights), 3, 1);
+    assert_eq!(
+        e.operands,
+        vec![
+            operand(head(2, HeadMatrix::Masked), &[3], &[], None),
+            operand(head(2, HeadMatrix::Weights), &[3], &[], None),
+        ]
+    );
+}
+
+#[test]
+fn a_context_cell_reads_a_row_of_weights_and_a_column_of_values() {
+    let trace = causal_trace();
+    let e = cell(&trace, head(0, HeadMatrix::Context), 5, 1);
+    assert_eq!(
+        e.operands,
+        vec![
+            operand(head(0, HeadMatrix::Weights), &[5], &[], None),
+            operand(head(0, HeadMatrix::V), &[], &[1], None),
+        ]
+    );
+    assert_eq!(e.formula, "C₁[i, c] = Σ_j A₁[i, j] · V₁[j, c]");
+    // One product per token.
+    assert_eq!(e.expansion.matches(" × ").count(), 6);
+}
+
+#[test]
+fn split_and_concat_cells_name_the_head_and_column_they_come_from() {
+    let trace = causal_trace();
+    // Head 3 owns columns d5–d6 of Q.
+    let q = cell(&trace, head(2, HeadMatrix::Q), 1, 1);
+    assert_eq!(
+        q.operands,
+        vec![operand(MatrixId::Q, &[], &[], Some((1, 5)))]
+    );
+    assert_eq!(
+        q.expansion,
+        format!("Q₃[cat, d6] = Q[cat, d6] = {}", q.value_text)
+    );
+    assert!(q
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("Head 3 takes columns d5–d6 of Q"));
+
+    let c = cell(&trace, MatrixId::Concat, 0, 2);
+    assert_eq!(
+        c.operands,
+        vec![operand(
+            head(1, HeadMatrix::Context),
+            &[],
+            &[],
+            Some((0, 0))
+        )]
+    );
+    assert!(
+        c.expansion.starts_with("C[the, d3] = C₂[the, d3] = "),
+        "{}",
+        c.expansion
+    );
+    assert!(c.note.as_deref().unwrap().contains("head 2"));
+
+    let kt = cell(&trace, head(0, HeadMatrix::KTransposed), 1, 4);
+    assert_eq!(
+        kt.operands,
+        vec![operand(head(0, HeadMatrix::K), &[], &[], Some((4, 1)))]
+    );
+    assert!(
+        kt.expansion.starts_with("K₁ᵀ[d2, the] = K₁[the, d2] = "),
+        "{}",
+        kt.expansion
+    );
+}
+
+#[test]
+fn input_cells_add_positions_or_say_they_are_off() {
+    let with = causal_trace();
+    let e = cell(&with, MatrixId::X, 2, 1);
+    assert_eq!(e.formula, "X[i, c] = E[i, c] + P[i, c]");
+    assert_eq!(
+        e.operands,
+        vec![
+            operand(MatrixId::Embeddings, &[], &[], Some((2, 1))),
+            operand(MatrixId::Positional, &[], &[], Some((2, 1))),
+        ]
+    );
+    let (emb, pos) = (
+        with.embeddings[(2, 1)],
+        with.positional.as_ref().unwrap()[(2, 1)],
+    );
+    let pos_text = format_value(pos, 2);
+    let pos_text = if pos < 0.0 {
+        format!("({pos_text})")
+    } else {
+        pos_text
+    };
+    assert_eq!(
+        e.expansion,
+        format!("{} + {pos_text} = {}", format_value(emb, 2), e.value_text)
+    );
+
+    let without = default_trace();
+    let e = cell(&without, MatrixId::X, 0, 0);
+    assert_eq!(
+        e.note.as_deref(),
+        Some("X = E: positional encoding is off.")
+    );
+    assert_eq!(e.expansion, "E[I, d1] = 0.18");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mask, scale, softmax.
+
+#[test]
+fn masked_cells_explain_that_the_key_comes_after_the_query() {
+    let trace = causal_trace();
+    let n = trace.seq_len();
+    for h in 0..3 {
+        for i in 0..n {
+            for j in 0..n {
+                let e = cell(&trace, head(h, HeadMatrix::Masked), i, j);
+                if j > i {
+                    assert_eq!(e.value, f64::NEG_INFINITY);
+                    assert!(e.expansion.contains("comes after query"), "{}", e.expansion);
+                    assert!(e.expansion.contains("j > i"), "{}", e.expansion);
+                    assert!(e.expansion.ends_with("= −∞"), "{}", e.expansion);
+                } else {
+                    assert!(e.value.is_finite());
+                    assert!(!e.expansion.contains("j > i"), "{}", e.expansion);
+                }
+            }
+        }
+    }
+    let e = cell(&trace, head(0, HeadMatrix::Masked), 1, 2);
+    assert_eq!(
+        e.expansion,
+        "key “sat” (position 3) comes after query “cat” (position 2): j > i, so M₁[cat, sat] = −∞"
+    );
+    let off = cell(&default_trace(), head(0, HeadMatrix::Masked), 0, 2);
+    assert!(
+        off.expansion.starts_with("the causal mask is off"),
+        "{}",
+        off.expansion
+    );
+}
+
+#[test]
+fn softmax_cells_show_one_term_per_token_and_masked_terms_as_zero() {
+    for trace in [default_trace(), causal_trace()] {
+        let n = trace.seq_len();
+        for i in 0..n {
+            let e = cell(&trace, head(0, HeadMatrix::Weights), i, 0);
+            let steps: Vec<&str> = e.expansion.split(" = ").collect();
+            // exp(z_ij − max) / (one exp per token) = numbers / (one number per token) = …
+            let calls = steps[0].split_once(" / ").unwrap().1;
+            assert_eq!(calls.matches("exp(").count(), n, "{}", e.expansion);
+            let numbers = steps[1].split_once(" / (").unwrap().1.trim_end_matches(')');
+            assert_eq!(numbers.split(" + ").count(), n, "{}", e.expansion);
+            let masked = if trace.config.causal { n - 1 - i } else { 0 };
+            assert_eq!(calls.matches("exp(−∞)").count(), masked, "{}", e.expansion);
+            assert_eq!(numbers.split(" + ").filter(|t| *t == "0").count(), masked);
+        }
+    }
+}
+
+#[test]
+fn long_rows_leave_out_the_middle_of_the_sum_but_keep_the_exact_value() {
+    let trace = trace_of(&long_sentence(), Config::default());
+    let a = cell(&trace, head(1, HeadMatrix::Weights), 7, 30);
+    assert!(a.expansion.contains("… 27 more terms …"), "{}", a.expansion);
+    let steps: Vec<&str> = a.expansion.split(" = ").collect();
+    let numbers = steps[1].split_once(" / (").unwrap().1.trim_end_matches(')');
+    assert_eq!(numbers.split(" + ").count(), 3 + 1 + 2);
+    assert_eq!(a.value, trace.heads[1].weights[(7, 30)]);
+    assert!(a.note.as_deref().unwrap().contains("32 terms"));
+
+    let c = cell(&trace, head(0, HeadMatrix::Context), 31, 1);
+    assert!(c.expansion.contains("… 27 more terms …"), "{}", c.expansion);
+    assert_eq!(c.value, trace.heads[0].context[(31, 1)]);
+    check_every_cell(&trace);
+}
+
+#[test]
+fn the_scale_explanation_names_the_divisor_and_the_mode() {
+    let trace = default_trace();
+    let e = cell(&trace, head(0, HeadMatrix::Scaled), 0, 1);
+    let s = format_value(trace.heads[0].scores[(0, 1)], 2);
+    assert_eq!(
+        e.expansion,
+        format!("{s} / √2 = {s} / 1.414 = {}", e.value_text)
+    );
+
+    let [by_length, unscaled, _] = <[Trace; 3]>::try_from(variant_traces()).unwrap();
+    let e = cell(&by_length, head(1, HeadMatrix::Scaled), 2, 0);
+    assert_eq!(e.formula, "Z₂[i, j] = S₂[i, j] / √seq_len");
+    assert!(e.expansion.contains(" / √3 = "), "{}", e.expansion);
+    assert!(e.expansion.contains(" / 1.732 = "), "{}", e.expansion);
+    assert!(e.note.as_deref().unwrap().contains("common mistake"));
+
+    let e = cell(&unscaled, head(0, HeadMatrix::Scaled), 1, 2);
+    assert_eq!(e.formula, "Z₁[i, j] = S₁[i, j]");
+    assert!(e.note.as_deref().unwrap().starts_with("Scaling is off"));
+}
+
+#[test]
+fn a_temperature_other_than_one_appears_in_the_softmax() {
+    let unscaled = variant_traces().swap_remove(1);
+    let e = cell(&unscaled, head(0, HeadMatrix::Weights), 0, 0);
+    assert!(e.formula.contains("/ T)"), "{}", e.formula);
+    assert!(e.expansion.contains(") / 0.5)"), "{}", e.expansion);
+    assert!(e.note.as_deref().unwrap().contains("Temperature T = 0.5"));
+    let plain = cell(&default_trace(), head(0, HeadMatrix::Weights), 0, 0);
+    assert!(!plain.formula.contains('T'), "{}", plain.formula);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worked by hand.
+
+#[test]
+fn a_tiny_score_scale_and_softmax_match_the_hand_computation() {
+    let trace = tiny_trace();
+
+    // q_cats · k_chase = −0.5·2 + 1·(−0.25) = −1 − 0.25 = −1.25
+    let s = cell(&trace, head(0, HeadMatrix::Scores), 0, 1);
+    assert_eq!(s.title, "Score S₁[cats, chase]");
+    assert_eq!(s.formula, "q_i · k_j = Σ_m Q₁[i, m] · K₁[j, m]");
+    assert_eq!(
+        s.expansion,
+        "q_cats · k_chase = −0.50 × 2.00 + 1.00 × (−0.25) = −1.25"
+    );
+    assert_eq!(s.value, -1.25);
+    assert_eq!(s.note, None);
+
+    // −1.25 / √2 = −0.8839
+    let z = cell(&trace, head(0, HeadMatrix::Scaled), 0, 1);
+    assert_eq!(z.expansion, "−1.25 / √2 = −1.25 / 1.414 = −0.88");
+
+    // Row cats: z = (1.25, −1.25) / √2 = (0.8839, −0.8839), max 0.8839;
+    // exp(−1.7678) = 0.1707, so a = 0.1707 / (1 + 0.1707) = 0.1458.
+    let a = cell(&trace, head(0, HeadMatrix::Weights), 0, 1);
+    assert_eq!(
+        a.expansion,
+        "exp(−0.88 − 0.88) / (exp(0.88 − 0.88) + exp(−0.88 − 0.88)) \
+         = 0.17 / (1.00 + 0.17) = 0.17 / 1.17 = 0.15"
+    );
+    assert!((a.value - 0.1707 / 1.1707).abs() < 1e-4);
+
+    // Context cats, d1: 0.8542·(−0.5) + 0.1458·2 = −0.1354
+    let c = cell(&trace, head(0, HeadMatrix::Context), 0, 0);
+    assert_eq!(
+        c.expansion,
+        "A₁[cats, :] · V₁[:, d1] = 0.85 × (−0.50) + 0.15 × 2.00 = −0.14"
+    );
+}
+
+#[test]
+fn sums_of_rounded_numbers_that_miss_the_result_say_so() {
+    // Q[a, d1] = 0.004·1 + 0.004·1 = 0.008: shown as 0.00 × 1.00 + 0.00 × 1.00 = 0.01.
+    let inputs = Inputs {
+        tokens: vec!["a".to_string(), "b".to_string()],
+        embeddings: Matrix::from_row_slice(2, 2, &[0.004, 0.004, 0.0, 0.0]),
+        weights: Weights {
+            w_q: Matrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, 0.0]),
+            ..Weights::new(Init::Identity, 2)
+        },
+        config: Config {
+            d_model: 2,
+            n_heads: 1,
+            ..Config::default()
+        },
+    };
+    let trace = forward(&inputs).unwrap();
+    let e = cell(&trace, MatrixId::Q, 0, 0);
+    assert_eq!(
+        e.expansion,
+        "X[a, :] · W_q[:, d1] = 0.00 × 1.00 + 0.00 × 1.00 = 0.01"
+    );
+    assert!(e.note.as_deref().unwrap().contains("rounded"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fuzzing.
+
+fn config() -> impl Strategy<Value = Config> {
+    (2usize..=8).prop_flat_map(|d_model| {
+        (
+            prop::sample::select(Config::valid_head_counts(d_model)),
+            any::<bool>(),
+            any::<bool>(),
+            prop::sample::select(ScaleMode::ALL.to_vec()),
+            prop_oneof![Just(1.0), 0.05f64..5.0],
+        )
+            .prop_map(
+                move |(n_heads, causal, positional_encoding, scale, temperature)| Config {
+                    d_model,
+                    n_heads,
+                    causal,
+                    positional_encoding,
+                    scale,
+                    temperature,
+                },
+            )
+    })
+}
+
+fn inputs() -> impl Strategy<Value = Inputs> {
+    (config(), 1usize..=12).prop_flat_map(|(config, seq_len)| {
+        let d = config.d_model;
+        (
+            prop::collection::vec(-3.0f64..=3.0, seq_len * d),
+            prop::collection::vec(-3.0f64..=3.0, 4 * d * d),
+        )
+            .prop_map(move |(e, w)| {
+                let square =
+                    |k: usize| Matrix::from_row_slice(d, d, &w[k * d * d..(k + 1) * d * d]);
+                Inputs {
+                    tokens: (0..seq_len).map(|i| format!("t{i}")).collect(),
+                    embeddings: Matrix::from_row_slice(seq_len, d, &e),
+                    weights: Weights {
+                        w_q: square(0),
+                        w_k: square(1),
+                        w_v: square(2),
+                        w_o: square(3),
+                    },
+                    config,
+                }
+            })
+    })
+}
+
+fn any_matrix() -> impl Strategy<Value = MatrixId> {
+    prop_oneof![
+        Just(MatrixId::Embeddings),
+        Just(MatrixId::Positional),
+        Just(MatrixId::X),
+        prop::sample::select(WeightName::ALL.to_vec()).prop_map(MatrixId::Weight),
+        Just(MatrixId::Q),
+        Just(MatrixId::K),
+        Just(MatrixId::V),
+        (0usize..10, prop::sample::select(HeadMatrix::ALL.to_vec()))
+            .prop_map(|(h, m)| MatrixId::Head(h, m)),
+        Just(MatrixId::Concat),
+        Just(MatrixId::Output),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn any_cell_is_explained_exactly_when_it_exists(
+        inputs in inputs(),
+        id in any_matrix(),
+        row in 0usize..20,
+        col in 0usize..20,
+    ) {
+        let trace = forward(&inputs).expect("moderate inputs run");
+        let exists = id.value(&trace, row, col).is_some();
+        prop_assert_eq!(explain(&trace, id, row, col).is_some(), exists);
+        if exists {
+            if let Err(message) = check(&trace, id, row, col) {
+                prop_assert!(false, "{}", message);
+            }
+        }
+    }
+
+    #[test]
+    fn any_text_parses_to_a_matrix_only_if_it_is_one_of_its_panel_names(name in "\\PC{0,12}|[a-z_]{1,8}-h[0-9]{0,3}") {
+        if let Some(id) = MatrixId::parse(&name) {
+            prop_assert!(id.panel_names().contains(&name), "{} -> {:?}", name, id);
+        }
+    }
+}

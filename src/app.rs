@@ -2,8 +2,8 @@
 
 use crate::attention::{Stage, Trace};
 use crate::components::{
-    provide_ui_context, MatrixEditors, Model, SentenceInput, Settings, StageControls, StageRail,
-    StageView,
+    provide_selection, provide_ui_context, ExplainPanel, MatrixEditors, Model, SentenceInput,
+    Settings, StageControls, StageRail, StageView,
 };
 use leptos::ev;
 use leptos::prelude::*;
@@ -40,6 +40,7 @@ pub fn App() -> impl IntoView {
     });
     let error = move || result.with(|r| r.as_ref().err().map(|e| e.to_string()));
     let stage = RwSignal::new(Stage::Input);
+    let (picked, explanation) = provide_selection(trace);
 
     let _keys = window_event_listener(ev::keydown, move |ev| {
         if typing_into_field(&ev) || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
@@ -81,6 +82,7 @@ pub fn App() -> impl IntoView {
                     <StageControls stage />
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>
                     <StageView trace stage />
+                    <ExplainPanel explanation selection=picked.selection />
                     <p class="hint">"Tip: ← and → step through the stages."</p>
                 </main>
             </div>

@@ -1,7 +1,7 @@
 //! One heatmap: a crisp canvas drawn by `crate::plot`, and the same numbers as an HTML table.
 
 use super::context::{Selection, SelectionContext, UiContext};
-use crate::attention::Matrix;
+use crate::attention::{move_selection, Direction, Matrix};
 use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -31,30 +31,12 @@ pub struct PanelData {
     pub row_sums: bool,
 }
 
-/// The name of the matrix a panel shows: the copies of X beside each projection (`x-q`, …) are
-/// all X.
-pub fn canonical_panel(name: &str) -> &str {
-    match name {
-        "x-q" | "x-k" | "x-v" => "x",
-        other => other,
-    }
-}
-
-/// The cell a key press moves the selection to, kept inside a `rows × cols` matrix.
-pub fn step_cell(key: &str, (row, col): (usize, usize), (rows, cols): (usize, usize)) -> Option<(usize, usize)> {
-    if rows == 0 || cols == 0 {
-        return None;
-    }
-    let (r, c) = (row.min(rows - 1), col.min(cols - 1));
-    match key {
-        "ArrowUp" => Some((r.saturating_sub(1), c)),
-        "ArrowDown" => Some(((r + 1).min(rows - 1), c)),
-        "ArrowLeft" => Some((r, c.saturating_sub(1))),
-        "ArrowRight" => Some((r, (c + 1).min(cols - 1))),
-        "Home" => Some((r, 0)),
-        "End" => Some((r, cols - 1)),
-        _ => None,
-    }
+fn join(values: &[usize]) -> String {
+    values
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Draws a heatmap on a canvas, scaled for the screen's pixel ratio.
@@ -114,9 +96,8 @@ pub fn HeatmapView(
         let theme = if ui.dark.get() { Theme::DARK } else { Theme::LIGHT };
         let mut highlight = highlight.map(|h| h.get()).unwrap_or_default();
         if let Some(picked) = picked {
-            let canonical = canonical_panel(&own_name);
-            for (matrix, marks) in picked.operands.get() {
-                if matrix == canonical {
+            for (panel, marks) in picked.operands.get() {
+                if panel == own_name {
                     highlight.rows.extend(marks.rows);
                     highlight.cols.extend(marks.cols);
                     highlight.cell = highlight.cell.or(marks.cell);
@@ -143,6 +124,19 @@ pub fn HeatmapView(
                         highlight,
                         theme,
                     };
+                    let marks = format!(
+                        "cell:{};rows:{};cols:{}",
+                        map.highlight
+                            .cell
+                            .map(|(r, c)| format!("{r},{c}"))
+                            .unwrap_or_default(),
+                        join(&map.highlight.rows),
+                        join(&map.highlight.cols)
+                    );
+                    let _ = canvas.set_attribute("data-highlight", &marks);
+                    let l = map.layout();
+                    let grid = format!("{},{},{},{}", l.grid_x, l.grid_y, l.cell_w, l.cell_h);
+                    let _ = canvas.set_attribute("data-grid", &grid);
                     paint(&canvas, &map);
                 })
             })
@@ -261,7 +255,13 @@ pub fn HeatmapView(
         move |ev: web_sys::KeyboardEvent| {
             let shape = values.with_untracked(|m| m.shape());
             let from = current().unwrap_or((0, 0));
-            if let Some(cell) = step_cell(&ev.key(), from, shape) {
+            let (rows, cols) = shape;
+            let cell = match ev.key().as_str() {
+                "Home" => Some((from.0, 0)),
+                "End" => Some((from.0, cols.saturating_sub(1))),
+                key => Direction::from_key(key).map(|d| move_selection(shape, from, d)),
+            };
+            if let Some(cell) = cell.filter(|_| rows > 0 && cols > 0) {
                 ev.prevent_default();
                 ev.stop_propagation();
                 select(cell);

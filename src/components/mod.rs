@@ -3,6 +3,7 @@
 
 mod attention_lines;
 mod context;
+mod explain_panel;
 mod heatmap;
 mod matrix_editor;
 pub mod model;
@@ -14,7 +15,8 @@ mod stage_view;
 
 pub use attention_lines::AttentionLines;
 pub use context::{provide_ui_context, Selection, SelectionContext, UiContext};
-pub use heatmap::{canonical_panel, step_cell, HeatmapView, PanelData};
+pub use explain_panel::{provide_selection, ExplainPanel};
+pub use heatmap::{HeatmapView, PanelData};
 pub use matrix_editor::MatrixEditors;
 pub use model::{EditTarget, Model};
 pub use sentence_input::SentenceInput;

@@ -3,17 +3,9 @@
 
 use super::attention_lines::AttentionLines;
 use super::heatmap::{HeatmapView, PanelData};
-use crate::attention::{HeadTrace, Matrix, ScaleMode, Stage, Trace};
+use crate::attention::{subscript, HeadTrace, Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{format_value, Palette};
 use leptos::prelude::*;
-
-/// `h` written as a subscript, counting heads from 1.
-pub fn subscript(n: usize) -> String {
-    n.to_string()
-        .chars()
-        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
-        .collect()
-}
 
 /// The shapes of a stage's operands and result, in words and numbers.
 pub fn shape_text(stage: Stage, seq_len: usize, d_model: usize, n_heads: usize) -> String {
@@ -438,12 +430,6 @@ pub fn StageView(
 mod tests {
     use super::*;
     use crate::components::model::Model;
-
-    #[test]
-    fn subscripts_count_heads_from_one() {
-        assert_eq!(subscript(1), "₁");
-        assert_eq!(subscript(12), "₁₂");
-    }
 
     #[test]
     fn shapes_name_the_head_width_for_per_head_stages() {

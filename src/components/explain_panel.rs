@@ -1,0 +1,113 @@
+//! The arithmetic behind the selected cell, announced to screen readers.
+
+use super::context::{Selection, SelectionContext};
+use crate::attention::{explain, Explanation, MatrixId, Trace};
+use crate::plot::Highlight;
+use leptos::prelude::*;
+
+/// The explanation of `selection` in `trace`, if the cell exists.
+pub fn explain_selection(trace: &Trace, selection: &Selection) -> Option<Explanation> {
+    let matrix = MatrixId::parse(&selection.panel)?;
+    explain(trace, matrix, selection.row, selection.col)
+}
+
+/// What lights up for an explanation, by panel name.
+pub fn operand_highlights(explanation: &Explanation) -> Vec<(String, Highlight)> {
+    explanation
+        .operands
+        .iter()
+        .map(|o| {
+            (
+                o.panel.clone(),
+                Highlight {
+                    cell: o.cell,
+                    rows: o.rows.clone(),
+                    cols: o.cols.clone(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Creates the selection context for `trace` and returns it with the current explanation.
+pub fn provide_selection(trace: Memo<Trace>) -> (SelectionContext, Memo<Option<Explanation>>) {
+    let selection = RwSignal::new(None::<Selection>);
+    let explanation = Memo::new(move |_| {
+        selection
+            .get()
+            .and_then(|s| trace.with(|t| explain_selection(t, &s)))
+    });
+    let operands = Signal::derive(move || {
+        explanation.with(|e| e.as_ref().map(operand_highlights).unwrap_or_default())
+    });
+    let ctx = SelectionContext {
+        selection,
+        operands,
+    };
+    provide_context(ctx);
+    (ctx, explanation)
+}
+
+/// The panel itself.
+#[component]
+pub fn ExplainPanel(
+    /// The explanation of the selected cell.
+    explanation: Memo<Option<Explanation>>,
+    /// To clear the selection.
+    selection: RwSignal<Option<Selection>>,
+) -> impl IntoView {
+    view! {
+        <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"
+            aria-live="polite" aria-label="How the selected cell was computed">
+            {move || match explanation.get() {
+                None => view! {
+                    <p class="explain-empty">
+                        "Click any cell of a heatmap, or focus a heatmap with Tab and use the arrow keys, to see exactly how that number was computed."
+                    </p>
+                }.into_any(),
+                Some(e) => view! {
+                    <div class="explain-head">
+                        <h3 data-testid="explain-title">{e.title.clone()}</h3>
+                        <button type="button" class="explain-close" aria-label="Clear the selection"
+                            on:click=move |_| selection.set(None)>"×"</button>
+                    </div>
+                    <p class="explain-formula" data-testid="explain-formula">{e.formula.clone()}</p>
+                    <p class="explain-expansion" data-testid="explain-expansion">{e.expansion.clone()}</p>
+                    {e.note.clone().map(|n| view! { <p class="explain-note" data-testid="explain-note">{n}</p> })}
+                }.into_any(),
+            }}
+        </aside>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::components::model::Model;
+
+    #[test]
+    fn a_score_cell_lights_its_query_and_key_rows() {
+        let trace = Model::default().trace().unwrap();
+        let selection = Selection {
+            panel: "scores-h0".into(),
+            row: 1,
+            col: 2,
+        };
+        let e = explain_selection(&trace, &selection).unwrap();
+        let lit = operand_highlights(&e);
+        assert!(lit.iter().any(|(p, h)| p == "q-h0" && h.rows == [1]));
+        assert!(lit.iter().any(|(p, _)| p == "kt-h0"));
+    }
+
+    #[test]
+    fn an_unknown_panel_or_cell_explains_nothing() {
+        let trace = Model::default().trace().unwrap();
+        let bad = |panel: &str, row, col| Selection {
+            panel: panel.into(),
+            row,
+            col,
+        };
+        assert!(explain_selection(&trace, &bad("nope", 0, 0)).is_none());
+        assert!(explain_selection(&trace, &bad("scores-h0", 9, 0)).is_none());
+    }
+}

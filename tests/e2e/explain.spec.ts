@@ -1,0 +1,76 @@
+// Explaining every number: selecting a heatmap cell shows its arithmetic with the real numbers
+// and lights up the operands it came from.
+import type { Page } from "@playwright/test";
+import { test, expect, loadTrace } from "./fixtures";
+
+/** A number as the app displays it: two decimals and a real minus sign. */
+function shown(value: number): string {
+  const text = value.toFixed(2);
+  return /^-0\.00$/.test(text) ? "0.00" : text.replace("-", "−");
+}
+
+/** Clicks cell (row, col) of a heatmap canvas, using the grid geometry the canvas reports. */
+async function clickCell(page: Page, testId: string, row: number, col: number): Promise<void> {
+  const canvas = page.getByTestId(testId);
+  await expect(canvas).toHaveAttribute("data-grid", /\d/);
+  const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
+  const box = (await canvas.boundingBox())!;
+  const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
+  const layoutWidth = Number((await canvas.evaluate((el) => (el as HTMLCanvasElement).style.width)).replace("px", ""));
+  const k = css / layoutWidth;
+  await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
+  expect(box.width).toBeGreaterThan(0);
+}
+
+test("clicking a score cell shows its dot product and lights the query and key rows", async ({ app, page }) => {
+  const trace = loadTrace();
+  await app.goto();
+  await app.openStage("scores");
+  await clickCell(page, "canvas-scores-h0", 1, 2);
+
+  const panel = page.getByTestId("explain-panel");
+  await expect(page.getByTestId("explain-title")).toContainText("am");
+  await expect(page.getByTestId("explain-title")).toContainText("hungry");
+  const q = trace.heads[0].q[1] as number[];
+  const k = trace.heads[0].k[2] as number[];
+  const score = trace.heads[0].scores[1][2] as number;
+  const expansion = page.getByTestId("explain-expansion");
+  for (const v of [...q, ...k]) await expect(expansion).toContainText(shown(Math.abs(v)));
+  await expect(expansion).toHaveText(new RegExp(`= ${shown(score)}$`));
+  await expect(panel).toHaveAttribute("aria-live", "polite");
+
+  await expect(page.getByTestId("canvas-scores-h0")).toHaveAttribute("data-highlight", /^cell:1,2;/);
+  await expect(page.getByTestId("canvas-q-h0")).toHaveAttribute("data-highlight", /rows:1(;|$)/);
+  await expect(page.getByTestId("canvas-kt-h0")).toHaveAttribute("data-highlight", /cols:2(;|$)/);
+});
+
+test("arrow keys move the selected cell", async ({ app, page }) => {
+  const trace = loadTrace();
+  await app.goto();
+  await app.openStage("softmax");
+  const canvas = page.getByTestId("canvas-weights-h1");
+  await canvas.focus();
+  await expect(canvas).toHaveAttribute("data-highlight", /^cell:0,0;/);
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowRight");
+  await expect(canvas).toHaveAttribute("data-highlight", /^cell:1,1;/);
+  // A softmax cell lights its whole row of scores and shows every term of the row.
+  await expect(page.getByTestId("canvas-masked-h1")).toHaveAttribute("data-highlight", /rows:1(;|$)/);
+  const expansion = page.getByTestId("explain-expansion");
+  await expect(expansion).toContainText("exp(");
+  const w = trace.heads[1].weights[1][1] as number;
+  await expect(expansion).toHaveText(new RegExp(`= ${shown(w)}$`));
+  // The stepper keeps its own arrow keys: the stage did not change.
+  await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+  await page.keyboard.press("ArrowUp");
+  await expect(canvas).toHaveAttribute("data-highlight", /^cell:0,1;/);
+});
+
+test("a masked cell says why it is −∞", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("causal").check();
+  await app.openStage("mask");
+  await clickCell(page, "canvas-masked-h0", 0, 2);
+  await expect(page.getByTestId("explain-expansion")).toContainText("−∞");
+  await expect(page.getByTestId("explain-panel")).toContainText("j > i");
+});

@@ -1,0 +1,259 @@
+//! Every preset parses, validates, runs, and shows the pattern its caption promises.
+//!
+//! The general checks run every preset; then one test per preset asserts its caption on the
+//! weights with the expected numbers worked out by hand from its matrices.
+
+use attention_lens::attention::{forward, Matrix, ScaleMode, Trace};
+use attention_lens::presets::{self, Claim, Preset};
+use attention_lens::scenario::Scenario;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const TOL: f64 = 1e-6;
+
+fn assert_close(actual: f64, expected: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() < TOL,
+        "{what}: expected {expected}, got {actual}"
+    );
+}
+
+fn preset(key: &str) -> &'static Preset {
+    presets::find(key).unwrap_or_else(|| panic!("no preset {key}"))
+}
+
+fn trace(key: &str) -> Trace {
+    forward(&preset(key).inputs()).unwrap()
+}
+
+fn weights(trace: &Trace, head: usize) -> &Matrix {
+    &trace.heads[head].weights
+}
+
+#[test]
+fn every_file_in_assets_presets_is_a_listed_preset_and_the_other_way_round() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/presets");
+    let files: BTreeSet<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    let listed: BTreeSet<String> = presets::all()
+        .iter()
+        .map(|p| format!("{}.json", p.key))
+        .collect();
+    assert_eq!(files, listed);
+    assert!(presets::all().len() >= 5);
+}
+
+#[test]
+fn every_preset_parses_validates_and_runs_with_every_matrix_written_out() {
+    for p in presets::all() {
+        let (scenario, inputs) = Scenario::parse_inputs(p.json)
+            .unwrap_or_else(|e| panic!("preset {} is invalid: {e}", p.key));
+        assert_eq!(scenario, p.scenario());
+        assert_eq!(inputs, p.inputs());
+        assert!((4..=8).contains(&scenario.d_model), "{}: d_model", p.key);
+        assert_eq!(scenario.scale, ScaleMode::SqrtHeadDim, "{}", p.key);
+        assert_eq!(scenario.temperature, 1.0, "{}", p.key);
+        for (name, matrix) in [
+            ("embeddings", &scenario.embeddings),
+            ("w_q", &scenario.w_q),
+            ("w_k", &scenario.w_k),
+            ("w_v", &scenario.w_v),
+            ("w_o", &scenario.w_o),
+        ] {
+            assert!(matrix.is_some(), "{}: {name} is not written out", p.key);
+        }
+        let trace = forward(&inputs).unwrap();
+        for head in &trace.heads {
+            for i in 0..trace.seq_len() {
+                assert_close(
+                    head.weights.row(i).sum(),
+                    1.0,
+                    &format!("{} row sum", p.key),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_preset_has_a_title_a_caption_and_claims_that_hold() {
+    let mut keys = BTreeSet::new();
+    for p in presets::all() {
+        assert!(keys.insert(p.key), "{} is listed twice", p.key);
+        assert_eq!(
+            Scenario::from_json(p.json).unwrap().title.as_ref(),
+            Some(&p.title)
+        );
+        assert!(!p.title.is_empty() && p.title != p.key);
+        assert!(p.caption.len() > 200, "{}: the caption is too short", p.key);
+        assert!(!p.claims.is_empty(), "{} claims nothing", p.key);
+        assert_eq!(p.claim_holds(), Ok(()), "{}", p.key);
+    }
+}
+
+#[test]
+fn a_claim_that_fails_says_which_tokens_and_what_was_found() {
+    let p = preset("pronoun");
+    let mut inputs = p.inputs();
+    inputs.weights.w_q.fill(0.0);
+    let trace = forward(&inputs).unwrap();
+    // With no queries every weight is 1/8, so "it" gives sushi 0.125, no more than the rest.
+    let err = p.claims[0].check(&trace).unwrap_err();
+    assert!(err.contains("“it”") && err.contains("“sushi”"), "{err}");
+    assert!(err.contains("0.125"), "{err}");
+    let missing = Claim {
+        head: 5,
+        query: 0,
+        keys: &[0],
+        at_least: 0.5,
+    };
+    assert!(missing.check(&trace).unwrap_err().contains("no head 6"));
+}
+
+#[test]
+fn first_look_hungry_looks_at_i_and_head_two_is_the_diagonal() {
+    let t = trace("first-look");
+    assert_eq!(t.tokens, ["I", "am", "hungry"]);
+    // Head 1: q(hungry) = 2·(d3 → column 1) = (2, 0), k(I) = (2, 0), every other q·k is 0.
+    // Row hungry: [4, 0, 0] / √2 = [2√2, 0, 0] → e^(2√2) / (e^(2√2) + 2) ≈ 0.894285.
+    let h1 = weights(&t, 0);
+    assert_close(h1[(2, 0)], 0.894285, "hungry → I");
+    assert_close(h1[(2, 1)], (1.0 - 0.894285) / 2.0, "hungry → am");
+    // I and am have zero queries in head 1: an even third each.
+    for i in 0..2 {
+        for j in 0..3 {
+            assert_close(h1[(i, j)], 1.0 / 3.0, "even row");
+        }
+    }
+    // Head 2: the three words are 2·(unit vectors 120° apart), q = k. Self 4, other −2 (with
+    // 1.73 for √3, am·am = 1 + 1.73² = 3.9929). Row I: [4, −2, −2] / √2 →
+    // 1 / (1 + 2e^(−6/√2)) ≈ 0.972064.
+    let h2 = weights(&t, 1);
+    assert_close(h2[(0, 0)], 0.972064, "I → I");
+    for i in 0..3 {
+        assert!(h2[(i, i)] > 0.97, "head 2, row {i}: {}", h2[(i, i)]);
+    }
+    // W_v = W_o = I: output(hungry, d1) = Σ_j head-1 weight(hungry, j) · x_j[d1] = 0.894285.
+    assert_close(t.output[(2, 0)], 0.894285, "hungry's output in d1");
+}
+
+#[test]
+fn pronoun_it_looks_at_sushi_me_at_i_and_happy_at_me() {
+    let t = trace("pronoun");
+    assert_eq!(
+        t.tokens,
+        ["I", "like", "sushi", "because", "it", "makes", "me", "happy"]
+    );
+    // Head 1: q(it)·k(sushi) = 3·3 = 9, q(me)·k(I) = 9, everything else 0; ÷ √4 = 4.5.
+    // With 8 tokens: e^4.5 / (e^4.5 + 7) ≈ 0.927848.
+    let h1 = weights(&t, 0);
+    assert_close(h1[(4, 2)], 0.927848, "it → sushi");
+    assert_close(h1[(6, 0)], 0.927848, "me → I");
+    // Head 2: q(happy)·k(me) = 9 in the same way.
+    let h2 = weights(&t, 1);
+    assert_close(h2[(7, 6)], 0.927848, "happy → me");
+    // Rows with nothing to ask stay even: 1/8.
+    for (head, row) in [(0, 0), (0, 2), (0, 7), (1, 4), (1, 0)] {
+        for j in 0..8 {
+            assert_close(weights(&t, head)[(row, j)], 0.125, "even row");
+        }
+    }
+    // V = X: it's output gains the thing mark d1 from sushi.
+    assert_close(t.output[(4, 0)], 0.927848, "it's output in d1");
+}
+
+#[test]
+fn adjective_dog_looks_at_lazy_and_jumped_at_cat_under_the_causal_mask() {
+    let t = trace("adjective");
+    assert!(t.config.causal);
+    // Head 1: q(noun)·k(adjective) = 9, ÷ √3 = 3√3 ≈ 5.196152. dog sees 7 tokens:
+    // e^(3√3) / (e^(3√3) + 6) ≈ 0.967842.
+    let h1 = weights(&t, 0);
+    assert_close(h1[(6, 5)], 0.967842, "dog → lazy");
+    // The direction: lazy (row 5) asks nothing and cannot see dog; its row is even over 6.
+    assert_eq!(h1[(5, 6)], 0.0);
+    assert_close(h1[(5, 0)], 1.0 / 6.0, "lazy's row");
+    // cat sees the and cat, neither an adjective: 1/2 each.
+    assert_close(h1[(1, 0)], 0.5, "cat → the");
+    assert_close(h1[(1, 1)], 0.5, "cat → cat");
+    // Head 2: q(verb)·k(noun) = 9; jumped sees 3 tokens: e^(3√3) / (e^(3√3) + 2) ≈ 0.989046.
+    assert_close(weights(&t, 1)[(2, 1)], 0.989046, "jumped → cat");
+    // V = X: dog's output gains lazy's adjective mark d2.
+    assert_close(t.output[(6, 1)], 0.967842, "dog's output in d2");
+}
+
+#[test]
+fn previous_token_every_token_after_the_first_looks_one_back() {
+    let t = trace("previous-token");
+    assert!(t.config.causal && t.config.positional_encoding);
+    let w = weights(&t, 0);
+    // The first token sees only itself.
+    assert_eq!(w[(0, 0)], 1.0);
+    // W_q rotates (sin p, cos p) back by 1 radian and scales by 4, W_k scales by 4, so
+    // q_i·k_j = 16·cos(i − 1 − j), ÷ √4 = 8·cos(i − 1 − j). Row 1 sees j = 0 (8) and j = 1
+    // (8·cos 1 ≈ 4.322418): 1 / (1 + e^(4.322418 − 8)) ≈ 0.975339. The entries of W_q are
+    // rounded to 4 decimals, hence the looser tolerance.
+    assert!((w[(1, 0)] - 0.975339).abs() < 1e-3, "{}", w[(1, 0)]);
+    for i in 1..t.seq_len() {
+        assert!(w[(i, i - 1)] > 0.9, "row {i}: {}", w[(i, i - 1)]);
+    }
+    // W_v = W_o = I: the output of token i is close to the position (sin, cos) of token i − 1.
+    for i in 1..t.seq_len() {
+        let p = (i - 1) as f64;
+        assert!((t.output[(i, 0)] - p.sin()).abs() < 0.05, "row {i}, d1");
+        assert!((t.output[(i, 1)] - p.cos()).abs() < 0.05, "row {i}, d2");
+    }
+}
+
+#[test]
+fn previous_token_blurs_past_seven_tokens_as_the_caption_warns() {
+    let p = preset("previous-token");
+    let mut scenario = p.scenario();
+    scenario.sentence = "each word looks at the one just before".into();
+    scenario.embeddings = Some(vec![vec![0.0; 4]; 8]);
+    let t = forward(&scenario.to_inputs().unwrap()).unwrap();
+    // Token 7 finds token 0 six radians back, where cos 6 ≈ 0.96 is almost as good as cos 0.
+    assert!(weights(&t, 0)[(7, 6)] < 0.9);
+}
+
+#[test]
+fn sink_every_word_parks_on_once_except_dragon_which_finds_small() {
+    let t = trace("sink");
+    assert!(t.config.causal);
+    // Every q has 3 in column 1 and once's key has 3 there: score 9 ÷ √4 = 4.5 on once, 0
+    // elsewhere. The second "a" (row 6) sees 7 tokens: e^4.5 / (e^4.5 + 6) ≈ 0.937511.
+    let w = weights(&t, 0);
+    assert_close(w[(6, 0)], 0.937511, "a → once");
+    for i in 0..8 {
+        assert!(w[(i, 0)] > 0.9, "row {i}: {}", w[(i, 0)]);
+    }
+    // dragon: once 4.5, small 4·4 ÷ 2 = 8, six others 0: e⁸ / (e⁸ + e^4.5 + 7) ≈ 0.968480.
+    assert_close(w[(8, 7)], 0.968480, "dragon → small");
+    // time is a noun too, but small comes after it: it falls back on once (4 tokens visible).
+    let e45 = 4.5f64.exp();
+    assert_close(w[(3, 0)], e45 / (e45 + 3.0), "time → once");
+}
+
+#[test]
+fn same_word_copies_share_their_weight_evenly() {
+    let t = trace("same-word");
+    let w = weights(&t, 0);
+    // Score 9 ÷ 2 = 4.5 between copies of a word, 0 otherwise.
+    // A rose row: e^4.5 / (3e^4.5 + 5) ≈ 0.327274 on each rose, 0.981822 together.
+    for j in [1, 4, 7] {
+        assert_close(w[(4, j)], 0.327274, "rose → rose");
+    }
+    // An is row: e^4.5 / (2e^4.5 + 6) ≈ 0.483874 on each is, 0.967748 together.
+    assert_close(w[(2, 5)], 0.483874, "is → is");
+    // The first rose cannot tell itself from the last one.
+    assert_eq!(w[(1, 1)], w[(1, 7)]);
+    // With positional encoding on the copies no longer score alike.
+    let mut scenario = preset("same-word").scenario();
+    scenario.positional_encoding = true;
+    let moved = forward(&scenario.to_inputs().unwrap()).unwrap();
+    let m = weights(&moved, 0);
+    assert!((m[(1, 1)] - m[(1, 7)]).abs() > 0.1);
+}

@@ -1,0 +1,437 @@
+//! Every what-if mistake against numbers worked out by hand on tiny inputs.
+//!
+//! The fixtures use one-hot (or nearly one-hot) embeddings and identity or zero projections, so
+//! each score is a small whole number and each weight a short expression in e.
+
+use attention_lens::attention::whatif::{
+    compare, compare_unstable, saturation_by_head_dim, temperature_sweep, Comparison, WhatIf,
+    HUGE_SCORES, SATURATION_HEAD_DIMS, SATURATION_KEYS,
+};
+use attention_lens::attention::{
+    AttentionError, Config, Inputs, Matrix, ScaleMode, Stage, Weights,
+};
+
+const TOL: f64 = 1e-6;
+
+fn assert_close(actual: f64, expected: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() < TOL,
+        "{what}: expected {expected}, got {actual}"
+    );
+}
+
+fn e() -> f64 {
+    1f64.exp()
+}
+
+/// Inputs with one head over all of `d_model`, W_v = W_o = identity.
+fn one_head(embeddings: Matrix, w_q: Matrix, w_k: Matrix, causal: bool) -> Inputs {
+    let d_model = embeddings.ncols();
+    Inputs {
+        tokens: (0..embeddings.nrows()).map(|i| format!("t{i}")).collect(),
+        weights: Weights {
+            w_q,
+            w_k,
+            w_v: Matrix::identity(d_model, d_model),
+            w_o: Matrix::identity(d_model, d_model),
+        },
+        embeddings,
+        config: Config {
+            d_model,
+            n_heads: 1,
+            causal,
+            positional_encoding: false,
+            scale: ScaleMode::SqrtHeadDim,
+            temperature: 1.0,
+        },
+    }
+}
+
+/// Four tokens in d_model = 16 (one head, so d_k = 16): token i is 2·eᵢ and W_q = W_k = I, so
+/// the scores are S = 4·I. √d_k = 4 and √seq_len = 2, so the correct scaled scores are I and
+/// the √seq_len ones 2·I.
+fn four_orthogonal_tokens() -> Inputs {
+    let x = Matrix::from_fn(4, 16, |i, j| if i == j { 2.0 } else { 0.0 });
+    one_head(x, Matrix::identity(16, 16), Matrix::identity(16, 16), false)
+}
+
+fn weight(c: &Comparison, altered: bool, i: usize, j: usize) -> f64 {
+    let (correct, alt) = c.weights(0).unwrap();
+    if altered {
+        alt[(i, j)]
+    } else {
+        correct[(i, j)]
+    }
+}
+
+#[test]
+fn dividing_by_root_seq_len_instead_of_root_d_k_sharpens_a_short_sentence() {
+    let c = compare(&four_orthogonal_tokens(), WhatIf::ScaleBySeqLen).unwrap();
+    assert_eq!(c.stage(), Stage::Scale);
+    // √d_k = √16 = 4 on the correct side, √seq_len = √4 = 2 on the altered side.
+    assert_eq!(c.correct.scale_divisor, 4.0);
+    assert_eq!(c.altered.scale_divisor, 2.0);
+    assert_eq!(c.altered.config.scale, ScaleMode::SqrtSeqLen);
+    let (correct_scaled, altered_scaled) = c.stage_matrices(0).unwrap();
+    // S = 4·I: 4/4 = 1 and 4/2 = 2 on the diagonal.
+    assert_eq!((correct_scaled[(0, 0)], altered_scaled[(0, 0)]), (1.0, 2.0));
+    // Correct row: [1, 0, 0, 0] → e/(e + 3) ≈ 0.475367 on the diagonal, 1/(e + 3) ≈ 0.174878.
+    assert_close(
+        weight(&c, false, 0, 0),
+        e() / (e() + 3.0),
+        "correct diagonal",
+    );
+    assert_close(
+        weight(&c, false, 0, 1),
+        1.0 / (e() + 3.0),
+        "correct off-diagonal",
+    );
+    // Altered row: [2, 0, 0, 0] → e²/(e² + 3) ≈ 0.711235, 1/(e² + 3) ≈ 0.096255.
+    let e2 = 2f64.exp();
+    assert_close(weight(&c, true, 0, 0), e2 / (e2 + 3.0), "altered diagonal");
+    assert_close(
+        weight(&c, true, 2, 3),
+        1.0 / (e2 + 3.0),
+        "altered off-diagonal",
+    );
+    // Every row looks alike, so the mean largest weight is the diagonal weight.
+    let (correct_sat, altered_sat) = c.saturation(0).unwrap();
+    assert_close(correct_sat.mean_max_weight, 0.475367, "correct saturation");
+    assert_close(altered_sat.mean_max_weight, 0.711235, "altered saturation");
+    assert!(altered_sat.mean_entropy < correct_sat.mean_entropy);
+    // W_v = W_o = I and V = X = 2·I, so output row 0 is 2·(weights of row 0).
+    let (correct_out, altered_out) = c.outputs();
+    assert_close(correct_out[(0, 0)], 2.0 * 0.475367, "correct output");
+    assert_close(altered_out[(0, 0)], 2.0 * 0.711235, "altered output");
+    assert_close(
+        c.max_output_change(),
+        2.0 * (0.711235 - 0.475367),
+        "output change",
+    );
+}
+
+#[test]
+fn when_seq_len_equals_d_k_the_wrong_divisor_happens_to_agree() {
+    // Four tokens, d_k = 4: √seq_len = √d_k = 2.
+    let x = Matrix::from_fn(4, 4, |i, j| if i == j { 2.0 } else { 0.0 });
+    let inputs = one_head(x, Matrix::identity(4, 4), Matrix::identity(4, 4), false);
+    let c = compare(&inputs, WhatIf::ScaleBySeqLen).unwrap();
+    assert_eq!(c.correct.scale_divisor, c.altered.scale_divisor);
+    assert_eq!(c.max_output_change(), 0.0);
+}
+
+#[test]
+fn no_scaling_feeds_the_raw_scores_to_the_softmax_and_saturates_it() {
+    let c = compare(&four_orthogonal_tokens(), WhatIf::NoScaling).unwrap();
+    assert_eq!(c.altered.scale_divisor, 1.0);
+    // Raw row [4, 0, 0, 0] → e⁴/(e⁴ + 3) ≈ 0.947915 and 1/(e⁴ + 3) ≈ 0.017362.
+    let e4 = 4f64.exp();
+    assert_close(weight(&c, true, 1, 1), e4 / (e4 + 3.0), "diagonal");
+    assert_close(weight(&c, true, 1, 0), 1.0 / (e4 + 3.0), "off-diagonal");
+    let (correct_sat, altered_sat) = c.saturation(0).unwrap();
+    assert_close(altered_sat.mean_max_weight, 0.947915, "saturation");
+    assert!(altered_sat.mean_max_weight > correct_sat.mean_max_weight);
+    // Entropy of [0.947915, 3 × 0.017362]: −(0.947915 ln 0.947915 + 3 · 0.017362 ln 0.017362)
+    // ≈ 0.050704 + 0.211127 = 0.261830, far below the correct side's.
+    assert_close(altered_sat.mean_entropy, 0.261830, "entropy");
+    assert!(correct_sat.mean_entropy > 1.0);
+}
+
+/// Three tokens in d_model = 4: x₀ = 2e₀, x₁ = 2e₁, x₂ = 0. W_k = I, and W_q sends e₁ to e₀, so
+/// q₀ = q₁ = (2, 0, 0, 0), q₂ = 0 and k = x. Scores S = [[4, 0, 0], [4, 0, 0], [0, 0, 0]],
+/// scaled by √d_k = 2 to Z = [[2, 0, 0], [2, 0, 0], [0, 0, 0]].
+fn two_tokens_like_the_first() -> Inputs {
+    let x = Matrix::from_row_slice(
+        3,
+        4,
+        &[2.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    );
+    let mut w_q = Matrix::identity(4, 4);
+    w_q[(1, 1)] = 0.0;
+    w_q[(1, 0)] = 1.0;
+    one_head(x, w_q, Matrix::identity(4, 4), false)
+}
+
+#[test]
+fn softmax_over_columns_makes_columns_sum_to_one_and_rows_drift() {
+    let c = compare(&two_tokens_like_the_first(), WhatIf::SoftmaxOverColumns).unwrap();
+    assert_eq!(c.stage(), Stage::Softmax);
+    let e2 = 2f64.exp();
+    // Correct rows 0 and 1: [e², 1, 1]/(e² + 2) ≈ [0.786986, 0.106507, 0.106507]; row 2: 1/3.
+    assert_close(weight(&c, false, 1, 0), e2 / (e2 + 2.0), "correct row 1");
+    // Altered column 0: [e², e², 1]/(2e² + 1) ≈ [0.468311, 0.468311, 0.063378]; columns 1
+    // and 2 are all zeros, so 1/3 each.
+    assert_close(
+        weight(&c, true, 0, 0),
+        e2 / (2.0 * e2 + 1.0),
+        "column 0, row 0",
+    );
+    assert_close(
+        weight(&c, true, 2, 0),
+        1.0 / (2.0 * e2 + 1.0),
+        "column 0, row 2",
+    );
+    assert_close(weight(&c, true, 1, 2), 1.0 / 3.0, "column 2");
+    let head = &c.altered.heads[0];
+    // Rows: 0.468311 + 2/3 ≈ 1.134978 twice, and 0.063378 + 2/3 ≈ 0.730045.
+    assert_close(head.row_sums[0], 1.134978, "row 0 sum");
+    assert_close(head.row_sums[1], 1.134978, "row 1 sum");
+    assert_close(head.row_sums[2], 0.730045, "row 2 sum");
+    for (j, s) in head.column_sums.iter().enumerate() {
+        assert_close(*s, 1.0, &format!("column {j} sum"));
+    }
+    // Context row 0 = 0.468311·(2, 0, 0, 0) + (1/3)·(0, 2, 0, 0) ≈ (0.936622, 0.666667, 0, 0),
+    // where the correct one is 0.786986·(2, 0, 0, 0) + 0.106507·(0, 2, 0, 0).
+    let (correct_out, altered_out) = c.outputs();
+    assert_close(altered_out[(0, 0)], 0.936622, "altered output x");
+    assert_close(altered_out[(0, 1)], 2.0 / 3.0, "altered output y");
+    assert_close(correct_out[(0, 0)], 2.0 * 0.786986, "correct output x");
+    assert!(head.leaked.is_empty() && head.non_finite.is_empty());
+}
+
+#[test]
+fn softmax_over_columns_keeps_the_mask_so_nothing_leaks() {
+    let mut inputs = two_tokens_like_the_first();
+    inputs.config.causal = true;
+    let c = compare(&inputs, WhatIf::SoftmaxOverColumns).unwrap();
+    let head = &c.altered.heads[0];
+    assert!(head.leaked.is_empty());
+    // Column 2 has one visible query (row 2), which gets all of it.
+    assert_eq!(head.weights[(2, 2)], 1.0);
+    assert!(head.column_sums.iter().all(|s| (s - 1.0).abs() < TOL));
+}
+
+/// Three tokens, x = [e₀; e₁; e₂] in d_model = 4, W_k = I and W_q zero except W_q[0][2] = −4000:
+/// S = x·W_q·W_kᵀ·xᵀ is zero except S[0][2] = −4000, so Z[0][2] = −4000/2 = −2000.
+fn three_tokens_one_hopeless_pair(causal: bool) -> Inputs {
+    let x = Matrix::from_fn(3, 4, |i, j| if i == j { 1.0 } else { 0.0 });
+    let mut w_q = Matrix::zeros(4, 4);
+    w_q[(0, 2)] = -4000.0;
+    one_head(x, w_q, Matrix::identity(4, 4), causal)
+}
+
+#[test]
+fn no_causal_mask_leaks_exactly_the_future_cells_with_positive_weight() {
+    let c = compare(&three_tokens_one_hopeless_pair(true), WhatIf::NoCausalMask).unwrap();
+    assert_eq!(c.stage(), Stage::Mask);
+    assert!(c.correct.config.causal && !c.altered.config.causal);
+    // Correct: row 0 sees itself (1), row 1 two tokens (1/2 each), row 2 three (1/3 each).
+    assert_eq!(weight(&c, false, 0, 0), 1.0);
+    assert_close(weight(&c, false, 1, 1), 0.5, "correct row 1");
+    assert_close(weight(&c, false, 2, 0), 1.0 / 3.0, "correct row 2");
+    // Altered row 0: [0, 0, −2000] → [1/2, 1/2, e^−2000 = 0]; rows 1 and 2: 1/3 each.
+    assert_close(weight(&c, true, 0, 1), 0.5, "altered row 0");
+    assert_eq!(weight(&c, true, 0, 2), 0.0);
+    assert_close(weight(&c, true, 1, 2), 1.0 / 3.0, "altered row 1");
+    // Above the diagonal: (0, 1) has 1/2 and (1, 2) has 1/3, but (0, 2) has 0: it is hidden
+    // by its score, not by the mask, so it does not leak.
+    assert_eq!(c.altered.heads[0].leaked, vec![(0, 1), (1, 2)]);
+    // The mask stage shows −∞ above the diagonal on the correct side only.
+    let (correct_masked, altered_masked) = c.stage_matrices(0).unwrap();
+    assert_eq!(correct_masked[(0, 1)], f64::NEG_INFINITY);
+    assert_eq!(altered_masked[(0, 1)], 0.0);
+    // V = X = one-hot, so output row 0 is row 0's weights: (1, 0, 0, 0) becomes (½, ½, 0, 0).
+    let (correct_out, altered_out) = c.outputs();
+    assert_eq!(correct_out[(0, 0)], 1.0);
+    assert_close(altered_out[(0, 0)], 0.5, "output of token 0");
+    assert_close(altered_out[(0, 1)], 0.5, "token 0 reads token 1");
+}
+
+#[test]
+fn the_correct_side_of_no_causal_mask_is_masked_even_if_the_inputs_were_not() {
+    let c = compare(&three_tokens_one_hopeless_pair(false), WhatIf::NoCausalMask).unwrap();
+    assert!(c.correct.config.causal);
+    assert_eq!(c.altered.heads[0].leaked, vec![(0, 1), (1, 2)]);
+}
+
+#[test]
+fn other_mistakes_on_unmasked_inputs_report_no_leaks() {
+    let c = compare(&three_tokens_one_hopeless_pair(false), WhatIf::NoScaling).unwrap();
+    assert!(c.altered.heads[0].leaked.is_empty());
+}
+
+#[test]
+fn a_low_temperature_sharpens_and_a_high_one_flattens() {
+    let inputs = four_orthogonal_tokens();
+    let cold = compare(&inputs, WhatIf::Temperature(0.1)).unwrap();
+    let hot = compare(&inputs, WhatIf::Temperature(10.0)).unwrap();
+    assert_eq!(cold.correct.config.temperature, 1.0);
+    assert_eq!(cold.altered.config.temperature, 0.1);
+    // Correct scaled row [1, 0, 0, 0]. T = 0.1: [10, 0, 0, 0] → e¹⁰/(e¹⁰ + 3) ≈ 0.999864.
+    let e10 = 10f64.exp();
+    assert_close(weight(&cold, true, 0, 0), e10 / (e10 + 3.0), "T = 0.1");
+    // T = 10: [0.1, 0, 0, 0] → e^0.1/(e^0.1 + 3) ≈ 0.269215, others 1/(e^0.1 + 3) ≈ 0.243595.
+    let e01 = 0.1f64.exp();
+    assert_close(weight(&hot, true, 0, 0), e01 / (e01 + 3.0), "T = 10");
+    assert_close(weight(&hot, true, 0, 3), 1.0 / (e01 + 3.0), "T = 10, other");
+    // Entropy ordering: T = 0.1 < T = 1 < T = 10 < ln 4 (even weights).
+    let (one, sharp) = cold.saturation(0).unwrap();
+    let (_, flat) = hot.saturation(0).unwrap();
+    assert!(sharp.mean_entropy < one.mean_entropy);
+    assert!(one.mean_entropy < flat.mean_entropy);
+    assert!(flat.mean_entropy < 4f64.ln());
+}
+
+#[test]
+fn at_the_ends_of_the_temperature_range_rows_approach_one_hot_and_even() {
+    let c = compare(&four_orthogonal_tokens(), WhatIf::Temperature(1.0)).unwrap();
+    let sweep = temperature_sweep(&c.correct, 0, 0, &[0.01, 1.0, 100.0]).unwrap();
+    // T = 0.01: [100, 0, 0, 0] → 1/(1 + 3e⁻¹⁰⁰): 1 to within 1e-43, the rest e⁻¹⁰⁰ ≈ 3.7e-44.
+    assert_eq!(sweep[0].weights[0], 1.0);
+    assert!(sweep[0].weights[1] < 1e-40);
+    assert!(sweep[0].entropy < 1e-40);
+    // T = 100: [0.01, 0, 0, 0] → e^0.01/(e^0.01 + 3) ≈ 0.251880, within 0.002 of 1/4.
+    assert_close(
+        sweep[2].weights[0],
+        0.01f64.exp() / (0.01f64.exp() + 3.0),
+        "T = 100",
+    );
+    assert!(sweep[2].weights.iter().all(|w| (w - 0.25).abs() < 0.002));
+    assert!(4f64.ln() - sweep[2].entropy < 1e-4);
+    // The sweep at T = 1 is the trace's own row.
+    assert_close(sweep[1].weights[0], e() / (e() + 3.0), "T = 1");
+    assert!(temperature_sweep(&c.correct, 1, 0, &[1.0]).is_none());
+    assert!(temperature_sweep(&c.correct, 0, 4, &[1.0]).is_none());
+}
+
+#[test]
+fn a_temperature_the_core_refuses_is_an_error_not_a_panic() {
+    let err = compare(&four_orthogonal_tokens(), WhatIf::Temperature(1000.0)).unwrap_err();
+    assert_eq!(err, AttentionError::BadTemperature { value: 1000.0 });
+}
+
+/// Two tokens in d_model = 4: x₀ = (1, 1, 0, 0), x₁ = (0, 0, 1, 0), every W the identity.
+/// S = [[2, 0], [0, 1]], scaled by √4 = 2 to [[1, 0], [0, 0.5]].
+fn two_tokens_for_overflow() -> Inputs {
+    let x = Matrix::from_row_slice(2, 4, &[1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    one_head(x, Matrix::identity(4, 4), Matrix::identity(4, 4), false)
+}
+
+#[test]
+fn the_naive_softmax_gives_nan_on_huge_scores_where_the_stable_one_sums_to_one() {
+    let c = compare(&two_tokens_for_overflow(), WhatIf::UnstableSoftmax).unwrap();
+    assert_eq!(c.score_multiplier, HUGE_SCORES);
+    // W_q × 1000 makes the scores 1000·S: 2000 and 1000 on the diagonal, then ÷2.
+    let correct = &c.correct.heads[0];
+    assert_eq!(correct.scores[(0, 0)], 2000.0);
+    assert_eq!(correct.masked[(0, 0)], 1000.0);
+    assert_eq!(correct.masked[(1, 1)], 500.0);
+    // Stable row 0: [1000, 0] − 1000 → [1, e⁻¹⁰⁰⁰ = 0]. Row 1: [0, 500] − 500 → [e⁻⁵⁰⁰, 1]
+    // / (1 + e⁻⁵⁰⁰) ≈ [7.1e-218, 1]. Finite, each row summing to 1.
+    assert_eq!(
+        (correct.weights[(0, 0)], correct.weights[(0, 1)]),
+        (1.0, 0.0)
+    );
+    assert_eq!(correct.weights[(1, 1)], 1.0);
+    for i in 0..2 {
+        assert_close(correct.weights.row(i).sum(), 1.0, "stable row sum");
+    }
+    // Naive row 0: exp(1000) = ∞, so ∞/∞ = NaN and 1/∞ = 0. Row 1: exp(500) ≈ 1.4e217 is still
+    // finite, so [1/(1 + 1.4e217), 1.4e217/(1 + 1.4e217)] ≈ [7.1e-218, 1] survives.
+    let altered = &c.altered.heads[0];
+    assert!(altered.weights[(0, 0)].is_nan());
+    assert_eq!(altered.weights[(0, 1)], 0.0);
+    assert_eq!(altered.weights[(1, 1)], 1.0);
+    assert!(altered.weights[(1, 0)] > 0.0 && altered.weights[(1, 0)] < 1e-217);
+    assert_eq!(altered.non_finite, vec![(0, 0)]);
+    assert!(altered.row_sums[0].is_nan());
+    // NaN·0 is NaN, so the whole of token 0's output is lost; token 1's is intact.
+    let (correct_out, altered_out) = c.outputs();
+    assert!(altered_out.row(0).iter().all(|v| v.is_nan()));
+    for j in 0..4 {
+        assert_close(altered_out[(1, j)], correct_out[(1, j)], "token 1's output");
+    }
+    assert!(c.max_output_change().is_nan());
+    assert!(altered.saturation.mean_max_weight.is_nan());
+}
+
+#[test]
+fn on_ordinary_scores_the_naive_softmax_agrees_with_the_stable_one() {
+    let c = compare_unstable(&two_tokens_for_overflow(), 1.0).unwrap();
+    assert_eq!(c.score_multiplier, 1.0);
+    // Row 0: [1, 0] → e/(e + 1) ≈ 0.731059 on both sides.
+    assert_close(weight(&c, true, 0, 0), e() / (e() + 1.0), "naive");
+    assert!(c.altered.heads[0].non_finite.is_empty());
+    assert!(c.max_output_change() < 1e-15);
+}
+
+#[test]
+fn an_infinite_multiplier_is_refused_as_a_non_finite_w_q() {
+    let err = compare_unstable(&two_tokens_for_overflow(), f64::INFINITY).unwrap_err();
+    assert!(matches!(err, AttentionError::NotFinite { ref name, .. } if name == "W_q"));
+}
+
+#[test]
+fn every_mistake_in_the_menu_runs_on_the_same_inputs() {
+    let inputs = two_tokens_like_the_first();
+    for what in WhatIf::ALL {
+        let c = compare(&inputs, what).unwrap();
+        assert_eq!(c.what, what);
+        assert_eq!(c.altered.heads.len(), 1);
+        assert_eq!(c.altered.output.shape(), (3, 4));
+    }
+}
+
+#[test]
+fn without_scaling_the_softmax_saturates_as_heads_widen_and_root_d_k_keeps_it_steady() {
+    for seed in [1, 7, 2024] {
+        let points = saturation_by_head_dim(&SATURATION_HEAD_DIMS, seed, ScaleMode::SqrtHeadDim);
+        assert_eq!(points.len(), SATURATION_HEAD_DIMS.len());
+        // d_k = 1: √1 = 1, so both sides divide by the same number.
+        assert_eq!(points[0].unscaled, points[0].scaled);
+        for pair in points.windows(2) {
+            assert!(
+                pair[1].unscaled > pair[0].unscaled,
+                "seed {seed}: unscaled saturation fell from d_k = {} to {}",
+                pair[0].head_dim,
+                pair[1].head_dim
+            );
+        }
+        // Scores with a spread of √128 ≈ 11 over 16 keys: the top key nearly always wins.
+        let last = points.last().unwrap();
+        assert!(last.unscaled > 0.85, "seed {seed}: {last:?}");
+        assert!(last.unscaled > 3.0 * last.scaled);
+        // With √d_k every score has variance 1 whatever d_k, so the mean largest weight stays
+        // near the value for 16 keys with unit-variance scores, about 1/4. At d_k = 1 and 2 it
+        // is lower: the spread of one row's scores is |q|, which varies most when q is short.
+        for p in &points {
+            assert!((0.15..0.3).contains(&p.scaled), "seed {seed}: {p:?}");
+        }
+        let wide: Vec<f64> = points[2..].iter().map(|p| p.scaled).collect();
+        let lo = wide.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = wide.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert!(
+            hi - lo < 0.04,
+            "seed {seed}: d_k ≥ 4 ranges over {lo}..{hi}"
+        );
+    }
+}
+
+#[test]
+fn dividing_by_root_seq_len_does_not_stop_the_saturation() {
+    let points = saturation_by_head_dim(&SATURATION_HEAD_DIMS, 7, ScaleMode::SqrtSeqLen);
+    // The divisor is √16 = 4 for every width, so it cannot keep up with √d_k.
+    let keys = SATURATION_KEYS as f64;
+    assert!(points.iter().all(|p| p.divisor == keys.sqrt()));
+    for pair in points.windows(2) {
+        assert!(pair[1].scaled > pair[0].scaled);
+    }
+    assert!(points.last().unwrap().scaled > 2.0 * points[2].scaled);
+}
+
+#[test]
+fn the_saturation_series_is_reproducible_from_its_seed() {
+    let a = saturation_by_head_dim(&[3, 12], 42, ScaleMode::SqrtHeadDim);
+    let b = saturation_by_head_dim(&[3, 12], 42, ScaleMode::SqrtHeadDim);
+    assert_eq!(a, b);
+    assert_ne!(
+        a,
+        saturation_by_head_dim(&[3, 12], 43, ScaleMode::SqrtHeadDim)
+    );
+    // A width does not depend on which other widths were asked for.
+    assert_eq!(
+        saturation_by_head_dim(&[12], 42, ScaleMode::SqrtHeadDim)[0],
+        a[1]
+    );
+    assert!(saturation_by_head_dim(&[0], 42, ScaleMode::None).is_empty());
+}

@@ -12,4 +12,5 @@ pub mod attention;
 pub mod cli;
 pub mod components;
 pub mod plot;
+pub mod report;
 pub mod scenario;

@@ -1,0 +1,952 @@
+//! Renderings of a [`Trace`] as JSON, a Markdown worked example and tidy CSV.
+//!
+//! Plain functions returning values or strings, with no I/O, so the CLI prints them and the web
+//! app's export buttons can offer them as downloads.
+//!
+//! Every rendering lists the same matrices in the same order: the order of [`Stage::ALL`], and
+//! within a per-head stage head 1 first.
+//!
+//! | matrix              | head | stage             | rows         | columns     |
+//! |---------------------|------|-------------------|--------------|-------------|
+//! | `embeddings`        |      | Input             | tokens       | d1..d_model |
+//! | `positional`        |      | Input (when on)   | tokens       | d1..d_model |
+//! | `x`                 |      | Input             | tokens       | d1..d_model |
+//! | `w_q`, `w_k`, `w_v` |      | Projection        | d1..d_model  | d1..d_model |
+//! | `q`, `k`, `v`       |      | Projection        | tokens       | d1..d_model |
+//! | `q`, `k`, `v`       | h    | Split into heads  | tokens       | c1..d_k     |
+//! | `scores`            | h    | Scores            | query tokens | key tokens  |
+//! | `scaled`            | h    | Scale             | query tokens | key tokens  |
+//! | `masked`            | h    | Causal mask       | query tokens | key tokens  |
+//! | `weights`           | h    | Softmax           | query tokens | key tokens  |
+//! | `context`           | h    | Weighted sum      | tokens       | c1..d_k     |
+//! | `concat`            |      | Concatenate heads | tokens       | d1..d_model |
+//! | `w_o`               |      | Output projection | d1..d_model  | d1..d_model |
+//! | `output`            |      | Output projection | tokens       | d1..d_model |
+
+use crate::attention::{Matrix, ScaleMode, Stage, Trace};
+use serde::ser::{SerializeSeq, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// Decimal places of the numbers in [`trace_markdown`]: enough to check a product by hand,
+/// few enough for a table to fit on a page.
+pub const MARKDOWN_DECIMALS: usize = 3;
+
+/// The header line of [`trace_csv`].
+pub const CSV_HEADER: &str = "matrix,head,row,row_token,col,col_label,value";
+
+/// What the rows or the columns of a matrix stand for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    /// One per token (queries, when the columns are keys).
+    Tokens,
+    /// One per model dimension, `d1..d_model`.
+    Dims,
+    /// One per column of a head's slice, `c1..head_dim`.
+    HeadDims,
+}
+
+/// One matrix of a trace, with what its rows and columns mean.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceMatrix<'a> {
+    /// The stage that produces or uses it.
+    pub stage: Stage,
+    /// Its name in JSON and CSV: `q`, `scores`, `w_o`, …
+    pub key: &'static str,
+    /// The head it belongs to, from 0; `None` for whole-layer matrices.
+    pub head: Option<usize>,
+    /// The matrix itself.
+    pub matrix: &'a Matrix,
+    /// What the rows stand for.
+    pub rows: Axis,
+    /// What the columns stand for.
+    pub cols: Axis,
+}
+
+/// Every matrix of `trace`, in stage order and head order.
+pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
+    let mut out = Vec::new();
+    let whole = |stage, key, matrix, rows| TraceMatrix {
+        stage,
+        key,
+        head: None,
+        matrix,
+        rows,
+        cols: Axis::Dims,
+    };
+    for stage in Stage::ALL {
+        match stage {
+            Stage::Input => {
+                out.push(whole(stage, "embeddings", &trace.embeddings, Axis::Tokens));
+                if let Some(p) = &trace.positional {
+                    out.push(whole(stage, "positional", p, Axis::Tokens));
+                }
+                out.push(whole(stage, "x", &trace.x, Axis::Tokens));
+            }
+            Stage::Projection => {
+                let w = &trace.weights;
+                out.push(whole(stage, "w_q", &w.w_q, Axis::Dims));
+                out.push(whole(stage, "w_k", &w.w_k, Axis::Dims));
+                out.push(whole(stage, "w_v", &w.w_v, Axis::Dims));
+                out.push(whole(stage, "q", &trace.q, Axis::Tokens));
+                out.push(whole(stage, "k", &trace.k, Axis::Tokens));
+                out.push(whole(stage, "v", &trace.v, Axis::Tokens));
+            }
+            Stage::Concat => out.push(whole(stage, "concat", &trace.concat, Axis::Tokens)),
+            Stage::OutputProjection => {
+                out.push(whole(stage, "w_o", &trace.weights.w_o, Axis::Dims));
+                out.push(whole(stage, "output", &trace.output, Axis::Tokens));
+            }
+            _ => {
+                for (h, head) in trace.heads.iter().enumerate() {
+                    let per_head: Vec<(&'static str, &Matrix, Axis)> = match stage {
+                        Stage::SplitHeads => vec![
+                            ("q", &head.q, Axis::HeadDims),
+                            ("k", &head.k, Axis::HeadDims),
+                            ("v", &head.v, Axis::HeadDims),
+                        ],
+                        Stage::Scores => vec![("scores", &head.scores, Axis::Tokens)],
+                        Stage::Scale => vec![("scaled", &head.scaled, Axis::Tokens)],
+                        Stage::Mask => vec![("masked", &head.masked, Axis::Tokens)],
+                        Stage::Softmax => vec![("weights", &head.weights, Axis::Tokens)],
+                        _ => vec![("context", &head.context, Axis::HeadDims)],
+                    };
+                    for (key, matrix, cols) in per_head {
+                        out.push(TraceMatrix {
+                            stage,
+                            key,
+                            head: Some(h),
+                            matrix,
+                            rows: Axis::Tokens,
+                            cols,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+/// The whole trace as a JSON value.
+///
+/// Keys: `tokens`, `config` (`d_model`, `n_heads`, `head_dim`, `causal`, `positional_encoding`,
+/// `scale` as its key such as `"sqrt_head_dim"`, `temperature`), `embeddings`, `positional`
+/// (a matrix, or null when off), `x`, `w_q`, `w_k`, `w_v`, `w_o`, `q`, `k`, `v`,
+/// `scale_divisor`, `heads` (one object per head with `q`, `k`, `v`, `scores`, `scaled`,
+/// `masked`, `weights`, `context` and `fully_masked_rows`, row indices from 0), `concat`,
+/// `output`. Matrices are arrays of rows; a value that is not finite (the −∞ of `masked`)
+/// is `null`, since JSON has no infinities.
+pub fn trace_json(trace: &Trace) -> Value {
+    serde_json::to_value(TraceDoc::new(trace)).unwrap_or(Value::Null)
+}
+
+/// [`trace_json`] as indented text ending in a newline, keys in stage order.
+pub fn trace_json_pretty(trace: &Trace) -> String {
+    let mut text = serde_json::to_string_pretty(&TraceDoc::new(trace)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The JSON document; a struct rather than a map so the text lists keys in stage order.
+#[derive(Serialize)]
+struct TraceDoc<'a> {
+    tokens: &'a [String],
+    config: ConfigDoc,
+    embeddings: Rows<'a>,
+    positional: Option<Rows<'a>>,
+    x: Rows<'a>,
+    w_q: Rows<'a>,
+    w_k: Rows<'a>,
+    w_v: Rows<'a>,
+    q: Rows<'a>,
+    k: Rows<'a>,
+    v: Rows<'a>,
+    scale_divisor: Option<f64>,
+    heads: Vec<HeadDoc<'a>>,
+    concat: Rows<'a>,
+    w_o: Rows<'a>,
+    output: Rows<'a>,
+}
+
+#[derive(Serialize)]
+struct ConfigDoc {
+    d_model: usize,
+    n_heads: usize,
+    head_dim: usize,
+    causal: bool,
+    positional_encoding: bool,
+    scale: &'static str,
+    temperature: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct HeadDoc<'a> {
+    q: Rows<'a>,
+    k: Rows<'a>,
+    v: Rows<'a>,
+    scores: Rows<'a>,
+    scaled: Rows<'a>,
+    masked: Rows<'a>,
+    weights: Rows<'a>,
+    context: Rows<'a>,
+    fully_masked_rows: &'a [usize],
+}
+
+impl<'a> TraceDoc<'a> {
+    fn new(trace: &'a Trace) -> Self {
+        let c = &trace.config;
+        let w = &trace.weights;
+        Self {
+            tokens: &trace.tokens,
+            config: ConfigDoc {
+                d_model: c.d_model,
+                n_heads: c.n_heads,
+                head_dim: c.head_dim(),
+                causal: c.causal,
+                positional_encoding: c.positional_encoding,
+                scale: c.scale.key(),
+                temperature: finite(c.temperature),
+            },
+            embeddings: Rows(&trace.embeddings),
+            positional: trace.positional.as_ref().map(Rows),
+            x: Rows(&trace.x),
+            w_q: Rows(&w.w_q),
+            w_k: Rows(&w.w_k),
+            w_v: Rows(&w.w_v),
+            q: Rows(&trace.q),
+            k: Rows(&trace.k),
+            v: Rows(&trace.v),
+            scale_divisor: finite(trace.scale_divisor),
+            heads: trace
+                .heads
+                .iter()
+                .map(|h| HeadDoc {
+                    q: Rows(&h.q),
+                    k: Rows(&h.k),
+                    v: Rows(&h.v),
+                    scores: Rows(&h.scores),
+                    scaled: Rows(&h.scaled),
+                    masked: Rows(&h.masked),
+                    weights: Rows(&h.weights),
+                    context: Rows(&h.context),
+                    fully_masked_rows: &h.fully_masked_rows,
+                })
+                .collect(),
+            concat: Rows(&trace.concat),
+            w_o: Rows(&w.w_o),
+            output: Rows(&trace.output),
+        }
+    }
+}
+
+/// A matrix written as an array of rows, a value that is not finite as null. (rows, cols)
+struct Rows<'a>(&'a Matrix);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.nrows()))?;
+        for row in self.0.row_iter() {
+            let values: Vec<Option<f64>> = row.iter().map(|v| finite(*v)).collect();
+            seq.serialize_element(&values)?;
+        }
+        seq.end()
+    }
+}
+
+fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+/// A worked example for a handout: the configuration in words, then all ten stages with their
+/// formula, explanation and matrices as tables.
+///
+/// Numbers have [`MARKDOWN_DECIMALS`] decimals and a real minus sign (`−0.250`), as in the
+/// app; a value that rounds to zero is shown without a sign, and −∞ as `−∞`. Rows are labelled
+/// with tokens; query × key matrices also label their columns with tokens, other columns are
+/// `d1…` (model dimensions) or `c1…` (a head's own columns). Tokens are escaped so that
+/// Markdown shows them literally.
+pub fn trace_markdown(trace: &Trace) -> String {
+    let mut out = String::new();
+    let tokens: Vec<String> = trace.tokens.iter().map(|t| escape_markdown(t)).collect();
+    // Writing to a String cannot fail; the results are ignored for that reason.
+    let _ = writeln!(
+        out,
+        "# Self-attention, step by step: {}\n",
+        tokens.join(" ")
+    );
+    write_configuration(&mut out, trace, &tokens);
+
+    let matrices = trace_matrices(trace);
+    for (i, stage) in Stage::ALL.into_iter().enumerate() {
+        let _ = writeln!(out, "## {}. {}\n", i + 1, stage.name());
+        let _ = writeln!(out, "Formula: `{}`\n", stage.formula());
+        let _ = writeln!(out, "{}\n", stage.explanation());
+        write_stage_notes(&mut out, trace, stage);
+        let mut current_head = None;
+        for m in matrices.iter().filter(|m| m.stage == stage) {
+            if let Some(h) = m.head.filter(|h| current_head != Some(*h)) {
+                current_head = Some(h);
+                let _ = writeln!(out, "### Head {}\n", h + 1);
+            }
+            write_matrix(&mut out, trace, &tokens, m);
+        }
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
+    let c = &trace.config;
+    let seq_len = trace.seq_len();
+    let head_dim = c.head_dim();
+    let _ = writeln!(out, "## Configuration\n");
+    let _ = writeln!(
+        out,
+        "- **Tokens ({seq_len}):** {}, one row each.",
+        tokens.join(" · ")
+    );
+    let _ = writeln!(
+        out,
+        "- **d_model = {}:** every token is a row of {} numbers.",
+        c.d_model, c.d_model
+    );
+    let heads = if c.n_heads == 1 { "head" } else { "heads" };
+    let _ = writeln!(
+        out,
+        "- **{} {heads}:** each head works on d_k = d_model ÷ heads = {} ÷ {} = {head_dim} columns.",
+        c.n_heads, c.d_model, c.n_heads
+    );
+    let correct = format!("√d_k = {}", root(head_dim));
+    let (scaling, warning) = match c.scale {
+        ScaleMode::SqrtHeadDim => (
+            format!("the scores are divided by {correct}, the square root of the head width"),
+            None,
+        ),
+        ScaleMode::SqrtSeqLen => (
+            format!("the scores are divided by √seq_len = {}", root(seq_len)),
+            Some(format!(
+                "this is not the formula of “Attention Is All You Need”, which divides by \
+                 {correct}. Dividing by the sentence length is a common mistake, kept here on \
+                 purpose: the length of the sentence does not change the size of one dot product."
+            )),
+        ),
+        ScaleMode::None => (
+            "none, the scores are divided by 1".to_string(),
+            Some(format!(
+                "the standard formula divides by {correct}. Without it, large scores push the \
+                 softmax towards all-or-nothing weights."
+            )),
+        ),
+    };
+    let _ = writeln!(out, "- **Scaling:** {scaling}.");
+    let _ = if c.causal {
+        writeln!(
+            out,
+            "- **Causal mask:** on, each token attends only to itself and the tokens before it."
+        )
+    } else {
+        writeln!(
+            out,
+            "- **Causal mask:** off, every token attends to every token."
+        )
+    };
+    let _ = if c.positional_encoding {
+        writeln!(
+            out,
+            "- **Positional encoding:** on, sinusoidal positions are added to the embeddings."
+        )
+    } else {
+        writeln!(
+            out,
+            "- **Positional encoding:** off, so X is just the token embeddings and attention \
+             cannot see word order."
+        )
+    };
+    let _ = if c.temperature == 1.0 {
+        writeln!(
+            out,
+            "- **Softmax temperature:** T = 1, the scores go into the softmax unchanged."
+        )
+    } else {
+        writeln!(
+            out,
+            "- **Softmax temperature:** T = {}: the scores are divided by T before the softmax \
+             (T below 1 sharpens the weights, above 1 flattens them).",
+            c.temperature
+        )
+    };
+    if let Some(warning) = warning {
+        let _ = writeln!(out, "\n> **Note:** {warning}");
+    }
+    let _ = writeln!(
+        out,
+        "\nNumbers are rounded to {MARKDOWN_DECIMALS} decimals; the computation keeps full \
+         precision, so a value recomputed from the rounded ones may differ in the last digit.\n"
+    );
+}
+
+/// `√n = v` or `√n ≈ v`.
+fn root(n: usize) -> String {
+    let r = (n as f64).sqrt();
+    if r.fract() == 0.0 {
+        format!("√{n} = {r}")
+    } else {
+        format!("√{n} ≈ {}", format_number(r))
+    }
+}
+
+fn write_stage_notes(out: &mut String, trace: &Trace, stage: Stage) {
+    let c = &trace.config;
+    let head_dim = c.head_dim();
+    let note = match stage {
+        Stage::Input if trace.positional.is_none() => {
+            "Positional encoding is off, so X = E.".to_string()
+        }
+        Stage::Input => "E holds the token embeddings and P the positional encoding.".to_string(),
+        Stage::SplitHeads => {
+            let ranges: Vec<String> = (0..c.n_heads)
+                .map(|h| {
+                    let cols = trace.head_columns(h);
+                    format!("head {} takes d{}–d{}", h + 1, cols.start + 1, cols.end)
+                })
+                .collect();
+            format!(
+                "Each head's {head_dim} columns are called c1–c{head_dim} inside the head: {}.",
+                ranges.join(", ")
+            )
+        }
+        Stage::Scores => QUERY_KEY_NOTE.to_string(),
+        Stage::Scale => {
+            let how = match c.scale {
+                ScaleMode::SqrtHeadDim => format!("√d_k = √{head_dim}"),
+                ScaleMode::SqrtSeqLen => format!(
+                    "√seq_len = √{}, not the correct √d_k = √{head_dim}",
+                    trace.seq_len()
+                ),
+                ScaleMode::None => "1: scaling is off".to_string(),
+            };
+            format!(
+                "Every score is divided by {} ({how}). {QUERY_KEY_NOTE}",
+                format_number(trace.scale_divisor)
+            )
+        }
+        Stage::Mask if c.causal => format!(
+            "The mask is on: entries above the diagonal, where the key comes after the query, \
+             are −∞. {QUERY_KEY_NOTE}"
+        ),
+        Stage::Mask => {
+            format!("The mask is off, so nothing is hidden and Mₕ equals Zₕ. {QUERY_KEY_NOTE}")
+        }
+        Stage::Softmax => {
+            let mut note = format!(
+                "The last column is each row's sum, which is 1 up to rounding. {QUERY_KEY_NOTE}"
+            );
+            if c.temperature != 1.0 {
+                let _ = write!(
+                    note,
+                    " The masked scores were divided by T = {} first.",
+                    c.temperature
+                );
+            }
+            if trace.heads.iter().any(|h| !h.fully_masked_rows.is_empty()) {
+                note.push_str(
+                    " A row whose every key is masked has no key to attend to: its weights are \
+                     all 0 by definition.",
+                );
+            }
+            note
+        }
+        Stage::WeightedSum => format!(
+            "Row i of Cₕ is the sum of the rows of Vₕ, each times its weight in row i of Aₕ. \
+             Columns c1–c{head_dim} are the head's own columns."
+        ),
+        Stage::Concat => {
+            "Head 1's context fills the first columns, head 2's the next, and so on.".to_string()
+        }
+        Stage::Projection => {
+            "Rows of W are the input dimensions, columns the output dimensions.".to_string()
+        }
+        Stage::OutputProjection => {
+            "Rows of W_o match the columns of C; Y has one row per token, like X.".to_string()
+        }
+    };
+    let _ = writeln!(out, "{note}\n");
+}
+
+const QUERY_KEY_NOTE: &str = "In the tables, rows = queries, columns = keys.";
+
+fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMatrix<'_>) {
+    let (rows, cols) = m.matrix.shape();
+    let _ = writeln!(
+        out,
+        "**{}**: {} ({rows} × {cols})\n",
+        symbol(m),
+        description(m.key, m.head.is_some())
+    );
+    let row_labels = labels(m.rows, rows, tokens);
+    let mut col_labels = labels(m.cols, cols, tokens);
+    let softmax = m.key == "weights";
+    if softmax {
+        col_labels.push("row sum".to_string());
+    }
+    let _ = writeln!(out, "| | {} |", col_labels.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---:|".repeat(col_labels.len()));
+    for (i, label) in row_labels.iter().enumerate() {
+        let mut cells: Vec<String> = m.matrix.row(i).iter().map(|v| format_number(*v)).collect();
+        if softmax {
+            let fully_masked = m
+                .head
+                .and_then(|h| trace.heads.get(h))
+                .is_some_and(|h| h.fully_masked_rows.contains(&i));
+            let sum = format_number(m.matrix.row(i).sum());
+            cells.push(if fully_masked {
+                format!("{sum} (fully masked)")
+            } else {
+                sum
+            });
+        }
+        let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
+    }
+    out.push('\n');
+}
+
+/// The symbol a learner sees, with the head as a subscript: `Q₁`, `W_q`, `Y`.
+fn symbol(m: &TraceMatrix<'_>) -> String {
+    let base = match m.key {
+        "embeddings" => "E",
+        "positional" => "P",
+        "x" => "X",
+        "w_q" => "W_q",
+        "w_k" => "W_k",
+        "w_v" => "W_v",
+        "w_o" => "W_o",
+        "q" => "Q",
+        "k" => "K",
+        "v" => "V",
+        "scores" => "S",
+        "scaled" => "Z",
+        "masked" => "M",
+        "weights" => "A",
+        "context" | "concat" => "C",
+        _ => "Y",
+    };
+    match m.head {
+        Some(h) => format!("{base}{}", subscript(h + 1)),
+        None => base.to_string(),
+    }
+}
+
+fn subscript(n: usize) -> String {
+    n.to_string()
+        .chars()
+        .map(|d| match d {
+            '0' => '₀',
+            '1' => '₁',
+            '2' => '₂',
+            '3' => '₃',
+            '4' => '₄',
+            '5' => '₅',
+            '6' => '₆',
+            '7' => '₇',
+            '8' => '₈',
+            _ => '₉',
+        })
+        .collect()
+}
+
+fn description(key: &str, per_head: bool) -> &'static str {
+    match (key, per_head) {
+        ("embeddings", _) => "token embeddings",
+        ("positional", _) => "positional encoding",
+        ("x", _) => "input to the layer",
+        ("w_q", _) => "query projection",
+        ("w_k", _) => "key projection",
+        ("w_v", _) => "value projection",
+        ("w_o", _) => "output projection",
+        ("q", false) => "queries X·W_q",
+        ("k", false) => "keys X·W_k",
+        ("v", false) => "values X·W_v",
+        ("q", true) => "this head's queries",
+        ("k", true) => "this head's keys",
+        ("v", true) => "this head's values",
+        ("scores", _) => "raw scores Qₕ·Kₕᵀ",
+        ("scaled", _) => "scaled scores",
+        ("masked", _) => "masked scores",
+        ("weights", _) => "attention weights",
+        ("context", _) => "context, Aₕ·Vₕ",
+        ("concat", _) => "heads side by side",
+        _ => "output C·W_o",
+    }
+}
+
+fn labels(axis: Axis, n: usize, tokens: &[String]) -> Vec<String> {
+    match axis {
+        Axis::Tokens => tokens.to_vec(),
+        Axis::Dims => (1..=n).map(|i| format!("d{i}")).collect(),
+        Axis::HeadDims => (1..=n).map(|i| format!("c{i}")).collect(),
+    }
+}
+
+/// A number with [`MARKDOWN_DECIMALS`] decimals and a real minus sign; `−∞` for minus infinity.
+fn format_number(v: f64) -> String {
+    if v == f64::NEG_INFINITY {
+        return "−∞".to_string();
+    }
+    if v == f64::INFINITY {
+        return "∞".to_string();
+    }
+    if v.is_nan() {
+        return "NaN".to_string();
+    }
+    let text = format!("{v:.MARKDOWN_DECIMALS$}");
+    match text.strip_prefix('-') {
+        // A tiny negative number rounds to zero: a minus sign there would only confuse.
+        Some(digits) if digits.chars().all(|c| c == '0' || c == '.') => digits.to_string(),
+        Some(digits) => format!("−{digits}"),
+        None => text,
+    }
+}
+
+/// `text` with every character Markdown could read as syntax escaped, and line breaks as spaces.
+fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            // Tokens never start a line here, so list and heading markers like `-` are safe.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '#' | '&' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' | '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+/// Every matrix of the trace in tidy long form, one value per line, under [`CSV_HEADER`].
+///
+/// `matrix` is the key of [`trace_matrices`] (the JSON name); `head` counts from 1 and is empty
+/// for whole-layer matrices; `row` and `col` count from 1; `row_token` is the row's token (empty
+/// for the rows of a weight matrix); `col_label` is the key token for query × key matrices and
+/// `d1`, `d2`, … otherwise (within the head for per-head matrices). Values are written in full
+/// precision (the shortest text that reads back as the same `f64`), −∞ as `-inf`. Fields are
+/// quoted as RFC 4180 asks when they hold a comma, a quote or a line break; lines end in `\n`.
+pub fn trace_csv(trace: &Trace) -> String {
+    let mut out = String::new();
+    out.push_str(CSV_HEADER);
+    out.push('\n');
+    for m in trace_matrices(trace) {
+        let head = m.head.map_or(String::new(), |h| (h + 1).to_string());
+        for i in 0..m.matrix.nrows() {
+            let row_token = match m.rows {
+                Axis::Tokens => csv_field(token(trace, i)),
+                _ => String::new(),
+            };
+            for j in 0..m.matrix.ncols() {
+                let col_label = match m.cols {
+                    Axis::Tokens => csv_field(token(trace, j)),
+                    _ => format!("d{}", j + 1),
+                };
+                let _ = writeln!(
+                    out,
+                    "{},{head},{},{row_token},{},{col_label},{}",
+                    m.key,
+                    i + 1,
+                    j + 1,
+                    csv_number(m.matrix[(i, j)])
+                );
+            }
+        }
+    }
+    out
+}
+
+fn token(trace: &Trace, i: usize) -> &str {
+    trace.tokens.get(i).map_or("", String::as_str)
+}
+
+fn csv_number(v: f64) -> String {
+    if v == f64::NEG_INFINITY {
+        "-inf".to_string()
+    } else if v == f64::INFINITY {
+        "inf".to_string()
+    } else if v.is_nan() {
+        "nan".to_string()
+    } else {
+        v.to_string()
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::{forward, Config, Init, Inputs, Weights};
+    use crate::scenario::Scenario;
+
+    fn trace_of(sentence: &str, config: Config) -> Trace {
+        let weights = Weights::new(Init::Default, config.d_model);
+        forward(&Inputs::from_sentence(sentence, config, weights).unwrap()).unwrap()
+    }
+
+    fn default_trace() -> Trace {
+        forward(&Scenario::default().to_inputs().unwrap()).unwrap()
+    }
+
+    fn causal() -> Config {
+        Config {
+            causal: true,
+            ..Config::default()
+        }
+    }
+
+    fn cell_count(trace: &Trace) -> usize {
+        trace_matrices(trace).iter().map(|m| m.matrix.len()).sum()
+    }
+
+    #[test]
+    fn every_matrix_is_listed_once_in_stage_order() {
+        let trace = default_trace();
+        let keys: Vec<(&str, Option<usize>)> = trace_matrices(&trace)
+            .iter()
+            .map(|m| (m.key, m.head))
+            .collect();
+        assert_eq!(keys.len(), 2 + 6 + 2 * 8 + 1 + 2);
+        assert_eq!(keys[0], ("embeddings", None));
+        assert_eq!(keys[8], ("q", Some(0)));
+        assert_eq!(keys[11], ("q", Some(1)));
+        assert_eq!(keys.last(), Some(&("output", None)));
+        let stages: Vec<Stage> = trace_matrices(&trace).iter().map(|m| m.stage).collect();
+        assert!(stages.windows(2).all(|w| w[0] <= w[1]));
+        // 3 tokens, d_model 4, 2 heads of width 2, by hand:
+        // E, X 12 each; W_q, W_k, W_v, W_o 16 each; Q, K, V 12 each; concat, output 12 each;
+        // per head Q_h, K_h, V_h, C_h 6 each and four 3×3 matrices.
+        assert_eq!(
+            cell_count(&trace),
+            12 * 2 + 16 * 4 + 12 * 3 + 12 * 2 + 2 * (6 * 4 + 9 * 4)
+        );
+    }
+
+    #[test]
+    fn the_positional_encoding_is_listed_only_when_it_is_on() {
+        let on = trace_of(
+            "a b",
+            Config {
+                positional_encoding: true,
+                ..Config::default()
+            },
+        );
+        assert!(trace_matrices(&on).iter().any(|m| m.key == "positional"));
+        let off = trace_of("a b", Config::default());
+        assert!(!trace_matrices(&off).iter().any(|m| m.key == "positional"));
+        assert_eq!(trace_json(&off)["positional"], Value::Null);
+        assert!(trace_json(&on)["positional"].is_array());
+    }
+
+    #[test]
+    fn json_has_every_key_and_the_exact_output() {
+        let trace = default_trace();
+        let json = trace_json(&trace);
+        for key in [
+            "tokens",
+            "config",
+            "embeddings",
+            "positional",
+            "x",
+            "q",
+            "k",
+            "v",
+            "scale_divisor",
+            "heads",
+            "concat",
+            "output",
+        ] {
+            assert!(json.get(key).is_some(), "missing {key}");
+        }
+        assert_eq!(json["config"]["scale"], "sqrt_head_dim");
+        assert_eq!(json["config"]["head_dim"], 2);
+        assert_eq!(json["heads"].as_array().unwrap().len(), 2);
+        let out = &json["output"];
+        for i in 0..3 {
+            for j in 0..4 {
+                assert_eq!(out[i][j].as_f64().unwrap(), trace.output[(i, j)]);
+            }
+        }
+        // The text holds the shortest digits that name each f64, so it reads back exactly.
+        let reread: Value = serde_json::from_str(&trace_json_pretty(&trace)).unwrap();
+        assert_eq!(reread, json);
+    }
+
+    #[test]
+    fn pretty_json_lists_the_keys_in_stage_order() {
+        let text = trace_json_pretty(&default_trace());
+        let at = |key: &str| text.find(&format!("\n  \"{key}\"")).unwrap();
+        let order = [
+            "tokens",
+            "config",
+            "embeddings",
+            "x",
+            "q",
+            "heads",
+            "concat",
+            "output",
+        ];
+        assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{order:?}");
+        assert!(text.ends_with("]\n}\n"));
+    }
+
+    #[test]
+    fn masked_minus_infinity_becomes_json_null_and_nothing_else_does() {
+        let json = trace_json(&trace_of("a b c", causal()));
+        let masked = &json["heads"][0]["masked"];
+        // Above the diagonal: keys after their query.
+        assert_eq!(masked[0][1], Value::Null);
+        assert_eq!(masked[0][2], Value::Null);
+        assert_eq!(masked[1][2], Value::Null);
+        assert!(masked[1][0].is_number() && masked[2][2].is_number());
+        // Three hidden keys in each of the two heads; positions are off, hence one more null.
+        let heads = serde_json::to_string(&json["heads"]).unwrap();
+        assert_eq!(heads.matches("null").count(), 2 * 3);
+        let text = serde_json::to_string(&json).unwrap();
+        assert_eq!(text.matches("null").count(), 2 * 3 + 1);
+        assert!(!text.contains("inf") && !text.contains("NaN"));
+    }
+
+    #[test]
+    fn markdown_shows_every_stage_with_formula_and_tokens() {
+        let md = trace_markdown(&default_trace());
+        assert!(md.starts_with("# Self-attention, step by step: I am hungry\n"));
+        for (i, stage) in Stage::ALL.into_iter().enumerate() {
+            assert!(md.contains(&format!("## {}. {}\n", i + 1, stage.name())));
+            assert!(md.contains(stage.formula()));
+        }
+        assert!(md.contains("d_k = d_model ÷ heads = 4 ÷ 2 = 2"));
+        assert!(md.contains("divided by √d_k = √2 ≈ 1.414"));
+        assert!(md.contains("rows = queries, columns = keys"));
+        assert!(md.contains("**Q₂**"));
+        assert!(md.contains("| | I | am | hungry | row sum |"));
+        assert!(!md.contains("Note:"));
+    }
+
+    #[test]
+    fn markdown_tables_have_one_cell_per_column_on_every_line() {
+        let md = trace_markdown(&trace_of("x | y", causal()));
+        // An escaped bar is text, not a cell border.
+        let borders = |line: &str| line.replace("\\|", "").matches('|').count();
+        let mut lines = md.lines().peekable();
+        let mut tables = 0;
+        while let Some(line) = lines.next() {
+            if !line.starts_with("| |") {
+                continue;
+            }
+            tables += 1;
+            while let Some(row) = lines.next_if(|l| l.starts_with('|')) {
+                assert_eq!(borders(row), borders(line), "{line}\n{row}");
+            }
+        }
+        assert_eq!(tables, 2 + 6 + 2 * 8 + 1 + 2);
+        assert!(md.contains("| x | \\| | y |"));
+    }
+
+    #[test]
+    fn markdown_numbers_have_three_decimals_a_real_minus_and_minus_infinity() {
+        assert_eq!(format_number(0.25), "0.250");
+        assert_eq!(format_number(-1.0 / 3.0), "−0.333");
+        assert_eq!(format_number(-0.0001), "0.000");
+        assert_eq!(format_number(f64::NEG_INFINITY), "−∞");
+        let md = trace_markdown(&trace_of("a b", causal()));
+        assert!(md.contains("| a | "));
+        assert!(md.contains("−∞"));
+        assert!(md.contains("| 1.000 |"));
+    }
+
+    #[test]
+    fn markdown_warns_when_the_scale_is_not_the_square_root_of_the_head_width() {
+        for scale in [ScaleMode::SqrtSeqLen, ScaleMode::None] {
+            let md = trace_markdown(&trace_of(
+                "one two three four",
+                Config {
+                    scale,
+                    ..Config::default()
+                },
+            ));
+            assert!(md.contains("**Note:**"), "{scale}");
+            assert!(md.contains("√d_k = √2 ≈ 1.414"), "{scale}");
+        }
+        let md = trace_markdown(&trace_of(
+            "one two three four",
+            Config {
+                scale: ScaleMode::SqrtSeqLen,
+                ..Config::default()
+            },
+        ));
+        assert!(md.contains("√seq_len = √4 = 2"));
+    }
+
+    #[test]
+    fn markdown_escapes_tokens_that_look_like_syntax() {
+        assert_eq!(escape_markdown("a|b"), "a\\|b");
+        assert_eq!(escape_markdown("*_`#"), "\\*\\_\\`\\#");
+        assert_eq!(escape_markdown("<b>"), "\\<b\\>");
+        assert_eq!(escape_markdown("line\nbreak"), "line break");
+        assert_eq!(escape_markdown("café"), "café");
+    }
+
+    #[test]
+    fn csv_has_the_header_and_one_line_per_value() {
+        let trace = default_trace();
+        let csv = trace_csv(&trace);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], CSV_HEADER);
+        assert_eq!(lines.len(), cell_count(&trace) + 1);
+        assert!(lines[1].starts_with("embeddings,,1,I,1,d1,"));
+        assert!(csv.contains("\nscores,2,3,hungry,1,I,"));
+        assert!(csv.contains("\nw_o,,4,,4,d4,"));
+        assert!(csv.ends_with('\n'));
+    }
+
+    #[test]
+    fn csv_values_read_back_exactly_and_minus_infinity_is_written_out() {
+        let trace = trace_of("a b", causal());
+        let csv = trace_csv(&trace);
+        assert!(csv.contains("\nmasked,1,1,a,2,b,-inf\n"));
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with("output,,2,b,3,"))
+            .unwrap();
+        let value: f64 = line.rsplit(',').next().unwrap().parse().unwrap();
+        assert_eq!(value, trace.output[(1, 2)]);
+    }
+
+    #[test]
+    fn csv_quotes_tokens_with_commas_and_quotes() {
+        let trace = trace_of("yes , \" no", Config::default());
+        let csv = trace_csv(&trace);
+        assert!(csv.contains("\nx,,2,\",\",1,d1,"));
+        assert!(csv.contains("\nscores,1,3,\"\"\"\",2,\",\","));
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a\nb"), "\"a\nb\"");
+    }
+}

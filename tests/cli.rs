@@ -1,0 +1,346 @@
+//! The `attention-lens` binary, run as a learner would run it.
+
+use attention_lens::attention::{forward, Trace};
+use attention_lens::report::{trace_matrices, CSV_HEADER};
+use attention_lens::scenario::Scenario;
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str]) -> Output {
+    run_with_stdin(args, "")
+}
+
+fn run_with_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attention-lens"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    // A command that does not read its input may close it first; that is fine.
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes());
+    child.wait_with_output().expect("the binary finishes")
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}, stderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn json(args: &[&str]) -> Value {
+    serde_json::from_str(&stdout(&run(args))).expect("stdout is JSON")
+}
+
+/// Asserts a failure with exit code 2 and one `error: ` line, and returns that line.
+fn error_line(args: &[&str]) -> String {
+    let out = run(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.ends_with('\n'));
+    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    stderr.trim_end().to_string()
+}
+
+fn default_trace() -> Trace {
+    forward(&Scenario::default().to_inputs().unwrap()).unwrap()
+}
+
+fn temp_file(name: &str, contents: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("attention-lens-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+fn matrix(value: &Value) -> Vec<Vec<Option<f64>>> {
+    value
+        .as_array()
+        .expect("a matrix is an array")
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .expect("a row is an array")
+                .iter()
+                .map(Value::as_f64)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn json_is_the_default_and_has_every_key() {
+    let value = json(&["trace"]);
+    for key in [
+        "tokens",
+        "config",
+        "embeddings",
+        "positional",
+        "x",
+        "q",
+        "k",
+        "v",
+        "scale_divisor",
+        "heads",
+        "concat",
+        "output",
+    ] {
+        assert!(value.get(key).is_some(), "missing {key}");
+    }
+    for key in [
+        "d_model",
+        "n_heads",
+        "head_dim",
+        "causal",
+        "positional_encoding",
+        "scale",
+        "temperature",
+    ] {
+        assert!(value["config"].get(key).is_some(), "missing config.{key}");
+    }
+    for key in [
+        "q",
+        "k",
+        "v",
+        "scores",
+        "scaled",
+        "masked",
+        "weights",
+        "context",
+        "fully_masked_rows",
+    ] {
+        assert!(
+            value["heads"][0].get(key).is_some(),
+            "missing heads[0].{key}"
+        );
+    }
+    assert_eq!(value["tokens"], serde_json::json!(["I", "am", "hungry"]));
+    assert_eq!(value["config"]["scale"], "sqrt_head_dim");
+    assert_eq!(value["positional"], Value::Null);
+    assert_eq!(json(&["trace", "--format", "json"]), value);
+}
+
+#[test]
+fn json_output_is_the_forward_pass_of_the_default_scenario() {
+    let value = json(&["trace"]);
+    let expected = default_trace().output;
+    let output = matrix(&value["output"]);
+    assert_eq!(output.len(), expected.nrows());
+    for (i, row) in output.iter().enumerate() {
+        assert_eq!(row.len(), expected.ncols());
+        for (j, v) in row.iter().enumerate() {
+            let v = v.expect("a finite output");
+            assert!((v - expected[(i, j)]).abs() < 1e-12, "output[{i}][{j}]");
+        }
+    }
+}
+
+#[test]
+fn markdown_has_every_stage_and_the_tokens() {
+    let md = stdout(&run(&["trace", "--format", "markdown"]));
+    for stage in attention_lens::attention::Stage::ALL {
+        assert!(md.contains(stage.name()), "missing {stage}");
+    }
+    for token in ["I", "am", "hungry"] {
+        assert!(md.contains(&format!("| {token} |")), "missing {token}");
+    }
+    assert!(md.starts_with("# "));
+}
+
+#[test]
+fn csv_has_the_header_and_one_line_per_value() {
+    let csv = stdout(&run(&["trace", "--format", "csv"]));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], CSV_HEADER);
+    let trace = default_trace();
+    let values: usize = trace_matrices(&trace)
+        .iter()
+        .map(|m| m.matrix.nrows() * m.matrix.ncols())
+        .sum();
+    assert_eq!(lines.len(), values + 1);
+    // Worked out by hand for 3 tokens, d_model 4, 2 heads of width 2.
+    assert_eq!(
+        values,
+        12 + 12 + 4 * 16 + 3 * 12 + 2 * (3 * 6 + 4 * 9 + 6) + 12 + 12
+    );
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == 7));
+}
+
+#[test]
+fn the_scenario_command_prints_the_default_scenario_which_round_trips() {
+    let text = stdout(&run(&["scenario"]));
+    let scenario = Scenario::from_json(&text).expect("a valid scenario");
+    assert_eq!(scenario, Scenario::default());
+    assert_eq!(Scenario::from_json(&scenario.to_json()).unwrap(), scenario);
+
+    // Fed back in, it gives the default trace.
+    let path = temp_file("default.json", &text);
+    let from_file = json(&["trace", "--scenario", path.to_str().unwrap()]);
+    assert_eq!(from_file, json(&["trace"]));
+    let from_stdin: Value = serde_json::from_str(&stdout(&run_with_stdin(
+        &["trace", "--scenario", "-"],
+        &text,
+    )))
+    .unwrap();
+    assert_eq!(from_stdin, from_file);
+}
+
+#[test]
+fn heads_and_causal_flags_apply() {
+    let value = json(&["trace", "--heads", "4", "--causal"]);
+    assert_eq!(value["config"]["n_heads"], 4);
+    assert_eq!(value["config"]["head_dim"], 1);
+    let heads = value["heads"].as_array().unwrap();
+    assert_eq!(heads.len(), 4);
+    for head in heads {
+        let masked = matrix(&head["masked"]);
+        for (i, row) in masked.iter().enumerate() {
+            for (j, v) in row.iter().enumerate() {
+                // Null exactly above the diagonal, where the key comes after the query.
+                assert_eq!(v.is_none(), j > i, "masked[{i}][{j}]");
+            }
+        }
+    }
+}
+
+#[test]
+fn width_sentence_and_switches_apply() {
+    let value = json(&[
+        "trace",
+        "--sentence",
+        "the cat sat down",
+        "--d-model",
+        "6",
+        "--heads=3",
+        "--positional",
+        "--scale",
+        "sqrt_seq_len",
+        "--temperature",
+        "0.5",
+    ]);
+    let config = &value["config"];
+    assert_eq!(config["d_model"], 6);
+    assert_eq!(config["n_heads"], 3);
+    assert_eq!(config["positional_encoding"], true);
+    assert_eq!(config["scale"], "sqrt_seq_len");
+    assert_eq!(config["temperature"], 0.5);
+    assert_eq!(value["scale_divisor"], 2.0);
+    assert_eq!(value["tokens"].as_array().unwrap().len(), 4);
+    assert_eq!(matrix(&value["x"])[0].len(), 6);
+    assert_eq!(matrix(&value["positional"]).len(), 4);
+}
+
+#[test]
+fn options_override_a_scenario_file() {
+    let path = temp_file(
+        "causal.json",
+        r#"{"version": 1, "sentence": "a b c", "causal": true, "n_heads": 1}"#,
+    );
+    let file = path.to_str().unwrap();
+    let value = json(&["trace", "--scenario", file]);
+    assert_eq!(value["config"]["causal"], true);
+    assert_eq!(value["heads"].as_array().unwrap().len(), 1);
+    let value = json(&["trace", "--scenario", file, "--no-causal", "--heads", "2"]);
+    assert_eq!(value["config"]["causal"], false);
+    assert_eq!(value["heads"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn help_and_version_succeed() {
+    for args in [&[][..], &["help"], &["--help"], &["trace", "--help"]] {
+        let text = stdout(&run(args));
+        assert!(text.contains("Usage:"), "{args:?}");
+        assert!(text.contains("--format FORMAT"), "{args:?}");
+    }
+    let version = stdout(&run(&["--version"]));
+    assert_eq!(
+        version.trim_end(),
+        format!("attention-lens {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn an_unknown_flag_or_command_is_refused() {
+    assert!(error_line(&["trace", "--colour"]).contains("unknown option `--colour`"));
+    assert!(error_line(&["draw"]).contains("unknown command `draw`"));
+    assert!(error_line(&["--verbose"]).contains("unknown option"));
+}
+
+#[test]
+fn a_missing_or_wrong_value_is_refused() {
+    assert!(error_line(&["trace", "--heads"]).contains("`--heads` needs a value"));
+    assert!(error_line(&["trace", "--d-model", "four"]).contains("whole number"));
+    assert!(error_line(&["trace", "--temperature", "hot"]).contains("a number"));
+    let line = error_line(&["trace", "--format", "xml"]);
+    assert!(
+        line.contains("json, markdown or csv") && line.contains("xml"),
+        "{line}"
+    );
+    assert!(error_line(&["trace", "--scale", "sqrt"]).contains("sqrt_head_dim"));
+}
+
+#[test]
+fn heads_that_do_not_divide_d_model_are_explained() {
+    let line = error_line(&["trace", "--heads", "3"]);
+    assert!(
+        line.contains("--heads 3") && line.contains("divide"),
+        "{line}"
+    );
+}
+
+#[test]
+fn an_empty_sentence_is_refused() {
+    let line = error_line(&["trace", "--sentence", ""]);
+    assert!(line.contains("at least one word"), "{line}");
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let line = error_line(&["trace", "--scenario", "/no/such/scenario.json"]);
+    assert!(line.contains("/no/such/scenario.json"), "{line}");
+    assert!(line.contains("no such file"), "{line}");
+}
+
+#[test]
+fn malformed_json_names_the_problem() {
+    let path = temp_file("broken.json", "{\"version\": 1,\n \"sentence\": \"a\",\n}");
+    let line = error_line(&["trace", "--scenario", path.to_str().unwrap()]);
+    assert!(line.contains("broken.json"), "{line}");
+    assert!(line.contains("not a valid scenario"), "{line}");
+    assert!(line.contains("line 3"), "{line}");
+
+    let path = temp_file("no_sentence.json", r#"{"version": 1}"#);
+    let line = error_line(&["trace", "--scenario", path.to_str().unwrap()]);
+    assert!(line.contains("sentence"), "{line}");
+
+    let path = temp_file(
+        "bad_shape.json",
+        r#"{"version": 1, "sentence": "a", "w_q": [[1]]}"#,
+    );
+    let line = error_line(&["trace", "--scenario", path.to_str().unwrap()]);
+    assert!(line.contains("w_q"), "{line}");
+}
+
+#[test]
+fn malformed_json_on_standard_input_is_refused() {
+    let out = run_with_stdin(&["trace", "--scenario", "-"], "not json");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with("error: standard input: "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1);
+}

@@ -3,7 +3,7 @@
 use crate::attention::{Stage, Trace};
 use crate::components::{
     provide_selection, provide_ui_context, ExplainPanel, MatrixEditors, Model, SentenceInput,
-    Settings, StageControls, StageRail, StageView,
+    Settings, StageControls, StageRail, StageView, WhatIfLab,
 };
 use leptos::ev;
 use leptos::prelude::*;
@@ -84,6 +84,7 @@ pub fn App() -> impl IntoView {
                     <StageView trace stage />
                     <ExplainPanel explanation selection=picked.selection />
                     <p class="hint">"Tip: ← and → step through the stages."</p>
+                    <WhatIfLab model trace />
                 </main>
             </div>
         </div>

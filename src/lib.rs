@@ -12,5 +12,6 @@ pub mod attention;
 pub mod cli;
 pub mod components;
 pub mod plot;
+pub mod presets;
 pub mod report;
 pub mod scenario;

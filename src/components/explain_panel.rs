@@ -23,6 +23,7 @@ pub fn operand_highlights(explanation: &Explanation) -> Vec<(String, Highlight)>
                     cell: o.cell,
                     rows: o.rows.clone(),
                     cols: o.cols.clone(),
+                    cells: Vec::new(),
                 },
             )
         })

@@ -100,6 +100,7 @@ pub fn HeatmapView(
                 if panel == own_name {
                     highlight.rows.extend(marks.rows);
                     highlight.cols.extend(marks.cols);
+                    highlight.cells.extend(marks.cells);
                     highlight.cell = highlight.cell.or(marks.cell);
                 }
             }
@@ -125,13 +126,19 @@ pub fn HeatmapView(
                         theme,
                     };
                     let marks = format!(
-                        "cell:{};rows:{};cols:{}",
+                        "cell:{};rows:{};cols:{};cells:{}",
                         map.highlight
                             .cell
                             .map(|(r, c)| format!("{r},{c}"))
                             .unwrap_or_default(),
                         join(&map.highlight.rows),
-                        join(&map.highlight.cols)
+                        join(&map.highlight.cols),
+                        map.highlight
+                            .cells
+                            .iter()
+                            .map(|(r, c)| format!("{r}.{c}"))
+                            .collect::<Vec<_>>()
+                            .join(",")
                     );
                     let _ = canvas.set_attribute("data-highlight", &marks);
                     let l = map.layout();

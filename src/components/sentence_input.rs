@@ -36,6 +36,7 @@ pub fn SentenceInput(
     view! {
         <section class="panel sentence" aria-labelledby="sentence-label">
             <label id="sentence-label" for="sentence-input" class="panel-title">"Sentence"</label>
+            <super::preset_picker::PresetPicker model />
             <input
                 id="sentence-input"
                 data-testid="sentence-input"

@@ -17,6 +17,8 @@ pub struct Highlight {
     pub rows: Vec<usize>,
     /// Whole columns to mark.
     pub cols: Vec<usize>,
+    /// Further single cells to outline, e.g. where a token sees the future.
+    pub cells: Vec<(usize, usize)>,
 }
 
 /// Everything needed to draw one heatmap.
@@ -344,6 +346,10 @@ fn draw_highlight<DB: DrawingBackend>(
     for &c in map.highlight.cols.iter().filter(|c| **c < cols) {
         let x0 = gx + c as u32 * cw;
         area.draw(&outline(x0, gy, x0 + cw, gy + rows as u32 * ch, 2))?;
+    }
+    for &(r, c) in map.highlight.cells.iter().filter(|(r, c)| *r < rows && *c < cols) {
+        let (x0, y0) = (gx + c as u32 * cw, gy + r as u32 * ch);
+        area.draw(&outline(x0 + 1, y0 + 1, x0 + cw - 1, y0 + ch - 1, 2))?;
     }
     if let Some((r, c)) = map.highlight.cell.filter(|(r, c)| *r < rows && *c < cols) {
         let (x0, y0) = (gx + c as u32 * cw, gy + r as u32 * ch);

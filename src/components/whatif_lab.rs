@@ -1,0 +1,247 @@
+//! The what-if lab: one deliberate mistake at a time, its result beside the correct one, and
+//! what goes wrong in words. Every number comes from `attention::whatif`.
+
+use super::heatmap::{HeatmapView, PanelData};
+use super::model::Model;
+use crate::attention::whatif::{
+    compare, saturation_by_head_dim, Comparison, WhatIf, SATURATION_HEAD_DIMS,
+};
+use crate::attention::{subscript, Matrix, ScaleMode, Trace};
+use crate::plot::{format_value, Highlight, Palette};
+use leptos::prelude::*;
+
+/// Slider position (−1 to 1) to temperature (0.1 to 10), logarithmic so 1 sits in the middle.
+pub fn slider_to_temperature(position: f64) -> f64 {
+    let t = 10f64.powf(position.clamp(-1.0, 1.0));
+    (t * 100.0).round() / 100.0
+}
+
+/// The lab.
+#[component]
+pub fn WhatIfLab(
+    /// The learner's model; the lab compares on its inputs.
+    model: RwSignal<Model>,
+    /// The app's trace, shown while no mistake is on.
+    trace: Memo<Trace>,
+) -> impl IntoView {
+    // None: the mistake is switched off and the correct result is displayed.
+    let active = RwSignal::new(None::<WhatIf>);
+    let slider = RwSignal::new(-0.6f64);
+    let head = RwSignal::new(0usize);
+    let temperature = Memo::new(move |_| slider_to_temperature(slider.get()));
+
+    let chosen = Memo::new(move |_| {
+        active.get().map(|w| match w {
+            WhatIf::Temperature(_) => WhatIf::temperature(temperature.get()),
+            other => other,
+        })
+    });
+    let comparison = Memo::new(move |_| {
+        let what = chosen.get()?;
+        model.with(|m| compare(&m.inputs(), what).ok())
+    });
+    let n_heads = Memo::new(move |_| model.with(|m| m.config.n_heads));
+    let tokens: Signal<Vec<String>> = Memo::new(move |_| model.with(|m| m.tokens())).into();
+    let h = move || head.get().min(n_heads.get().saturating_sub(1));
+
+    // The weights show every mistake's consequence: saturation, broken sums, leaks, NaN.
+    let pick = |c: &Comparison, h: usize, altered: bool| -> Matrix {
+        c.weights(h)
+            .map(|(a, b)| if altered { b.clone() } else { a.clone() })
+            .unwrap_or_else(|| Matrix::zeros(0, 0))
+    };
+    let correct_values = Signal::derive(move || {
+        comparison.with(|c| c.as_ref().map(|c| pick(c, h(), false))).unwrap_or_else(|| {
+            // Switched off: the learner's own weights for this head.
+            trace.with(|t| {
+                t.heads
+                    .get(h())
+                    .map(|x| x.weights.clone())
+                    .unwrap_or_else(|| Matrix::zeros(0, 0))
+            })
+        })
+    });
+    let shown_values = Signal::derive(move || {
+        comparison
+            .with(|c| c.as_ref().map(|c| pick(c, h(), true)))
+            .unwrap_or_else(|| correct_values.get())
+    });
+    let leaked = Signal::derive(move || Highlight {
+        cells: comparison.with(|c| {
+            c.as_ref()
+                .and_then(|c| c.altered.heads.get(h()).map(|x| x.leaked.clone()))
+                .unwrap_or_default()
+        }),
+        ..Highlight::default()
+    });
+
+    let summary = move || {
+        comparison.with(|c| {
+            let c = c.as_ref()?;
+            let hh = h();
+            let mut lines: Vec<String> = Vec::new();
+            if let Some((right, wrong)) = c.saturation(hh) {
+                lines.push(format!(
+                    "Mean largest weight per row: {} correct, {} with the mistake.",
+                    format_value(right.mean_max_weight, 2),
+                    format_value(wrong.mean_max_weight, 2)
+                ));
+            }
+            if let Some(head) = c.altered.heads.get(hh) {
+                if matches!(c.what, WhatIf::SoftmaxOverColumns) {
+                    let sums: Vec<String> =
+                        head.row_sums.iter().map(|s| format_value(*s, 2)).collect();
+                    lines.push(format!(
+                        "Row sums with the mistake: {} (they should all be 1.00).",
+                        sums.join(", ")
+                    ));
+                }
+                if !head.leaked.is_empty() {
+                    lines.push(format!(
+                        "{} cells above the diagonal now get weight: a token sees the future (outlined).",
+                        head.leaked.len()
+                    ));
+                }
+                if !head.non_finite.is_empty() {
+                    lines.push(format!(
+                        "{} weights are NaN or infinite: exp overflowed without the maximum subtracted.",
+                        head.non_finite.len()
+                    ));
+                }
+            }
+            let change = c.max_output_change();
+            lines.push(if change.is_nan() {
+                "The layer output is broken: it contains NaN.".to_string()
+            } else {
+                format!(
+                    "Largest change in the layer's output: {}.",
+                    format_value(change, 2)
+                )
+            });
+            Some(lines)
+        })
+    };
+
+    let saturation_rows = move || {
+        matches!(
+            chosen.get(),
+            Some(WhatIf::NoScaling) | Some(WhatIf::ScaleBySeqLen)
+        )
+        .then(|| saturation_by_head_dim(&SATURATION_HEAD_DIMS, 7, ScaleMode::SqrtHeadDim))
+    };
+
+    view! {
+        <section class="panel whatif" aria-labelledby="whatif-title" data-testid="whatif-lab">
+            <h2 id="whatif-title" class="panel-title">"What-if lab"</h2>
+            <p class="help">"Break the maths on purpose: switch one mistake on and compare its result with the correct one."</p>
+            <div class="whatif-toggles" role="group" aria-label="Mistakes">
+                {WhatIf::ALL.into_iter().map(|w| {
+                    let key = w.key();
+                    let is_on = move || active.get().map(|a| a.key()) == Some(key);
+                    view! {
+                        <button type="button" class="whatif-toggle" data-testid=format!("whatif-{key}")
+                            aria-pressed=move || is_on().to_string()
+                            on:click=move |_| active.set(if is_on() { None } else { Some(w) })>
+                            {w.label()}
+                        </button>
+                    }
+                }).collect_view()}
+            </div>
+            {move || matches!(active.get(), Some(WhatIf::Temperature(_))).then(|| view! {
+                <label class="whatif-temperature">
+                    "Temperature T = " <output data-testid="whatif-temperature-value">{move || temperature.get().to_string()}</output>
+                    <input type="range" min="-1" max="1" step="0.05" data-testid="whatif-temperature-slider"
+                        prop:value=move || slider.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                                slider.set(v);
+                            }
+                        } />
+                </label>
+            })}
+            {move || (n_heads.get() > 1).then(|| view! {
+                <div class="head-picker" role="group" aria-label="Head for the comparison">
+                    {(0..n_heads.get()).map(|i| view! {
+                        <button type="button" data-testid=format!("whatif-head-{i}")
+                            aria-pressed=move || (h() == i).to_string()
+                            on:click=move |_| head.set(i)>{format!("Head {}", i + 1)}</button>
+                    }).collect_view()}
+                </div>
+            })}
+            <p class="whatif-explanation" data-testid="whatif-explanation">
+                {move || chosen.get().map(|w| w.explanation()).unwrap_or("No mistake is switched on: both sides show the correct attention weights.")}
+            </p>
+            {move || {
+                let palette = Palette::Sequential;
+                let hh = h();
+                let name = if chosen.get().is_some() { "A with the mistake" } else { "A (no mistake on)" };
+                view! {
+                    <div class="equation">
+                        <HeatmapView data=PanelData {
+                            name: "whatif-correct".into(),
+                            title: format!("A{} correct", subscript(hh + 1)),
+                            values: correct_values,
+                            rows: tokens,
+                            cols: tokens,
+                            axes: ("queries", "keys"),
+                            palette,
+                            range: None,
+                            col_groups: 1,
+                            row_sums: palette == Palette::Sequential,
+                        } />
+                        <span class="op" aria-hidden="true">"vs"</span>
+                        <HeatmapView data=PanelData {
+                            name: "whatif-shown".into(),
+                            title: name.to_string(),
+                            values: shown_values,
+                            rows: tokens,
+                            cols: tokens,
+                            axes: ("queries", "keys"),
+                            palette,
+                            range: None,
+                            col_groups: 1,
+                            row_sums: palette == Palette::Sequential,
+                        } highlight=leaked />
+                    </div>
+                }
+            }}
+            <ul class="whatif-summary" data-testid="whatif-summary">
+                {move || summary().unwrap_or_default().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+            </ul>
+            {move || saturation_rows().map(|points| view! {
+                <table class="saturation matrix-table" data-testid="saturation">
+                    <caption>"Random queries and 16 keys: mean largest softmax weight as the head widens"</caption>
+                    <thead><tr><th scope="col">"d_k"</th><th scope="col">"no scaling"</th><th scope="col">"÷ √d_k"</th></tr></thead>
+                    <tbody>
+                        {points.into_iter().map(|p| view! {
+                            <tr>
+                                <th scope="row">{p.head_dim}</th>
+                                <td data-value=p.unscaled.to_string()>
+                                    <span class="bar" style=format!("width: {:.0}%", p.unscaled * 100.0)></span>
+                                    {format_value(p.unscaled, 2)}
+                                </td>
+                                <td data-value=p.scaled.to_string()>
+                                    <span class="bar" style=format!("width: {:.0}%", p.scaled * 100.0)></span>
+                                    {format_value(p.scaled, 2)}
+                                </td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            })}
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_temperature_slider_is_logarithmic_around_one() {
+        assert_eq!(slider_to_temperature(0.0), 1.0);
+        assert_eq!(slider_to_temperature(-1.0), 0.1);
+        assert_eq!(slider_to_temperature(1.0), 10.0);
+        assert_eq!(slider_to_temperature(5.0), 10.0);
+    }
+}

@@ -1,0 +1,76 @@
+// The what-if lab and the presets: mistakes computed by the core, presets that show what their
+// captions promise.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { test, expect, expectMatrixClose, loadTrace, type Trace } from "./fixtures";
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "release", "attention-lens");
+
+function cli(args: string[]): Trace {
+  return JSON.parse(execFileSync(CLI, ["trace", "--format", "json", ...args], { encoding: "utf8" }));
+}
+
+test("switching a mistake on shows the altered matrix, and off shows the correct one again", async ({ app, page }) => {
+  const correct = loadTrace();
+  const unscaled = cli(["--scale", "none"]);
+  await app.goto();
+  const lab = page.getByTestId("whatif-lab");
+  await lab.scrollIntoViewIfNeeded();
+
+  expectMatrixClose(await app.tableValues("whatif-shown"), correct.heads[0].weights, 1e-9, "off");
+  await page.getByTestId("whatif-no_scaling").click();
+  await expect(page.getByTestId("whatif-no_scaling")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("whatif-explanation")).toContainText("undivided");
+  await expect
+    .poll(async () => JSON.stringify(await app.tableValues("whatif-shown")))
+    .not.toBe(JSON.stringify(await app.tableValues("whatif-correct")));
+  expectMatrixClose(await app.tableValues("whatif-shown"), unscaled.heads[0].weights, 1e-9, "no scaling");
+  expectMatrixClose(await app.tableValues("whatif-correct"), correct.heads[0].weights, 1e-9, "correct side");
+  await expect(page.getByTestId("saturation").locator("tbody tr")).toHaveCount(8);
+
+  await page.getByTestId("whatif-no_scaling").click();
+  await expect(page.getByTestId("whatif-no_scaling")).toHaveAttribute("aria-pressed", "false");
+  expectMatrixClose(await app.tableValues("whatif-shown"), correct.heads[0].weights, 1e-9, "back off");
+});
+
+test("softmax over columns breaks the row sums and no mask leaks the future", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("whatif-softmax_over_columns").click();
+  await expect(page.getByTestId("whatif-summary")).toContainText("Row sums with the mistake");
+  const cols = await app.tableValues("whatif-shown");
+  for (let j = 0; j < cols.length; j++) {
+    const sum = cols.reduce((s, row) => s + row[j], 0);
+    expect(Math.abs(sum - 1), `column ${j} sums to 1`).toBeLessThan(1e-9);
+  }
+  await page.getByTestId("whatif-no_causal_mask").click();
+  await expect(page.getByTestId("whatif-summary")).toContainText("sees the future");
+  await expect(page.getByTestId("canvas-whatif-shown")).toHaveAttribute("data-highlight", /cells:0\.1,/);
+});
+
+test("the temperature slider and the unstable softmax", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("whatif-temperature").click();
+  const slider = page.getByTestId("whatif-temperature-slider");
+  await slider.fill("1");
+  await expect(page.getByTestId("whatif-temperature-value")).toHaveText("10");
+  const flat = await app.tableValues("whatif-shown");
+  for (const row of flat) for (const v of row) expect(v).toBeGreaterThan(0.2);
+  await page.getByTestId("whatif-unstable_softmax").click();
+  await expect(page.getByTestId("whatif-summary")).toContainText("NaN");
+});
+
+test("a preset loads its sentence and shows the pattern its caption claims", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("preset").selectOption("pronoun");
+  await expect(page.getByTestId("preset-caption")).toContainText("sushi");
+  const tokens = await app.tokens.allTextContents();
+  expect(tokens).toContain("it");
+  await app.openStage("softmax");
+  const weights = await app.tableValues("weights-h0");
+  const it = tokens.indexOf("it");
+  const sushi = tokens.indexOf("sushi");
+  expect(weights[it][sushi]).toBeGreaterThan(0.5);
+  expect(Math.max(...weights[it])).toBe(weights[it][sushi]);
+  await expect(page.getByTestId("sentence-input")).toHaveValue(/sushi/);
+});

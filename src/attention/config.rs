@@ -141,7 +141,9 @@ impl Config {
 
     /// The head counts that divide `d_model`, within range: the only valid choices.
     pub fn valid_head_counts(d_model: usize) -> Vec<usize> {
-        N_HEADS_RANGE.filter(|h| d_model.is_multiple_of(*h)).collect()
+        N_HEADS_RANGE
+            .filter(|h| d_model.is_multiple_of(*h))
+            .collect()
     }
 }
 

@@ -44,7 +44,7 @@ mod tests {
         assert_eq!(format_value(-0.001, 2), "0.00");
         assert_eq!(format_value(f64::NEG_INFINITY, 2), "−∞");
         assert_eq!(format_value(12.0, 0), "12");
-        assert_eq!(format_value(1.4142, 3), "1.414");
+        assert_eq!(format_value(1.2345, 3), "1.234");
     }
 
     #[test]

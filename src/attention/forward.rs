@@ -275,7 +275,10 @@ pub fn softmax_rows(z: &Matrix, temperature: f64) -> (Matrix, Vec<usize>) {
         }
         // Subtracting the maximum before dividing by the temperature keeps every exponent at
         // or below 0, so a small temperature cannot overflow it (the result is the same).
-        let exps: Vec<f64> = row.iter().map(|v| ((v - max) / temperature).exp()).collect();
+        let exps: Vec<f64> = row
+            .iter()
+            .map(|v| ((v - max) / temperature).exp())
+            .collect();
         let sum: f64 = exps.iter().sum();
         for (j, e) in exps.iter().enumerate() {
             out[(i, j)] = e / sum;

@@ -108,11 +108,14 @@ step_web_build() {
 }
 
 step_browser_tests() {
-    local log="$E2E_OUT/server.log" server_pid url=""
+    local log="$E2E_OUT/server.log" url=""
     node tests/e2e/serve-dist.mjs --root "$DIST_DIR" --port 0 --sub-path "$SUB_PATH" >"$log" 2>&1 &
+    # Global, not local: the trap runs after this function has returned. The step runs in its
+    # own subshell, so the trap stops the server however the step ends.
     server_pid=$!
-    # This step runs in its own subshell, so the trap stops the server however the step ends.
     trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
 
     for _ in $(seq 100); do
         url="$(sed -n 's/^listening //p' "$log")"

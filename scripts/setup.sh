@@ -40,7 +40,10 @@ fi
 
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
     install_note "trunk $TRUNK_VERSION (a few minutes)"
-    cargo install trunk --version "$TRUNK_VERSION" --locked
+    # trunk's own release profile asks for fat LTO in one codegen unit, which makes the install
+    # much slower on a small machine and gains a build tool nothing.
+    CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+        cargo install trunk --version "$TRUNK_VERSION" --locked
 fi
 
 bindgen_version="$(lock_wasm_bindgen_version)"

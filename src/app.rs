@@ -2,14 +2,15 @@
 
 use crate::attention::{Stage, Trace};
 use crate::components::{
-    provide_selection, provide_ui_context, ExplainPanel, MatrixEditors, Model, SentenceInput,
-    Settings, StageControls, StageRail, StageView, WhatIfLab,
+    import_file, parse_query, post_height_to_parent, provide_selection, provide_ui_context,
+    sync_with_url, ExplainPanel, ExportMenu, MatrixEditors, Model, SentenceInput, Settings,
+    ShareButtons, Shared, StageControls, StageRail, StageView, WhatIfLab,
 };
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Whether a key press belongs to a form field rather than to the page.
+/// Whether a key press belongs to a form field or a heatmap rather than to the page.
 fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
     ev.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -17,16 +18,39 @@ fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
             matches!(
                 el.tag_name().as_str(),
                 "INPUT" | "SELECT" | "TEXTAREA" | "CANVAS"
-            )
-                || el.has_attribute("contenteditable")
+            ) || el.has_attribute("contenteditable")
                 || el.get_attribute("role").as_deref() == Some("tab")
         })
+}
+
+/// What a key does to the stage: the arrows always, and in presenter mode also the keys a
+/// presentation clicker sends.
+pub fn stage_step(key: &str, presenting: bool, stage: Stage) -> Option<Stage> {
+    match key {
+        "ArrowRight" => stage.next(),
+        "ArrowLeft" => stage.prev(),
+        " " | "PageDown" if presenting => stage.next(),
+        "PageUp" if presenting => stage.prev(),
+        _ => None,
+    }
+}
+
+fn set_fullscreen(on: bool) {
+    let doc = document();
+    if on {
+        if let Some(root) = doc.document_element() {
+            let _ = root.request_fullscreen();
+        }
+    } else if doc.fullscreen_element().is_some() {
+        doc.exit_fullscreen();
+    }
 }
 
 /// The whole app.
 #[component]
 pub fn App() -> impl IntoView {
-    let ui = provide_ui_context();
+    let options = parse_query(&window().location().search().unwrap_or_default());
+    let ui = provide_ui_context(options.dark);
     let model = RwSignal::new(Model::default());
     let result = Memo::new(move |_| model.with(|m| m.trace()));
     // The last trace that worked stays on screen while an error is shown.
@@ -40,53 +64,162 @@ pub fn App() -> impl IntoView {
     });
     let error = move || result.with(|r| r.as_ref().err().map(|e| e.to_string()));
     let stage = RwSignal::new(Stage::Input);
+    let head = RwSignal::new(0usize);
     let (picked, explanation) = provide_selection(trace);
+    let presenting = ui.presenting;
+    presenting.set(options.present);
+    let report = RwSignal::new(None::<String>);
+
+    let link_notices = sync_with_url(
+        Shared {
+            model,
+            stage,
+            head,
+            selection: picked.selection,
+        },
+        options.stage,
+    );
+    let notices = RwSignal::new(link_notices);
+    if options.embed {
+        post_height_to_parent();
+    }
 
     let _keys = window_event_listener(ev::keydown, move |ev| {
         if typing_into_field(&ev) || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
         }
-        let next = match ev.key().as_str() {
-            "ArrowRight" => stage.get_untracked().next(),
-            "ArrowLeft" => stage.get_untracked().prev(),
-            _ => None,
-        };
-        if let Some(s) = next {
+        let key = ev.key();
+        let on_stage = presenting.get_untracked();
+        if let Some(s) = stage_step(&key, on_stage, stage.get_untracked()) {
             ev.prevent_default();
             stage.set(s);
+        } else if on_stage && (key == "f" || key == "F") {
+            ev.prevent_default();
+            set_fullscreen(document().fullscreen_element().is_none());
+        } else if on_stage && key == "Escape" {
+            presenting.set(false);
+            set_fullscreen(false);
+        }
+    });
+    let _dragover = window_event_listener(ev::dragover, move |ev| ev.prevent_default());
+    let _drop = window_event_listener(ev::drop, move |ev| {
+        ev.prevent_default();
+        if let Some(file) = ev
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0))
+        {
+            import_file(file, model, report);
         }
     });
 
+    let full_view = move || {
+        let location = window().location();
+        format!(
+            "{}#{}",
+            location.pathname().unwrap_or_default(),
+            location.hash().unwrap_or_default().trim_start_matches('#')
+        )
+    };
+    let show_controls = options.controls;
+    let embed = options.embed;
+
     view! {
-        <div class="app">
-            <header class="topbar">
-                <div class="brand">
-                    <h1>"attention-lens"</h1>
-                    <p class="tagline">"Multi-head self-attention, one stage at a time, with every number."</p>
-                </div>
-                <label class="toggle tables-toggle">
-                    <input type="checkbox" data-testid="show-tables"
-                        prop:checked=move || ui.show_tables.get()
-                        on:change=move |ev| ui.show_tables.set(event_target_checked(&ev)) />
-                    " Show numbers as tables"
-                </label>
-            </header>
+        <div class="app" class:embed=embed class:presenting=move || presenting.get()
+            class:no-controls=!show_controls data-testid="app">
+            {(!embed).then(|| view! {
+                <header class="topbar">
+                    <div class="brand">
+                        <h1>"attention-lens"</h1>
+                        <p class="tagline">"Multi-head self-attention, one stage at a time, with every number."</p>
+                    </div>
+                    <div class="actions">
+                        <label class="toggle tables-toggle">
+                            <input type="checkbox" data-testid="show-tables"
+                                prop:checked=move || ui.show_tables.get()
+                                on:change=move |ev| ui.show_tables.set(event_target_checked(&ev)) />
+                            " Show numbers as tables"
+                        </label>
+                        <ShareButtons />
+                        <ExportMenu model trace report />
+                        <button type="button" class="present" data-testid="present"
+                            on:click=move |_| presenting.set(true)>"Present"</button>
+                    </div>
+                </header>
+            })}
+            {embed.then(|| view! {
+                <header class="embed-bar">
+                    <span class="embed-title">"attention-lens"</span>
+                    <a href=full_view target="_blank" rel="noopener" data-testid="open-full-view">"Open full view ↗"</a>
+                </header>
+            })}
+            <div class="notices" role="status">
+                {move || notices.get().into_iter().enumerate().map(|(i, text)| view! {
+                    <p class="notice" data-testid="notice">
+                        <span>{text}</span>
+                        <button type="button" aria-label="Dismiss" data-testid="dismiss-notice"
+                            on:click=move |_| notices.update(|n| { if i < n.len() { n.remove(i); } })>"×"</button>
+                    </p>
+                }).collect_view()}
+                {move || report.get().map(|text| view! {
+                    <p class="notice" data-testid="import-report">
+                        <span>{text}</span>
+                        <button type="button" aria-label="Dismiss" on:click=move |_| report.set(None)>"×"</button>
+                    </p>
+                })}
+            </div>
             <div class="layout">
-                <aside class="controls" aria-label="Inputs">
-                    <SentenceInput model />
-                    <Settings model />
-                    <MatrixEditors model />
-                </aside>
+                {show_controls.then(|| view! {
+                    <aside class="controls" aria-label="Inputs">
+                        <SentenceInput model />
+                        <Settings model />
+                        <MatrixEditors model />
+                    </aside>
+                })}
                 <main class="stage-area">
-                    <StageRail stage />
-                    <StageControls stage />
+                    {move || presenting.get().then(|| view! {
+                        <div class="presenter-bar">
+                            <ol class="presenter-progress" aria-label="Progress" data-testid="presenter-progress">
+                                {Stage::ALL.into_iter().map(|s| view! {
+                                    <li class:current=move || stage.get() == s class:done={move || stage.get() > s}
+                                        aria-current=move || (stage.get() == s).then_some("step")>
+                                        <span class="visually-hidden">{s.name()}</span>
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                            <span class="presenter-help">"← → Space: step · f: full screen · Esc: leave"</span>
+                            <button type="button" data-testid="leave-presenter"
+                                on:click=move |_| { presenting.set(false); set_fullscreen(false); }>"Leave"</button>
+                        </div>
+                    })}
+                    {move || (!presenting.get()).then(|| view! {
+                        <StageRail stage />
+                        <StageControls stage />
+                    })}
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>
-                    <StageView trace stage />
+                    <StageView trace stage head />
                     <ExplainPanel explanation selection=picked.selection />
-                    <p class="hint">"Tip: ← and → step through the stages."</p>
-                    <WhatIfLab model trace />
+                    {move || (!presenting.get() && !embed).then(|| view! {
+                        <p class="hint">"Tip: ← and → step through the stages."</p>
+                        <WhatIfLab model trace />
+                    })}
                 </main>
             </div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clicker_keys_step_only_in_presenter_mode() {
+        assert_eq!(stage_step("PageDown", true, Stage::Input), Some(Stage::Projection));
+        assert_eq!(stage_step("PageDown", false, Stage::Input), None);
+        assert_eq!(stage_step(" ", true, Stage::Scores), Some(Stage::Scale));
+        assert_eq!(stage_step("PageUp", true, Stage::Scores), Some(Stage::SplitHeads));
+        assert_eq!(stage_step("ArrowRight", false, Stage::OutputProjection), None);
+        assert_eq!(stage_step("ArrowLeft", false, Stage::Projection), Some(Stage::Input));
     }
 }

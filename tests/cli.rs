@@ -1,5 +1,8 @@
 //! The `attention-lens` binary, run as a learner would run it.
 
+// Native tests: they read files and run the CLI, which the browser target cannot.
+#![cfg(not(target_arch = "wasm32"))]
+
 use attention_lens::attention::{forward, Trace};
 use attention_lens::report::{trace_matrices, CSV_HEADER};
 use attention_lens::scenario::Scenario;

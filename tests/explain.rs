@@ -1,6 +1,9 @@
 //! Cell arithmetic: every cell of every heatmap is explained with the number the heatmap shows,
 //! the operands light up where they should, and a tiny example is checked by hand.
 
+// Native tests: they read files and run the CLI, which the browser target cannot.
+#![cfg(not(target_arch = "wasm32"))]
+
 use attention_lens::attention::{
     explain, format_value, forward, Config, Explanation, HeadMatrix, Init, Inputs, Matrix,
     MatrixId, Operand, ScaleMode, Trace, WeightName, Weights, MAX_TOKENS,

@@ -5,6 +5,9 @@
 //! `tests/reference/expected/<name>.json`, written by `tests/reference/reference.py`, cell by
 //! cell to [`TOLERANCE`]. A `null` in the expected file stands for a masked −∞.
 
+// Native tests: they read files and run the CLI, which the browser target cannot.
+#![cfg(not(target_arch = "wasm32"))]
+
 use attention_lens::attention::{forward, Matrix, Trace};
 use attention_lens::scenario::Scenario;
 use serde_json::Value;

@@ -1,6 +1,9 @@
 //! SVG snapshots of each heatmap kind: cells, labels and the colours at the extremes, drawn by
 //! the same plotters code as the canvas. The SVGs are also written to target/heatmaps/ to look at.
 
+// Native tests: they read files and run the CLI, which the browser target cannot.
+#![cfg(not(target_arch = "wasm32"))]
+
 use attention_lens::attention::{forward, Config, Init, Inputs, Matrix, Weights};
 use attention_lens::plot::{heatmap_svg, Heatmap, Highlight, Palette, Theme};
 

@@ -3,6 +3,9 @@
 //! The general checks run every preset; then one test per preset asserts its caption on the
 //! weights with the expected numbers worked out by hand from its matrices.
 
+// Native tests: they read files and run the CLI, which the browser target cannot.
+#![cfg(not(target_arch = "wasm32"))]
+
 use attention_lens::attention::{forward, Matrix, ScaleMode, Trace};
 use attention_lens::presets::{self, Claim, Preset};
 use attention_lens::scenario::Scenario;

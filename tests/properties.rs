@@ -1,6 +1,9 @@
 //! Properties of the attention core that hold for every valid configuration, checked with
 //! proptest, and one small example worked out by hand.
 
+// Native tests: they read files and run the CLI, which the browser target cannot.
+#![cfg(not(target_arch = "wasm32"))]
+
 use attention_lens::attention::{
     forward, positional_encoding, AttentionError, Config, Inputs, Matrix, ScaleMode, Trace, Weights,
 };

@@ -3,6 +3,9 @@
 //! The fixtures use one-hot (or nearly one-hot) embeddings and identity or zero projections, so
 //! each score is a small whole number and each weight a short expression in e.
 
+// Native tests: they read files and run the CLI, which the browser target cannot.
+#![cfg(not(target_arch = "wasm32"))]
+
 use attention_lens::attention::whatif::{
     compare, compare_unstable, saturation_by_head_dim, temperature_sweep, Comparison, WhatIf,
     HUGE_SCORES, SATURATION_HEAD_DIMS, SATURATION_KEYS,

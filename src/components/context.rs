@@ -33,6 +33,19 @@ pub struct UiContext {
     pub show_tables: RwSignal<bool>,
     /// Whether the learner asked the system for reduced motion.
     pub reduced_motion: bool,
+    /// Presenter mode: one stage, large type, heatmaps drawn larger.
+    pub presenting: RwSignal<bool>,
+}
+
+impl UiContext {
+    /// How much larger than normal heatmaps are drawn.
+    pub fn zoom(&self) -> f64 {
+        if self.presenting.get() {
+            1.6
+        } else {
+            1.0
+        }
+    }
 }
 
 fn media_matches(query: &str) -> bool {
@@ -43,10 +56,22 @@ fn media_matches(query: &str) -> bool {
         .is_some_and(|m| m.matches())
 }
 
-/// Creates the context, following `prefers-color-scheme` as it changes.
-pub fn provide_ui_context() -> UiContext {
-    let dark = RwSignal::new(media_matches("(prefers-color-scheme: dark)"));
-    if let Ok(Some(list)) = window().match_media("(prefers-color-scheme: dark)") {
+/// Creates the context. The theme is `forced_dark` when given (and marked on the root element
+/// for the style sheet), otherwise it follows `prefers-color-scheme` as it changes.
+pub fn provide_ui_context(forced_dark: Option<bool>) -> UiContext {
+    if let (Some(dark), Some(root)) = (forced_dark, document().document_element()) {
+        let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
+    }
+    let dark = RwSignal::new(
+        forced_dark.unwrap_or_else(|| media_matches("(prefers-color-scheme: dark)")),
+    );
+    let follow_system = forced_dark.is_none();
+    if let Some(list) = window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .filter(|_| follow_system)
+    {
         let on_change = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
             dark.set(media_matches("(prefers-color-scheme: dark)"));
         });
@@ -58,6 +83,7 @@ pub fn provide_ui_context() -> UiContext {
         dark,
         show_tables: RwSignal::new(false),
         reduced_motion: media_matches("(prefers-reduced-motion: reduce)"),
+        presenting: RwSignal::new(false),
     };
     provide_context(ctx);
     ctx

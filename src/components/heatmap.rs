@@ -2,7 +2,9 @@
 
 use super::context::{Selection, SelectionContext, UiContext};
 use crate::attention::{move_selection, Direction, Matrix};
-use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
+use super::download::{download_text, download_url};
+use crate::plot::{format_value, heatmap_svg, Heatmap, Highlight, Palette, Theme};
+use wasm_bindgen::JsCast;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
@@ -41,11 +43,20 @@ fn join(values: &[usize]) -> String {
 
 /// Draws a heatmap on a canvas, scaled for the screen's pixel ratio.
 #[cfg(target_arch = "wasm32")]
-fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap) {
+fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, zoom: f64) {
+    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0);
+    paint_at(canvas, map, ratio * zoom);
+    let layout = map.layout();
+    let style = web_sys::HtmlElement::style(canvas);
+    let _ = style.set_property("width", &format!("{}px", f64::from(layout.width) * zoom));
+}
+
+/// Draws a heatmap with every length multiplied by `ratio`.
+#[cfg(target_arch = "wasm32")]
+fn paint_at(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, ratio: f64) {
     use plotters::prelude::IntoDrawingArea;
     use plotters_canvas::CanvasBackend;
     let layout = map.layout();
-    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0);
     canvas.set_width((f64::from(layout.width) * ratio).round() as u32);
     canvas.set_height((f64::from(layout.height) * ratio).round() as u32);
     let style = web_sys::HtmlElement::style(canvas);
@@ -61,7 +72,21 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap) {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn paint(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap) {}
+fn paint(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap, _zoom: f64) {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn paint_at(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap, _ratio: f64) {}
+
+/// The heatmap as a PNG `data:` URL at twice its size, drawn by the same code as the page.
+fn png_at_2x(map: &Heatmap) -> Option<String> {
+    let canvas = document()
+        .create_element("canvas")
+        .ok()?
+        .dyn_into::<web_sys::HtmlCanvasElement>()
+        .ok()?;
+    paint_at(&canvas, map, 2.0);
+    canvas.to_data_url_with_type("image/png").ok()
+}
 
 /// A heatmap with its accessible table.
 #[component]
@@ -94,6 +119,7 @@ pub fn HeatmapView(
             return;
         };
         let theme = if ui.dark.get() { Theme::DARK } else { Theme::LIGHT };
+        let zoom = ui.zoom();
         let mut highlight = highlight.map(|h| h.get()).unwrap_or_default();
         if let Some(picked) = picked {
             for (panel, marks) in picked.operands.get() {
@@ -144,7 +170,7 @@ pub fn HeatmapView(
                     let l = map.layout();
                     let grid = format!("{},{},{},{}", l.grid_x, l.grid_y, l.cell_w, l.cell_h);
                     let _ = canvas.set_attribute("data-grid", &grid);
-                    paint(&canvas, &map);
+                    paint(&canvas, &map, zoom);
                 })
             })
         });
@@ -213,6 +239,46 @@ pub fn HeatmapView(
             })
         })
     };
+    let export = {
+        let name = name.clone();
+        move |svg: bool| {
+            let theme = if ui.dark.get_untracked() { Theme::DARK } else { Theme::LIGHT };
+            let range = range.map(|r| r.get_untracked());
+            let stem = format!("heatmap-{name}");
+            values.with_untracked(|m| {
+                rows.with_untracked(|row_labels| {
+                    cols.with_untracked(|col_labels| {
+                        let map = Heatmap {
+                            values: m,
+                            row_labels,
+                            col_labels,
+                            row_axis: axes.0,
+                            col_axis: axes.1,
+                            palette,
+                            range: range.unwrap_or_else(|| palette.range_for(m.iter())),
+                            col_groups,
+                            decimals: 2,
+                            highlight: Highlight::default(),
+                            theme,
+                        };
+                        if svg {
+                            if let Ok(text) = heatmap_svg(&map) {
+                                let _ = download_text(&format!("{stem}.svg"), "image/svg+xml", &text);
+                            }
+                        } else if let Some(url) = png_at_2x(&map) {
+                            let _ = download_url(&format!("{stem}.png"), &url);
+                        }
+                    })
+                })
+            });
+        }
+    };
+    let export_png = {
+        let export = export.clone();
+        move |_| export(false)
+    };
+    let export_svg = move |_| export(true);
+
     // Row sums line up with the chart's rows.
     let sums_style = move || {
         let l = layout();
@@ -288,6 +354,12 @@ pub fn HeatmapView(
             <figcaption>
                 <span class="heatmap-title">{title.clone()}</span>
                 <span class="heatmap-shape">{shape}</span>
+                <span class="heatmap-export">
+                    <button type="button" data-testid=format!("export-png-{name}") on:click=export_png
+                        aria-label=format!("Save {title} as PNG")>"PNG"</button>
+                    <button type="button" data-testid=format!("export-svg-{name}") on:click=export_svg
+                        aria-label=format!("Save {title} as SVG")>"SVG"</button>
+                </span>
             </figcaption>
             <div class="heatmap-body">
                 <canvas

@@ -104,8 +104,9 @@ pub fn StageView(
     trace: Memo<Trace>,
     /// The stage to show.
     stage: RwSignal<Stage>,
+    /// The head shown when there are too many to show at once.
+    head: RwSignal<usize>,
 ) -> impl IntoView {
-    let head = RwSignal::new(0usize);
     let compare = RwSignal::new(false);
     let tokens: Signal<Vec<String>> = Memo::new(move |_| trace.with(|t| t.tokens.clone())).into();
     let layout = Memo::new(move |_| {

@@ -1,0 +1,288 @@
+//! Links, embedding and the page options read from the query string.
+
+use super::context::Selection;
+use super::model::Model;
+use crate::attention::Stage;
+use crate::permalink::{decode, encode, history_step, HistoryStep, ShareState};
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// Options from the query string (`?embed=1&stage=softmax&controls=0&theme=dark&present=1`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageOptions {
+    /// A compact view for iframes.
+    pub embed: bool,
+    /// Show the editors (default on; `controls=0` hides them).
+    pub controls: bool,
+    /// The stage to open on, overriding the link's.
+    pub stage: Option<Stage>,
+    /// `Some(true)` dark, `Some(false)` light, `None` follow the system.
+    pub dark: Option<bool>,
+    /// Start in presenter mode.
+    pub present: bool,
+}
+
+/// Reads the query string (with or without the leading `?`); unknown or bad values are ignored.
+pub fn parse_query(search: &str) -> PageOptions {
+    let mut options = PageOptions {
+        controls: true,
+        ..PageOptions::default()
+    };
+    for pair in search.trim_start_matches('?').split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let on = matches!(value, "1" | "true" | "yes" | "on" | "");
+        match key {
+            "embed" => options.embed = on,
+            "present" => options.present = on,
+            "controls" => options.controls = on,
+            "stage" => options.stage = Stage::from_key(value),
+            "theme" => {
+                options.dark = match value {
+                    "dark" => Some(true),
+                    "light" => Some(false),
+                    _ => None,
+                }
+            }
+            _ => {}
+        }
+    }
+    options
+}
+
+/// The page address without query and fragment, e.g. `https://host/path/`.
+fn base_of(href: &str) -> &str {
+    let end = href.find(['?', '#']).unwrap_or(href.len());
+    &href[..end]
+}
+
+/// The full view of the same state: no embed options, same fragment.
+pub fn full_view_url(href: &str, fragment: &str) -> String {
+    format!("{}#{fragment}", base_of(href))
+}
+
+/// The iframe a blogger pastes to embed the current state.
+pub fn embed_code(href: &str, fragment: &str) -> String {
+    let src = format!("{}?embed=1#{fragment}", base_of(href));
+    let src = src.replace('&', "&amp;").replace('"', "&quot;");
+    format!(
+        "<iframe src=\"{src}\" title=\"attention-lens: multi-head self-attention\" \
+         style=\"width: 100%; height: 640px; border: 0\" loading=\"lazy\"></iframe>"
+    )
+}
+
+/// Everything the URL holds, read from the app's signals.
+#[derive(Clone, Copy)]
+pub struct Shared {
+    /// The model.
+    pub model: RwSignal<Model>,
+    /// The stage.
+    pub stage: RwSignal<Stage>,
+    /// The head at per-head stages.
+    pub head: RwSignal<usize>,
+    /// The selected cell.
+    pub selection: RwSignal<Option<Selection>>,
+}
+
+impl Shared {
+    fn state(&self) -> ShareState {
+        ShareState {
+            model: self.model.get(),
+            stage: self.stage.get(),
+            head: self.head.get(),
+            cell: self
+                .selection
+                .get()
+                .map(|s| (s.panel, s.row, s.col)),
+        }
+    }
+
+    fn apply(&self, state: ShareState) {
+        self.model.set(state.model);
+        self.stage.set(state.stage);
+        self.head.set(state.head);
+        self.selection.set(state.cell.map(|(panel, row, col)| Selection { panel, row, col }));
+    }
+}
+
+fn current_fragment() -> String {
+    window()
+        .location()
+        .hash()
+        .unwrap_or_default()
+        .trim_start_matches('#')
+        .to_string()
+}
+
+/// Restores the state from the address bar, then keeps the address bar following the state:
+/// meaningful steps get a history entry, fine adjustments replace it, and Back/Forward restore.
+/// Returns the notices about parts of the link that could not be used.
+pub fn sync_with_url(shared: Shared, stage_override: Option<Stage>) -> Vec<String> {
+    let fragment = current_fragment();
+    let mut notices = Vec::new();
+    let mut restored = ShareState::default();
+    if !fragment.is_empty() {
+        let decoded = decode(&fragment);
+        notices = decoded.notices;
+        restored = decoded.state;
+        shared.apply(restored.clone());
+    }
+    if let Some(stage) = stage_override {
+        shared.stage.set(stage);
+        restored.stage = stage;
+    }
+
+    let last = StoredValue::new(restored);
+    // A sentence typed letter by letter is one step: pushes within this window replace.
+    let last_sentence_push = StoredValue::new(f64::NEG_INFINITY);
+    let restoring = StoredValue::new(false);
+
+    Effect::new(move |_| {
+        let state = shared.state();
+        if restoring.get_value() {
+            restoring.set_value(false);
+            last.set_value(state);
+            return;
+        }
+        let previous = last.get_value();
+        let mut step = history_step(&previous, &state);
+        let now = js_sys::Date::now();
+        let only_sentence = step == HistoryStep::Push
+            && previous.model.sentence != state.model.sentence
+            && previous.stage == state.stage
+            && previous.model.config == state.model.config;
+        if only_sentence {
+            if now - last_sentence_push.get_value() < 1500.0 {
+                step = HistoryStep::Replace;
+            }
+            last_sentence_push.set_value(now);
+        }
+        last.set_value(state.clone());
+        if step == HistoryStep::Keep {
+            return;
+        }
+        let location = window().location();
+        let url = format!(
+            "{}{}#{}",
+            location.pathname().unwrap_or_default(),
+            location.search().unwrap_or_default(),
+            encode(&state)
+        );
+        if let Ok(history) = window().history() {
+            let _ = match step {
+                HistoryStep::Push => history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)),
+                _ => history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)),
+            };
+        }
+    });
+
+    let on_pop = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
+        let decoded = decode(&current_fragment());
+        restoring.set_value(true);
+        shared.apply(decoded.state);
+    });
+    let _ = window().add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
+    on_pop.forget();
+    notices
+}
+
+/// Sends the page height to the embedding page whenever it changes.
+pub fn post_height_to_parent() {
+    let Ok(parent) = window().parent() else {
+        return;
+    };
+    let Some(parent) = parent else {
+        return;
+    };
+    let post = move || {
+        let height = document()
+            .document_element()
+            .map(|e| e.scroll_height())
+            .unwrap_or(0);
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &"attention-lens:height".into());
+        let _ = js_sys::Reflect::set(&message, &"height".into(), &f64::from(height).into());
+        let _ = parent.post_message(&message, "*");
+    };
+    post();
+    let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |_| post());
+    if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+        if let Some(root) = document().document_element() {
+            observer.observe(&root);
+        }
+        if let Some(body) = document().body() {
+            observer.observe(&body);
+        }
+    }
+    callback.forget();
+}
+
+/// Copies `text` to the clipboard and reports the outcome in `status`.
+fn copy(text: String, done: &'static str, status: RwSignal<String>, fallback: RwSignal<Option<String>>) {
+    let clipboard = window().navigator().clipboard();
+    let promise = clipboard.write_text(&text);
+    let ok = Closure::once(move |_: wasm_bindgen::JsValue| status.set(done.to_string()));
+    let failed = Closure::once(move |_: wasm_bindgen::JsValue| {
+        status.set("Copying was blocked: select the text below and copy it.".into());
+        fallback.set(Some(text));
+    });
+    let _ = promise.then2(&ok, &failed);
+    ok.forget();
+    failed.forget();
+}
+
+/// "Copy link" and "Copy embed code".
+#[component]
+pub fn ShareButtons() -> impl IntoView {
+    let status = RwSignal::new(String::new());
+    let fallback = RwSignal::new(None::<String>);
+    let href = || window().location().href().unwrap_or_default();
+    view! {
+        <div class="share">
+            <button type="button" data-testid="copy-link"
+                on:click=move |_| copy(full_view_url(&href(), &current_fragment()), "Link copied.", status, fallback)>
+                "Copy link"
+            </button>
+            <button type="button" data-testid="copy-embed"
+                on:click=move |_| copy(embed_code(&href(), &current_fragment()), "Embed code copied.", status, fallback)>
+                "Copy embed code"
+            </button>
+            <span class="share-status" role="status" data-testid="share-status">{move || status.get()}</span>
+            {move || fallback.get().map(|text| view! {
+                <textarea class="share-fallback" readonly=true data-testid="share-fallback" rows="3">{text}</textarea>
+            })}
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_query_string_sets_embed_stage_controls_and_theme() {
+        let o = parse_query("?embed=1&stage=softmax&controls=0&theme=dark");
+        assert!(o.embed && !o.controls && !o.present);
+        assert_eq!(o.stage, Some(Stage::Softmax));
+        assert_eq!(o.dark, Some(true));
+        let plain = parse_query("");
+        assert!(!plain.embed && plain.controls && plain.dark.is_none());
+    }
+
+    #[test]
+    fn hostile_query_values_are_ignored() {
+        let o = parse_query("?stage=<script>alert(1)</script>&theme=%22%3E&embed=maybe");
+        assert_eq!(o.stage, None);
+        assert_eq!(o.dark, None);
+        assert!(!o.embed);
+    }
+
+    #[test]
+    fn links_keep_the_state_and_drop_the_embed_options() {
+        let href = "http://127.0.0.1:8080/sub/?embed=1&controls=0#v=1&s=a";
+        assert_eq!(full_view_url(href, "v=1&s=a"), "http://127.0.0.1:8080/sub/#v=1&s=a");
+        let code = embed_code(href, "v=1&s=a");
+        assert!(code.starts_with("<iframe src=\"http://127.0.0.1:8080/sub/?embed=1#v=1&amp;s=a\""));
+        assert!(!code.contains("controls"));
+    }
+}

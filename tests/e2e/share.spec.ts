@@ -1,0 +1,173 @@
+// Sharing, embedding, presenting, exporting and importing.
+import { readFileSync } from "node:fs";
+import type { Download, Page } from "@playwright/test";
+import { test, expect, expectMatrixClose, loadTrace, type Matrix } from "./fixtures";
+
+async function downloaded(page: Page, click: () => Promise<void>): Promise<{ name: string; bytes: Buffer }> {
+  const [download] = (await Promise.all([page.waitForEvent("download"), click()])) as [Download, unknown];
+  const file = await download.path();
+  return { name: download.suggestedFilename(), bytes: readFileSync(file!) };
+}
+
+async function openExportMenu(page: Page): Promise<void> {
+  const menu = page.getByTestId("export-menu");
+  const open = await menu.evaluate((el) => (el.parentElement as HTMLDetailsElement).open);
+  if (!open) await menu.click();
+}
+
+test("a permalink restores the exact state", async ({ app, page, context }) => {
+  await app.goto();
+  await page.getByTestId("sentence-input").fill("the cat sat");
+  await page.getByTestId("causal").check();
+  await page.getByTestId("editor-tab-w_q").click();
+  await page.getByTestId("cell-w_q-1-2").fill("0.75");
+  await app.openStage("softmax");
+  const canvas = page.getByTestId("canvas-weights-h1");
+  await canvas.focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(canvas).toHaveAttribute("data-highlight", /^cell:1,0;/);
+  const weights = await app.tableValues("weights-h1");
+  await expect(page).toHaveURL(/#v=1/);
+  const url = page.url();
+
+  const other = await context.newPage();
+  await other.goto(url);
+  await expect(other.getByTestId("token")).toHaveText(["the", "cat", "sat"]);
+  await expect(other.getByTestId("causal")).toBeChecked();
+  await expect(other.getByTestId("stage-title")).toHaveText("Softmax");
+  await other.getByTestId("editor-tab-w_q").click();
+  await expect(other.getByTestId("cell-w_q-1-2")).toHaveValue("0.75");
+  await expect(other.getByTestId("canvas-weights-h1")).toHaveAttribute("data-highlight", /^cell:1,0;/);
+  await expect(other.getByTestId("explain-title")).toContainText("cat");
+  const restored = await other.getByTestId("table-weights-h1").evaluate((el) =>
+    Array.from(el.querySelectorAll("tbody tr")).map((tr) =>
+      Array.from(tr.querySelectorAll("td[data-value]")).map((td) => Number(td.getAttribute("data-value"))),
+    ),
+  );
+  expectMatrixClose(restored, weights, 0, "restored weights");
+  await expect(other.getByTestId("notice")).toHaveCount(0);
+  await other.close();
+});
+
+test("Back and Forward move between meaningful states", async ({ app, page }) => {
+  await app.goto();
+  await app.openStage("scores");
+  await app.openStage("softmax");
+  await page.goBack();
+  await expect(page.getByTestId("stage-title")).toHaveText("Scores QₕKₕᵀ");
+  await page.goForward();
+  await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+});
+
+test("a corrupt or future link loads what it can and says so", async ({ app, page }) => {
+  await app.goto("./#v=9&s=the%20dog&d=99&wq=abc,1&stage=nope&cell=zzz&bogus=1");
+  await expect(page.getByTestId("notice").first()).toBeVisible();
+  await expect(page.getByTestId("notice")).not.toHaveCount(0);
+  await expect(app.tokens).toHaveText(["the", "dog"]);
+  await expect(page.getByTestId("stage-title")).toHaveText("Input X");
+  const count = await page.getByTestId("notice").count();
+  await page.getByTestId("dismiss-notice").first().click();
+  await expect(page.getByTestId("notice")).toHaveCount(count - 1);
+
+  await app.goto("./#%E0%A4%A&s=%3Cscript%3Ealert(1)%3C%2Fscript%3E");
+  await expect(app.tokens.first()).toHaveText("<");
+  expect(await page.evaluate(() => document.querySelectorAll("script:not([src])").length)).toBeLessThanOrEqual(1);
+});
+
+test("embed mode at 320 px has no chrome, no horizontal scroll, and posts its height", async ({ page, baseURL }) => {
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.goto("./?embed=1&controls=0&stage=softmax&theme=dark");
+  await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+  await expect(page.locator(".topbar")).toHaveCount(0);
+  await expect(page.getByTestId("open-full-view")).toHaveAttribute("href", /#/);
+  await expect(page.getByTestId("sentence-input")).toHaveCount(0);
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow, "no horizontal scroll").toBeLessThanOrEqual(0);
+
+  await page.setViewportSize({ width: 800, height: 900 });
+  await page.setContent(`<iframe id="al" style="width:320px;height:300px;border:0"></iframe>
+    <script>window.heights = []; addEventListener("message", (e) => {
+      if (e.data && e.data.type === "attention-lens:height") window.heights.push(e.data.height);
+    });</script>`);
+  await page.evaluate((src) => ((document.getElementById("al") as HTMLIFrameElement).src = src), `${baseURL}?embed=1`);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights.length)).toBeGreaterThan(0);
+  const heights = await page.evaluate(() => (window as unknown as { heights: number[] }).heights);
+  expect(Math.max(...heights)).toBeGreaterThan(300);
+});
+
+test("presenter mode steps with clicker keys and leaves with Escape", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("present").click();
+  await expect(page.getByTestId("presenter-progress")).toBeVisible();
+  await expect(page.getByTestId("stage-input")).toHaveCount(0);
+  await expect(page.locator(".controls")).toBeHidden();
+  await page.keyboard.press("Space");
+  await expect(page.getByTestId("stage-title")).toHaveText("Projections Q, K, V");
+  await page.keyboard.press("PageDown");
+  await expect(page.getByTestId("stage-title")).toHaveText("Split into heads");
+  await page.keyboard.press("PageUp");
+  await expect(page.getByTestId("stage-title")).toHaveText("Projections Q, K, V");
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("presenter-progress").locator("li.current")).toHaveCount(1);
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("presenter-progress")).toHaveCount(0);
+  await expect(page.getByTestId("stage-input")).toBeVisible();
+});
+
+test("exports produce the trace, the handout, the scenario and both image formats", async ({ app, page }) => {
+  const trace = loadTrace();
+  await app.goto();
+  await openExportMenu(page);
+  const json = await downloaded(page, () => page.getByTestId("export-trace-json").click());
+  expect(json.name).toBe("i-am-hungry-trace.json");
+  const parsed = JSON.parse(json.bytes.toString("utf8"));
+  expect(parsed.tokens).toEqual(trace.tokens);
+  expectMatrixClose(parsed.output as Matrix, trace.output, 0, "exported output");
+  expectMatrixClose(parsed.heads[1].masked as Matrix, trace.heads[1].masked, 0, "exported masked");
+
+  await openExportMenu(page);
+  const csv = (await downloaded(page, () => page.getByTestId("export-trace-csv").click())).bytes.toString("utf8");
+  expect(csv.split("\n")[0]).toBe("matrix,head,row,row_token,col,col_label,value");
+  await openExportMenu(page);
+  const md = (await downloaded(page, () => page.getByTestId("export-markdown").click())).bytes.toString("utf8");
+  for (const stage of ["Input X", "Softmax", "Output projection"]) expect(md).toContain(stage);
+  await openExportMenu(page);
+  const scenario = JSON.parse((await downloaded(page, () => page.getByTestId("export-scenario").click())).bytes.toString("utf8"));
+  expect(scenario.sentence).toBe("I am hungry");
+  expect(scenario.w_q).toHaveLength(4);
+
+  const canvas = page.getByTestId("canvas-x");
+  const cssWidth = Number((await canvas.evaluate((el) => (el as HTMLCanvasElement).style.width)).replace("px", ""));
+  const png = await downloaded(page, () => page.getByTestId("export-png-x").click());
+  expect(png.name).toBe("heatmap-x.png");
+  expect([...png.bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  expect(png.bytes.readUInt32BE(16), "PNG width is twice the heatmap's").toBe(cssWidth * 2);
+  const svg = (await downloaded(page, () => page.getByTestId("export-svg-x").click())).bytes.toString("utf8");
+  expect(svg).toContain("<svg");
+  for (const token of trace.tokens) expect(svg).toContain(token);
+});
+
+test("importing a broken file names the problem and leaves the page unchanged", async ({ app, page }) => {
+  await app.goto();
+  await app.openStage("output");
+  const before = await app.tableValues("output");
+  await openExportMenu(page);
+  await page.getByTestId("import-file").setInputFiles({
+    name: "broken.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(JSON.stringify({ version: 1, sentence: "a b", w_q: [[1, 2], [3]] })),
+  });
+  await expect(page.getByTestId("import-report")).toContainText("w_q");
+  await expect(page.getByTestId("import-report")).toContainText("Nothing was changed");
+  await expect(app.tokens).toHaveText(["I", "am", "hungry"]);
+  expect(await app.tableValues("output")).toEqual(before);
+
+  await page.getByTestId("import-file").setInputFiles({
+    name: "good.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(JSON.stringify({ version: 1, sentence: "you are kind", causal: true })),
+  });
+  await expect(app.tokens).toHaveText(["you", "are", "kind"]);
+  await expect(page.getByTestId("causal")).toBeChecked();
+});

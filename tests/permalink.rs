@@ -2,6 +2,9 @@
 //! damaged, hand-edited or hostile fragment is read without a panic into a usable state, with
 //! a notice for each part that had to be dropped.
 
+// Native tests: proptest is a native-only dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
+
 use attention_lens::attention::{
     tokenize, Config, Init, Matrix, ScaleMode, Stage, WeightName, Weights,
 };

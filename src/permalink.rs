@@ -31,8 +31,8 @@
 //! notice written for a learner, and the model it returns always traces.
 
 use crate::attention::{
-    tokenize, toy_embedding, AttentionError, Config, Init, ScaleMode, Stage, WeightName, Weights,
-    D_MODEL_RANGE, TEMPERATURE_RANGE,
+    tokenize, toy_embedding, AttentionError, Config, Init, MatrixId, ScaleMode, Stage, WeightName,
+    Weights, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
 use crate::components::model::Model;
 use std::collections::{BTreeMap, BTreeSet};
@@ -892,48 +892,15 @@ fn read_cell(raw: &str, model: &Model, notices: &mut Notices) -> Option<(String,
 /// The names are the ones the stage view gives its panels (`panel-<name>` test ids); a cell in a
 /// link must name one of them.
 pub fn panels(model: &Model) -> Vec<(String, (usize, usize))> {
-    let s = model.tokens().len();
-    let d = model.config.d_model;
-    let n = model.config.n_heads.max(1);
-    let hd = d / n;
-    let mut out: Vec<(String, (usize, usize))> = Vec::new();
-    let mut whole = vec![
-        "embeddings",
-        "x",
-        "x-q",
-        "x-k",
-        "x-v",
-        "q",
-        "k",
-        "v",
-        "concat",
-        "output",
-    ];
-    if model.config.positional_encoding {
-        whole.push("positional");
-    }
-    out.extend(whole.into_iter().map(|name| (name.to_string(), (s, d))));
-    out.extend(
-        WeightName::ALL
-            .into_iter()
-            .map(|w| (w.key().to_string(), (d, d))),
-    );
-    for h in 0..n {
-        for (base, shape) in [
-            ("q", (s, hd)),
-            ("k", (s, hd)),
-            ("v", (s, hd)),
-            ("kt", (hd, s)),
-            ("scores", (s, s)),
-            ("scaled", (s, s)),
-            ("masked", (s, s)),
-            ("weights", (s, s)),
-            ("context", (s, hd)),
-        ] {
-            out.push((format!("{base}-h{h}"), shape));
-        }
-    }
-    out
+    // The explanation module names every matrix the views draw; one list serves both.
+    let Ok(trace) = model.trace() else {
+        return Vec::new();
+    };
+    MatrixId::all(&trace)
+        .into_iter()
+        .filter_map(|m| m.shape(&trace).map(|shape| (m, shape)))
+        .flat_map(|(m, shape)| m.panel_names().into_iter().map(move |n| (n, shape)))
+        .collect()
 }
 
 /// The (rows, columns) of the panel called `name`, if `model` shows one.

@@ -74,3 +74,34 @@ test("a masked cell says why it is −∞", async ({ app, page }) => {
   await expect(page.getByTestId("explain-expansion")).toContainText("−∞");
   await expect(page.getByTestId("explain-panel")).toContainText("j > i");
 });
+
+test("attention lines isolate one token's lines on hover", async ({ app, page }) => {
+  const trace = loadTrace();
+  await app.goto();
+  await app.openStage("softmax");
+  const lines = page.getByTestId("lines-h0").locator("line.attention-line");
+  await expect(lines).toHaveCount(9);
+  // Each line's weight is the softmax weight of its query and key.
+  const w = await lines.evaluateAll((els) =>
+    els.map((el) => [Number(el.getAttribute("data-query")), Number(el.getAttribute("data-key")), Number(el.getAttribute("data-weight"))]),
+  );
+  for (const [q, k, weight] of w) expect(weight).toBe(trace.heads[0].weights[q][k]);
+  await page.getByTestId("line-query-0-1").hover();
+  const visible = await lines.evaluateAll((els) =>
+    els.filter((el) => el.getAttribute("visibility") !== "hidden").map((el) => el.getAttribute("data-query")),
+  );
+  expect(visible).toEqual(["1", "1", "1"]);
+  await page.mouse.move(0, 0);
+  await expect(page.getByTestId("lines-h0").locator("line.attention-line[visibility='visible']")).toHaveCount(9);
+});
+
+test("compare all heads shows every head's result on one scale", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("d-model").selectOption("8");
+  await page.getByTestId("n-heads").selectOption("4");
+  await app.openStage("softmax");
+  await expect(page.locator("canvas[data-testid^='canvas-weights-h']")).toHaveCount(1);
+  await page.getByTestId("compare-heads").click();
+  await expect(page.getByTestId("compare-heads")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.locator("canvas[data-testid^='canvas-weights-h']")).toHaveCount(4);
+});

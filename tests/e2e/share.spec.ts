@@ -171,3 +171,30 @@ test("importing a broken file names the problem and leaves the page unchanged", 
   await expect(app.tokens).toHaveText(["you", "are", "kind"]);
   await expect(page.getByTestId("causal")).toBeChecked();
 });
+
+test("copy link and copy embed code put the current state on the clipboard", async ({ app, page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await app.goto();
+  await app.openStage("mask");
+  await page.getByTestId("copy-link").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Link copied.");
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  expect(link).toContain("#v=1");
+  expect(link).toContain("stage=mask");
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  const code = await page.evaluate(() => navigator.clipboard.readText());
+  expect(code).toMatch(/^<iframe src="[^"]*\?embed=1#v=1&amp;stage=mask"/);
+});
+
+test("dropping a scenario file on the page imports it", async ({ app, page }) => {
+  await app.goto();
+  const json = JSON.stringify({ version: 1, sentence: "drop it here", positional_encoding: true });
+  await page.evaluate((text) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], "dropped.json", { type: "application/json" }));
+    window.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, json);
+  await expect(app.tokens).toHaveText(["drop", "it", "here"]);
+  await expect(page.getByTestId("positional")).toBeChecked();
+});

@@ -215,11 +215,23 @@ mod tests {
 
     #[test]
     fn clicker_keys_step_only_in_presenter_mode() {
-        assert_eq!(stage_step("PageDown", true, Stage::Input), Some(Stage::Projection));
+        assert_eq!(
+            stage_step("PageDown", true, Stage::Input),
+            Some(Stage::Projection)
+        );
         assert_eq!(stage_step("PageDown", false, Stage::Input), None);
         assert_eq!(stage_step(" ", true, Stage::Scores), Some(Stage::Scale));
-        assert_eq!(stage_step("PageUp", true, Stage::Scores), Some(Stage::SplitHeads));
-        assert_eq!(stage_step("ArrowRight", false, Stage::OutputProjection), None);
-        assert_eq!(stage_step("ArrowLeft", false, Stage::Projection), Some(Stage::Input));
+        assert_eq!(
+            stage_step("PageUp", true, Stage::Scores),
+            Some(Stage::SplitHeads)
+        );
+        assert_eq!(
+            stage_step("ArrowRight", false, Stage::OutputProjection),
+            None
+        );
+        assert_eq!(
+            stage_step("ArrowLeft", false, Stage::Projection),
+            Some(Stage::Input)
+        );
     }
 }

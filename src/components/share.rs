@@ -90,10 +90,7 @@ impl Shared {
             model: self.model.get(),
             stage: self.stage.get(),
             head: self.head.get(),
-            cell: self
-                .selection
-                .get()
-                .map(|s| (s.panel, s.row, s.col)),
+            cell: self.selection.get().map(|s| (s.panel, s.row, s.col)),
         }
     }
 
@@ -101,7 +98,11 @@ impl Shared {
         self.model.set(state.model);
         self.stage.set(state.stage);
         self.head.set(state.head);
-        self.selection.set(state.cell.map(|(panel, row, col)| Selection { panel, row, col }));
+        self.selection.set(
+            state
+                .cell
+                .map(|(panel, row, col)| Selection { panel, row, col }),
+        );
     }
 }
 
@@ -170,7 +171,9 @@ pub fn sync_with_url(shared: Shared, stage_override: Option<Stage>) -> Vec<Strin
         );
         if let Ok(history) = window().history() {
             let _ = match step {
-                HistoryStep::Push => history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)),
+                HistoryStep::Push => {
+                    history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+                }
                 _ => history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)),
             };
         }
@@ -218,7 +221,12 @@ pub fn post_height_to_parent() {
 }
 
 /// Copies `text` to the clipboard and reports the outcome in `status`.
-fn copy(text: String, done: &'static str, status: RwSignal<String>, fallback: RwSignal<Option<String>>) {
+fn copy(
+    text: String,
+    done: &'static str,
+    status: RwSignal<String>,
+    fallback: RwSignal<Option<String>>,
+) {
     let clipboard = window().navigator().clipboard();
     let promise = clipboard.write_text(&text);
     let ok = Closure::once(move |_: wasm_bindgen::JsValue| status.set(done.to_string()));
@@ -280,7 +288,10 @@ mod tests {
     #[test]
     fn links_keep_the_state_and_drop_the_embed_options() {
         let href = "http://127.0.0.1:8080/sub/?embed=1&controls=0#v=1&s=a";
-        assert_eq!(full_view_url(href, "v=1&s=a"), "http://127.0.0.1:8080/sub/#v=1&s=a");
+        assert_eq!(
+            full_view_url(href, "v=1&s=a"),
+            "http://127.0.0.1:8080/sub/#v=1&s=a"
+        );
         let code = embed_code(href, "v=1&s=a");
         assert!(code.starts_with("<iframe src=\"http://127.0.0.1:8080/sub/?embed=1#v=1&amp;s=a\""));
         assert!(!code.contains("controls"));

@@ -1,0 +1,341 @@
+// Browser and bundle-size figures for scripts/bench.sh.
+//
+//   node tests/perf/measure.mjs --dist DIR --floor-dist DIR --out FILE [--edits N] [--loads N]
+//
+// Serves the release build in DIR with tests/e2e/serve-dist.mjs, drives it in headless Chromium
+// (/usr/bin/chromium, or E2E_CHROMIUM) and writes a JSON list of figures to FILE:
+//
+// - edit-to-repaint: the app measures `al-edit` from a cell edit to the animation frame after
+//   every effect it caused has run. N nudges (Alt+ArrowUp, Alt+ArrowDown, alternating) of the
+//   W_q cell in row 1, column 1, on the Scores stage, at the default scenario and at the largest
+//   one the app allows (32 tokens, d_model 16, 8 heads, every head shown);
+// - first heatmap: the `al-first-heatmap` mark, counted from navigation start, over N cold loads
+//   (each in a new browser context, so nothing is cached);
+// - bundle size: the .wasm, .js and .css of DIR and of the floor app in --floor-dist, each
+//   gzipped at level 9.
+//
+// A figure is a measurement, not a test: being over budget is reported, not fatal. The script
+// exits non-zero only when it cannot measure.
+
+import { spawn } from "node:child_process";
+import { promises as fs } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const e2eDir = path.resolve(here, "../e2e");
+// The Playwright harness of the end-to-end tests; scripts/setup.sh --browser installs it.
+const { chromium } = createRequire(path.join(e2eDir, "package.json"))("playwright-core");
+
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
+const VIEWPORT = { width: 1280, height: 800 };
+const WARM_UP_EDITS = 5;
+const STEP_TIMEOUT_MS = 30_000;
+
+/** The figures' budgets; a figure without one is informational. */
+const BUDGETS = {
+  editDefaultMedian: 8,
+  editLargestMedian: 16,
+  bundleGzipKb: 250,
+};
+
+function parseArgs(argv) {
+  const options = { dist: null, floorDist: null, out: null, edits: 100, loads: 10 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    if (value === undefined) throw new Error(`missing value for ${flag}`);
+    if (flag === "--dist") options.dist = path.resolve(value);
+    else if (flag === "--floor-dist") options.floorDist = path.resolve(value);
+    else if (flag === "--out") options.out = path.resolve(value);
+    else if (flag === "--edits") options.edits = Number(value);
+    else if (flag === "--loads") options.loads = Number(value);
+    else throw new Error(`unknown option ${flag}`);
+  }
+  if (!options.dist || !options.out) throw new Error("--dist and --out are required");
+  for (const key of ["edits", "loads"]) {
+    if (!Number.isInteger(options[key]) || options[key] < 1) {
+      throw new Error(`--${key} must be a positive whole number`);
+    }
+  }
+  return options;
+}
+
+/** The value below which `q` (0..1) of the sorted `values` lie: nearest rank. */
+function quantile(sorted, q) {
+  const rank = Math.max(1, Math.ceil(q * sorted.length));
+  return sorted[rank - 1];
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function round(value, digits = 2) {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+function figure(name, value, unit, budgetMax = null, note = "") {
+  return { name, value: round(value), unit, budget_max: budgetMax, note };
+}
+
+/** Starts serve-dist.mjs on a free port; resolves to its URL and a function that stops it. */
+async function serve(root) {
+  const child = spawn(
+    process.execPath,
+    [path.join(e2eDir, "serve-dist.mjs"), "--root", root, "--port", "0"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const stop = () => {
+    if (child.exitCode === null) child.kill("SIGTERM");
+  };
+  let output = "";
+  const url = await new Promise((resolve, reject) => {
+    const fail = () => reject(new Error(`serve-dist did not start:\n${output}`));
+    const timer = setTimeout(fail, 10_000);
+    const read = (chunk) => {
+      output += chunk;
+      const match = /^listening (\S+)/m.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on("data", read);
+    child.stderr.on("data", read);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve-dist exited with ${code}:\n${output}`));
+    });
+  }).catch((error) => {
+    stop();
+    throw error;
+  });
+  return { url, stop };
+}
+
+/** A new context and page that records uncaught errors and console errors. */
+async function openPage(browser, problems) {
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+  });
+  return { context, page };
+}
+
+async function waitForFirstHeatmap(page) {
+  await page.waitForFunction(() => performance.getEntriesByName("al-first-heatmap").length > 0);
+  return page.evaluate(() => performance.getEntriesByName("al-first-heatmap")[0].startTime);
+}
+
+/** Milliseconds from navigation start to the first drawn heatmap, one cold load each. */
+async function firstHeatmapTimes(browser, url, loads, problems) {
+  const times = [];
+  for (let i = 0; i < loads; i++) {
+    const { context, page } = await openPage(browser, problems);
+    try {
+      await page.goto(url);
+      times.push(await waitForFirstHeatmap(page));
+    } finally {
+      await context.close();
+    }
+  }
+  return times;
+}
+
+/** 32 words: the most tokens a sentence may have. */
+const LONGEST_SENTENCE = "the quick brown fox jumps over the lazy dog "
+  .repeat(4)
+  .trim()
+  .split(" ")
+  .slice(0, 32)
+  .join(" ");
+
+/**
+ * Sets up `scenario` on the Scores stage and returns the number of canvases shown. The default
+ * scenario has 2 heads and shows both; the largest has 8, so "Compare all heads" is switched on
+ * to show every head's scores at once.
+ */
+async function prepare(page, scenario) {
+  if (scenario === "largest") {
+    await page.getByTestId("sentence-input").fill(LONGEST_SENTENCE);
+    await page.getByTestId("d-model").selectOption("16");
+    await page.getByTestId("n-heads").selectOption("8");
+    const tokens = await page.getByTestId("token").count();
+    if (tokens !== 32) throw new Error(`the largest scenario has ${tokens} tokens, not 32`);
+  }
+  await page.getByTestId("stage-scores").click();
+  if (scenario === "largest") {
+    const compare = page.getByTestId("compare-heads");
+    if ((await compare.getAttribute("aria-pressed")) !== "true") await compare.click();
+  }
+  await page.getByTestId("editor-tab-w_q").click();
+  await page.getByTestId("cell-w_q-0-0").focus();
+  // Let every canvas of the new view be drawn before the first edit.
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+  );
+  return page.evaluate(() => document.querySelectorAll("canvas").length);
+}
+
+/** Nudges the focused cell `count` times; returns the `al-edit` durations in milliseconds. */
+async function edits(page, count) {
+  const cell = page.getByTestId("cell-w_q-0-0");
+  const before = await cell.inputValue();
+  await page.evaluate(() => performance.clearMeasures("al-edit"));
+  for (let i = 0; i < count; i++) {
+    // Up then down, so the value stays near where it started and never reaches the clamp.
+    await page.keyboard.press(i % 2 === 0 ? "Alt+ArrowUp" : "Alt+ArrowDown");
+    // One edit at a time: the app's measure pairs the latest start mark with the next frame.
+    await page.waitForFunction(
+      (n) => performance.getEntriesByName("al-edit").length >= n,
+      i + 1,
+    );
+  }
+  const after = await cell.inputValue();
+  if (count % 2 === 0 && after !== before) {
+    throw new Error(`the nudges did not reach the cell as expected: ${before} became ${after}`);
+  }
+  return page.evaluate(() => performance.getEntriesByName("al-edit").map((e) => e.duration));
+}
+
+async function editToRepaint(browser, url, scenario, count, problems) {
+  const { context, page } = await openPage(browser, problems);
+  try {
+    await page.goto(url);
+    await waitForFirstHeatmap(page);
+    const canvases = await prepare(page, scenario);
+    await edits(page, WARM_UP_EDITS);
+    const durations = await edits(page, count);
+    if (durations.length !== count) {
+      throw new Error(`expected ${count} al-edit measures, found ${durations.length}`);
+    }
+    return { durations, canvases };
+  } finally {
+    await context.close();
+  }
+}
+
+/** The gzipped (level 9) and raw sizes of the .wasm, .js and .css files in `dir`. */
+async function bundleSize(dir) {
+  const sizes = { wasm: 0, js: 0, css: 0, raw: 0, gzip: 0 };
+  for (const name of await fs.readdir(dir)) {
+    const ext = path.extname(name).slice(1);
+    if (!(ext in sizes) || ext === "raw" || ext === "gzip") continue;
+    const bytes = await fs.readFile(path.join(dir, name));
+    const gzipped = gzipSync(bytes, { level: 9 }).length;
+    sizes[ext] += gzipped;
+    sizes.gzip += gzipped;
+    sizes.raw += bytes.length;
+  }
+  if (sizes.wasm === 0) throw new Error(`no .wasm file in ${dir}: build it first`);
+  return sizes;
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const figures = [];
+  const problems = [];
+
+  const app = await bundleSize(options.dist);
+  const kb = (bytes) => bytes / 1000;
+  figures.push(
+    figure(
+      "bundle: app (.wasm+.js+.css, gzip -9)",
+      kb(app.gzip),
+      "kB",
+      BUDGETS.bundleGzipKb,
+      `wasm ${round(kb(app.wasm), 1)}, js ${round(kb(app.js), 1)}, ` +
+        `css ${round(kb(app.css), 1)} kB gzipped; ${round(kb(app.raw), 1)} kB raw`,
+    ),
+  );
+  if (options.floorDist) {
+    const floor = await bundleSize(options.floorDist);
+    figures.push(
+      figure(
+        "bundle: floor, a Leptos counter (gzip -9)",
+        kb(floor.gzip),
+        "kB",
+        null,
+        `wasm ${round(kb(floor.wasm), 1)}, js ${round(kb(floor.js), 1)} kB gzipped; ` +
+          `${round(kb(floor.raw), 1)} kB raw`,
+      ),
+      figure(
+        "bundle: app above the floor (gzip -9)",
+        kb(app.gzip - floor.gzip),
+        "kB",
+        null,
+        `the app is ${round(app.gzip / floor.gzip, 1)}x the floor`,
+      ),
+    );
+  }
+
+  const server = await serve(options.dist);
+  const stopServer = () => server.stop();
+  process.on("exit", stopServer);
+  const browser = await chromium.launch({
+    executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium",
+    args: CHROMIUM_ARGS,
+  });
+  let chromiumVersion = "";
+  try {
+    chromiumVersion = browser.version();
+    for (const [scenario, budget, label] of [
+      ["default", BUDGETS.editDefaultMedian, "default scenario"],
+      ["largest", BUDGETS.editLargestMedian, "32 tokens, d_model 16, 8 heads"],
+    ]) {
+      const { durations, canvases } = await editToRepaint(
+        browser,
+        server.url,
+        scenario,
+        options.edits,
+        problems,
+      );
+      const sorted = [...durations].sort((a, b) => a - b);
+      const note = `${durations.length} edits, Scores stage, ${canvases} canvases`;
+      figures.push(
+        figure(`edit-to-repaint median, ${label}`, median(durations), "ms", budget, note),
+        figure(`edit-to-repaint p95, ${label}`, quantile(sorted, 0.95), "ms", null, note),
+      );
+    }
+    const loads = await firstHeatmapTimes(browser, server.url, options.loads, problems);
+    figures.push(
+      figure(
+        "navigation to first heatmap, median",
+        median(loads),
+        "ms",
+        null,
+        `${loads.length} cold loads; fastest ${round(Math.min(...loads), 1)}, ` +
+          `slowest ${round(Math.max(...loads), 1)} ms`,
+      ),
+    );
+  } finally {
+    await browser.close();
+    stopServer();
+  }
+
+  const result = { chromium: chromiumVersion, problems, figures };
+  await fs.mkdir(path.dirname(options.out), { recursive: true });
+  await fs.writeFile(options.out, JSON.stringify(result, null, 2) + "\n");
+  for (const problem of problems) console.error(`measure: the page reported ${problem}`);
+  console.log(`measure: ${figures.length} figures written to ${options.out}`);
+}
+
+main().catch((error) => {
+  console.error(`measure: ${error.stack ?? error}`);
+  process.exit(1);
+});

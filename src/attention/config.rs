@@ -10,6 +10,34 @@ pub const N_HEADS_RANGE: RangeInclusive<usize> = 1..=8;
 /// Supported softmax temperatures.
 pub const TEMPERATURE_RANGE: RangeInclusive<f64> = 0.01..=100.0;
 
+/// The largest inputs validation accepts. The app and the CLI use [`Limits::APP`]; benchmarks
+/// lift them with [`Limits::NONE`] to show how the cost grows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most tokens in a sentence.
+    pub max_tokens: usize,
+    /// Widest d_model.
+    pub max_d_model: usize,
+    /// Most heads.
+    pub max_heads: usize,
+}
+
+impl Limits {
+    /// What a learner can set: 32 tokens, d_model up to 16, 8 heads.
+    pub const APP: Limits = Limits {
+        max_tokens: super::tokens::MAX_TOKENS,
+        max_d_model: *D_MODEL_RANGE.end(),
+        max_heads: *N_HEADS_RANGE.end(),
+    };
+
+    /// No size limit: only shapes, divisibility, temperature and finiteness are checked.
+    pub const NONE: Limits = Limits {
+        max_tokens: usize::MAX,
+        max_d_model: usize::MAX,
+        max_heads: usize::MAX,
+    };
+}
+
 /// What the scores are divided by before the softmax.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ScaleMode {
@@ -106,18 +134,25 @@ impl Default for Config {
 impl Config {
     /// Checks every field, so the rest of the core can rely on them.
     pub fn validate(&self) -> Result<(), AttentionError> {
-        if !D_MODEL_RANGE.contains(&self.d_model) {
+        self.validate_within(&Limits::APP)
+    }
+
+    /// Checks every field against `limits`.
+    pub fn validate_within(&self, limits: &Limits) -> Result<(), AttentionError> {
+        let d_min = *D_MODEL_RANGE.start();
+        if !(d_min..=limits.max_d_model).contains(&self.d_model) {
             return Err(AttentionError::DModelOutOfRange {
                 d_model: self.d_model,
-                min: *D_MODEL_RANGE.start(),
-                max: *D_MODEL_RANGE.end(),
+                min: d_min,
+                max: limits.max_d_model,
             });
         }
-        if !N_HEADS_RANGE.contains(&self.n_heads) {
+        let h_min = *N_HEADS_RANGE.start();
+        if !(h_min..=limits.max_heads).contains(&self.n_heads) {
             return Err(AttentionError::HeadsOutOfRange {
                 n_heads: self.n_heads,
-                min: *N_HEADS_RANGE.start(),
-                max: *N_HEADS_RANGE.end(),
+                min: h_min,
+                max: limits.max_heads,
             });
         }
         if !self.d_model.is_multiple_of(self.n_heads) {
@@ -167,6 +202,22 @@ mod tests {
             }
         );
         assert!(err.to_string().contains("must divide d_model"));
+    }
+
+    #[test]
+    fn lifted_limits_accept_large_models_but_keep_the_other_checks() {
+        let wide = Config {
+            d_model: 64,
+            n_heads: 8,
+            ..Config::default()
+        };
+        assert!(wide.validate().is_err());
+        assert!(wide.validate_within(&Limits::NONE).is_ok());
+        let bad = Config {
+            n_heads: 7,
+            ..wide
+        };
+        assert!(bad.validate_within(&Limits::NONE).is_err());
     }
 
     #[test]

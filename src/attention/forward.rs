@@ -1,10 +1,10 @@
 //! The forward pass, one small function per stage.
 
-use super::config::Config;
+use super::config::{Config, Limits};
 use super::embeddings::{positional_encoding, toy_embeddings};
 use super::error::AttentionError;
 use super::stage::Stage;
-use super::tokens::{tokenize, MAX_TOKENS};
+use super::tokens::tokenize;
 use super::weights::{check_matrix, Weights};
 use super::Matrix;
 use std::ops::Range;
@@ -45,16 +45,21 @@ impl Inputs {
         self.tokens.len()
     }
 
-    /// Checks every shape and number.
+    /// Checks every shape and number against the app's limits.
     pub fn validate(&self) -> Result<(), AttentionError> {
-        self.config.validate()?;
+        self.validate_within(&Limits::APP)
+    }
+
+    /// Checks every shape and number against `limits`.
+    pub fn validate_within(&self, limits: &Limits) -> Result<(), AttentionError> {
+        self.config.validate_within(limits)?;
         if self.tokens.is_empty() {
             return Err(AttentionError::EmptySentence);
         }
-        if self.tokens.len() > MAX_TOKENS {
+        if self.tokens.len() > limits.max_tokens {
             return Err(AttentionError::TooManyTokens {
                 count: self.tokens.len(),
-                max: MAX_TOKENS,
+                max: limits.max_tokens,
             });
         }
         check_matrix(
@@ -143,7 +148,12 @@ fn head_columns(h: usize, head_dim: usize) -> Range<usize> {
 
 /// Runs multi-head self-attention on `inputs` and keeps every intermediate.
 pub fn forward(inputs: &Inputs) -> Result<Trace, AttentionError> {
-    inputs.validate()?;
+    forward_within(inputs, &Limits::APP)
+}
+
+/// [`forward`] with other size limits, e.g. [`Limits::NONE`] for benchmarks at larger sizes.
+pub fn forward_within(inputs: &Inputs, limits: &Limits) -> Result<Trace, AttentionError> {
+    inputs.validate_within(limits)?;
     let config = inputs.config;
     let seq_len = inputs.seq_len();
     let head_dim = config.head_dim();

@@ -30,12 +30,12 @@ mod tokens;
 mod weights;
 pub mod whatif;
 
-pub use config::{Config, ScaleMode, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE};
+pub use config::{Config, Limits, ScaleMode, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE};
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
 pub use error::AttentionError;
 pub use explain::{explain, move_selection, Direction, Explanation, HeadMatrix, MatrixId, Operand};
 pub use format::{format_value, subscript};
-pub use forward::{forward, softmax_rows, HeadTrace, Inputs, Trace};
+pub use forward::{forward, forward_within, softmax_rows, HeadTrace, Inputs, Trace};
 pub use rng::SplitMix64;
 pub use stage::Stage;
 pub use tokens::{tokenize, MAX_TOKENS};

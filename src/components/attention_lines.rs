@@ -25,7 +25,11 @@ pub fn line_visible(focus: Option<(Side, usize)>, i: usize, j: usize) -> bool {
 
 /// Stroke width and opacity for a weight in `[0, 1]`.
 pub fn line_style(weight: f64) -> (f64, f64) {
-    let w = if weight.is_finite() { weight.clamp(0.0, 1.0) } else { 0.0 };
+    let w = if weight.is_finite() {
+        weight.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     (0.5 + 7.5 * w, (0.08 + 0.92 * w).min(1.0))
 }
 

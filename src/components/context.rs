@@ -62,9 +62,8 @@ pub fn provide_ui_context(forced_dark: Option<bool>) -> UiContext {
     if let (Some(dark), Some(root)) = (forced_dark, document().document_element()) {
         let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
     }
-    let dark = RwSignal::new(
-        forced_dark.unwrap_or_else(|| media_matches("(prefers-color-scheme: dark)")),
-    );
+    let dark =
+        RwSignal::new(forced_dark.unwrap_or_else(|| media_matches("(prefers-color-scheme: dark)")));
     let follow_system = forced_dark.is_none();
     if let Some(list) = window()
         .match_media("(prefers-color-scheme: dark)")

@@ -61,7 +61,10 @@ mod tests {
     #[test]
     fn file_stems_keep_only_safe_characters() {
         assert_eq!(file_stem("I am hungry"), "i-am-hungry");
-        assert_eq!(file_stem("<script>alert(1)</script>"), "script-alert-1-script");
+        assert_eq!(
+            file_stem("<script>alert(1)</script>"),
+            "script-alert-1-script"
+        );
         assert_eq!(file_stem("😀😀"), "attention");
         assert!(file_stem(&"a b ".repeat(100)).len() <= 40);
     }

@@ -38,9 +38,10 @@ pub fn provide_selection(trace: Memo<Trace>) -> (SelectionContext, Memo<Option<E
             .get()
             .and_then(|s| trace.with(|t| explain_selection(t, &s)))
     });
-    let operands = Signal::derive(move || {
+    let operands = Memo::new(move |_| {
         explanation.with(|e| e.as_ref().map(operand_highlights).unwrap_or_default())
-    });
+    })
+    .into();
     let ctx = SelectionContext {
         selection,
         operands,

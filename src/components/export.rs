@@ -43,7 +43,11 @@ pub fn import_file(file: web_sys::File, model: RwSignal<Model>, report: RwSignal
     let onload = {
         let reader = reader.clone();
         Closure::once(move |_: web_sys::Event| {
-            let text = reader.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
+            let text = reader
+                .result()
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
             match import_scenario(&text) {
                 Ok(m) => {
                     model.set(m);
@@ -127,9 +131,12 @@ mod tests {
 
     #[test]
     fn a_broken_file_names_what_is_wrong() {
-        let err = import_scenario(r#"{"version": 1, "sentence": "a b", "w_q": [[1]]}"#).unwrap_err();
+        let err =
+            import_scenario(r#"{"version": 1, "sentence": "a b", "w_q": [[1]]}"#).unwrap_err();
         assert!(err.contains("w_q"), "{err}");
-        assert!(import_scenario("not json").unwrap_err().contains("not a valid scenario"));
+        assert!(import_scenario("not json")
+            .unwrap_err()
+            .contains("not a valid scenario"));
     }
 
     #[test]

@@ -1,12 +1,12 @@
 //! One heatmap: a crisp canvas drawn by `crate::plot`, and the same numbers as an HTML table.
 
 use super::context::{Selection, SelectionContext, UiContext};
-use crate::attention::{move_selection, Direction, Matrix};
 use super::download::{download_text, download_url};
+use crate::attention::{move_selection, Direction, Matrix};
 use crate::plot::{format_value, heatmap_svg, Heatmap, Highlight, Palette, Theme};
-use wasm_bindgen::JsCast;
 use leptos::html::Canvas;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// What one panel shows; every field is reactive so the panel follows the trace.
 #[derive(Clone)]
@@ -61,7 +61,10 @@ fn paint_at(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, ratio: f64) {
     canvas.set_height((f64::from(layout.height) * ratio).round() as u32);
     let style = web_sys::HtmlElement::style(canvas);
     let _ = style.set_property("width", &format!("{}px", layout.width));
-    let _ = style.set_property("aspect-ratio", &format!("{} / {}", layout.width, layout.height));
+    let _ = style.set_property(
+        "aspect-ratio",
+        &format!("{} / {}", layout.width, layout.height),
+    );
     if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
         let area = backend.into_drawing_area();
         if crate::plot::draw_heatmap(&area, map, ratio).is_ok() {
@@ -118,7 +121,11 @@ pub fn HeatmapView(
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
-        let theme = if ui.dark.get() { Theme::DARK } else { Theme::LIGHT };
+        let theme = if ui.dark.get() {
+            Theme::DARK
+        } else {
+            Theme::LIGHT
+        };
         let zoom = ui.zoom();
         let mut highlight = highlight.map(|h| h.get()).unwrap_or_default();
         if let Some(picked) = picked {
@@ -176,7 +183,11 @@ pub fn HeatmapView(
         });
     });
 
-    let shape = move || values.with(|m| format!("{} × {}", m.nrows(), m.ncols()));
+    let dims = Memo::new(move |_| values.with(|m| m.shape()));
+    let shape = move || {
+        let (r, c) = dims.get();
+        format!("{r} × {c}")
+    };
     let description = {
         let title = title.clone();
         move || {
@@ -242,7 +253,11 @@ pub fn HeatmapView(
     let export = {
         let name = name.clone();
         move |svg: bool| {
-            let theme = if ui.dark.get_untracked() { Theme::DARK } else { Theme::LIGHT };
+            let theme = if ui.dark.get_untracked() {
+                Theme::DARK
+            } else {
+                Theme::LIGHT
+            };
             let range = range.map(|r| r.get_untracked());
             let stem = format!("heatmap-{name}");
             values.with_untracked(|m| {
@@ -263,7 +278,8 @@ pub fn HeatmapView(
                         };
                         if svg {
                             if let Ok(text) = heatmap_svg(&map) {
-                                let _ = download_text(&format!("{stem}.svg"), "image/svg+xml", &text);
+                                let _ =
+                                    download_text(&format!("{stem}.svg"), "image/svg+xml", &text);
                             }
                         } else if let Some(url) = png_at_2x(&map) {
                             let _ = download_url(&format!("{stem}.png"), &url);
@@ -306,7 +322,10 @@ pub fn HeatmapView(
             let l = layout();
             let width = f64::from(canvas.client_width().max(1));
             let scale = f64::from(l.width) / width;
-            let (x, y) = (f64::from(ev.offset_x()) * scale, f64::from(ev.offset_y()) * scale);
+            let (x, y) = (
+                f64::from(ev.offset_x()) * scale,
+                f64::from(ev.offset_y()) * scale,
+            );
             let (r, c) = values.with_untracked(|m| m.shape());
             if let Some(cell) = l.cell_at(x, y, r, c) {
                 select(cell);
@@ -391,26 +410,36 @@ pub fn HeatmapView(
                     </tr>
                 </thead>
                 <tbody>
+                    // The rows are rebuilt only when the shape changes; an edit updates the
+                    // text of each cell in place.
                     {move || {
-                        let labels = rows.get();
-                        values.with(|m| {
-                            (0..m.nrows())
-                                .map(|r| {
-                                    let label = labels.get(r).cloned().unwrap_or_default();
-                                    let cells = (0..m.ncols())
-                                        .map(|c| {
-                                            let v = m[(r, c)];
-                                            view! { <td data-value=v.to_string()>{format_value(v, 3)}</td> }
-                                        })
-                                        .collect_view();
-                                    let sum = row_sums.then(|| {
-                                        let s: f64 = m.row(r).iter().filter(|v| v.is_finite()).sum();
-                                        view! { <td class="sum" data-sum=s.to_string()>{format_value(s, 3)}</td> }
-                                    });
-                                    view! { <tr><th scope="row">{label}</th>{cells}{sum}</tr> }
-                                })
-                                .collect_view()
-                        })
+                        let (n_rows, n_cols) = dims.get();
+                        (0..n_rows)
+                            .map(|r| {
+                                let value = move |c: usize| {
+                                    values.with(|m| m.get((r, c)).copied().unwrap_or(f64::NAN))
+                                };
+                                let label = move || rows.with(|l| l.get(r).cloned().unwrap_or_default());
+                                let cells = (0..n_cols)
+                                    .map(|c| view! {
+                                        <td data-value=move || value(c).to_string()>{move || format_value(value(c), 3)}</td>
+                                    })
+                                    .collect_view();
+                                let sum = move || {
+                                    values.with(|m| {
+                                        if r < m.nrows() {
+                                            m.row(r).iter().filter(|v| v.is_finite()).sum()
+                                        } else {
+                                            0.0
+                                        }
+                                    })
+                                };
+                                let sum = row_sums.then(|| view! {
+                                    <td class="sum" data-sum=move || sum().to_string()>{move || format_value(sum(), 3)}</td>
+                                });
+                                view! { <tr><th scope="row">{label}</th>{cells}{sum}</tr> }
+                            })
+                            .collect_view()
                     }}
                 </tbody>
             </table>

@@ -314,7 +314,8 @@ pub fn MatrixEditor(
             let color = band_color(i / head_dim.max(1)).hex();
             format!("border-color: {color}")
         };
-        let col_bands = matches!(target, EditTarget::Weight(w) if w != WeightName::O) && n_heads > 1;
+        let col_bands =
+            matches!(target, EditTarget::Weight(w) if w != WeightName::O) && n_heads > 1;
         let row_bands = target == EditTarget::Weight(WeightName::O) && n_heads > 1;
         view! {
             <table class="editor-grid" style=format!("--cols: {d}")>
@@ -410,4 +411,3 @@ mod tests {
         assert_eq!(scrub(0.5, 10.0, true), 0.51);
     }
 }
-

@@ -4,8 +4,8 @@
 mod attention_lines;
 mod context;
 mod download;
-mod export;
 mod explain_panel;
+mod export;
 mod heatmap;
 mod matrix_editor;
 pub mod model;
@@ -20,15 +20,17 @@ mod whatif_lab;
 
 pub use attention_lines::AttentionLines;
 pub use context::{provide_ui_context, Selection, SelectionContext, UiContext};
-pub use export::{import_file, ExportMenu};
 pub use explain_panel::{provide_selection, ExplainPanel};
+pub use export::{import_file, ExportMenu};
 pub use heatmap::{HeatmapView, PanelData};
 pub use matrix_editor::MatrixEditors;
 pub use model::{EditTarget, Model};
 pub use preset_picker::PresetPicker;
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;
-pub use share::{parse_query, post_height_to_parent, sync_with_url, PageOptions, ShareButtons, Shared};
+pub use share::{
+    parse_query, post_height_to_parent, sync_with_url, PageOptions, ShareButtons, Shared,
+};
 pub use stage_rail::{StageControls, StageRail};
 pub use stage_view::StageView;
 pub use whatif_lab::WhatIfLab;

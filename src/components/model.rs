@@ -211,7 +211,12 @@ impl Model {
                 let Some(token) = tokens.get(row).filter(|_| col < d) else {
                     return Err(out_of_range(target, (tokens.len(), d), row, col));
                 };
-                let mut vector = self.embeddings().row(row).iter().copied().collect::<Vec<_>>();
+                let mut vector = self
+                    .embeddings()
+                    .row(row)
+                    .iter()
+                    .copied()
+                    .collect::<Vec<_>>();
                 vector[col] = value;
                 self.embedding_overrides.insert(token.clone(), vector);
             }
@@ -285,7 +290,12 @@ impl Model {
     }
 }
 
-fn out_of_range(target: EditTarget, shape: (usize, usize), row: usize, col: usize) -> AttentionError {
+fn out_of_range(
+    target: EditTarget,
+    shape: (usize, usize),
+    row: usize,
+    col: usize,
+) -> AttentionError {
     AttentionError::WrongShape {
         name: format!("{} (cell {}, {})", target.label(), row + 1, col + 1),
         expected: shape,
@@ -328,7 +338,9 @@ mod tests {
     #[test]
     fn resizing_keeps_edits_and_picks_a_valid_head_count() {
         let mut model = Model::default();
-        model.set_cell(EditTarget::Weight(WeightName::Q), 1, 1, 0.5).unwrap();
+        model
+            .set_cell(EditTarget::Weight(WeightName::Q), 1, 1, 0.5)
+            .unwrap();
         model.set_d_model(6).unwrap();
         assert_eq!(model.weights.w_q.shape(), (6, 6));
         assert_eq!(model.weights.w_q[(1, 1)], 0.5);
@@ -344,9 +356,13 @@ mod tests {
     fn out_of_range_cells_and_non_finite_values_are_refused() {
         let mut model = Model::default();
         let before = model.clone();
-        assert!(model.set_cell(EditTarget::Weight(WeightName::K), 4, 0, 1.0).is_err());
+        assert!(model
+            .set_cell(EditTarget::Weight(WeightName::K), 4, 0, 1.0)
+            .is_err());
         assert!(model.set_cell(EditTarget::Embeddings, 3, 0, 1.0).is_err());
-        assert!(model.set_cell(EditTarget::Weight(WeightName::K), 0, 0, f64::NAN).is_err());
+        assert!(model
+            .set_cell(EditTarget::Weight(WeightName::K), 0, 0, f64::NAN)
+            .is_err());
         assert_eq!(model, before);
     }
 

@@ -117,14 +117,18 @@ fn current_fragment() -> String {
 
 /// Restores the state from the address bar, then keeps the address bar following the state:
 /// meaningful steps get a history entry, fine adjustments replace it, and Back/Forward restore.
-/// Returns the notices about parts of the link that could not be used.
-pub fn sync_with_url(shared: Shared, stage_override: Option<Stage>) -> Vec<String> {
+/// `notices` lists the parts of the link on show that could not be used; a link pasted into the
+/// address bar of the open page replaces them.
+pub fn sync_with_url(
+    shared: Shared,
+    stage_override: Option<Stage>,
+    notices: RwSignal<Vec<String>>,
+) {
     let fragment = current_fragment();
-    let mut notices = Vec::new();
     let mut restored = ShareState::default();
     if !fragment.is_empty() {
         let decoded = decode(&fragment);
-        notices = decoded.notices;
+        notices.set(decoded.notices);
         restored = decoded.state;
         shared.apply(restored.clone());
     }
@@ -183,10 +187,10 @@ pub fn sync_with_url(shared: Shared, stage_override: Option<Stage>) -> Vec<Strin
         let decoded = decode(&current_fragment());
         restoring.set_value(true);
         shared.apply(decoded.state);
+        notices.set(decoded.notices);
     });
     let _ = window().add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
     on_pop.forget();
-    notices
 }
 
 /// Sends the page height to the embedding page whenever it changes.

@@ -13,24 +13,24 @@ pub fn shape_text(stage: Stage, seq_len: usize, d_model: usize, n_heads: usize) 
     let (s, d) = (seq_len, d_model);
     match stage {
         Stage::Input => format!("X: seq_len × d_model = {s} × {d}"),
-        Stage::Projection => format!(
-            "X ({s} × {d}) · W ({d} × {d}) = Q, K, V (seq_len × d_model = {s} × {d})"
-        ),
+        Stage::Projection => {
+            format!("X ({s} × {d}) · W ({d} × {d}) = Q, K, V (seq_len × d_model = {s} × {d})")
+        }
         Stage::SplitHeads => format!(
             "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); likewise K, V"
         ),
-        Stage::Scores => format!(
-            "Qₕ ({s} × {dk}) · Kₕᵀ ({dk} × {s}) = Sₕ (seq_len × seq_len = {s} × {s})"
-        ),
+        Stage::Scores => {
+            format!("Qₕ ({s} × {dk}) · Kₕᵀ ({dk} × {s}) = Sₕ (seq_len × seq_len = {s} × {s})")
+        }
         Stage::Scale | Stage::Mask | Stage::Softmax => {
             format!("seq_len × seq_len = {s} × {s}, per head")
         }
-        Stage::WeightedSum => format!(
-            "Aₕ ({s} × {s}) · Vₕ ({s} × {dk}) = Cₕ (seq_len × d_k = {s} × {dk})"
-        ),
-        Stage::Concat => format!(
-            "{n_heads} × Cₕ ({s} × {dk}) side by side = C (seq_len × d_model = {s} × {d})"
-        ),
+        Stage::WeightedSum => {
+            format!("Aₕ ({s} × {s}) · Vₕ ({s} × {dk}) = Cₕ (seq_len × d_k = {s} × {dk})")
+        }
+        Stage::Concat => {
+            format!("{n_heads} × Cₕ ({s} × {dk}) side by side = C (seq_len × d_model = {s} × {d})")
+        }
         Stage::OutputProjection => {
             format!("C ({s} × {d}) · W_o ({d} × {d}) = Y (seq_len × d_model = {s} × {d})")
         }
@@ -133,7 +133,7 @@ pub fn StageView(
         PanelData {
             name: name.to_string(),
             title: title.to_string(),
-            values: Signal::derive(move || trace.with(|t| get(t).clone())),
+            values: Memo::new(move |_| trace.with(|t| get(t).clone())).into(),
             rows: tokens,
             cols: Signal::derive(move || dims(0..d)),
             axes: ("tokens", "dimensions"),
@@ -148,7 +148,7 @@ pub fn StageView(
         PanelData {
             name: name.to_string(),
             title: title.to_string(),
-            values: Signal::derive(move || trace.with(|t| get(t).clone())),
+            values: Memo::new(move |_| trace.with(|t| get(t).clone())).into(),
             rows: Signal::derive(move || dims(0..d)),
             cols: Signal::derive(move || dims(0..d)),
             axes: ("input dims", "output dims"),
@@ -171,9 +171,10 @@ pub fn StageView(
         PanelData {
             name: format!("{name}-h{h}"),
             title: format!("{title}{}", subscript(h + 1)),
-            values: Signal::derive(move || {
+            values: Memo::new(move |_| {
                 trace.with(|t| t.heads.get(h).map(|x| get(x).clone()).unwrap_or_else(empty))
-            }),
+            })
+            .into(),
             rows: tokens,
             cols: if square {
                 tokens
@@ -197,9 +198,15 @@ pub fn StageView(
         PanelData {
             name: format!("kt-h{h}"),
             title: format!("K{}ᵀ", subscript(h + 1)),
-            values: Signal::derive(move || {
-                trace.with(|t| t.heads.get(h).map(|x| x.k.transpose()).unwrap_or_else(empty))
-            }),
+            values: Memo::new(move |_| {
+                trace.with(|t| {
+                    t.heads
+                        .get(h)
+                        .map(|x| x.k.transpose())
+                        .unwrap_or_else(empty)
+                })
+            })
+            .into(),
             rows: Signal::derive(move || dims(h * hd..(h + 1) * hd)),
             cols: tokens,
             axes: ("dimensions", "keys"),
@@ -213,12 +220,10 @@ pub fn StageView(
     let op = |s: &str| Item::Op(s.to_string());
     let lines = move |s: Stage, heads: Vec<usize>| -> Vec<Line> {
         let (n, _, positional) = layout.get_untracked();
-        let div = trace.with_untracked(|t| {
-            match t.config.scale {
-                ScaleMode::SqrtHeadDim => format!("÷ √{}", t.config.head_dim()),
-                ScaleMode::SqrtSeqLen => format!("÷ √{}", t.seq_len()),
-                ScaleMode::None => "÷ 1".to_string(),
-            }
+        let div = trace.with_untracked(|t| match t.config.scale {
+            ScaleMode::SqrtHeadDim => format!("÷ √{}", t.config.head_dim()),
+            ScaleMode::SqrtSeqLen => format!("÷ √{}", t.seq_len()),
+            ScaleMode::None => "÷ 1".to_string(),
         });
         let head_line = |h: usize, items: Vec<Item>| Line {
             heading: Some(format!("Head {}", h + 1)),
@@ -226,19 +231,53 @@ pub fn StageView(
         };
         match s {
             Stage::Input => {
-                let mut items = vec![Item::Panel(whole("embeddings", "E (embeddings)", |t| &t.embeddings, 1))];
+                let mut items = vec![Item::Panel(whole(
+                    "embeddings",
+                    "E (embeddings)",
+                    |t| &t.embeddings,
+                    1,
+                ))];
                 if positional {
                     items.push(op("+"));
-                    items.push(Item::Panel(whole("positional", "P (positions)", |t| t.positional.as_ref().unwrap_or(&t.embeddings), 1)));
+                    items.push(Item::Panel(whole(
+                        "positional",
+                        "P (positions)",
+                        |t| t.positional.as_ref().unwrap_or(&t.embeddings),
+                        1,
+                    )));
                 }
                 items.push(op("="));
                 items.push(Item::Panel(whole("x", "X", |t| &t.x, 1)));
-                vec![Line { heading: None, items }]
+                vec![Line {
+                    heading: None,
+                    items,
+                }]
             }
             Stage::Projection => [
-                ("w_q", "W_q", "q", "Q", (|t: &Trace| &t.weights.w_q) as fn(&Trace) -> &Matrix, (|t: &Trace| &t.q) as fn(&Trace) -> &Matrix),
-                ("w_k", "W_k", "k", "K", |t: &Trace| &t.weights.w_k, |t: &Trace| &t.k),
-                ("w_v", "W_v", "v", "V", |t: &Trace| &t.weights.w_v, |t: &Trace| &t.v),
+                (
+                    "w_q",
+                    "W_q",
+                    "q",
+                    "Q",
+                    (|t: &Trace| &t.weights.w_q) as fn(&Trace) -> &Matrix,
+                    (|t: &Trace| &t.q) as fn(&Trace) -> &Matrix,
+                ),
+                (
+                    "w_k",
+                    "W_k",
+                    "k",
+                    "K",
+                    |t: &Trace| &t.weights.w_k,
+                    |t: &Trace| &t.k,
+                ),
+                (
+                    "w_v",
+                    "W_v",
+                    "v",
+                    "V",
+                    |t: &Trace| &t.weights.w_v,
+                    |t: &Trace| &t.v,
+                ),
             ]
             .into_iter()
             .map(|(wn, wt, rn, rt, w, r)| Line {
@@ -261,54 +300,225 @@ pub fn StageView(
                         Item::Panel(whole("v", "V", |t| &t.v, n)),
                     ],
                 }];
-                out.extend(heads.iter().map(|&h| head_line(h, vec![
-                    Item::Panel(per_head("q", "Q", h, |x| &x.q, false, Palette::Diverging, None)),
-                    Item::Panel(per_head("k", "K", h, |x| &x.k, false, Palette::Diverging, None)),
-                    Item::Panel(per_head("v", "V", h, |x| &x.v, false, Palette::Diverging, None)),
-                ])));
+                out.extend(heads.iter().map(|&h| {
+                    head_line(
+                        h,
+                        vec![
+                            Item::Panel(per_head(
+                                "q",
+                                "Q",
+                                h,
+                                |x| &x.q,
+                                false,
+                                Palette::Diverging,
+                                None,
+                            )),
+                            Item::Panel(per_head(
+                                "k",
+                                "K",
+                                h,
+                                |x| &x.k,
+                                false,
+                                Palette::Diverging,
+                                None,
+                            )),
+                            Item::Panel(per_head(
+                                "v",
+                                "V",
+                                h,
+                                |x| &x.v,
+                                false,
+                                Palette::Diverging,
+                                None,
+                            )),
+                        ],
+                    )
+                }));
                 out
             }
-            Stage::Scores => heads.iter().map(|&h| head_line(h, vec![
-                Item::Panel(per_head("q", "Q", h, |x| &x.q, false, Palette::Diverging, None)),
-                op("·"),
-                Item::Panel(key_transposed(h)),
-                op("="),
-                Item::Panel(per_head("scores", "S", h, |x| &x.scores, true, Palette::Diverging, Some(scores_range))),
-            ])).collect(),
-            Stage::Scale => heads.iter().map(|&h| head_line(h, vec![
-                Item::Panel(per_head("scores", "S", h, |x| &x.scores, true, Palette::Diverging, Some(scores_range))),
-                op(&div),
-                Item::Panel(per_head("scaled", "Z", h, |x| &x.scaled, true, Palette::Diverging, Some(scaled_range))),
-            ])).collect(),
-            Stage::Mask => heads.iter().map(|&h| head_line(h, vec![
-                Item::Panel(per_head("scaled", "Z", h, |x| &x.scaled, true, Palette::Diverging, Some(scaled_range))),
-                op("mask →"),
-                Item::Panel(per_head("masked", "M", h, |x| &x.masked, true, Palette::Diverging, Some(scaled_range))),
-            ])).collect(),
-            Stage::Softmax => heads.iter().map(|&h| head_line(h, vec![
-                Item::Panel(per_head("masked", "M", h, |x| &x.masked, true, Palette::Diverging, Some(scaled_range))),
-                op("softmax →"),
-                Item::Panel(per_head("weights", "A", h, |x| &x.weights, true, Palette::Sequential, None)),
-                Item::Lines(h),
-            ])).collect(),
-            Stage::WeightedSum => heads.iter().map(|&h| head_line(h, vec![
-                Item::Panel(per_head("weights", "A", h, |x| &x.weights, true, Palette::Sequential, None)),
-                op("·"),
-                Item::Panel(per_head("v", "V", h, |x| &x.v, false, Palette::Diverging, None)),
-                op("="),
-                Item::Panel(per_head("context", "C", h, |x| &x.context, false, Palette::Diverging, Some(context_range))),
-            ])).collect(),
+            Stage::Scores => heads
+                .iter()
+                .map(|&h| {
+                    head_line(
+                        h,
+                        vec![
+                            Item::Panel(per_head(
+                                "q",
+                                "Q",
+                                h,
+                                |x| &x.q,
+                                false,
+                                Palette::Diverging,
+                                None,
+                            )),
+                            op("·"),
+                            Item::Panel(key_transposed(h)),
+                            op("="),
+                            Item::Panel(per_head(
+                                "scores",
+                                "S",
+                                h,
+                                |x| &x.scores,
+                                true,
+                                Palette::Diverging,
+                                Some(scores_range),
+                            )),
+                        ],
+                    )
+                })
+                .collect(),
+            Stage::Scale => heads
+                .iter()
+                .map(|&h| {
+                    head_line(
+                        h,
+                        vec![
+                            Item::Panel(per_head(
+                                "scores",
+                                "S",
+                                h,
+                                |x| &x.scores,
+                                true,
+                                Palette::Diverging,
+                                Some(scores_range),
+                            )),
+                            op(&div),
+                            Item::Panel(per_head(
+                                "scaled",
+                                "Z",
+                                h,
+                                |x| &x.scaled,
+                                true,
+                                Palette::Diverging,
+                                Some(scaled_range),
+                            )),
+                        ],
+                    )
+                })
+                .collect(),
+            Stage::Mask => heads
+                .iter()
+                .map(|&h| {
+                    head_line(
+                        h,
+                        vec![
+                            Item::Panel(per_head(
+                                "scaled",
+                                "Z",
+                                h,
+                                |x| &x.scaled,
+                                true,
+                                Palette::Diverging,
+                                Some(scaled_range),
+                            )),
+                            op("mask →"),
+                            Item::Panel(per_head(
+                                "masked",
+                                "M",
+                                h,
+                                |x| &x.masked,
+                                true,
+                                Palette::Diverging,
+                                Some(scaled_range),
+                            )),
+                        ],
+                    )
+                })
+                .collect(),
+            Stage::Softmax => heads
+                .iter()
+                .map(|&h| {
+                    head_line(
+                        h,
+                        vec![
+                            Item::Panel(per_head(
+                                "masked",
+                                "M",
+                                h,
+                                |x| &x.masked,
+                                true,
+                                Palette::Diverging,
+                                Some(scaled_range),
+                            )),
+                            op("softmax →"),
+                            Item::Panel(per_head(
+                                "weights",
+                                "A",
+                                h,
+                                |x| &x.weights,
+                                true,
+                                Palette::Sequential,
+                                None,
+                            )),
+                            Item::Lines(h),
+                        ],
+                    )
+                })
+                .collect(),
+            Stage::WeightedSum => heads
+                .iter()
+                .map(|&h| {
+                    head_line(
+                        h,
+                        vec![
+                            Item::Panel(per_head(
+                                "weights",
+                                "A",
+                                h,
+                                |x| &x.weights,
+                                true,
+                                Palette::Sequential,
+                                None,
+                            )),
+                            op("·"),
+                            Item::Panel(per_head(
+                                "v",
+                                "V",
+                                h,
+                                |x| &x.v,
+                                false,
+                                Palette::Diverging,
+                                None,
+                            )),
+                            op("="),
+                            Item::Panel(per_head(
+                                "context",
+                                "C",
+                                h,
+                                |x| &x.context,
+                                false,
+                                Palette::Diverging,
+                                Some(context_range),
+                            )),
+                        ],
+                    )
+                })
+                .collect(),
             Stage::Concat => {
                 let mut items: Vec<Item> = Vec::new();
                 for h in 0..n {
                     if h > 0 {
                         items.push(op("|"));
                     }
-                    items.push(Item::Panel(per_head("context", "C", h, |x| &x.context, false, Palette::Diverging, Some(context_range))));
+                    items.push(Item::Panel(per_head(
+                        "context",
+                        "C",
+                        h,
+                        |x| &x.context,
+                        false,
+                        Palette::Diverging,
+                        Some(context_range),
+                    )));
                 }
                 vec![
-                    Line { heading: Some("The heads' results".into()), items },
-                    Line { heading: Some("Side by side".into()), items: vec![Item::Panel(whole("concat", "C", |t| &t.concat, n))] },
+                    Line {
+                        heading: Some("The heads' results".into()),
+                        items,
+                    },
+                    Line {
+                        heading: Some("Side by side".into()),
+                        items: vec![Item::Panel(whole("concat", "C", |t| &t.concat, n))],
+                    },
                 ]
             }
             Stage::OutputProjection => vec![Line {
@@ -329,12 +539,54 @@ pub fn StageView(
         let items = (0..n)
             .map(|h| {
                 Item::Panel(match s {
-                    Stage::SplitHeads => per_head("q", "Q", h, |x| &x.q, false, Palette::Diverging, None),
-                    Stage::Scores => per_head("scores", "S", h, |x| &x.scores, true, Palette::Diverging, Some(scores_range)),
-                    Stage::Scale => per_head("scaled", "Z", h, |x| &x.scaled, true, Palette::Diverging, Some(scaled_range)),
-                    Stage::Mask => per_head("masked", "M", h, |x| &x.masked, true, Palette::Diverging, Some(scaled_range)),
-                    Stage::WeightedSum => per_head("context", "C", h, |x| &x.context, false, Palette::Diverging, Some(context_range)),
-                    _ => per_head("weights", "A", h, |x| &x.weights, true, Palette::Sequential, None),
+                    Stage::SplitHeads => {
+                        per_head("q", "Q", h, |x| &x.q, false, Palette::Diverging, None)
+                    }
+                    Stage::Scores => per_head(
+                        "scores",
+                        "S",
+                        h,
+                        |x| &x.scores,
+                        true,
+                        Palette::Diverging,
+                        Some(scores_range),
+                    ),
+                    Stage::Scale => per_head(
+                        "scaled",
+                        "Z",
+                        h,
+                        |x| &x.scaled,
+                        true,
+                        Palette::Diverging,
+                        Some(scaled_range),
+                    ),
+                    Stage::Mask => per_head(
+                        "masked",
+                        "M",
+                        h,
+                        |x| &x.masked,
+                        true,
+                        Palette::Diverging,
+                        Some(scaled_range),
+                    ),
+                    Stage::WeightedSum => per_head(
+                        "context",
+                        "C",
+                        h,
+                        |x| &x.context,
+                        false,
+                        Palette::Diverging,
+                        Some(context_range),
+                    ),
+                    _ => per_head(
+                        "weights",
+                        "A",
+                        h,
+                        |x| &x.weights,
+                        true,
+                        Palette::Sequential,
+                        None,
+                    ),
                 })
             })
             .collect();
@@ -347,23 +599,27 @@ pub fn StageView(
     let picker = move || {
         let (n, _, _) = layout.get();
         let per_head_stage = stage.get().is_per_head();
-        let compare_toggle = (per_head_stage && n > 1).then(|| view! {
-            <button type="button" class="compare-toggle" data-testid="compare-heads"
-                aria-pressed=move || compare.get().to_string()
-                on:click=move |_| compare.update(|c| *c = !*c)>
-                "Compare all heads"
-            </button>
+        let compare_toggle = (per_head_stage && n > 1).then(|| {
+            view! {
+                <button type="button" class="compare-toggle" data-testid="compare-heads"
+                    aria-pressed=move || compare.get().to_string()
+                    on:click=move |_| compare.update(|c| *c = !*c)>
+                    "Compare all heads"
+                </button>
+            }
         });
-        let buttons = (n > 2 && per_head_stage && !compare.get()).then(|| view! {
-            <div class="head-picker" role="group" aria-label="Head to show">
-                {(0..n).map(|h| view! {
-                    <button type="button" data-testid=format!("head-{h}")
-                        aria-pressed=move || (head.get() == h).to_string()
-                        on:click=move |_| head.set(h)>
-                        {format!("Head {}", h + 1)}
-                    </button>
-                }).collect_view()}
-            </div>
+        let buttons = (n > 2 && per_head_stage && !compare.get()).then(|| {
+            view! {
+                <div class="head-picker" role="group" aria-label="Head to show">
+                    {(0..n).map(|h| view! {
+                        <button type="button" data-testid=format!("head-{h}")
+                            aria-pressed=move || (head.get() == h).to_string()
+                            on:click=move |_| head.set(h)>
+                            {format!("Head {}", h + 1)}
+                        </button>
+                    }).collect_view()}
+                </div>
+            }
         });
         view! { <div class="head-tools">{compare_toggle}{buttons}</div> }
     };
@@ -372,7 +628,11 @@ pub fn StageView(
         let s = stage.get();
         let (n, _, _) = layout.get();
         let selected = head.get().min(n.saturating_sub(1));
-        let heads: Vec<usize> = if n > 2 { vec![selected] } else { (0..n).collect() };
+        let heads: Vec<usize> = if n > 2 {
+            vec![selected]
+        } else {
+            (0..n).collect()
+        };
         let shown = if compare.get() && s.is_per_head() && n > 1 {
             vec![compare_line(s, n)]
         } else {
@@ -386,7 +646,9 @@ pub fn StageView(
                     .into_iter()
                     .map(|item| match item {
                         Item::Panel(data) => view! { <HeatmapView data /> }.into_any(),
-                        Item::Op(text) => view! { <span class="op" aria-hidden="true">{text}</span> }.into_any(),
+                        Item::Op(text) => {
+                            view! { <span class="op" aria-hidden="true">{text}</span> }.into_any()
+                        }
                         Item::Lines(h) => view! { <AttentionLines trace head=h /> }.into_any(),
                     })
                     .collect_view();
@@ -451,6 +713,8 @@ mod tests {
         );
         model.set_scale(ScaleMode::SqrtSeqLen);
         let t = model.trace().unwrap();
-        assert!(stage_note(Stage::Scale, &t).unwrap().contains("common mistake"));
+        assert!(stage_note(Stage::Scale, &t)
+            .unwrap()
+            .contains("common mistake"));
     }
 }

@@ -50,22 +50,26 @@ pub fn WhatIfLab(
             .map(|(a, b)| if altered { b.clone() } else { a.clone() })
             .unwrap_or_else(|| Matrix::zeros(0, 0))
     };
-    let correct_values = Signal::derive(move || {
-        comparison.with(|c| c.as_ref().map(|c| pick(c, h(), false))).unwrap_or_else(|| {
-            // Switched off: the learner's own weights for this head.
-            trace.with(|t| {
-                t.heads
-                    .get(h())
-                    .map(|x| x.weights.clone())
-                    .unwrap_or_else(|| Matrix::zeros(0, 0))
+    let correct_values: Signal<Matrix> = Memo::new(move |_| {
+        comparison
+            .with(|c| c.as_ref().map(|c| pick(c, h(), false)))
+            .unwrap_or_else(|| {
+                // Switched off: the learner's own weights for this head.
+                trace.with(|t| {
+                    t.heads
+                        .get(h())
+                        .map(|x| x.weights.clone())
+                        .unwrap_or_else(|| Matrix::zeros(0, 0))
+                })
             })
-        })
-    });
-    let shown_values = Signal::derive(move || {
+    })
+    .into();
+    let shown_values: Signal<Matrix> = Memo::new(move |_| {
         comparison
             .with(|c| c.as_ref().map(|c| pick(c, h(), true)))
             .unwrap_or_else(|| correct_values.get())
-    });
+    })
+    .into();
     let leaked = Signal::derive(move || Highlight {
         cells: comparison.with(|c| {
             c.as_ref()

@@ -304,12 +304,20 @@ fn weighted_sum(weights: &Matrix, v: &Matrix) -> Matrix {
 
 /// [C_1 | C_2 | …]. n_heads × (seq_len, head_dim) → (seq_len, d_model)
 fn concat(heads: &[HeadTrace], seq_len: usize, d_model: usize) -> Matrix {
+    concat_columns(heads.iter().map(|h| &h.context), seq_len, d_model)
+}
+
+/// Matrices placed side by side, left to right. n × (seq_len, w) → (seq_len, d_model)
+pub(crate) fn concat_columns<'a>(
+    parts: impl Iterator<Item = &'a Matrix>,
+    seq_len: usize,
+    d_model: usize,
+) -> Matrix {
     let mut out = Matrix::zeros(seq_len, d_model);
     let mut col = 0;
-    for head in heads {
-        out.columns_mut(col, head.context.ncols())
-            .copy_from(&head.context);
-        col += head.context.ncols();
+    for part in parts {
+        out.columns_mut(col, part.ncols()).copy_from(part);
+        col += part.ncols();
     }
     out
 }

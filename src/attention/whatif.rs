@@ -461,14 +461,7 @@ fn reweigh(correct: &Trace, softmax: impl Fn(&Matrix, f64) -> Matrix) -> Altered
 
 /// [C_1 | C_2 | …]. n_heads × (seq_len, head_dim) → (seq_len, d_model)
 fn concat(heads: &[AlteredHead], seq_len: usize, d_model: usize) -> Matrix {
-    let mut out = Matrix::zeros(seq_len, d_model);
-    let mut col = 0;
-    for head in heads {
-        out.columns_mut(col, head.context.ncols())
-            .copy_from(&head.context);
-        col += head.context.ncols();
-    }
-    out
+    super::forward::concat_columns(heads.iter().map(|h| &h.context), seq_len, d_model)
 }
 
 /// One row of weights at one temperature.

@@ -91,6 +91,44 @@ fn png_at_2x(map: &Heatmap) -> Option<String> {
     canvas.to_data_url_with_type("image/png").ok()
 }
 
+/// The panel's data borrowed as one plot description for `f`. Reads are tracked when
+/// `tracked`, so an effect redraws on change, and untracked for one-off exports.
+#[allow(clippy::too_many_arguments)]
+fn with_heatmap<R>(
+    tracked: bool,
+    values: Signal<Matrix>,
+    rows: Signal<Vec<String>>,
+    cols: Signal<Vec<String>>,
+    axes: (&'static str, &'static str),
+    palette: Palette,
+    range: Option<f64>,
+    col_groups: usize,
+    highlight: Highlight,
+    theme: Theme,
+    f: impl FnOnce(&Heatmap) -> R,
+) -> R {
+    let build = |m: &Matrix, row_labels: &Vec<String>, col_labels: &Vec<String>| {
+        f(&Heatmap {
+            values: m,
+            row_labels,
+            col_labels,
+            row_axis: axes.0,
+            col_axis: axes.1,
+            palette,
+            range: range.unwrap_or_else(|| palette.range_for(m.iter())),
+            col_groups,
+            decimals: 2,
+            highlight,
+            theme,
+        })
+    };
+    if tracked {
+        values.with(|m| rows.with(|r| cols.with(|c| build(m, r, c))))
+    } else {
+        values.with_untracked(|m| rows.with_untracked(|r| cols.with_untracked(|c| build(m, r, c))))
+    }
+}
+
 /// A heatmap with its accessible table.
 #[component]
 pub fn HeatmapView(
@@ -142,45 +180,41 @@ pub fn HeatmapView(
             }
         }
         let range = range.map(|r| r.get());
-        values.with(|m| {
-            rows.with(|row_labels| {
-                cols.with(|col_labels| {
-                    let map = Heatmap {
-                        values: m,
-                        row_labels,
-                        col_labels,
-                        row_axis: axes.0,
-                        col_axis: axes.1,
-                        palette,
-                        range: range.unwrap_or_else(|| palette.range_for(m.iter())),
-                        col_groups,
-                        decimals: 2,
-                        highlight,
-                        theme,
-                    };
-                    let marks = format!(
-                        "cell:{};rows:{};cols:{};cells:{}",
-                        map.highlight
-                            .cell
-                            .map(|(r, c)| format!("{r},{c}"))
-                            .unwrap_or_default(),
-                        join(&map.highlight.rows),
-                        join(&map.highlight.cols),
-                        map.highlight
-                            .cells
-                            .iter()
-                            .map(|(r, c)| format!("{r}.{c}"))
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    );
-                    let _ = canvas.set_attribute("data-highlight", &marks);
-                    let l = map.layout();
-                    let grid = format!("{},{},{},{}", l.grid_x, l.grid_y, l.cell_w, l.cell_h);
-                    let _ = canvas.set_attribute("data-grid", &grid);
-                    paint(&canvas, &map, zoom);
-                })
-            })
-        });
+        let (v, r, c) = (values, rows, cols);
+        with_heatmap(
+            true,
+            v,
+            r,
+            c,
+            axes,
+            palette,
+            range,
+            col_groups,
+            highlight,
+            theme,
+            |map| {
+                let marks = format!(
+                    "cell:{};rows:{};cols:{};cells:{}",
+                    map.highlight
+                        .cell
+                        .map(|(r, c)| format!("{r},{c}"))
+                        .unwrap_or_default(),
+                    join(&map.highlight.rows),
+                    join(&map.highlight.cols),
+                    map.highlight
+                        .cells
+                        .iter()
+                        .map(|(r, c)| format!("{r}.{c}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                );
+                let _ = canvas.set_attribute("data-highlight", &marks);
+                let l = map.layout();
+                let grid = format!("{},{},{},{}", l.grid_x, l.grid_y, l.cell_w, l.cell_h);
+                let _ = canvas.set_attribute("data-grid", &grid);
+                paint(&canvas, map, zoom);
+            },
+        );
     });
 
     let dims = Memo::new(move |_| values.with(|m| m.shape()));
@@ -229,26 +263,20 @@ pub fn HeatmapView(
     };
 
     let layout = move || {
-        values.with(|m| {
-            rows.with(|row_labels| {
-                cols.with(|col_labels| {
-                    Heatmap {
-                        values: m,
-                        row_labels,
-                        col_labels,
-                        row_axis: axes.0,
-                        col_axis: axes.1,
-                        palette,
-                        range: 1.0,
-                        col_groups,
-                        decimals: 2,
-                        highlight: Highlight::default(),
-                        theme: Theme::LIGHT,
-                    }
-                    .layout()
-                })
-            })
-        })
+        let (v, r, c, none) = (values, rows, cols, Highlight::default());
+        with_heatmap(
+            true,
+            v,
+            r,
+            c,
+            axes,
+            palette,
+            Some(1.0),
+            col_groups,
+            none,
+            Theme::LIGHT,
+            |map| map.layout(),
+        )
     };
     let export = {
         let name = name.clone();
@@ -260,33 +288,28 @@ pub fn HeatmapView(
             };
             let range = range.map(|r| r.get_untracked());
             let stem = format!("heatmap-{name}");
-            values.with_untracked(|m| {
-                rows.with_untracked(|row_labels| {
-                    cols.with_untracked(|col_labels| {
-                        let map = Heatmap {
-                            values: m,
-                            row_labels,
-                            col_labels,
-                            row_axis: axes.0,
-                            col_axis: axes.1,
-                            palette,
-                            range: range.unwrap_or_else(|| palette.range_for(m.iter())),
-                            col_groups,
-                            decimals: 2,
-                            highlight: Highlight::default(),
-                            theme,
-                        };
-                        if svg {
-                            if let Ok(text) = heatmap_svg(&map) {
-                                let _ =
-                                    download_text(&format!("{stem}.svg"), "image/svg+xml", &text);
-                            }
-                        } else if let Some(url) = png_at_2x(&map) {
-                            let _ = download_url(&format!("{stem}.png"), &url);
+            let (v, r, c, none) = (values, rows, cols, Highlight::default());
+            with_heatmap(
+                false,
+                v,
+                r,
+                c,
+                axes,
+                palette,
+                range,
+                col_groups,
+                none,
+                theme,
+                |map| {
+                    if svg {
+                        if let Ok(text) = heatmap_svg(map) {
+                            let _ = download_text(&format!("{stem}.svg"), "image/svg+xml", &text);
                         }
-                    })
-                })
-            });
+                    } else if let Some(url) = png_at_2x(map) {
+                        let _ = download_url(&format!("{stem}.png"), &url);
+                    }
+                },
+            );
         }
     };
     let export_png = {
@@ -398,7 +421,10 @@ pub fn HeatmapView(
                     </ol>
                 })}
             </div>
+            // A shown table may be wider than the screen: keyboard users scroll it once focused.
             <div class="table-wrap" data-testid=format!("tablewrap-{name}")
+                role="group" aria-label=format!("{title} as a table")
+                tabindex=move || ui.show_tables.get().then_some("0")
                 class:visually-hidden=move || !ui.show_tables.get()>
             <table data-testid=format!("table-{name}") class="matrix-table">
                 <caption>{table_title} " (" {shape} ")"</caption>

@@ -3,7 +3,7 @@
 
 use super::attention_lines::AttentionLines;
 use super::heatmap::{HeatmapView, PanelData};
-use crate::attention::{subscript, HeadTrace, Matrix, ScaleMode, Stage, Trace};
+use crate::attention::{subscript, HeadMatrix, HeadTrace, Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{format_value, Palette};
 use leptos::prelude::*;
 
@@ -217,6 +217,62 @@ pub fn StageView(
         }
     };
 
+    // Every per-head matrix is drawn the same way wherever it appears.
+    let head_panel = move |m: HeadMatrix, h: usize| -> PanelData {
+        let signed = Palette::Diverging;
+        match m {
+            HeadMatrix::Q => per_head("q", "Q", h, |x| &x.q, false, signed, None),
+            HeadMatrix::K => per_head("k", "K", h, |x| &x.k, false, signed, None),
+            HeadMatrix::KTransposed => key_transposed(h),
+            HeadMatrix::V => per_head("v", "V", h, |x| &x.v, false, signed, None),
+            HeadMatrix::Scores => per_head(
+                "scores",
+                "S",
+                h,
+                |x| &x.scores,
+                true,
+                signed,
+                Some(scores_range),
+            ),
+            HeadMatrix::Scaled => per_head(
+                "scaled",
+                "Z",
+                h,
+                |x| &x.scaled,
+                true,
+                signed,
+                Some(scaled_range),
+            ),
+            HeadMatrix::Masked => per_head(
+                "masked",
+                "M",
+                h,
+                |x| &x.masked,
+                true,
+                signed,
+                Some(scaled_range),
+            ),
+            HeadMatrix::Weights => per_head(
+                "weights",
+                "A",
+                h,
+                |x| &x.weights,
+                true,
+                Palette::Sequential,
+                None,
+            ),
+            HeadMatrix::Context => per_head(
+                "context",
+                "C",
+                h,
+                |x| &x.context,
+                false,
+                signed,
+                Some(context_range),
+            ),
+        }
+    };
+
     let op = |s: &str| Item::Op(s.to_string());
     let lines = move |s: Stage, heads: Vec<usize>| -> Vec<Line> {
         let (n, _, positional) = layout.get_untracked();
@@ -304,33 +360,9 @@ pub fn StageView(
                     head_line(
                         h,
                         vec![
-                            Item::Panel(per_head(
-                                "q",
-                                "Q",
-                                h,
-                                |x| &x.q,
-                                false,
-                                Palette::Diverging,
-                                None,
-                            )),
-                            Item::Panel(per_head(
-                                "k",
-                                "K",
-                                h,
-                                |x| &x.k,
-                                false,
-                                Palette::Diverging,
-                                None,
-                            )),
-                            Item::Panel(per_head(
-                                "v",
-                                "V",
-                                h,
-                                |x| &x.v,
-                                false,
-                                Palette::Diverging,
-                                None,
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Q, h)),
+                            Item::Panel(head_panel(HeadMatrix::K, h)),
+                            Item::Panel(head_panel(HeadMatrix::V, h)),
                         ],
                     )
                 }));
@@ -342,27 +374,11 @@ pub fn StageView(
                     head_line(
                         h,
                         vec![
-                            Item::Panel(per_head(
-                                "q",
-                                "Q",
-                                h,
-                                |x| &x.q,
-                                false,
-                                Palette::Diverging,
-                                None,
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Q, h)),
                             op("·"),
-                            Item::Panel(key_transposed(h)),
+                            Item::Panel(head_panel(HeadMatrix::KTransposed, h)),
                             op("="),
-                            Item::Panel(per_head(
-                                "scores",
-                                "S",
-                                h,
-                                |x| &x.scores,
-                                true,
-                                Palette::Diverging,
-                                Some(scores_range),
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Scores, h)),
                         ],
                     )
                 })
@@ -373,25 +389,9 @@ pub fn StageView(
                     head_line(
                         h,
                         vec![
-                            Item::Panel(per_head(
-                                "scores",
-                                "S",
-                                h,
-                                |x| &x.scores,
-                                true,
-                                Palette::Diverging,
-                                Some(scores_range),
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Scores, h)),
                             op(&div),
-                            Item::Panel(per_head(
-                                "scaled",
-                                "Z",
-                                h,
-                                |x| &x.scaled,
-                                true,
-                                Palette::Diverging,
-                                Some(scaled_range),
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Scaled, h)),
                         ],
                     )
                 })
@@ -402,25 +402,9 @@ pub fn StageView(
                     head_line(
                         h,
                         vec![
-                            Item::Panel(per_head(
-                                "scaled",
-                                "Z",
-                                h,
-                                |x| &x.scaled,
-                                true,
-                                Palette::Diverging,
-                                Some(scaled_range),
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Scaled, h)),
                             op("mask →"),
-                            Item::Panel(per_head(
-                                "masked",
-                                "M",
-                                h,
-                                |x| &x.masked,
-                                true,
-                                Palette::Diverging,
-                                Some(scaled_range),
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Masked, h)),
                         ],
                     )
                 })
@@ -431,25 +415,9 @@ pub fn StageView(
                     head_line(
                         h,
                         vec![
-                            Item::Panel(per_head(
-                                "masked",
-                                "M",
-                                h,
-                                |x| &x.masked,
-                                true,
-                                Palette::Diverging,
-                                Some(scaled_range),
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Masked, h)),
                             op("softmax →"),
-                            Item::Panel(per_head(
-                                "weights",
-                                "A",
-                                h,
-                                |x| &x.weights,
-                                true,
-                                Palette::Sequential,
-                                None,
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Weights, h)),
                             Item::Lines(h),
                         ],
                     )
@@ -461,35 +429,11 @@ pub fn StageView(
                     head_line(
                         h,
                         vec![
-                            Item::Panel(per_head(
-                                "weights",
-                                "A",
-                                h,
-                                |x| &x.weights,
-                                true,
-                                Palette::Sequential,
-                                None,
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Weights, h)),
                             op("·"),
-                            Item::Panel(per_head(
-                                "v",
-                                "V",
-                                h,
-                                |x| &x.v,
-                                false,
-                                Palette::Diverging,
-                                None,
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::V, h)),
                             op("="),
-                            Item::Panel(per_head(
-                                "context",
-                                "C",
-                                h,
-                                |x| &x.context,
-                                false,
-                                Palette::Diverging,
-                                Some(context_range),
-                            )),
+                            Item::Panel(head_panel(HeadMatrix::Context, h)),
                         ],
                     )
                 })
@@ -500,15 +444,7 @@ pub fn StageView(
                     if h > 0 {
                         items.push(op("|"));
                     }
-                    items.push(Item::Panel(per_head(
-                        "context",
-                        "C",
-                        h,
-                        |x| &x.context,
-                        false,
-                        Palette::Diverging,
-                        Some(context_range),
-                    )));
+                    items.push(Item::Panel(head_panel(HeadMatrix::Context, h)));
                 }
                 vec![
                     Line {
@@ -539,54 +475,12 @@ pub fn StageView(
         let items = (0..n)
             .map(|h| {
                 Item::Panel(match s {
-                    Stage::SplitHeads => {
-                        per_head("q", "Q", h, |x| &x.q, false, Palette::Diverging, None)
-                    }
-                    Stage::Scores => per_head(
-                        "scores",
-                        "S",
-                        h,
-                        |x| &x.scores,
-                        true,
-                        Palette::Diverging,
-                        Some(scores_range),
-                    ),
-                    Stage::Scale => per_head(
-                        "scaled",
-                        "Z",
-                        h,
-                        |x| &x.scaled,
-                        true,
-                        Palette::Diverging,
-                        Some(scaled_range),
-                    ),
-                    Stage::Mask => per_head(
-                        "masked",
-                        "M",
-                        h,
-                        |x| &x.masked,
-                        true,
-                        Palette::Diverging,
-                        Some(scaled_range),
-                    ),
-                    Stage::WeightedSum => per_head(
-                        "context",
-                        "C",
-                        h,
-                        |x| &x.context,
-                        false,
-                        Palette::Diverging,
-                        Some(context_range),
-                    ),
-                    _ => per_head(
-                        "weights",
-                        "A",
-                        h,
-                        |x| &x.weights,
-                        true,
-                        Palette::Sequential,
-                        None,
-                    ),
+                    Stage::SplitHeads => head_panel(HeadMatrix::Q, h),
+                    Stage::Scores => head_panel(HeadMatrix::Scores, h),
+                    Stage::Scale => head_panel(HeadMatrix::Scaled, h),
+                    Stage::Mask => head_panel(HeadMatrix::Masked, h),
+                    Stage::WeightedSum => head_panel(HeadMatrix::Context, h),
+                    _ => head_panel(HeadMatrix::Weights, h),
                 })
             })
             .collect();

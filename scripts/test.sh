@@ -75,14 +75,16 @@ step_setup() {
 }
 
 step_native_tests() {
-    cargo test --all-targets
+    # Every test target; the benchmarks are figures (scripts/bench.sh), not tests.
+    cargo test --lib --bins --tests
 }
 
 step_trace() {
     mkdir -p "$E2E_OUT"
     # Never leave an old trace behind for the browser tests to compare against.
     rm -f "$TRACE_FILE"
-    cargo run --release --bin attention-lens -- trace --format json >"$TRACE_FILE.part"
+    # The debug binary the native tests just built: no second, release build of the crate.
+    cargo run --bin attention-lens -- trace --format json >"$TRACE_FILE.part"
     # shellcheck disable=SC2016 # JavaScript, not shell
     node -e '
         let trace;
@@ -130,7 +132,8 @@ step_browser_tests() {
     echo "serving $DIST_DIR at $url and ${url%/}$SUB_PATH"
 
     cd tests/e2e
-    E2E_BASE_URL="$url" E2E_TRACE="$TRACE_FILE" PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
+    E2E_BASE_URL="$url" E2E_TRACE="$TRACE_FILE" E2E_CLI="$REPO_ROOT/target/debug/attention-lens" \
+        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
         npx --no-install playwright test
 }
 
@@ -142,7 +145,7 @@ if [ "$last_status" != 0 ]; then
     exit 1
 fi
 
-run_step "native tests (cargo test --all-targets)" step_native_tests
+run_step "native tests (cargo test)" step_native_tests
 run_step "default trace (attention-lens trace)" step_trace
 
 if [ "$quick" = 1 ]; then

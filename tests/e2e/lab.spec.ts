@@ -5,7 +5,7 @@ import path from "node:path";
 import { test, expect, expectMatrixClose, loadTrace, type Trace } from "./fixtures";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
-const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "release", "attention-lens");
+const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
 
 function cli(args: string[]): Trace {
   return JSON.parse(execFileSync(CLI, ["trace", "--format", "json", ...args], { encoding: "utf8" }));

@@ -15,7 +15,7 @@ import {
 } from "./fixtures";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
-const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "release", "attention-lens");
+const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
 
 const STAGE_TITLES = [
   "Input X",

@@ -70,7 +70,8 @@ pub fn App() -> impl IntoView {
     presenting.set(options.present);
     let report = RwSignal::new(None::<String>);
 
-    let link_notices = sync_with_url(
+    let notices = RwSignal::new(Vec::<String>::new());
+    sync_with_url(
         Shared {
             model,
             stage,
@@ -78,8 +79,8 @@ pub fn App() -> impl IntoView {
             selection: picked.selection,
         },
         options.stage,
+        notices,
     );
-    let notices = RwSignal::new(link_notices);
     if options.embed {
         post_height_to_parent();
     }

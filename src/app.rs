@@ -10,7 +10,8 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Whether a key press belongs to a form field or a heatmap rather than to the page.
+/// Whether a key press belongs to a form field, a heatmap or a table that scrolls with the arrow
+/// keys, rather than to the page.
 fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
     ev.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -20,6 +21,10 @@ fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
                 "INPUT" | "SELECT" | "TEXTAREA" | "CANVAS"
             ) || el.has_attribute("contenteditable")
                 || el.get_attribute("role").as_deref() == Some("tab")
+                // Not `class_name()`: on SVG elements `className` is not a string.
+                || el
+                    .get_attribute("class")
+                    .is_some_and(|c| c.split_whitespace().any(|c| c == "table-wrap"))
         })
 }
 

@@ -1,0 +1,152 @@
+// Accessibility: axe-core finds no serious or critical problem on any stage, in either colour
+// scheme, embedded, presenting, with a lab mistake on or with a cell explained.
+//
+// axe-core is loaded from node_modules into the page; nothing is fetched from elsewhere.
+import type { Page } from "@playwright/test";
+import { test, expect, STAGES } from "./fixtures";
+
+const AXE_SCRIPT = require.resolve("axe-core/axe.min.js");
+
+interface AxeNode {
+  target: unknown[];
+  html: string;
+  failureSummary?: string;
+}
+
+interface AxeViolation {
+  id: string;
+  impact?: string | null;
+  help: string;
+  helpUrl: string;
+  nodes: AxeNode[];
+}
+
+/** The violations as a list a person can act on: rule, impact, and each offending element. */
+function readable(violations: AxeViolation[]): string {
+  return violations
+    .map((v) => {
+      const nodes = v.nodes
+        .slice(0, 5)
+        .map((n) => {
+          const summary = (n.failureSummary ?? "").replace(/\s+/g, " ").trim();
+          return `    ${JSON.stringify(n.target)}\n      ${n.html.slice(0, 160)}\n      ${summary}`;
+        })
+        .join("\n");
+      const more = v.nodes.length > 5 ? `\n    … and ${v.nodes.length - 5} more` : "";
+      return `  [${v.impact}] ${v.id}: ${v.help} (${v.helpUrl})\n${nodes}${more}`;
+    })
+    .join("\n");
+}
+
+/** Runs axe on the whole page and fails on any serious or critical violation. */
+async function expectNoSeriousViolations(page: Page, where: string): Promise<void> {
+  const loaded = await page.evaluate(() => "axe" in window);
+  if (!loaded) await page.addScriptTag({ path: AXE_SCRIPT });
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (...args: unknown[]) => Promise<{ violations: unknown[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations;
+  })) as AxeViolation[];
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(
+    serious.map((v) => `${v.impact} ${v.id}`),
+    `serious or critical accessibility violations (${where}):\n${readable(serious)}`,
+  ).toEqual([]);
+}
+
+/** Opens every stage in turn with the rail and audits each one. */
+async function auditEveryStage(page: Page, mode: string): Promise<void> {
+  for (const key of STAGES) {
+    await page.getByTestId(`stage-${key}`).click();
+    await expect(page.getByTestId(`stage-${key}`)).toHaveAttribute("aria-current", "step");
+    await expectDrawn(page);
+    await expectNoSeriousViolations(page, `${mode}, stage ${key}`);
+  }
+}
+
+/** Waits until the stage's heatmaps are drawn, so the audit sees the settled page. */
+async function expectDrawn(page: Page): Promise<void> {
+  const canvases = page.locator(".stage canvas[data-testid^='canvas-']");
+  await expect(canvases.first()).toHaveAttribute("data-drawn", "true");
+}
+
+/** The page background of each theme (`--bg` in the style sheet). */
+const BACKGROUND = { light: "rgb(246, 247, 249)", dark: "rgb(15, 17, 20)" };
+
+async function expectTheme(page: Page, theme: keyof typeof BACKGROUND): Promise<void> {
+  await expect(page.locator("body")).toHaveCSS("background-color", BACKGROUND[theme]);
+}
+
+test.describe.configure({ mode: "parallel" });
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`every stage in the ${scheme} colour scheme`, async ({ app, page }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await app.goto();
+    await expectTheme(page, scheme);
+    await auditEveryStage(page, `${scheme} scheme`);
+  });
+}
+
+test("every stage with ?theme=dark on a light system", async ({ app, page }) => {
+  await page.emulateMedia({ colorScheme: "light" });
+  await app.goto("./?theme=dark");
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  await expectTheme(page, "dark");
+  await auditEveryStage(page, "theme=dark");
+});
+
+for (const query of ["?embed=1", "?embed=1&controls=0"]) {
+  test(`every stage embedded with ${query}`, async ({ app, page }) => {
+    await app.goto(`./${query}`);
+    await expect(page.locator(".embed-bar")).toBeVisible();
+    await auditEveryStage(page, query);
+  });
+}
+
+test("every stage in presenter mode", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("present").click();
+  const progress = page.getByTestId("presenter-progress").locator("li");
+  await expect(progress).toHaveCount(STAGES.length);
+  for (let i = 0; i < STAGES.length; i++) {
+    if (i > 0) await page.keyboard.press("ArrowRight");
+    await expect(progress.nth(i)).toHaveAttribute("aria-current", "step");
+    await expectDrawn(page);
+    await expectNoSeriousViolations(page, `presenter, stage ${STAGES[i]}`);
+  }
+});
+
+test("a phone-sized screen with the number tables shown", async ({ app, page }) => {
+  await page.setViewportSize({ width: 375, height: 700 });
+  await app.goto("./#v=1&d=8&causal=1");
+  await page.getByTestId("show-tables").check();
+  for (const key of ["projection", "softmax", "output"] as const) {
+    await app.openStage(key);
+    await expectDrawn(page);
+    await expectNoSeriousViolations(page, `375 px with tables, stage ${key}`);
+  }
+});
+
+test("the what-if lab with a mistake switched on", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("whatif-no_causal_mask").click();
+  await expect(page.getByTestId("whatif-no_causal_mask")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("whatif-summary")).not.toBeEmpty();
+  await expectNoSeriousViolations(page, "lab, no causal mask");
+  await page.getByTestId("whatif-temperature").click();
+  await expect(page.getByTestId("whatif-temperature-slider")).toBeVisible();
+  await expectNoSeriousViolations(page, "lab, temperature");
+});
+
+test("the explain panel with a cell selected, and the tables shown", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("causal").check();
+  await app.openStage("softmax");
+  await page.getByTestId("canvas-weights-h0").focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByTestId("explain-title")).toBeVisible();
+  await expectNoSeriousViolations(page, "explain panel");
+  await page.getByTestId("show-tables").check();
+  await expectNoSeriousViolations(page, "explain panel with tables shown");
+});

@@ -147,8 +147,8 @@ impl Default for Scenario {
 impl Scenario {
     /// Parses scenario JSON; every field is checked by [`Scenario::to_inputs`].
     pub fn from_json(text: &str) -> Result<Self, ScenarioError> {
-        let scenario: Scenario =
-            serde_json::from_str(text).map_err(|e| ScenarioError::Json(e.to_string()))?;
+        let scenario: Scenario = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::Json(name_the_field(text, e.to_string())))?;
         if scenario.version > SCENARIO_VERSION || scenario.version == 0 {
             return Err(ScenarioError::UnsupportedVersion(scenario.version));
         }
@@ -245,6 +245,25 @@ impl Scenario {
             (WeightName::O, &self.w_o),
         ]
     }
+}
+
+/// serde names a missing or unknown field but not a field of the wrong type; find that field
+/// by reading each one alone into an otherwise minimal scenario.
+fn name_the_field(text: &str, message: String) -> String {
+    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str::<serde_json::Value>(text)
+    else {
+        return message;
+    };
+    for (key, value) in &fields {
+        let mut probe = serde_json::Map::new();
+        probe.insert("version".into(), 1.into());
+        probe.insert("sentence".into(), "a".into());
+        probe.insert(key.clone(), value.clone());
+        if let Err(e) = serde_json::from_value::<Scenario>(serde_json::Value::Object(probe)) {
+            return format!("field `{key}`: {e}");
+        }
+    }
+    message
 }
 
 fn config_field(error: &AttentionError) -> &'static str {
@@ -346,6 +365,9 @@ mod tests {
                 r#"{"version": 1, "sentence": "a", "temperature": 0}"#,
                 "temperature",
             ),
+            (r#"{"version": 1, "sentence": "a", "w_v": "oops"}"#, "w_v"),
+            (r#"{"version": 1, "sentence": "a", "causal": 3}"#, "causal"),
+            (r#"{"version": "1", "sentence": "a"}"#, "version"),
         ];
         for (json, field) in cases {
             let err = Scenario::parse_inputs(json).unwrap_err().to_string();

@@ -213,10 +213,7 @@ mod tests {
         };
         assert!(wide.validate().is_err());
         assert!(wide.validate_within(&Limits::NONE).is_ok());
-        let bad = Config {
-            n_heads: 7,
-            ..wide
-        };
+        let bad = Config { n_heads: 7, ..wide };
         assert!(bad.validate_within(&Limits::NONE).is_err());
     }
 

@@ -347,7 +347,12 @@ fn draw_highlight<DB: DrawingBackend>(
         let x0 = gx + c as u32 * cw;
         area.draw(&outline(x0, gy, x0 + cw, gy + rows as u32 * ch, 2))?;
     }
-    for &(r, c) in map.highlight.cells.iter().filter(|(r, c)| *r < rows && *c < cols) {
+    for &(r, c) in map
+        .highlight
+        .cells
+        .iter()
+        .filter(|(r, c)| *r < rows && *c < cols)
+    {
         let (x0, y0) = (gx + c as u32 * cw, gy + r as u32 * ch);
         area.draw(&outline(x0 + 1, y0 + 1, x0 + cw - 1, y0 + ch - 1, 2))?;
     }

@@ -60,6 +60,7 @@ pub fn ExplainPanel(
 ) -> impl IntoView {
     view! {
         <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"
+            class:active=move || explanation.with(Option::is_some)
             aria-live="polite" aria-label="How the selected cell was computed">
             {move || match explanation.get() {
                 None => view! {

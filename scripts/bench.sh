@@ -46,37 +46,6 @@ else
     measure_args=(--edits 100 --loads 10)
 fi
 
-summary=()
-missing=()
-failures=0
-last_status=0
-
-# run_step LABEL FUNCTION: as in scripts/test.sh, runs FUNCTION in a subshell with `set -e`,
-# records the outcome and leaves its exit status in $last_status.
-run_step() {
-    local label="$1" step="$2" started=$SECONDS
-    printf '\n==> %s\n' "$label"
-    set +e
-    (
-        set -e
-        "$step"
-    )
-    last_status=$?
-    set -e
-    local outcome=ok
-    if [ "$last_status" != 0 ]; then
-        outcome=FAILED
-        failures=$((failures + 1))
-        missing+=("$label")
-    fi
-    summary+=("$(printf '  %-6s  %-46s %5ss' "$outcome" "$label" "$((SECONDS - started))")")
-}
-
-skip_step() {
-    summary+=("$(printf '  skip    %-46s (%s)' "$1" "$2")")
-    missing+=("$1")
-}
-
 load_average() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0; }
 
 # Prints the version of package $2 recorded in the lock file $1.

@@ -46,3 +46,36 @@ trunk_tool_version() {
         in_tools && $1 == key { gsub(/"/, "", $3); print $3; exit }
     ' "$REPO_ROOT/Trunk.toml"
 }
+
+# Step bookkeeping for test.sh and bench.sh. run_step LABEL FUNCTION runs FUNCTION in a subshell
+# with `set -e`, records PASS or FAIL and its time in $summary, counts $failures, lists failed and
+# skipped labels in $missing, and leaves the step's exit status in $last_status. Never call it as
+# a condition: bash would then ignore `set -e` inside the step.
+summary=()
+missing=()
+failures=0
+last_status=0
+
+run_step() {
+    local label="$1" step="$2" started=$SECONDS
+    printf '\n==> %s\n' "$label"
+    set +e
+    (
+        set -e
+        "$step"
+    )
+    last_status=$?
+    set -e
+    local outcome=PASS
+    if [ "$last_status" != 0 ]; then
+        outcome=FAIL
+        failures=$((failures + 1))
+        missing+=("$label")
+    fi
+    summary+=("$(printf '  %s  %-46s %5ss' "$outcome" "$label" "$((SECONDS - started))")")
+}
+
+skip_step() {
+    summary+=("$(printf '  SKIP  %-46s (%s)' "$1" "$2")")
+    missing+=("$1")
+}

@@ -29,35 +29,6 @@ TRACE_FILE="$E2E_OUT/default-trace.json"
 DIST_DIR="$E2E_OUT/dist"
 SUB_PATH="/sub/path/"
 
-summary=()
-failures=0
-last_status=0
-
-# run_step LABEL FUNCTION: runs FUNCTION in a subshell with `set -e`, records the outcome in the
-# summary and leaves its exit status in $last_status. Never call it as a condition: bash would
-# then ignore `set -e` inside the step.
-run_step() {
-    local label="$1" step="$2" started=$SECONDS
-    printf '\n==> %s\n' "$label"
-    set +e
-    (
-        set -e
-        "$step"
-    )
-    last_status=$?
-    set -e
-    local outcome=PASS
-    if [ "$last_status" != 0 ]; then
-        outcome=FAIL
-        failures=$((failures + 1))
-    fi
-    summary+=("$(printf '  %s  %-44s %5ss' "$outcome" "$label" "$((SECONDS - started))")")
-}
-
-skip_step() {
-    summary+=("$(printf '  SKIP  %-44s (%s)' "$1" "$2")")
-}
-
 step_setup() {
     if [ "$quick" = 1 ]; then
         scripts/setup.sh

@@ -32,6 +32,20 @@ export const STAGES = [
 ] as const;
 export type StageKey = (typeof STAGES)[number];
 
+/** The title each stage shows, in the order of `STAGES`. */
+export const STAGE_TITLES = [
+  "Input X",
+  "Projections Q, K, V",
+  "Split into heads",
+  "Scores QₕKₕᵀ",
+  "Scale ÷√d_k",
+  "Causal mask",
+  "Softmax",
+  "Weighted sum AₕVₕ",
+  "Concatenate heads",
+  "Output projection",
+] as const;
+
 /** A matrix as the CLI writes it: rows of numbers, `null` for a masked entry. */
 export type Matrix = (number | null)[][];
 

@@ -1,20 +1,8 @@
 // The app without a mouse: every control is reachable with Tab, shows where the focus is, and
 // lets go of it again; every heatmap has a text alternative that does not rely on colour.
 import type { Page } from "@playwright/test";
-import { test, expect, STAGES } from "./fixtures";
+import { test, expect, STAGES, STAGE_TITLES } from "./fixtures";
 
-const STAGE_TITLES = [
-  "Input X",
-  "Projections Q, K, V",
-  "Split into heads",
-  "Scores QₕKₕᵀ",
-  "Scale ÷√d_k",
-  "Causal mask",
-  "Softmax",
-  "Weighted sum AₕVₕ",
-  "Concatenate heads",
-  "Output projection",
-];
 
 /** What has the focus, and how it shows: enough to recognise it and to judge its indicator. */
 interface Focused {

@@ -11,24 +11,13 @@ import {
   expectMatrixClose,
   SCREENSHOT_DIR,
   STAGES,
+  STAGE_TITLES,
   type Trace,
 } from "./fixtures";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
 const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
 
-const STAGE_TITLES = [
-  "Input X",
-  "Projections Q, K, V",
-  "Split into heads",
-  "Scores QₕKₕᵀ",
-  "Scale ÷√d_k",
-  "Causal mask",
-  "Softmax",
-  "Weighted sum AₕVₕ",
-  "Concatenate heads",
-  "Output projection",
-];
 
 /** The trace the native CLI computes for `scenario`. */
 function cliTrace(scenario: object): Trace {

@@ -110,6 +110,10 @@ test("presenter mode steps with clicker keys and leaves with Escape", async ({ a
   await expect(page.getByTestId("stage-title")).toHaveText("Projections Q, K, V");
   await page.keyboard.press("ArrowRight");
   await expect(page.getByTestId("presenter-progress").locator("li.current")).toHaveCount(1);
+  await page.keyboard.press("f");
+  await expect.poll(() => page.evaluate(() => document.fullscreenElement !== null)).toBe(true);
+  await page.keyboard.press("f");
+  await expect.poll(() => page.evaluate(() => document.fullscreenElement === null)).toBe(true);
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("presenter-progress")).toHaveCount(0);
   await expect(page.getByTestId("stage-input")).toBeVisible();

@@ -91,6 +91,50 @@ fn png_at_2x(map: &Heatmap) -> Option<String> {
     canvas.to_data_url_with_type("image/png").ok()
 }
 
+/// `text` with the characters HTML gives meaning to escaped.
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The rows of a matrix's table: a header cell with the row label, then one cell per value
+/// carrying its full-precision number in `data-value`, and optionally the row's sum.
+pub fn table_body_html(m: &Matrix, labels: &[String], row_sums: bool) -> String {
+    let mut html = String::new();
+    for r in 0..m.nrows() {
+        let label = labels.get(r).map(String::as_str).unwrap_or_default();
+        html.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th>",
+            escape_html(label)
+        ));
+        for value in m.row(r).iter() {
+            html.push_str(&format!(
+                "<td data-value=\"{value}\">{}</td>",
+                format_value(*value, 3)
+            ));
+        }
+        if row_sums {
+            let sum: f64 = m.row(r).iter().filter(|v| v.is_finite()).sum();
+            html.push_str(&format!(
+                "<td class=\"sum\" data-sum=\"{sum}\">{}</td>",
+                format_value(sum, 3)
+            ));
+        }
+        html.push_str("</tr>");
+    }
+    html
+}
+
 /// The panel's data borrowed as one plot description for `f`. Reads are tracked when
 /// `tracked`, so an effect redraws on change, and untracked for one-off exports.
 #[allow(clippy::too_many_arguments)]
@@ -435,41 +479,31 @@ pub fn HeatmapView(
                         {row_sums.then(|| view! { <th scope="col">"row sum"</th> })}
                     </tr>
                 </thead>
-                <tbody>
-                    // The rows are rebuilt only when the shape changes; an edit updates the
-                    // text of each cell in place.
-                    {move || {
-                        let (n_rows, n_cols) = dims.get();
-                        (0..n_rows)
-                            .map(|r| {
-                                let value = move |c: usize| {
-                                    values.with(|m| m.get((r, c)).copied().unwrap_or(f64::NAN))
-                                };
-                                let label = move || rows.with(|l| l.get(r).cloned().unwrap_or_default());
-                                let cells = (0..n_cols)
-                                    .map(|c| view! {
-                                        <td data-value=move || value(c).to_string()>{move || format_value(value(c), 3)}</td>
-                                    })
-                                    .collect_view();
-                                let sum = move || {
-                                    values.with(|m| {
-                                        if r < m.nrows() {
-                                            m.row(r).iter().filter(|v| v.is_finite()).sum()
-                                        } else {
-                                            0.0
-                                        }
-                                    })
-                                };
-                                let sum = row_sums.then(|| view! {
-                                    <td class="sum" data-sum=move || sum().to_string()>{move || format_value(sum(), 3)}</td>
-                                });
-                                view! { <tr><th scope="row">{label}</th>{cells}{sum}</tr> }
-                            })
-                            .collect_view()
-                    }}
-                </tbody>
+                // One write per change: a 32 × 32 table would otherwise run two thousand
+                // small updates on every edit.
+                <tbody inner_html=move || {
+                    values.with(|m| rows.with(|labels| table_body_html(m, labels, row_sums)))
+                }></tbody>
             </table>
             </div>
         </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_rows_escape_tokens_and_keep_full_precision() {
+        let m = Matrix::from_row_slice(2, 2, &[0.1234567, f64::NEG_INFINITY, -2.0, 0.5]);
+        let labels = vec!["<b>\"x\"</b>".to_string(), "y & z".to_string()];
+        let html = table_body_html(&m, &labels, true);
+        assert!(html.starts_with("<tr><th scope=\"row\">&lt;b&gt;&quot;x&quot;&lt;/b&gt;</th>"));
+        assert!(html.contains("<td data-value=\"0.1234567\">0.123</td>"));
+        assert!(html.contains("<td data-value=\"-inf\">−∞</td>"));
+        assert!(html.contains("<th scope=\"row\">y &amp; z</th>"));
+        assert!(html.contains("data-sum=\"-1.5\">−1.500</td>"));
+        assert_eq!(html.matches("<tr>").count(), 2);
     }
 }

@@ -79,6 +79,20 @@ pub fn WhatIfLab(
         ..Highlight::default()
     });
 
+    // Both sides are attention weights: probabilities, queries by keys, with row sums.
+    let weights_panel = move |name: &str, title: String, values: Signal<Matrix>| PanelData {
+        name: name.into(),
+        title,
+        values,
+        rows: tokens,
+        cols: tokens,
+        axes: ("queries", "keys"),
+        palette: Palette::Sequential,
+        range: None,
+        col_groups: 1,
+        row_sums: true,
+    };
+
     let summary = move || {
         comparison.with(|c| {
             let c = c.as_ref()?;
@@ -176,36 +190,14 @@ pub fn WhatIfLab(
                 {move || chosen.get().map(|w| w.explanation()).unwrap_or("No mistake is switched on: both sides show the correct attention weights.")}
             </p>
             {move || {
-                let palette = Palette::Sequential;
-                let hh = h();
+                let title = format!("A{} correct", subscript(h() + 1));
                 let name = if chosen.get().is_some() { "A with the mistake" } else { "A (no mistake on)" };
                 view! {
                     <div class="equation">
-                        <HeatmapView data=PanelData {
-                            name: "whatif-correct".into(),
-                            title: format!("A{} correct", subscript(hh + 1)),
-                            values: correct_values,
-                            rows: tokens,
-                            cols: tokens,
-                            axes: ("queries", "keys"),
-                            palette,
-                            range: None,
-                            col_groups: 1,
-                            row_sums: palette == Palette::Sequential,
-                        } />
+                        <HeatmapView data=weights_panel("whatif-correct", title, correct_values) />
                         <span class="op" aria-hidden="true">"vs"</span>
-                        <HeatmapView data=PanelData {
-                            name: "whatif-shown".into(),
-                            title: name.to_string(),
-                            values: shown_values,
-                            rows: tokens,
-                            cols: tokens,
-                            axes: ("queries", "keys"),
-                            palette,
-                            range: None,
-                            col_groups: 1,
-                            row_sums: palette == Palette::Sequential,
-                        } highlight=leaked />
+                        <HeatmapView data=weights_panel("whatif-shown", name.to_string(), shown_values)
+                            highlight=leaked />
                     </div>
                 }
             }}

@@ -41,44 +41,186 @@ fn join(values: &[usize]) -> String {
         .join(",")
 }
 
+/// Canvases waiting to be painted, each with the job that paints it.
+#[cfg(target_arch = "wasm32")]
+type Jobs = Vec<(web_sys::HtmlCanvasElement, Box<dyn FnOnce()>)>;
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static WAITING: std::cell::RefCell<Jobs> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Paints `canvas` with `job` once the effects of the current change have all run.
+///
+/// Setting a font or drawing text on a canvas in the page makes the browser bring the page's
+/// styles up to date first. Painting every canvas in one batch, after the other effects have
+/// changed the page, pays for that once per change instead of once per canvas.
+#[cfg(target_arch = "wasm32")]
+fn paint_soon(canvas: web_sys::HtmlCanvasElement, job: impl FnOnce() + 'static) {
+    let first = WAITING.with(|w| {
+        let mut w = w.borrow_mut();
+        let first = w.is_empty();
+        w.retain(|(c, _)| *c != canvas);
+        w.push((canvas, Box::new(job)));
+        first
+    });
+    if first {
+        queue_microtask(|| loop {
+            let jobs = WAITING.with(|w| std::mem::take(&mut *w.borrow_mut()));
+            if jobs.is_empty() {
+                break;
+            }
+            for (_, job) in jobs {
+                job();
+            }
+            super::perf::heatmaps_drawn();
+        });
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn paint_soon(_canvas: web_sys::HtmlCanvasElement, job: impl FnOnce() + 'static) {
+    job();
+}
+
 /// Draws a heatmap on a canvas, scaled for the screen's pixel ratio.
 #[cfg(target_arch = "wasm32")]
 fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, zoom: f64) {
-    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0);
-    paint_at(canvas, map, ratio * zoom);
+    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
+    if !draw_on(canvas, map, ratio) {
+        return;
+    }
     let layout = map.layout();
     let style = web_sys::HtmlElement::style(canvas);
-    let _ = style.set_property("width", &format!("{}px", f64::from(layout.width) * zoom));
-}
-
-/// Draws a heatmap with every length multiplied by `ratio`.
-#[cfg(target_arch = "wasm32")]
-fn paint_at(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, ratio: f64) {
-    use plotters::prelude::IntoDrawingArea;
-    use plotters_canvas::CanvasBackend;
-    let layout = map.layout();
-    canvas.set_width((f64::from(layout.width) * ratio).round() as u32);
-    canvas.set_height((f64::from(layout.height) * ratio).round() as u32);
-    let style = web_sys::HtmlElement::style(canvas);
-    let _ = style.set_property("width", &format!("{}px", layout.width));
-    let _ = style.set_property(
-        "aspect-ratio",
-        &format!("{} / {}", layout.width, layout.height),
-    );
-    if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
-        let area = backend.into_drawing_area();
-        if crate::plot::draw_heatmap(&area, map, ratio).is_ok() {
-            let _ = canvas.set_attribute("data-drawn", "true");
-            super::perf::heatmap_drawn();
+    // Only real changes touch the style, so painting never invalidates the page's layout.
+    for (property, value) in [
+        ("width", format!("{}px", f64::from(layout.width) * zoom)),
+        (
+            "aspect-ratio",
+            format!("{} / {}", layout.width, layout.height),
+        ),
+    ] {
+        if style.get_property_value(property).ok().as_deref() != Some(value.as_str()) {
+            let _ = style.set_property(property, &value);
         }
     }
+    if canvas.get_attribute("data-drawn").is_none() {
+        let _ = canvas.set_attribute("data-drawn", "true");
+    }
+}
+
+/// The canvas kept in `slot`, made on first use; it is never added to the page.
+#[cfg(target_arch = "wasm32")]
+fn reuse_canvas(
+    slot: &std::cell::RefCell<Option<web_sys::HtmlCanvasElement>>,
+) -> Option<web_sys::HtmlCanvasElement> {
+    let mut slot = slot.borrow_mut();
+    if slot.is_none() {
+        *slot = document()
+            .create_element("canvas")
+            .ok()
+            .and_then(|c| c.dyn_into().ok());
+    }
+    slot.clone()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn context_2d(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok()??.dyn_into().ok()
+}
+
+/// Resizes `canvas` only when its size differs: every resize reallocates and clears it.
+#[cfg(target_arch = "wasm32")]
+fn set_size(canvas: &web_sys::HtmlCanvasElement, width: u32, height: u32) {
+    if canvas.width() != width {
+        canvas.set_width(width);
+    }
+    if canvas.height() != height {
+        canvas.set_height(height);
+    }
+}
+
+/// Draws a heatmap on `canvas`, sized to fit, with every length multiplied by `ratio`.
+#[cfg(target_arch = "wasm32")]
+fn draw_on(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, ratio: f64) -> bool {
+    use plotters::prelude::IntoDrawingArea;
+    let layout = map.layout();
+    set_size(
+        canvas,
+        (f64::from(layout.width) * ratio).round() as u32,
+        (f64::from(layout.height) * ratio).round() as u32,
+    );
+    let (Some(backend), Some(context)) = (
+        super::canvas::CachedCanvas::new(canvas.clone()),
+        context_2d(canvas),
+    ) else {
+        return false;
+    };
+    let area = backend.into_drawing_area();
+    crate::plot::draw_heatmap_with(&area, map, ratio, &mut |grid| fill_cells(&context, grid))
+        .is_ok()
+}
+
+/// Paints the cell colours of `grid` as one image, one pixel per cell, scaled up without
+/// smoothing: a handful of canvas calls instead of two per cell.
+#[cfg(target_arch = "wasm32")]
+fn fill_cells(context: &web_sys::CanvasRenderingContext2d, grid: &crate::plot::CellGrid) -> bool {
+    use std::cell::RefCell;
+    thread_local! {
+        static PIXELS: RefCell<Option<web_sys::HtmlCanvasElement>> = const { RefCell::new(None) };
+    }
+    let (cols, rows) = (grid.cols as u32, grid.rows as u32);
+    let rgba: Vec<u8> = grid
+        .colors
+        .iter()
+        .flat_map(|c| [c.0, c.1, c.2, 255])
+        .collect();
+    let Ok(image) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
+        wasm_bindgen::Clamped(&rgba),
+        cols,
+        rows,
+    ) else {
+        return false;
+    };
+    let Some(pixels) = PIXELS.with(reuse_canvas) else {
+        return false;
+    };
+    set_size(&pixels, cols, rows);
+    let Some(pixel_context) = context_2d(&pixels) else {
+        return false;
+    };
+    if pixel_context.put_image_data(&image, 0.0, 0.0).is_err() {
+        return false;
+    }
+    // Whole pixels at both ends, as the rectangles would have had.
+    let (x0, y0) = (grid.x.round(), grid.y.round());
+    let x1 = (grid.x + grid.cell_w * f64::from(cols)).round();
+    let y1 = (grid.y + grid.cell_h * f64::from(rows)).round();
+    context.set_image_smoothing_enabled(false);
+    let drawn = context
+        .draw_image_with_html_canvas_element_and_sw_and_sh_and_dx_and_dy_and_dw_and_dh(
+            &pixels,
+            0.0,
+            0.0,
+            f64::from(cols),
+            f64::from(rows),
+            x0,
+            y0,
+            x1 - x0,
+            y1 - y0,
+        )
+        .is_ok();
+    context.set_image_smoothing_enabled(true);
+    drawn
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 fn paint(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap, _zoom: f64) {}
 
 #[cfg(not(target_arch = "wasm32"))]
-fn paint_at(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap, _ratio: f64) {}
+fn draw_on(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap, _ratio: f64) -> bool {
+    false
+}
 
 /// The heatmap as a PNG `data:` URL at twice its size, drawn by the same code as the page.
 fn png_at_2x(map: &Heatmap) -> Option<String> {
@@ -87,8 +229,9 @@ fn png_at_2x(map: &Heatmap) -> Option<String> {
         .ok()?
         .dyn_into::<web_sys::HtmlCanvasElement>()
         .ok()?;
-    paint_at(&canvas, map, 2.0);
-    canvas.to_data_url_with_type("image/png").ok()
+    draw_on(&canvas, map, 2.0)
+        .then(|| canvas.to_data_url_with_type("image/png").ok())
+        .flatten()
 }
 
 /// `text` with the characters HTML gives meaning to escaped.
@@ -225,7 +368,7 @@ pub fn HeatmapView(
         }
         let range = range.map(|r| r.get());
         let (v, r, c) = (values, rows, cols);
-        with_heatmap(
+        let painting = with_heatmap(
             true,
             v,
             r,
@@ -256,9 +399,33 @@ pub fn HeatmapView(
                 let l = map.layout();
                 let grid = format!("{},{},{},{}", l.grid_x, l.grid_y, l.cell_w, l.cell_h);
                 let _ = canvas.set_attribute("data-grid", &grid);
-                paint(&canvas, map, zoom);
+                (
+                    map.values.clone(),
+                    map.row_labels.to_vec(),
+                    map.col_labels.to_vec(),
+                    map.range,
+                    map.highlight.clone(),
+                )
             },
         );
+        let (values, row_labels, col_labels, range, highlight) = painting;
+        let target = canvas.clone();
+        paint_soon(canvas, move || {
+            let map = Heatmap {
+                values: &values,
+                row_labels: &row_labels,
+                col_labels: &col_labels,
+                row_axis: axes.0,
+                col_axis: axes.1,
+                palette,
+                range,
+                col_groups,
+                decimals: 2,
+                highlight,
+                theme,
+            };
+            paint(&target, &map, zoom);
+        });
     });
 
     let dims = Memo::new(move |_| values.with(|m| m.shape()));
@@ -434,6 +601,31 @@ pub fn HeatmapView(
         }
     };
 
+    // One write per change: a 32 × 32 table would otherwise run two thousand small updates
+    // on every edit. A hidden table catches up once edits pause, so dragging a value redraws
+    // the heatmaps without rebuilding and laying out tables nobody is looking at.
+    let body_ref = NodeRef::<leptos::html::Tbody>::new();
+    Effect::new(move |drawn_before: Option<bool>| {
+        let Some(body) = body_ref.get() else {
+            return false;
+        };
+        let html = move || {
+            values
+                .try_with_untracked(|m| {
+                    rows.try_with_untracked(|labels| table_body_html(m, labels, row_sums))
+                })
+                .flatten()
+        };
+        values.track();
+        rows.track();
+        if drawn_before.unwrap_or(false) && !ui.show_tables.get() {
+            super::deferred::write_later(body.into(), html);
+        } else if let Some(html) = html() {
+            super::deferred::write_now(body.into(), &html);
+        }
+        true
+    });
+
     let table_title = title.clone();
     view! {
         <figure class="heatmap" data-testid=format!("panel-{name}")>
@@ -479,11 +671,7 @@ pub fn HeatmapView(
                         {row_sums.then(|| view! { <th scope="col">"row sum"</th> })}
                     </tr>
                 </thead>
-                // One write per change: a 32 × 32 table would otherwise run two thousand
-                // small updates on every edit.
-                <tbody inner_html=move || {
-                    values.with(|m| rows.with(|labels| table_body_html(m, labels, row_sums)))
-                }></tbody>
+                <tbody node_ref=body_ref></tbody>
             </table>
             </div>
         </figure>

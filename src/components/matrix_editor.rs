@@ -153,6 +153,24 @@ pub fn MatrixEditor(
     let cell = move |r: usize, c: usize| {
         let editing = RwSignal::new(None::<String>);
         let value = move || matrix.with(|m| m.get((r, c)).copied().unwrap_or(0.0));
+        // A memo, so an edit rewrites only the inputs whose text changes, not all of them.
+        let shown = Memo::new(move |_| editing.get().unwrap_or_else(|| format_edit(value())));
+        let input_ref = NodeRef::<leptos::html::Input>::new();
+        // Writing a focused input's value makes the browser lay out the page there and then;
+        // handlers write the new text before they apply an edit, so this rarely has to.
+        Effect::new(move |_| {
+            let text = shown.get();
+            if let Some(input) = input_ref.get() {
+                if input.value() != text {
+                    input.set_value(&text);
+                }
+            }
+        });
+        let show_now = move |input: Option<&web_sys::HtmlInputElement>, v: f64| {
+            if let Some(input) = input {
+                input.set_value(&format_edit(v));
+            }
+        };
         let on_input = move |ev| {
             let text = event_target_value(&ev);
             editing.set(Some(text.clone()));
@@ -198,6 +216,7 @@ pub fn MatrixEditor(
                         e.remove(&(r, c));
                     });
                     editing.set(None);
+                    show_now(input.as_ref(), v);
                     apply(r, c, v);
                 }
                 "ArrowUp" if r > 0 => {
@@ -267,7 +286,10 @@ pub fn MatrixEditor(
                     e.remove(&(r, c));
                 });
                 editing.set(None);
-                apply(r, c, scrub(s.start_value, dx, ev.shift_key()));
+                let v = scrub(s.start_value, dx, ev.shift_key());
+                let input = ev.target().and_then(|t| t.dyn_into().ok());
+                show_now(input.as_ref(), v);
+                apply(r, c, v);
             }
         };
         let on_pointerup = move |ev: web_sys::PointerEvent| {
@@ -295,7 +317,8 @@ pub fn MatrixEditor(
                 }
                 aria-invalid=move || errors.with(|e| e.contains_key(&(r, c))).to_string()
                 aria-describedby=format!("editor-error-{key}")
-                prop:value=move || editing.get().unwrap_or_else(|| format_edit(value()))
+                node_ref=input_ref
+                prop:value=shown.get_untracked()
                 on:input=on_input
                 on:blur=on_blur
                 on:keydown=on_keydown

@@ -2,7 +2,10 @@
 //! computes; none of them redoes the maths.
 
 mod attention_lines;
+#[cfg(target_arch = "wasm32")]
+mod canvas;
 mod context;
+mod deferred;
 mod download;
 mod explain_panel;
 mod export;

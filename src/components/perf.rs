@@ -1,11 +1,20 @@
-//! Performance marks the benchmarks read: `al-edit` measures a cell edit to the end of the
-//! repaint it causes, `al-first-heatmap` marks the first heatmap drawn after navigation.
+//! Performance marks the benchmarks read.
+//!
+//! - `al-edit` runs from a cell edit to the moment every heatmap it changed has been drawn
+//!   (or, when it changed none, to the next animation frame);
+//! - `al-edit-to-frame` runs from the same edit to the next animation frame, so it also holds
+//!   the wait for the display's next refresh;
+//! - `al-first-heatmap` marks the first heatmap drawn after navigation.
 
 use leptos::prelude::*;
 use std::cell::Cell;
 
 thread_local! {
     static FIRST_DRAWN: Cell<bool> = const { Cell::new(false) };
+    /// An edit is being measured: between `edit_started` and its animation frame.
+    static EDIT_OPEN: Cell<bool> = const { Cell::new(false) };
+    /// Heatmaps were drawn since the edit started.
+    static PAINTED: Cell<bool> = const { Cell::new(false) };
 }
 
 fn mark(name: &str) {
@@ -14,26 +23,39 @@ fn mark(name: &str) {
     }
 }
 
-/// Call just before applying an edit: the measure ends in the next animation frame, after
-/// every effect the edit caused (each canvas redraw) has run.
+fn measure(name: &str, start: &str, end: &str) {
+    if let Some(performance) = window().performance() {
+        let _ = performance.measure_with_start_mark_and_end_mark(name, start, end);
+    }
+}
+
+/// Call just before applying an edit. The measures are taken in the next animation frame,
+/// after every effect the edit caused has run.
 pub fn edit_started() {
     mark("al-edit-start");
+    EDIT_OPEN.with(|o| o.set(true));
+    PAINTED.with(|p| p.set(false));
     request_animation_frame(|| {
-        mark("al-edit-end");
-        if let Some(performance) = window().performance() {
-            let _ = performance.measure_with_start_mark_and_end_mark(
-                "al-edit",
-                "al-edit-start",
-                "al-edit-end",
-            );
-        }
+        EDIT_OPEN.with(|o| o.set(false));
+        mark("al-edit-frame");
+        measure("al-edit-to-frame", "al-edit-start", "al-edit-frame");
+        let end = if PAINTED.with(Cell::get) {
+            "al-edit-painted"
+        } else {
+            "al-edit-frame"
+        };
+        measure("al-edit", "al-edit-start", end);
     });
 }
 
-/// Call after a heatmap is drawn; only the first call marks.
+/// Call after a batch of heatmaps has been drawn.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub fn heatmap_drawn() {
+pub fn heatmaps_drawn() {
     if !FIRST_DRAWN.with(|f| f.replace(true)) {
         mark("al-first-heatmap");
+    }
+    if EDIT_OPEN.with(Cell::get) {
+        mark("al-edit-painted");
+        PAINTED.with(|p| p.set(true));
     }
 }

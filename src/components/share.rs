@@ -106,7 +106,49 @@ impl Shared {
     }
 }
 
+/// How long fine adjustments wait before they rewrite the address: dragging a value changes it
+/// many times a second, and browsers throttle pages that rewrite their history that often.
+const REPLACE_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
+
+thread_local! {
+    /// An address waiting to replace the current history entry, and the timer that will.
+    static PENDING: std::cell::RefCell<Option<(String, TimeoutHandle)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn replace_url(url: &str) {
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(url));
+    }
+}
+
+/// Drops the waiting address, if any, and returns it.
+fn take_pending() -> Option<String> {
+    PENDING.with(|p| p.borrow_mut().take()).map(|(url, timer)| {
+        timer.clear();
+        url
+    })
+}
+
+/// Writes the waiting address now, so the address bar shows the latest state.
+fn flush_pending() {
+    if let Some(url) = take_pending() {
+        replace_url(&url);
+    }
+}
+
+/// Replaces the current history entry with `url` once the adjustments pause.
+fn replace_soon(url: String) {
+    let _ = take_pending();
+    if let Ok(timer) = set_timeout_with_handle(flush_pending, REPLACE_DELAY) {
+        PENDING.with(|p| *p.borrow_mut() = Some((url, timer)));
+    } else {
+        replace_url(&url);
+    }
+}
+
 fn current_fragment() -> String {
+    flush_pending();
     window()
         .location()
         .hash()
@@ -173,17 +215,20 @@ pub fn sync_with_url(
             location.search().unwrap_or_default(),
             encode(&state)
         );
-        if let Ok(history) = window().history() {
-            let _ = match step {
-                HistoryStep::Push => {
-                    history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-                }
-                _ => history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)),
-            };
+        if step == HistoryStep::Push {
+            // The new entry carries the latest state; a waiting replace would be older.
+            let _ = take_pending();
+            if let Ok(history) = window().history() {
+                let _ = history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            }
+        } else {
+            replace_soon(url);
         }
     });
 
     let on_pop = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
+        // The entry moved to must keep its own address.
+        let _ = take_pending();
         let decoded = decode(&current_fragment());
         restoring.set_value(true);
         shared.apply(decoded.state);
@@ -191,6 +236,12 @@ pub fn sync_with_url(
     });
     let _ = window().add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
     on_pop.forget();
+    // Leaving or hiding the page keeps the last adjustment in the address (and so in a reload).
+    let on_hide = Closure::<dyn Fn(web_sys::Event)>::new(|_| flush_pending());
+    for event in ["pagehide", "visibilitychange"] {
+        let _ = window().add_event_listener_with_callback(event, on_hide.as_ref().unchecked_ref());
+    }
+    on_hide.forget();
 }
 
 /// Sends the page height to the embedding page whenever it changes.

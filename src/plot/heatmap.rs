@@ -115,12 +115,7 @@ impl Heatmap<'_> {
     /// The layout for this matrix.
     pub fn layout(&self) -> Layout {
         let (rows, cols) = self.values.shape();
-        let value_chars = self
-            .values
-            .iter()
-            .map(|v| format_value(*v, self.decimals).chars().count())
-            .max()
-            .unwrap_or(1);
+        let value_chars = widest_value(self.values, self.decimals);
         let wanted = (value_chars as u32 * 7 + 12).max(40);
         let cell_w = wanted.min((560 / cols.max(1) as u32).max(18));
         let show_values = cell_w >= wanted;
@@ -151,6 +146,27 @@ impl Heatmap<'_> {
     }
 }
 
+/// The most characters any value of `values` takes when written with `decimals` places.
+///
+/// A written number only grows with its size (and a minus sign), so the widest is the largest
+/// or the smallest value: two numbers are formatted instead of every cell.
+fn widest_value(values: &Matrix, decimals: usize) -> usize {
+    let (mut lo, mut hi, mut special) = (f64::INFINITY, f64::NEG_INFINITY, 1);
+    for &v in values.iter() {
+        if v.is_finite() {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        } else {
+            special = special.max(format_value(v, decimals).chars().count());
+        }
+    }
+    [lo, hi]
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .map(|v| format_value(v, decimals).chars().count())
+        .fold(special, usize::max)
+}
+
 fn color(c: Rgb) -> RGBColor {
     RGBColor(c.0, c.1, c.2)
 }
@@ -173,13 +189,44 @@ fn truncate(label: &str, max: usize) -> String {
     }
 }
 
+/// The grid of cell colours, for a backend that can fill it in one go.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellGrid {
+    /// Left edge of the grid, in backend pixels.
+    pub x: f64,
+    /// Top edge of the grid, in backend pixels.
+    pub y: f64,
+    /// Width of one cell, in backend pixels.
+    pub cell_w: f64,
+    /// Height of one cell, in backend pixels.
+    pub cell_h: f64,
+    /// Number of columns.
+    pub cols: usize,
+    /// Number of rows.
+    pub rows: usize,
+    /// One colour per cell, row by row.
+    pub colors: Vec<Rgb>,
+}
+
 /// Draws `map` on `area`, with every length multiplied by `scale` (the device pixel ratio).
 pub fn draw_heatmap<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &Heatmap,
     scale: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    draw_scaled(area, map, scale, 1.0)
+    draw_scaled(area, map, scale, 1.0, &mut |_| false)
+}
+
+/// Like [`draw_heatmap`], but `fill_cells` may paint the cells' colours itself (say, as one
+/// scaled image) and return `true`; otherwise each cell is drawn as a rectangle. Everything
+/// on top of the colours (values, hatching, grid lines, highlights) is drawn either way.
+pub fn draw_heatmap_with<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    scale: f64,
+    fill_cells: &mut dyn FnMut(&CellGrid) -> bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    draw_scaled(area, map, scale, 1.0, fill_cells)
 }
 
 /// `font_factor` undoes backends that shrink font sizes (plotters' SVG writes size / 1.24).
@@ -188,6 +235,7 @@ fn draw_scaled<DB: DrawingBackend>(
     map: &Heatmap,
     scale: f64,
     font_factor: f64,
+    fill_cells: &mut dyn FnMut(&CellGrid) -> bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let layout = map.layout();
     let s = |v: u32| (f64::from(v) * scale).round() as i32;
@@ -238,6 +286,25 @@ fn draw_scaled<DB: DrawingBackend>(
         ))?;
     }
 
+    let fill_of = |v: f64| {
+        if v == f64::NEG_INFINITY {
+            theme.masked
+        } else {
+            map.palette.color(v, map.range)
+        }
+    };
+    let grid = CellGrid {
+        x: f64::from(layout.grid_x) * scale,
+        y: f64::from(layout.grid_y) * scale,
+        cell_w: f64::from(layout.cell_w) * scale,
+        cell_h: f64::from(layout.cell_h) * scale,
+        cols,
+        rows,
+        colors: (0..rows * cols)
+            .map(|i| fill_of(map.values[(i / cols.max(1), i % cols.max(1))]))
+            .collect(),
+    };
+    let cells_filled = rows * cols > 0 && fill_cells(&grid);
     for r in 0..rows {
         for c in 0..cols {
             let v = map.values[(r, c)];
@@ -245,15 +312,13 @@ fn draw_scaled<DB: DrawingBackend>(
             let y0 = layout.grid_y + r as u32 * layout.cell_h;
             let (x1, y1) = (x0 + layout.cell_w, y0 + layout.cell_h);
             let masked = v == f64::NEG_INFINITY;
-            let fill = if masked {
-                theme.masked
-            } else {
-                map.palette.color(v, map.range)
-            };
-            area.draw(&Rectangle::new(
-                [(s(x0), s(y0)), (s(x1), s(y1))],
-                color(fill).filled(),
-            ))?;
+            let fill = grid.colors[r * cols + c];
+            if !cells_filled {
+                area.draw(&Rectangle::new(
+                    [(s(x0), s(y0)), (s(x1), s(y1))],
+                    color(fill).filled(),
+                ))?;
+            }
             if masked {
                 // Hatching, so a masked cell differs from a coloured one without relying on hue.
                 let step = 7.0;
@@ -413,7 +478,7 @@ pub fn heatmap_svg(map: &Heatmap) -> Result<String, String> {
     {
         let root =
             SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
-        draw_scaled(&root, map, 1.0, 1.24).map_err(|e| e.to_string())?;
+        draw_scaled(&root, map, 1.0, 1.24, &mut |_| false).map_err(|e| e.to_string())?;
     }
     Ok(svg)
 }
@@ -450,6 +515,31 @@ mod tests {
         assert_eq!(l.cell_at(x, y, 3, 4), Some((1, 2)));
         assert_eq!(l.cell_at(0.0, 0.0, 3, 4), None);
         assert!(l.show_values);
+    }
+
+    #[test]
+    fn the_widest_value_is_found_without_formatting_every_cell() {
+        let values = [
+            0.0, -0.0, -0.001, 0.004, 9.995, -9.995, 99.5, -0.5, 1234.5, -12.25, 0.125,
+        ];
+        for decimals in 0..4 {
+            for n in 1..values.len() {
+                for start in 0..values.len() - n {
+                    let m = Matrix::from_row_slice(1, n, &values[start..start + n]);
+                    let brute = m
+                        .iter()
+                        .map(|v| format_value(*v, decimals).chars().count())
+                        .max()
+                        .unwrap();
+                    assert_eq!(widest_value(&m, decimals), brute, "{m} at {decimals}");
+                }
+            }
+        }
+        let mut m = Matrix::from_row_slice(1, 3, &[0.5, f64::NEG_INFINITY, f64::NAN]);
+        assert_eq!(widest_value(&m, 0), 3);
+        m[(0, 2)] = 0.25;
+        assert_eq!(widest_value(&m, 0), 2);
+        assert_eq!(widest_value(&Matrix::zeros(0, 0), 2), 1);
     }
 
     #[test]

@@ -8,5 +8,7 @@ mod heatmap;
 mod palette;
 
 pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
-pub use heatmap::{band_color, draw_heatmap, heatmap_svg, Heatmap, Highlight, Layout};
+pub use heatmap::{
+    band_color, draw_heatmap, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap, Highlight, Layout,
+};
 pub use palette::{Palette, Rgb, Theme};

@@ -173,6 +173,8 @@ export class AppPage {
   async tableCells(name: string): Promise<string[][]> {
     const table = this.table(name);
     await expect(table).toBeVisible();
+    // A hidden table is rewritten once edits pause; until then its body is marked stale.
+    await expect(table.locator("tbody[data-stale]")).toHaveCount(0);
     return table.evaluate((element) =>
       Array.from(element.querySelectorAll("tr"))
         .map((row) =>

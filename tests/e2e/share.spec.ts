@@ -27,7 +27,8 @@ test("a permalink restores the exact state", async ({ app, page, context }) => {
   await page.keyboard.press("ArrowDown");
   await expect(canvas).toHaveAttribute("data-highlight", /^cell:1,0;/);
   const weights = await app.tableValues("weights-h1");
-  await expect(page).toHaveURL(/#v=1/);
+  // Fine adjustments such as a selection reach the address once they pause.
+  await expect(page).toHaveURL(/#v=1.*&cell=weights-h1\.1\.0/);
   const url = page.url();
 
   const other = await context.newPage();
@@ -39,6 +40,7 @@ test("a permalink restores the exact state", async ({ app, page, context }) => {
   await expect(other.getByTestId("cell-w_q-1-2")).toHaveValue("0.75");
   await expect(other.getByTestId("canvas-weights-h1")).toHaveAttribute("data-highlight", /^cell:1,0;/);
   await expect(other.getByTestId("explain-title")).toContainText("cat");
+  await expect(other.locator("tbody[data-stale]")).toHaveCount(0);
   const restored = await other.getByTestId("table-weights-h1").evaluate((el) =>
     Array.from(el.querySelectorAll("tbody tr")).map((tr) =>
       Array.from(tr.querySelectorAll("td[data-value]")).map((td) => Number(td.getAttribute("data-value"))),
@@ -189,6 +191,43 @@ test("copy link and copy embed code put the current state on the clipboard", asy
   await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
   const code = await page.evaluate(() => navigator.clipboard.readText());
   expect(code).toMatch(/^<iframe src="[^"]*\?embed=1#v=1&amp;stage=mask"/);
+});
+
+test("a burst of nudges rewrites the address once, and a link copied at once is current", async ({ app, page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.addInitScript(() => {
+    const w = window as unknown as { replaces: number };
+    w.replaces = 0;
+    const replace = history.replaceState.bind(history);
+    history.replaceState = (...args: Parameters<History["replaceState"]>) => {
+      w.replaces += 1;
+      replace(...args);
+    };
+  });
+  await app.goto();
+  await page.getByTestId("editor-tab-w_q").click();
+  const cell = page.getByTestId("cell-w_q-0-0");
+  const start = Number(await cell.inputValue());
+  await page.waitForTimeout(400);
+  const [entries, replaces] = await page.evaluate(() => [history.length, (window as unknown as { replaces: number }).replaces]);
+  // Ten nudges in one go, as a held key or a drag would send them.
+  await cell.evaluate((input) => {
+    for (let i = 0; i < 10; i++) {
+      input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", altKey: true, bubbles: true }));
+    }
+  });
+  const end = Number(await cell.inputValue());
+  expect(end).toBeGreaterThan(start);
+  await page.getByTestId("copy-link").click();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  const wq = new URLSearchParams(new URL(link).hash.slice(1)).get("wq")!;
+  expect(Number(wq.split(",")[0]), "the copied link has the last nudge").toBeCloseTo(end, 10);
+  await page.waitForTimeout(600);
+  const after = await page.evaluate(() => [history.length, (window as unknown as { replaces: number }).replaces]);
+  expect(after[0], "nudges replace the history entry").toBe(entries);
+  expect(after[1] - replaces, "one address rewrite for the burst").toBe(1);
+  const hash = new URLSearchParams(new URL(page.url()).hash.slice(1)).get("wq")!;
+  expect(Number(hash.split(",")[0])).toBeCloseTo(end, 10);
 });
 
 test("dropping a scenario file on the page imports it", async ({ app, page }) => {

@@ -1,0 +1,223 @@
+//! plotters-canvas with the canvas state remembered between calls.
+//!
+//! `CanvasBackend` sets the fill colour, font, alignment and baseline before every rectangle and
+//! every piece of text. Parsing a CSS font or colour string is the slow part of drawing a label,
+//! and a heatmap draws hundreds of labels and cells, so this backend only sets what changed and
+//! hands everything else to `CanvasBackend` unchanged.
+
+use plotters::backend::DrawingBackend;
+use plotters_backend::text_anchor::{HPos, VPos};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
+};
+use plotters_canvas::CanvasBackend;
+use std::fmt;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+/// A drawing call the canvas refused.
+#[derive(Debug)]
+pub struct CanvasError(String);
+
+impl fmt::Display for CanvasError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "canvas error: {}", self.0)
+    }
+}
+
+impl std::error::Error for CanvasError {}
+
+type Drawn = Result<(), DrawingErrorKind<CanvasError>>;
+
+/// The inner backend's result in this backend's error type.
+fn lift<E: std::error::Error + Send + Sync>(result: Result<(), DrawingErrorKind<E>>) -> Drawn {
+    result.map_err(|e| match e {
+        DrawingErrorKind::DrawingError(e) => {
+            DrawingErrorKind::DrawingError(CanvasError(e.to_string()))
+        }
+        DrawingErrorKind::FontError(e) => DrawingErrorKind::FontError(e),
+    })
+}
+
+/// What was last set on the context; `None` when it is unknown.
+#[derive(Default)]
+struct State {
+    fill: Option<String>,
+    font: Option<String>,
+    align: Option<&'static str>,
+    baseline: Option<&'static str>,
+}
+
+/// A `CanvasBackend` that skips redundant context updates.
+pub struct CachedCanvas {
+    inner: CanvasBackend,
+    context: CanvasRenderingContext2d,
+    state: State,
+}
+
+impl CachedCanvas {
+    /// The backend for `canvas`, or `None` when it has no 2D context.
+    pub fn new(canvas: HtmlCanvasElement) -> Option<Self> {
+        let context = canvas
+            .get_context("2d")
+            .ok()??
+            .dyn_into::<CanvasRenderingContext2d>()
+            .ok()?;
+        Some(Self {
+            inner: CanvasBackend::with_canvas_object(canvas)?,
+            context,
+            state: State::default(),
+        })
+    }
+
+    /// Forgets the fill colour: `CanvasBackend` may set it behind our back.
+    fn inner(&mut self) -> &mut CanvasBackend {
+        self.state.fill = None;
+        &mut self.inner
+    }
+
+    fn set_fill(&mut self, color: BackendColor) {
+        let (r, g, b) = color.rgb;
+        let css = if color.alpha >= 1.0 {
+            format!("rgb({r},{g},{b})")
+        } else {
+            format!("rgba({r},{g},{b},{})", color.alpha)
+        };
+        if self.state.fill.as_deref() != Some(css.as_str()) {
+            self.context.set_fill_style_str(&css);
+            self.state.fill = Some(css);
+        }
+    }
+}
+
+impl DrawingBackend for CachedCanvas {
+    type ErrorType = CanvasError;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.inner.get_size()
+    }
+
+    fn ensure_prepared(&mut self) -> Drawn {
+        lift(self.inner.ensure_prepared())
+    }
+
+    fn present(&mut self) -> Drawn {
+        lift(self.inner.present())
+    }
+
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Drawn {
+        lift(self.inner().draw_pixel(point, color))
+    }
+
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Drawn {
+        lift(self.inner.draw_line(from, to, style))
+    }
+
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Drawn {
+        if !fill {
+            return lift(self.inner.draw_rect(upper_left, bottom_right, style, fill));
+        }
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        self.set_fill(style.color());
+        self.context.fill_rect(
+            f64::from(upper_left.0),
+            f64::from(upper_left.1),
+            f64::from(bottom_right.0 - upper_left.0),
+            f64::from(bottom_right.1 - upper_left.1),
+        );
+        Ok(())
+    }
+
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Drawn {
+        lift(self.inner.draw_path(path, style))
+    }
+
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Drawn {
+        lift(self.inner().fill_polygon(path, style))
+    }
+
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Drawn {
+        lift(self.inner().draw_circle(center, radius, style, fill))
+    }
+
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Drawn {
+        if !matches!(style.transform(), FontTransform::None) {
+            // Rotated text saves and restores the context: let plotters-canvas do it all.
+            self.state = State::default();
+            return lift(self.inner.draw_text(text, style, pos));
+        }
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        let baseline = match style.anchor().v_pos {
+            VPos::Top => "top",
+            VPos::Center => "middle",
+            VPos::Bottom => "bottom",
+        };
+        if self.state.baseline != Some(baseline) {
+            self.context.set_text_baseline(baseline);
+            self.state.baseline = Some(baseline);
+        }
+        let align = match style.anchor().h_pos {
+            HPos::Left => "start",
+            HPos::Right => "end",
+            HPos::Center => "center",
+        };
+        if self.state.align != Some(align) {
+            self.context.set_text_align(align);
+            self.state.align = Some(align);
+        }
+        self.set_fill(color);
+        let font = format!(
+            "{} {}px {}",
+            style.style().as_str(),
+            style.size(),
+            style.family().as_str()
+        );
+        if self.state.font.as_deref() != Some(font.as_str()) {
+            self.context.set_font(&font);
+            self.state.font = Some(font);
+        }
+        self.context
+            .fill_text(text, f64::from(pos.0), f64::from(pos.1))
+            .map_err(|e| {
+                DrawingErrorKind::DrawingError(CanvasError(
+                    e.as_string()
+                        .unwrap_or_else(|| "fillText failed".to_string()),
+                ))
+            })
+    }
+}

@@ -1,0 +1,56 @@
+//! Table bodies that wait for edits to pause while nobody can see them.
+//!
+//! Each hidden table (the screen-reader alternative of a heatmap) is rewritten once, a moment
+//! after the last edit, instead of on every step of a drag. A waiting table carries
+//! `data-stale` until it is current.
+
+use leptos::prelude::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// How long edits must pause before hidden tables are rewritten.
+const SETTLE: Duration = Duration::from_millis(120);
+
+/// Makes the body's HTML when it is finally written; `None` when its data is gone.
+type Html = Rc<dyn Fn() -> Option<String>>;
+
+thread_local! {
+    static WAITING: RefCell<Vec<(web_sys::Element, Html)>> = const { RefCell::new(Vec::new()) };
+    static TIMER: RefCell<Option<TimeoutHandle>> = const { RefCell::new(None) };
+}
+
+/// Writes `html` into `body` now, dropping any write it was waiting for.
+pub fn write_now(body: web_sys::Element, html: &str) {
+    WAITING.with(|w| w.borrow_mut().retain(|(b, _)| *b != body));
+    body.set_inner_html(html);
+    let _ = body.remove_attribute("data-stale");
+}
+
+/// Writes `body` once edits pause, with the HTML `html` makes then.
+pub fn write_later(body: web_sys::Element, html: impl Fn() -> Option<String> + 'static) {
+    let _ = body.set_attribute("data-stale", "");
+    WAITING.with(|w| {
+        let mut w = w.borrow_mut();
+        w.retain(|(b, _)| *b != body);
+        w.push((body, Rc::new(html)));
+    });
+    TIMER.with(|t| {
+        if let Some(timer) = t.borrow_mut().take() {
+            timer.clear();
+        }
+        *t.borrow_mut() = set_timeout_with_handle(flush, SETTLE).ok();
+    });
+}
+
+/// Writes every waiting table.
+fn flush() {
+    TIMER.with(|t| t.borrow_mut().take());
+    let waiting = WAITING.with(|w| std::mem::take(&mut *w.borrow_mut()));
+    for (body, html) in waiting {
+        if let Some(html) = html() {
+            body.set_inner_html(&html);
+        }
+        let _ = body.remove_attribute("data-stale");
+    }
+}

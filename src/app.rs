@@ -152,13 +152,13 @@ pub fn App() -> impl IntoView {
                             on:click=move |_| presenting.set(true)>"Present"</button>
                     </div>
                 </header>
-            })}
+            }.into_any())}
             {embed.then(|| view! {
                 <header class="embed-bar">
                     <span class="embed-title">"attention-lens"</span>
                     <a href=full_view target="_blank" rel="noopener" data-testid="open-full-view">"Open full view ↗"</a>
                 </header>
-            })}
+            }.into_any())}
             <div class="notices" role="status">
                 {move || notices.get().into_iter().enumerate().map(|(i, text)| view! {
                     <p class="notice" data-testid="notice">
@@ -166,13 +166,13 @@ pub fn App() -> impl IntoView {
                         <button type="button" aria-label="Dismiss" data-testid="dismiss-notice"
                             on:click=move |_| notices.update(|n| { if i < n.len() { n.remove(i); } })>"×"</button>
                     </p>
-                }).collect_view()}
+                }.into_any()).collect_view()}
                 {move || report.get().map(|text| view! {
                     <p class="notice" data-testid="import-report">
                         <span>{text}</span>
                         <button type="button" aria-label="Dismiss" on:click=move |_| report.set(None)>"×"</button>
                     </p>
-                })}
+                }.into_any())}
             </div>
             <div class="layout">
                 {show_controls.then(|| view! {
@@ -181,7 +181,7 @@ pub fn App() -> impl IntoView {
                         <Settings model />
                         <MatrixEditors model />
                     </aside>
-                })}
+                }.into_any())}
                 <main class="stage-area">
                     {move || presenting.get().then(|| view! {
                         <div class="presenter-bar">
@@ -197,18 +197,18 @@ pub fn App() -> impl IntoView {
                             <button type="button" data-testid="leave-presenter"
                                 on:click=move |_| { presenting.set(false); set_fullscreen(false); }>"Leave"</button>
                         </div>
-                    })}
+                    }.into_any())}
                     {move || (!presenting.get()).then(|| view! {
                         <StageRail stage />
                         <StageControls stage />
-                    })}
+                    }.into_any())}
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>
                     <StageView trace stage head />
                     <ExplainPanel explanation selection=picked.selection />
                     {move || (!presenting.get() && !embed).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
                         <WhatIfLab model trace />
-                    })}
+                    }.into_any())}
                 </main>
             </div>
         </div>

@@ -829,8 +829,8 @@ mod tests {
         let json = r#"{"version": 1, "sentence": "a b", "causal": true}"#;
         let out = run_with(&args(&["trace", "--scenario", "-"]), &mut json.as_bytes());
         assert_eq!(out.code, EXIT_OK, "{}", out.stderr);
-        let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-        assert_eq!(value["tokens"], serde_json::json!(["a", "b"]));
+        let value = crate::json::parse(&out.stdout).unwrap();
+        assert_eq!(value["tokens"], crate::json::Value::from(vec!["a", "b"]));
         assert_eq!(value["config"]["causal"], true);
 
         let out = run_with(&args(&["trace", "--scenario", "-"]), &mut "{".as_bytes());
@@ -843,7 +843,7 @@ mod tests {
     #[test]
     fn the_default_trace_uses_the_default_configuration() {
         let out = run_args(&["trace"]);
-        let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let value = crate::json::parse(&out.stdout).unwrap();
         assert_eq!(value["config"]["d_model"], Config::default().d_model);
         assert_eq!(out.stderr, "");
     }

@@ -11,6 +11,7 @@ pub mod attention;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod components;
+pub mod json;
 pub mod permalink;
 pub mod plot;
 pub mod presets;

@@ -35,7 +35,7 @@ use crate::attention::{
     Weights, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
 use crate::components::model::Model;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The link format version this build writes and reads.
@@ -347,9 +347,10 @@ pub fn decode(fragment: &str) -> Decoded {
 
 /// The pairs of a fragment: the first value of each known key, and what was left out.
 struct Fields<'a> {
-    values: BTreeMap<&'static str, &'a str>,
-    /// Every distinct unknown key.
-    unknown: BTreeSet<&'a str>,
+    /// The first value of each of [`KEYS`], by position.
+    values: [Option<&'a str>; KEYS.len()],
+    /// How many distinct unknown keys there are.
+    unknown: usize,
     /// The first few of them, in link order, to name in the notice.
     first_unknown: Vec<&'a str>,
     repeated: Vec<&'static str>,
@@ -358,48 +359,55 @@ struct Fields<'a> {
 impl<'a> Fields<'a> {
     fn split(fragment: &'a str) -> Self {
         let mut fields = Fields {
-            values: BTreeMap::new(),
-            unknown: BTreeSet::new(),
+            values: [None; KEYS.len()],
+            unknown: 0,
             first_unknown: Vec::new(),
             repeated: Vec::new(),
         };
+        let mut unknown = Vec::new();
         for part in fragment.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = part.split_once('=').unwrap_or((part, ""));
-            match KEYS.iter().find(|k| **k == key) {
-                Some(&known) => {
-                    if fields.values.contains_key(known) {
-                        if !fields.repeated.contains(&known) {
-                            fields.repeated.push(known);
+            match KEYS.iter().position(|k| *k == key) {
+                Some(i) => {
+                    if fields.values[i].is_some() {
+                        if !fields.repeated.contains(&KEYS[i]) {
+                            fields.repeated.push(KEYS[i]);
                         }
                     } else {
-                        fields.values.insert(known, value);
+                        fields.values[i] = Some(value);
                     }
                 }
                 None => {
-                    // A set, so a link of thousands of stray keys is still read in a blink.
-                    if fields.unknown.insert(key) && fields.first_unknown.len() < LISTED {
+                    if fields.first_unknown.len() < LISTED && !fields.first_unknown.contains(&key) {
                         fields.first_unknown.push(key);
                     }
+                    unknown.push(key);
                 }
             }
         }
+        // Sorted once, so a link of thousands of stray keys is still read in a blink.
+        unknown.sort_unstable();
+        unknown.dedup();
+        fields.unknown = unknown.len();
         fields
     }
 
     fn get(&self, key: &str) -> Option<&'a str> {
-        self.values.get(key).copied()
+        KEYS.iter()
+            .position(|k| *k == key)
+            .and_then(|i| self.values[i])
     }
 }
 
 fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
     let newer = read_version(fields, notices);
     // A newer version's extra keys are expected; the version notice already covers them.
-    if !newer && !fields.unknown.is_empty() {
+    if !newer && fields.unknown > 0 {
         let mut names: Vec<String> = fields.first_unknown.iter().map(|k| shown(k)).collect();
-        if fields.unknown.len() > LISTED {
-            names.push(format!("{} more", fields.unknown.len() - LISTED));
+        if fields.unknown > LISTED {
+            names.push(format!("{} more", fields.unknown - LISTED));
         }
-        let (part, it) = if fields.unknown.len() == 1 {
+        let (part, it) = if fields.unknown == 1 {
             ("a part", "it was")
         } else {
             ("parts", "they were")
@@ -981,11 +989,13 @@ fn changed_numbers(a: &Model, b: &Model) -> usize {
             .cloned()
             .unwrap_or_else(|| toy_embedding(token, d))
     };
-    let tokens: BTreeSet<&String> = a
+    let mut tokens: Vec<&String> = a
         .embedding_overrides
         .keys()
         .chain(b.embedding_overrides.keys())
         .collect();
+    tokens.sort_unstable();
+    tokens.dedup();
     let embeddings: usize = tokens
         .into_iter()
         .map(|t| differ(&vector(a, t), &vector(b, t)))

@@ -24,9 +24,7 @@
 //! | `output`            |      | Output projection | tokens       | d1..d_model |
 
 use crate::attention::{Matrix, ScaleMode, Stage, Trace};
-use serde::ser::{SerializeSeq, Serializer};
-use serde::Serialize;
-use serde_json::Value;
+use crate::json::{self, Value};
 use std::fmt::Write as _;
 
 /// Decimal places of the numbers in [`trace_markdown`]: enough to check a product by hand,
@@ -142,124 +140,79 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
 /// `output`. Matrices are arrays of rows; a value that is not finite (the −∞ of `masked`)
 /// is `null`, since JSON has no infinities.
 pub fn trace_json(trace: &Trace) -> Value {
-    serde_json::to_value(TraceDoc::new(trace)).unwrap_or(Value::Null)
+    let c = &trace.config;
+    let w = &trace.weights;
+    let config = Value::object([
+        ("d_model", c.d_model.into()),
+        ("n_heads", c.n_heads.into()),
+        ("head_dim", c.head_dim().into()),
+        ("causal", c.causal.into()),
+        ("positional_encoding", c.positional_encoding.into()),
+        ("scale", c.scale.key().into()),
+        ("temperature", number(c.temperature)),
+    ]);
+    let heads = trace
+        .heads
+        .iter()
+        .map(|h| {
+            Value::object([
+                ("q", rows(&h.q)),
+                ("k", rows(&h.k)),
+                ("v", rows(&h.v)),
+                ("scores", rows(&h.scores)),
+                ("scaled", rows(&h.scaled)),
+                ("masked", rows(&h.masked)),
+                ("weights", rows(&h.weights)),
+                ("context", rows(&h.context)),
+                ("fully_masked_rows", h.fully_masked_rows.as_slice().into()),
+            ])
+        })
+        .collect();
+    // Keys in stage order.
+    Value::object([
+        ("tokens", trace.tokens.as_slice().into()),
+        ("config", config),
+        ("embeddings", rows(&trace.embeddings)),
+        (
+            "positional",
+            trace.positional.as_ref().map_or(Value::Null, rows),
+        ),
+        ("x", rows(&trace.x)),
+        ("w_q", rows(&w.w_q)),
+        ("w_k", rows(&w.w_k)),
+        ("w_v", rows(&w.w_v)),
+        ("q", rows(&trace.q)),
+        ("k", rows(&trace.k)),
+        ("v", rows(&trace.v)),
+        ("scale_divisor", number(trace.scale_divisor)),
+        ("heads", Value::Array(heads)),
+        ("concat", rows(&trace.concat)),
+        ("w_o", rows(&w.w_o)),
+        ("output", rows(&trace.output)),
+    ])
 }
 
 /// [`trace_json`] as indented text ending in a newline, keys in stage order.
 pub fn trace_json_pretty(trace: &Trace) -> String {
-    let mut text = serde_json::to_string_pretty(&TraceDoc::new(trace)).unwrap_or_default();
+    let mut text = json::to_string_pretty(&trace_json(trace));
     text.push('\n');
     text
 }
 
-/// The JSON document; a struct rather than a map so the text lists keys in stage order.
-#[derive(Serialize)]
-struct TraceDoc<'a> {
-    tokens: &'a [String],
-    config: ConfigDoc,
-    embeddings: Rows<'a>,
-    positional: Option<Rows<'a>>,
-    x: Rows<'a>,
-    w_q: Rows<'a>,
-    w_k: Rows<'a>,
-    w_v: Rows<'a>,
-    q: Rows<'a>,
-    k: Rows<'a>,
-    v: Rows<'a>,
-    scale_divisor: Option<f64>,
-    heads: Vec<HeadDoc<'a>>,
-    concat: Rows<'a>,
-    w_o: Rows<'a>,
-    output: Rows<'a>,
+/// A matrix as an array of rows; a value that is not finite is null.
+fn rows(m: &Matrix) -> Value {
+    m.row_iter()
+        .map(|row| row.iter().map(|v| number(*v)).collect::<Value>())
+        .collect()
 }
 
-#[derive(Serialize)]
-struct ConfigDoc {
-    d_model: usize,
-    n_heads: usize,
-    head_dim: usize,
-    causal: bool,
-    positional_encoding: bool,
-    scale: &'static str,
-    temperature: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct HeadDoc<'a> {
-    q: Rows<'a>,
-    k: Rows<'a>,
-    v: Rows<'a>,
-    scores: Rows<'a>,
-    scaled: Rows<'a>,
-    masked: Rows<'a>,
-    weights: Rows<'a>,
-    context: Rows<'a>,
-    fully_masked_rows: &'a [usize],
-}
-
-impl<'a> TraceDoc<'a> {
-    fn new(trace: &'a Trace) -> Self {
-        let c = &trace.config;
-        let w = &trace.weights;
-        Self {
-            tokens: &trace.tokens,
-            config: ConfigDoc {
-                d_model: c.d_model,
-                n_heads: c.n_heads,
-                head_dim: c.head_dim(),
-                causal: c.causal,
-                positional_encoding: c.positional_encoding,
-                scale: c.scale.key(),
-                temperature: finite(c.temperature),
-            },
-            embeddings: Rows(&trace.embeddings),
-            positional: trace.positional.as_ref().map(Rows),
-            x: Rows(&trace.x),
-            w_q: Rows(&w.w_q),
-            w_k: Rows(&w.w_k),
-            w_v: Rows(&w.w_v),
-            q: Rows(&trace.q),
-            k: Rows(&trace.k),
-            v: Rows(&trace.v),
-            scale_divisor: finite(trace.scale_divisor),
-            heads: trace
-                .heads
-                .iter()
-                .map(|h| HeadDoc {
-                    q: Rows(&h.q),
-                    k: Rows(&h.k),
-                    v: Rows(&h.v),
-                    scores: Rows(&h.scores),
-                    scaled: Rows(&h.scaled),
-                    masked: Rows(&h.masked),
-                    weights: Rows(&h.weights),
-                    context: Rows(&h.context),
-                    fully_masked_rows: &h.fully_masked_rows,
-                })
-                .collect(),
-            concat: Rows(&trace.concat),
-            w_o: Rows(&w.w_o),
-            output: Rows(&trace.output),
-        }
+/// A number, or null when it is not finite.
+fn number(v: f64) -> Value {
+    if v.is_finite() {
+        Value::Number(v)
+    } else {
+        Value::Null
     }
-}
-
-/// A matrix written as an array of rows, a value that is not finite as null. (rows, cols)
-struct Rows<'a>(&'a Matrix);
-
-impl Serialize for Rows<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.nrows()))?;
-        for row in self.0.row_iter() {
-            let values: Vec<Option<f64>> = row.iter().map(|v| finite(*v)).collect();
-            seq.serialize_element(&values)?;
-        }
-        seq.end()
-    }
-}
-
-fn finite(v: f64) -> Option<f64> {
-    v.is_finite().then_some(v)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -795,7 +748,7 @@ mod tests {
             }
         }
         // The text holds the shortest digits that name each f64, so it reads back exactly.
-        let reread: Value = serde_json::from_str(&trace_json_pretty(&trace)).unwrap();
+        let reread = json::parse(&trace_json_pretty(&trace)).unwrap();
         assert_eq!(reread, json);
     }
 
@@ -827,9 +780,9 @@ mod tests {
         assert_eq!(masked[1][2], Value::Null);
         assert!(masked[1][0].is_number() && masked[2][2].is_number());
         // Three hidden keys in each of the two heads; positions are off, hence one more null.
-        let heads = serde_json::to_string(&json["heads"]).unwrap();
+        let heads = json::to_string(&json["heads"]);
         assert_eq!(heads.matches("null").count(), 2 * 3);
-        let text = serde_json::to_string(&json).unwrap();
+        let text = json::to_string(&json);
         assert_eq!(text.matches("null").count(), 2 * 3 + 1);
         assert!(!text.contains("inf") && !text.contains("NaN"));
     }

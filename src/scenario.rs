@@ -5,7 +5,7 @@ use crate::attention::{
     tokenize, toy_embeddings, AttentionError, Config, Init, Inputs, Matrix, ScaleMode, WeightName,
     Weights,
 };
-use serde::{Deserialize, Serialize};
+use crate::json::{self, Value};
 use std::fmt;
 
 /// The scenario format version this build reads and writes.
@@ -15,77 +15,58 @@ pub const SCENARIO_VERSION: u32 = 1;
 pub const DEFAULT_SENTENCE: &str = "I am hungry";
 
 /// Everything a user can set. Matrices are row-major arrays of rows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
-    /// Format version; this build reads version 1.
+    /// Format version; this build reads version 1. Required.
     pub version: u32,
-    /// A name for menus (presets).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A name for menus (presets); left out of the JSON when absent.
     pub title: Option<String>,
-    /// What to look for (presets).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// What to look for (presets); left out of the JSON when absent.
     pub caption: Option<String>,
-    /// The sentence to tokenize.
+    /// The sentence to tokenize. Required.
     pub sentence: String,
-    /// Width of token vectors, 2 to 16.
-    #[serde(default = "default_d_model")]
+    /// Width of token vectors, 2 to 16; 4 when absent.
     pub d_model: usize,
-    /// Number of heads, 1 to 8, dividing d_model.
-    #[serde(default = "default_n_heads")]
+    /// Number of heads, 1 to 8, dividing d_model; 2 when absent.
     pub n_heads: usize,
-    /// Causal mask on or off.
-    #[serde(default)]
+    /// Causal mask on or off; off when absent.
     pub causal: bool,
-    /// Sinusoidal positional encoding on or off.
-    #[serde(default)]
+    /// Sinusoidal positional encoding on or off; off when absent.
     pub positional_encoding: bool,
     /// `sqrt_head_dim` (default), `sqrt_seq_len` or `none`.
-    #[serde(default, with = "scale_serde")]
     pub scale: ScaleMode,
-    /// Softmax temperature, 0.01 to 100.
-    #[serde(default = "default_temperature")]
+    /// Softmax temperature, 0.01 to 100; 1 when absent.
     pub temperature: f64,
     /// Token embeddings, seq_len × d_model; the toy embeddings when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embeddings: Option<Vec<Vec<f64>>>,
     /// Query projection, d_model × d_model; the defaults when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_q: Option<Vec<Vec<f64>>>,
     /// Key projection, d_model × d_model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_k: Option<Vec<Vec<f64>>>,
     /// Value projection, d_model × d_model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_v: Option<Vec<Vec<f64>>>,
     /// Output projection, d_model × d_model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub w_o: Option<Vec<Vec<f64>>>,
 }
 
-fn default_d_model() -> usize {
-    Config::default().d_model
-}
-fn default_n_heads() -> usize {
-    Config::default().n_heads
-}
-fn default_temperature() -> f64 {
-    1.0
-}
-
-mod scale_serde {
-    use crate::attention::ScaleMode;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(mode: &ScaleMode, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(mode.key())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ScaleMode, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+/// The fields of scenario JSON, in the order [`Scenario::to_json`] writes them.
+const FIELDS: [&str; 15] = [
+    "version",
+    "title",
+    "caption",
+    "sentence",
+    "d_model",
+    "n_heads",
+    "causal",
+    "positional_encoding",
+    "scale",
+    "temperature",
+    "embeddings",
+    "w_q",
+    "w_k",
+    "w_v",
+    "w_o",
+];
 
 /// Why a scenario could not be used.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,12 +126,81 @@ impl Default for Scenario {
 }
 
 impl Scenario {
-    /// Parses scenario JSON; every field is checked by [`Scenario::to_inputs`].
+    /// Parses scenario JSON: an object with `version` and `sentence` and any of the other
+    /// fields, each of its proper type. Absent fields take their defaults and `null` counts as
+    /// absent for `title`, `caption` and the matrices; unknown and repeated fields are refused.
+    /// An error names the field that is wrong, or the line and column of a syntax error. The
+    /// values themselves are checked by [`Scenario::to_inputs`].
     pub fn from_json(text: &str) -> Result<Self, ScenarioError> {
-        let scenario: Scenario = serde_json::from_str(text)
-            .map_err(|e| ScenarioError::Json(name_the_field(text, e.to_string())))?;
+        let value = json::parse(text).map_err(|e| ScenarioError::Json(e.to_string()))?;
+        let scenario = Self::from_value(&value).map_err(ScenarioError::Json)?;
         if scenario.version > SCENARIO_VERSION || scenario.version == 0 {
             return Err(ScenarioError::UnsupportedVersion(scenario.version));
+        }
+        Ok(scenario)
+    }
+
+    /// Reads the fields of a parsed scenario; the error message names the field.
+    fn from_value(value: &Value) -> Result<Self, String> {
+        let Some(members) = value.as_object() else {
+            return Err(format!(
+                "expected an object of named fields, found {}",
+                describe(value)
+            ));
+        };
+        let config = Config::default();
+        let mut scenario = Self {
+            version: 0,
+            title: None,
+            caption: None,
+            sentence: String::new(),
+            d_model: config.d_model,
+            n_heads: config.n_heads,
+            causal: false,
+            positional_encoding: false,
+            scale: ScaleMode::default(),
+            temperature: 1.0,
+            embeddings: None,
+            w_q: None,
+            w_k: None,
+            w_v: None,
+            w_o: None,
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        for (key, value) in members {
+            let Some(&field) = FIELDS.iter().find(|f| *f == key) else {
+                return Err(format!(
+                    "unknown field `{}`, expected one of {}",
+                    shorten(key),
+                    FIELDS.map(|f| format!("`{f}`")).join(", ")
+                ));
+            };
+            if seen.contains(&field) {
+                return Err(format!("duplicate field `{field}`"));
+            }
+            seen.push(field);
+            match field {
+                "version" => scenario.version = whole_number(field, value, u32::MAX.into())?,
+                "title" => scenario.title = optional_string(field, value)?,
+                "caption" => scenario.caption = optional_string(field, value)?,
+                "sentence" => scenario.sentence = string(field, value)?,
+                "d_model" => scenario.d_model = whole_number(field, value, usize::MAX as u64)?,
+                "n_heads" => scenario.n_heads = whole_number(field, value, usize::MAX as u64)?,
+                "causal" => scenario.causal = boolean(field, value)?,
+                "positional_encoding" => scenario.positional_encoding = boolean(field, value)?,
+                "scale" => scenario.scale = scale(field, value)?,
+                "temperature" => scenario.temperature = number(field, value)?,
+                "embeddings" => scenario.embeddings = matrix(field, value)?,
+                "w_q" => scenario.w_q = matrix(field, value)?,
+                "w_k" => scenario.w_k = matrix(field, value)?,
+                "w_v" => scenario.w_v = matrix(field, value)?,
+                _ => scenario.w_o = matrix(field, value)?,
+            }
+        }
+        for required in ["version", "sentence"] {
+            if !seen.contains(&required) {
+                return Err(format!("missing field `{required}`"));
+            }
         }
         Ok(scenario)
     }
@@ -162,9 +212,43 @@ impl Scenario {
         Ok((scenario, inputs))
     }
 
-    /// Pretty JSON, as exported.
+    /// Pretty JSON, as exported: the fields in a fixed order, two spaces of indent, and
+    /// `title`, `caption` and the matrices left out when absent. No final line break.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        json::to_string_pretty(&self.to_value())
+    }
+
+    /// The scenario as a JSON object, its fields in the order of [`FIELDS`].
+    fn to_value(&self) -> Value {
+        let mut members: Vec<(&str, Value)> = vec![("version", self.version.into())];
+        if let Some(title) = &self.title {
+            members.push(("title", title.as_str().into()));
+        }
+        if let Some(caption) = &self.caption {
+            members.push(("caption", caption.as_str().into()));
+        }
+        members.extend([
+            ("sentence", self.sentence.as_str().into()),
+            ("d_model", self.d_model.into()),
+            ("n_heads", self.n_heads.into()),
+            ("causal", self.causal.into()),
+            ("positional_encoding", self.positional_encoding.into()),
+            ("scale", self.scale.key().into()),
+            ("temperature", self.temperature.into()),
+        ]);
+        let matrices = [
+            ("embeddings", &self.embeddings),
+            ("w_q", &self.w_q),
+            ("w_k", &self.w_k),
+            ("w_v", &self.w_v),
+            ("w_o", &self.w_o),
+        ];
+        for (name, rows) in matrices {
+            if let Some(rows) = rows {
+                members.push((name, rows_value(rows)));
+            }
+        }
+        Value::object(members)
     }
 
     /// The configuration part.
@@ -247,23 +331,128 @@ impl Scenario {
     }
 }
 
-/// serde names a missing or unknown field but not a field of the wrong type; find that field
-/// by reading each one alone into an otherwise minimal scenario.
-fn name_the_field(text: &str, message: String) -> String {
-    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str::<serde_json::Value>(text)
-    else {
-        return message;
-    };
-    for (key, value) in &fields {
-        let mut probe = serde_json::Map::new();
-        probe.insert("version".into(), 1.into());
-        probe.insert("sentence".into(), "a".into());
-        probe.insert(key.clone(), value.clone());
-        if let Err(e) = serde_json::from_value::<Scenario>(serde_json::Value::Object(probe)) {
-            return format!("field `{key}`: {e}");
-        }
+/// A matrix as a JSON array of rows of numbers.
+fn rows_value(rows: &[Vec<f64>]) -> Value {
+    rows.iter()
+        .map(|row| row.iter().copied().collect::<Value>())
+        .collect()
+}
+
+/// What a JSON value is, for an error message: the value itself when short, its kind otherwise.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+        Value::String(text) => json::to_string(&Value::String(shorten(text))),
+        other => json::to_string(other),
     }
-    message
+}
+
+/// `text`, cut to its first 40 characters and an ellipsis when longer.
+fn shorten(text: &str) -> String {
+    const MAX_CHARS: usize = 40;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+/// "field `x`: expected …, found …".
+fn wrong_type(field: &str, expected: &str, found: &Value) -> String {
+    mismatch(&format!("field `{field}`"), expected, found)
+}
+
+/// "`place`: expected …, found …", where `place` says which field, and where in it.
+fn mismatch(place: &str, expected: &str, found: &Value) -> String {
+    format!("{place}: expected {expected}, found {}", describe(found))
+}
+
+/// A whole number from 0 to `max`, the largest value of `T`.
+fn whole_number<T: TryFrom<i64>>(field: &str, value: &Value, max: u64) -> Result<T, String> {
+    let Some(n) = value.as_i64() else {
+        return Err(wrong_type(field, "a whole number", value));
+    };
+    T::try_from(n).map_err(|_| {
+        if n < 0 {
+            wrong_type(field, "a whole number of 0 or more", value)
+        } else {
+            wrong_type(field, &format!("a whole number up to {max}"), value)
+        }
+    })
+}
+
+fn boolean(field: &str, value: &Value) -> Result<bool, String> {
+    value
+        .as_bool()
+        .ok_or_else(|| wrong_type(field, "true or false", value))
+}
+
+fn number(field: &str, value: &Value) -> Result<f64, String> {
+    value
+        .as_f64()
+        .ok_or_else(|| wrong_type(field, "a number", value))
+}
+
+fn string(field: &str, value: &Value) -> Result<String, String> {
+    value
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| wrong_type(field, "a string", value))
+}
+
+fn optional_string(field: &str, value: &Value) -> Result<Option<String>, String> {
+    match value {
+        Value::Null => Ok(None),
+        _ => string(field, value).map(Some),
+    }
+}
+
+fn scale(field: &str, value: &Value) -> Result<ScaleMode, String> {
+    let Some(text) = value.as_str() else {
+        return Err(wrong_type(
+            field,
+            "\"sqrt_head_dim\", \"sqrt_seq_len\" or \"none\"",
+            value,
+        ));
+    };
+    text.parse().map_err(|e| format!("field `{field}`: {e}"))
+}
+
+/// A matrix field: `null` for absent, otherwise an array of rows, each an array of numbers.
+/// Rows of different lengths are refused later, by [`Scenario::to_inputs`].
+fn matrix(field: &str, value: &Value) -> Result<Option<Vec<Vec<f64>>>, String> {
+    let rows = match value {
+        Value::Null => return Ok(None),
+        Value::Array(rows) => rows,
+        other => return Err(wrong_type(field, "an array of rows of numbers", other)),
+    };
+    let read_row = |(i, row): (usize, &Value)| -> Result<Vec<f64>, String> {
+        let Some(cells) = row.as_array() else {
+            return Err(mismatch(
+                &format!("field `{field}`, row {}", i + 1),
+                "an array of numbers",
+                row,
+            ));
+        };
+        cells
+            .iter()
+            .enumerate()
+            .map(|(j, cell)| {
+                cell.as_f64().ok_or_else(|| {
+                    mismatch(
+                        &format!("field `{field}`, row {}, column {}", i + 1, j + 1),
+                        "a number",
+                        cell,
+                    )
+                })
+            })
+            .collect()
+    };
+    rows.iter()
+        .enumerate()
+        .map(read_row)
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 fn config_field(error: &AttentionError) -> &'static str {
@@ -373,6 +562,129 @@ mod tests {
             let err = Scenario::parse_inputs(json).unwrap_err().to_string();
             assert!(err.contains(field), "{json}: {err}");
         }
+    }
+
+    #[test]
+    fn wrong_types_say_which_field_what_was_expected_and_what_was_found() {
+        let cases = [
+            (
+                r#"{"version": 1, "sentence": "a", "causal": 3}"#,
+                "field `causal`: expected true or false, found 3",
+            ),
+            (
+                r#"{"version": 1, "sentence": "a", "d_model": 4.0}"#,
+                "field `d_model`: expected a whole number, found 4.0",
+            ),
+            (
+                r#"{"version": 1, "sentence": "a", "n_heads": -1}"#,
+                "field `n_heads`: expected a whole number of 0 or more, found -1",
+            ),
+            (
+                r#"{"version": 5000000000, "sentence": "a"}"#,
+                "field `version`: expected a whole number up to 4294967295, found 5000000000",
+            ),
+            (
+                r#"{"version": 1, "sentence": ["a"]}"#,
+                "field `sentence`: expected a string, found an array",
+            ),
+            (
+                r#"{"version": 1, "sentence": "a", "title": {}}"#,
+                "field `title`: expected a string, found an object",
+            ),
+            (
+                r#"{"version": 1, "sentence": "a", "temperature": null}"#,
+                "field `temperature`: expected a number, found null",
+            ),
+            (
+                r#"{"version": 1, "sentence": "a", "scale": true}"#,
+                r#"field `scale`: expected "sqrt_head_dim", "sqrt_seq_len" or "none", found true"#,
+            ),
+            (
+                r#"{"version": 1, "sentence": "a", "w_o": [[1], 2]}"#,
+                "field `w_o`, row 2: expected an array of numbers, found 2",
+            ),
+            (
+                r#"{"version": 1, "sentence": "a", "embeddings": [[1, null]]}"#,
+                "field `embeddings`, row 1, column 2: expected a number, found null",
+            ),
+            (
+                r#"{"version": 1, "sentence": "a", "version": 1}"#,
+                "duplicate field `version`",
+            ),
+            (r#"{"version": 1}"#, "missing field `sentence`"),
+            (r#"{"sentence": "a"}"#, "missing field `version`"),
+            (
+                r#"[1, "a"]"#,
+                "expected an object of named fields, found an array",
+            ),
+            (
+                "{\"version\": 1,\n \"sentence\": \"a\",\n}",
+                "trailing comma before `}` at line 3, column 1",
+            ),
+        ];
+        for (json, message) in cases {
+            let err = Scenario::from_json(json).unwrap_err();
+            assert_eq!(
+                err,
+                ScenarioError::Json(message.to_string()),
+                "{json}: {err}"
+            );
+        }
+        let err = Scenario::from_json(r#"{"version": 1, "sentence": "a", "colour": 1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("This is not a valid scenario: unknown field `colour`, expected one of `version`, `title`,"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn null_leaves_an_optional_field_out_and_whole_numbers_count_as_floats() {
+        let json = r#"{"version": 1, "sentence": "a b", "title": null, "w_q": null,
+            "temperature": 2, "embeddings": [[1, 2, 3, 4], [0.5, -1, 1e-3, 0]]}"#;
+        let scenario = Scenario::from_json(json).unwrap();
+        assert_eq!((scenario.title, scenario.w_q), (None, None));
+        assert_eq!(scenario.temperature, 2.0);
+        assert_eq!(scenario.embeddings.unwrap()[1], [0.5, -1.0, 0.001, 0.0]);
+    }
+
+    #[test]
+    fn the_json_lists_fields_in_order_and_leaves_out_absent_ones() {
+        let scenario = Scenario {
+            title: Some("T \"q\"".into()),
+            embeddings: None,
+            w_k: None,
+            w_v: None,
+            w_o: None,
+            w_q: Some(vec![vec![1.0, -0.5], vec![0.0, 2.0]]),
+            d_model: 2,
+            n_heads: 1,
+            ..Scenario::default()
+        };
+        let expected = r#"{
+  "version": 1,
+  "title": "T \"q\"",
+  "sentence": "I am hungry",
+  "d_model": 2,
+  "n_heads": 1,
+  "causal": false,
+  "positional_encoding": false,
+  "scale": "sqrt_head_dim",
+  "temperature": 1.0,
+  "w_q": [
+    [
+      1.0,
+      -0.5
+    ],
+    [
+      0.0,
+      2.0
+    ]
+  ]
+}"#;
+        assert_eq!(scenario.to_json(), expected);
+        assert_eq!(Scenario::from_json(expected).unwrap(), scenario);
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub fn ExplainPanel(
                     </div>
                     <p class="explain-formula" data-testid="explain-formula">{e.formula.clone()}</p>
                     <p class="explain-expansion" data-testid="explain-expansion">{e.expansion.clone()}</p>
-                    {e.note.clone().map(|n| view! { <p class="explain-note" data-testid="explain-note">{n}</p> })}
+                    {e.note.clone().map(|n| view! { <p class="explain-note" data-testid="explain-note">{n}</p> }.into_any())}
                 }.into_any(),
             }}
         </aside>

@@ -655,7 +655,7 @@ pub fn HeatmapView(
                     <ol class="row-sums" aria-label="Sum of each row" data-testid=format!("sums-{name}") style=sums_style>
                         {move || sums().into_iter().map(|s| view! { <li>"Σ " {s}</li> }).collect_view()}
                     </ol>
-                })}
+                }.into_any())}
             </div>
             // A shown table may be wider than the screen: keyboard users scroll it once focused.
             <div class="table-wrap" data-testid=format!("tablewrap-{name}")
@@ -667,8 +667,8 @@ pub fn HeatmapView(
                 <thead>
                     <tr>
                         <th scope="col">{format!("{} \\ {}", axes.0, axes.1)}</th>
-                        {move || cols.get().into_iter().map(|c| view! { <th scope="col">{c}</th> }).collect_view()}
-                        {row_sums.then(|| view! { <th scope="col">"row sum"</th> })}
+                        {move || cols.get().into_iter().map(|c| view! { <th scope="col">{c}</th> }.into_any()).collect_view()}
+                        {row_sums.then(|| view! { <th scope="col">"row sum"</th> }.into_any())}
                     </tr>
                 </thead>
                 <tbody node_ref=body_ref></tbody>

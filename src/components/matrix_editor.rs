@@ -4,7 +4,6 @@ use super::model::{EditTarget, Model};
 use crate::attention::{Init, WeightName};
 use crate::plot::{band_color, parse_cell};
 use leptos::prelude::*;
-use std::collections::BTreeMap;
 use wasm_bindgen::JsCast;
 
 /// A value as it appears in a cell: exact when it has at most four decimals.
@@ -95,7 +94,7 @@ pub fn MatrixEditors(
                     >
                         {t.label()}
                     </button>
-                }).collect_view()}
+                }.into_any()).collect_view()}
             </div>
             <div id="editor-panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", selected.get().key())>
                 {move || {
@@ -104,6 +103,38 @@ pub fn MatrixEditors(
                 }}
             </div>
         </section>
+    }
+}
+
+/// The message of each cell whose text is not a number, in row-major order.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct CellErrors(Vec<((usize, usize), String)>);
+
+impl CellErrors {
+    fn position(&self, cell: &(usize, usize)) -> Result<usize, usize> {
+        self.0.binary_search_by(|(c, _)| c.cmp(cell))
+    }
+
+    fn contains_key(&self, cell: &(usize, usize)) -> bool {
+        self.position(cell).is_ok()
+    }
+
+    fn insert(&mut self, cell: (usize, usize), message: String) {
+        match self.position(&cell) {
+            Ok(i) => self.0[i].1 = message,
+            Err(i) => self.0.insert(i, (cell, message)),
+        }
+    }
+
+    fn remove(&mut self, cell: &(usize, usize)) {
+        if let Ok(i) = self.position(cell) {
+            self.0.remove(i);
+        }
+    }
+
+    /// The first cell in reading order, with its message.
+    fn first(&self) -> Option<&((usize, usize), String)> {
+        self.0.first()
     }
 }
 
@@ -134,7 +165,7 @@ pub fn MatrixEditor(
             (rows, d, m.config.n_heads)
         })
     });
-    let errors = RwSignal::new(BTreeMap::<(usize, usize), String>::new());
+    let errors = RwSignal::new(CellErrors::default());
     let scrubbing = StoredValue::new(None::<Scrub>);
     let seed_text = RwSignal::new(model.get_untracked().seed.to_string());
     let key = target.key();
@@ -146,7 +177,7 @@ pub fn MatrixEditor(
         });
     };
     let fill = move |init: Init| {
-        errors.set(BTreeMap::new());
+        errors.set(CellErrors::default());
         model.update(|m| m.fill(target, init));
     };
 
@@ -349,7 +380,7 @@ pub fn MatrixEditor(
                             <th scope="col" class:band=col_bands style=if col_bands { band(c) } else { String::new() }>
                                 {format!("d{}", c + 1)}
                             </th>
-                        }).collect_view()}
+                        }.into_any()).collect_view()}
                     </tr>
                 </thead>
                 <tbody>
@@ -360,7 +391,7 @@ pub fn MatrixEditor(
                             </th>
                             {(0..d).map(|c| view! { <td>{cell(r, c)}</td> }).collect_view()}
                         </tr>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </tbody>
             </table>
         }
@@ -377,7 +408,7 @@ pub fn MatrixEditor(
             <p class="help">{note} " Drag a cell sideways to scrub it; Alt+↑/↓ nudges by 0.1 (with Shift 0.01)."</p>
             <div class="editor-scroll">{grid}</div>
             <p class="error" role="alert" id=format!("editor-error-{key}") data-testid=format!("editor-error-{key}")>
-                {move || errors.with(|e| e.iter().next().map(|((r, c), msg)| {
+                {move || errors.with(|e| e.first().map(|((r, c), msg)| {
                     format!("Row {}, column {}: {msg} The last valid value is still used.", r + 1, c + 1)
                 }))}
             </p>
@@ -425,6 +456,21 @@ mod tests {
         assert_eq!(nudge(0.25, true, true), 0.26);
         assert_eq!(nudge(-0.05, false, false), -0.15);
         assert_eq!(nudge(0.1 + 0.2, true, false), 0.4);
+    }
+
+    #[test]
+    fn cell_errors_keep_one_message_per_cell_in_reading_order() {
+        let mut errors = CellErrors::default();
+        errors.insert((2, 0), "c".into());
+        errors.insert((0, 3), "a".into());
+        errors.insert((1, 1), "b".into());
+        errors.insert((0, 3), "a2".into());
+        assert_eq!(errors.first(), Some(&((0, 3), "a2".to_string())));
+        assert!(errors.contains_key(&(1, 1)));
+        errors.remove(&(0, 3));
+        errors.remove(&(5, 5));
+        assert_eq!(errors.first(), Some(&((1, 1), "b".to_string())));
+        assert!(!errors.contains_key(&(0, 3)));
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn PresetPicker(
                 <option value="" disabled=true selected=true>"Choose a scenario…"</option>
                 {presets::all().iter().map(|p| view! {
                     <option value=p.key>{p.title.clone()}</option>
-                }).collect_view()}
+                }.into_any()).collect_view()}
             </select>
             <p class="error" role="alert">{move || error.get()}</p>
             {move || loaded.get().map(|p| view! {
@@ -43,7 +43,7 @@ pub fn PresetPicker(
                     <button type="button" class="explain-close" aria-label="Hide the caption"
                         on:click=move |_| loaded.set(None)>"×"</button>
                 </div>
-            })}
+            }.into_any())}
         </div>
     }
 }

@@ -65,7 +65,7 @@ pub fn Settings(
                     prop:value=move || config.get().d_model.to_string()>
                     {D_MODEL_RANGE.map(|d| view! {
                         <option value=d.to_string() selected=move || config.get().d_model == d>{d}</option>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </select>
 
                 <label for="n-heads">"Heads"</label>
@@ -77,7 +77,7 @@ pub fn Settings(
                             <option value=h.to_string() selected=c.n_heads == h>
                                 {format!("{h} (d_k = {})", c.d_model / h)}
                             </option>
-                        }).collect_view()
+                        }.into_any()).collect_view()
                     }}
                 </select>
 
@@ -86,7 +86,7 @@ pub fn Settings(
                     prop:value=move || config.get().scale.key().to_string()>
                     {ScaleMode::ALL.into_iter().map(|s| view! {
                         <option value=s.key() selected=move || config.get().scale == s>{s.label()}</option>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </select>
 
                 <label for="temperature">"Temperature"</label>

@@ -313,7 +313,7 @@ pub fn ShareButtons() -> impl IntoView {
             <span class="share-status" role="status" data-testid="share-status">{move || status.get()}</span>
             {move || fallback.get().map(|text| view! {
                 <textarea class="share-fallback" readonly=true data-testid="share-fallback" rows="3">{text}</textarea>
-            })}
+            }.into_any())}
         </div>
     }
 }

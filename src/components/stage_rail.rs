@@ -27,7 +27,7 @@ pub fn StageRail(
                             <span class="rail-name">{s.name()}</span>
                         </button>
                     </li>
-                }).collect_view()}
+                }.into_any()).collect_view()}
             </ol>
         </nav>
     }

@@ -511,7 +511,7 @@ pub fn StageView(
                             on:click=move |_| head.set(h)>
                             {format!("Head {}", h + 1)}
                         </button>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </div>
             }
         });
@@ -548,7 +548,7 @@ pub fn StageView(
                     .collect_view();
                 view! {
                     <div class="line">
-                        {line.heading.map(|h| view! { <h3 class="line-heading">{h}</h3> })}
+                        {line.heading.map(|h| view! { <h3 class="line-heading">{h}</h3> }.into_any())}
                         <div class="equation">{items}</div>
                     </div>
                 }

@@ -176,7 +176,7 @@ pub fn WhatIfLab(
                             }
                         } />
                 </label>
-            })}
+            }.into_any())}
             {move || (n_heads.get() > 1).then(|| view! {
                 <div class="head-picker" role="group" aria-label="Head for the comparison">
                     {(0..n_heads.get()).map(|i| view! {
@@ -185,7 +185,7 @@ pub fn WhatIfLab(
                             on:click=move |_| head.set(i)>{format!("Head {}", i + 1)}</button>
                     }).collect_view()}
                 </div>
-            })}
+            }.into_any())}
             <p class="whatif-explanation" data-testid="whatif-explanation">
                 {move || chosen.get().map(|w| w.explanation()).unwrap_or("No mistake is switched on: both sides show the correct attention weights.")}
             </p>
@@ -202,7 +202,7 @@ pub fn WhatIfLab(
                 }
             }}
             <ul class="whatif-summary" data-testid="whatif-summary">
-                {move || summary().unwrap_or_default().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+                {move || summary().unwrap_or_default().into_iter().map(|l| view! { <li>{l}</li> }.into_any()).collect_view()}
             </ul>
             {move || saturation_rows().map(|points| view! {
                 <table class="saturation matrix-table" data-testid="saturation">
@@ -224,7 +224,7 @@ pub fn WhatIfLab(
                         }).collect_view()}
                     </tbody>
                 </table>
-            })}
+            }.into_any())}
         </section>
     }
 }

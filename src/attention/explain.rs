@@ -1101,12 +1101,14 @@ fn columns_text(h: usize, head_dim: usize) -> String {
     }
 }
 
+/// `text` with its first letter capitalised; the texts are plain ASCII, so the Unicode case
+/// tables (24 kB of the wasm module) are not needed.
 fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
+    let mut text = text.to_string();
+    if let Some(first) = text.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
+    text
 }
 
 #[cfg(test)]

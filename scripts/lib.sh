@@ -8,6 +8,7 @@ export REPO_ROOT
 # Pinned tool versions. wasm-bindgen comes from Cargo.lock and wasm-opt from Trunk.toml,
 # so each version is written down in exactly one place.
 TRUNK_VERSION="0.21.14"
+CARGO_FUZZ_VERSION="0.13.2"
 
 CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 BINARYEN_DIR="$REPO_ROOT/.tools/binaryen"

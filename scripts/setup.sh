@@ -4,6 +4,7 @@
 #
 #   scripts/setup.sh            Rust wasm target, trunk, wasm-bindgen-cli, wasm-opt
 #   scripts/setup.sh --browser  also Chromium, chromedriver and the Playwright harness
+#   scripts/setup.sh --fuzz     also cargo-fuzz
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -11,11 +12,13 @@ set -euo pipefail
 cd "$REPO_ROOT"
 
 browser=0
+fuzz=0
 for arg in "$@"; do
     case "$arg" in
     --browser) browser=1 ;;
+    --fuzz) fuzz=1 ;;
     -h | --help)
-        sed -n '2,6s/^# \{0,1\}//p' "$0"
+        sed -n '2,7s/^# \{0,1\}//p' "$0"
         exit 0
         ;;
     *) die "unknown option '$arg' (try --help)" ;;
@@ -75,6 +78,14 @@ fi
 
 # Fill the crate cache so that trunk's offline cargo builds find every dependency.
 cargo fetch --quiet
+
+# --- Fuzzing ----------------------------------------------------------------------------------
+
+# cargo-fuzz runs libFuzzer on stable Rust when no sanitizer is asked for (`-s none`).
+if [ "$fuzz" = 1 ] && [ "$(cargo fuzz --version 2>/dev/null || true)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+    install_note "cargo-fuzz $CARGO_FUZZ_VERSION (a minute or two)"
+    cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
+fi
 
 # --- Browser tests ----------------------------------------------------------------------------
 

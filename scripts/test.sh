@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: native Rust tests, then the release web build in Chromium with Playwright.
+# Runs every test: native Rust tests, the release web build in Chromium with Playwright, then
+# a bounded cargo-fuzz run of the URL decoder and the scenario parser.
 #
 #   scripts/test.sh          everything (what CI runs)
-#   scripts/test.sh --quick  native tests and the CLI trace only, no web build and no browser
+#   scripts/test.sh --quick  native tests and the CLI trace only: no web build, browser or fuzz
 #
 # Installs what is missing first (scripts/setup.sh), prints a pass/fail summary and exits
 # non-zero if any step failed.
@@ -17,7 +18,7 @@ for arg in "$@"; do
     case "$arg" in
     --quick) quick=1 ;;
     -h | --help)
-        sed -n '2,8s/^# \{0,1\}//p' "$0"
+        sed -n '2,9s/^# \{0,1\}//p' "$0"
         exit 0
         ;;
     *) die "unknown option '$arg' (try --help)" ;;
@@ -33,7 +34,7 @@ step_setup() {
     if [ "$quick" = 1 ]; then
         scripts/setup.sh
     else
-        scripts/setup.sh --browser
+        scripts/setup.sh --browser --fuzz
     fi
     echo "rustc:        $(rustc --version)"
     echo "trunk:        $(trunk --version)"
@@ -42,6 +43,7 @@ step_setup() {
     echo "node:         $(node --version)"
     if [ "$quick" = 0 ]; then
         echo "chromium:     $(/usr/bin/chromium --version 2>/dev/null)"
+        echo "cargo-fuzz:   $(cargo fuzz --version)"
     fi
 }
 
@@ -108,6 +110,32 @@ step_browser_tests() {
         npx --no-install playwright test
 }
 
+# Seconds of fuzzing per target; FUZZ_SECONDS overrides.
+FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+FUZZ_CORPUS="$REPO_ROOT/target/fuzz-corpus"
+
+step_fuzz() {
+    # libFuzzer without a sanitizer (stable Rust), with debug assertions so that an arithmetic
+    # overflow is a crash too. New inputs go to target/fuzz-corpus; a crash is saved under
+    # fuzz/artifacts/<target>/ and fails the step.
+    local target log
+    local -a dict
+    for target in decode scenario; do
+        mkdir -p "$FUZZ_CORPUS/$target"
+        dict=()
+        [ -f "fuzz/$target.dict" ] && dict=("-dict=fuzz/$target.dict")
+        log="$FUZZ_CORPUS/$target.log"
+        echo "cargo fuzz run $target for ${FUZZ_SECONDS}s (full output in $log)"
+        if ! cargo fuzz run --sanitizer none --release --debug-assertions "$target" \
+            "$FUZZ_CORPUS/$target" -- -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
+            "${dict[@]}" >"$log" 2>&1; then
+            tail -n 40 "$log" >&2
+            return 1
+        fi
+        grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$log" || true
+    done
+}
+
 started=$SECONDS
 
 run_step "setup" step_setup
@@ -122,6 +150,7 @@ run_step "default trace (attention-lens trace)" step_trace
 if [ "$quick" = 1 ]; then
     skip_step "release web build (trunk build --release)" "--quick"
     skip_step "browser tests (Playwright)" "--quick"
+    skip_step "fuzzing (cargo fuzz)" "--quick"
 else
     run_step "release web build (trunk build --release)" step_web_build
     if [ "$last_status" = 0 ]; then
@@ -129,6 +158,7 @@ else
     else
         skip_step "browser tests (Playwright)" "no web build"
     fi
+    run_step "fuzzing (cargo fuzz, ${FUZZ_SECONDS}s per target)" step_fuzz
 fi
 
 printf '\n==> summary\n'

@@ -39,6 +39,11 @@ fn lift<E: std::error::Error + Send + Sync>(result: Result<(), DrawingErrorKind<
     })
 }
 
+/// The 2D context of `canvas`, or `None` when it has none.
+pub fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok()??.dyn_into().ok()
+}
+
 /// What was last set on the context; `None` when it is unknown.
 #[derive(Default)]
 struct State {
@@ -58,16 +63,17 @@ pub struct CachedCanvas {
 impl CachedCanvas {
     /// The backend for `canvas`, or `None` when it has no 2D context.
     pub fn new(canvas: HtmlCanvasElement) -> Option<Self> {
-        let context = canvas
-            .get_context("2d")
-            .ok()??
-            .dyn_into::<CanvasRenderingContext2d>()
-            .ok()?;
+        let context = context_2d(&canvas)?;
         Some(Self {
             inner: CanvasBackend::with_canvas_object(canvas)?,
             context,
             state: State::default(),
         })
+    }
+
+    /// The canvas's 2D context, for drawing beside plotters.
+    pub fn context(&self) -> &CanvasRenderingContext2d {
+        &self.context
     }
 
     /// Forgets the fill colour: `CanvasBackend` may set it behind our back.

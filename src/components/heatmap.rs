@@ -87,10 +87,9 @@ fn paint_soon(_canvas: web_sys::HtmlCanvasElement, job: impl FnOnce() + 'static)
 #[cfg(target_arch = "wasm32")]
 fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
-    if !draw_on(canvas, map, ratio) {
+    let Some(layout) = draw_on(canvas, map, ratio) else {
         return;
-    }
-    let layout = map.layout();
+    };
     let style = web_sys::HtmlElement::style(canvas);
     // Only real changes touch the style, so painting never invalidates the page's layout.
     for (property, value) in [
@@ -124,11 +123,6 @@ fn reuse_canvas(
     slot.clone()
 }
 
-#[cfg(target_arch = "wasm32")]
-fn context_2d(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok()??.dyn_into().ok()
-}
-
 /// Resizes `canvas` only when its size differs: every resize reallocates and clears it.
 #[cfg(target_arch = "wasm32")]
 fn set_size(canvas: &web_sys::HtmlCanvasElement, width: u32, height: u32) {
@@ -140,9 +134,14 @@ fn set_size(canvas: &web_sys::HtmlCanvasElement, width: u32, height: u32) {
     }
 }
 
-/// Draws a heatmap on `canvas`, sized to fit, with every length multiplied by `ratio`.
+/// Draws a heatmap on `canvas`, sized to fit, with every length multiplied by `ratio`; the
+/// layout it used, or `None` when the canvas could not be drawn on.
 #[cfg(target_arch = "wasm32")]
-fn draw_on(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, ratio: f64) -> bool {
+fn draw_on(
+    canvas: &web_sys::HtmlCanvasElement,
+    map: &Heatmap,
+    ratio: f64,
+) -> Option<crate::plot::Layout> {
     use plotters::prelude::IntoDrawingArea;
     let layout = map.layout();
     set_size(
@@ -150,15 +149,12 @@ fn draw_on(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, ratio: f64) -> bo
         (f64::from(layout.width) * ratio).round() as u32,
         (f64::from(layout.height) * ratio).round() as u32,
     );
-    let (Some(backend), Some(context)) = (
-        super::canvas::CachedCanvas::new(canvas.clone()),
-        context_2d(canvas),
-    ) else {
-        return false;
-    };
+    let backend = super::canvas::CachedCanvas::new(canvas.clone())?;
+    let context = backend.context().clone();
     let area = backend.into_drawing_area();
     crate::plot::draw_heatmap_with(&area, map, ratio, &mut |grid| fill_cells(&context, grid))
-        .is_ok()
+        .ok()
+        .map(|()| layout)
 }
 
 /// Paints the cell colours of `grid` as one image, one pixel per cell, scaled up without
@@ -186,7 +182,7 @@ fn fill_cells(context: &web_sys::CanvasRenderingContext2d, grid: &crate::plot::C
         return false;
     };
     set_size(&pixels, cols, rows);
-    let Some(pixel_context) = context_2d(&pixels) else {
+    let Some(pixel_context) = super::canvas::context_2d(&pixels) else {
         return false;
     };
     if pixel_context.put_image_data(&image, 0.0, 0.0).is_err() {
@@ -218,8 +214,12 @@ fn fill_cells(context: &web_sys::CanvasRenderingContext2d, grid: &crate::plot::C
 fn paint(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap, _zoom: f64) {}
 
 #[cfg(not(target_arch = "wasm32"))]
-fn draw_on(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap, _ratio: f64) -> bool {
-    false
+fn draw_on(
+    _canvas: &web_sys::HtmlCanvasElement,
+    _map: &Heatmap,
+    _ratio: f64,
+) -> Option<crate::plot::Layout> {
+    None
 }
 
 /// The heatmap as a PNG `data:` URL at twice its size, drawn by the same code as the page.
@@ -229,9 +229,8 @@ fn png_at_2x(map: &Heatmap) -> Option<String> {
         .ok()?
         .dyn_into::<web_sys::HtmlCanvasElement>()
         .ok()?;
-    draw_on(&canvas, map, 2.0)
-        .then(|| canvas.to_data_url_with_type("image/png").ok())
-        .flatten()
+    draw_on(&canvas, map, 2.0)?;
+    canvas.to_data_url_with_type("image/png").ok()
 }
 
 /// `text` with the characters HTML gives meaning to escaped.

@@ -64,7 +64,7 @@ pub fn App() -> impl IntoView {
         Err(_) => prev.cloned().unwrap_or_else(|| {
             Model::default()
                 .trace()
-                .expect("the default model is valid")
+                .unwrap_or_else(|e| panic!("the default model is invalid: {e}"))
         }),
     });
     let error = move || result.with(|r| r.as_ref().err().map(|e| e.to_string()));

@@ -6,11 +6,12 @@
 //!
 //! Numbers: a whole number without a fraction or exponent that fits an `i64` is read as
 //! [`Value::Integer`], and written without a fractional part; every other number is read as
-//! [`Value::Number`], converted with Rust's correctly rounded decimal parser, and written with the
+//! [`Value::Number`], converted to the nearest `f64` by [`decimal::parse`], and written with the
 //! fewest digits that read back to the same `f64` (always with a `.` or an exponent, such as
 //! `1.0`, `0.25`, `1e-7` or `1.5e+16`). JSON has no infinities or NaN: a number that is not
 //! finite is written as `null`, and a number too large for an `f64` is an error when read.
 
+use crate::attention::decimal;
 use std::fmt;
 use std::ops::Index;
 
@@ -623,8 +624,8 @@ impl Parser<'_> {
                 });
             }
         }
-        match text.parse::<f64>() {
-            Ok(n) if n.is_finite() => Ok(Value::Number(n)),
+        match decimal::parse(text) {
+            Some(n) if n.is_finite() => Ok(Value::Number(n)),
             _ => Err(self.error_at(start, "a number too large for a 64-bit float".into())),
         }
     }
@@ -722,24 +723,6 @@ fn write_string(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// `v` (finite, not negative) as `d.ddde±x` with the fewest significant digits that read back
-/// to `v`; when two such texts are equally close to `v`, the one with the even last digit.
-fn shortest_scientific(v: f64) -> String {
-    // `{:e}` gives the fewest digits, but settles a tie by rounding up; `{:.*e}` rounds to the
-    // given number of digits exactly, settling a tie to even.
-    let shortest = format!("{v:e}");
-    let count = shortest
-        .split('e')
-        .next()
-        .map_or(1, |m| m.bytes().filter(u8::is_ascii_digit).count());
-    let even = format!("{v:.*e}", count.saturating_sub(1));
-    if even != shortest && even.parse::<f64>() == Ok(v) {
-        even
-    } else {
-        shortest
-    }
-}
-
 /// The JSON text of an `f64`: the fewest significant digits that read back to the same value,
 /// in plain notation from 1e-5 up to 1e16 (`0.00001`, `12.5`, `3.0`) and in scientific notation
 /// outside it (`1e-7`, `1.5e+16`); `null` when not finite.
@@ -748,16 +731,9 @@ fn write_number(out: &mut String, n: f64) {
         out.push_str("null");
         return;
     }
-    let scientific = shortest_scientific(n.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let mut digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    while digits.len() > 1 && digits.ends_with('0') {
-        digits.pop();
-    }
-    let exponent: i64 = exponent.parse().unwrap_or(0);
-    let length = digits.len() as i64;
-    // The value is 0.digits × 10^point.
-    let point = exponent + 1;
+    // The value is 0.digits × 10^point; of two equally close shortest texts, the even one.
+    let (digits, point) = decimal::shortest_digits(n);
+    let (length, point) = (digits.len() as i64, i64::from(point));
     if n.is_sign_negative() {
         out.push('-');
     }

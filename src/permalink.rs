@@ -30,6 +30,7 @@
 //! [`decode`] never fails: each part that cannot be used falls back to its default and adds a
 //! notice written for a learner, and the model it returns always traces.
 
+use crate::attention::decimal::{self, Plain, Scientific};
 use crate::attention::{
     tokenize, toy_embedding, AttentionError, Config, Init, MatrixId, ScaleMode, Stage, WeightName,
     Weights, D_MODEL_RANGE, TEMPERATURE_RANGE,
@@ -208,8 +209,8 @@ fn push_number(list: &mut String, x: f64) {
 /// The shortest text that parses back to exactly `x`: Rust's shortest round-trip digits, in
 /// plain or exponent form, whichever is shorter, with `0.` shortened to `.`.
 fn number(x: f64) -> String {
-    let plain = format!("{x}");
-    let exponent = format!("{x:e}");
+    let plain = Plain(x).to_string();
+    let exponent = Scientific(x).to_string();
     let plain = if let Some(rest) = plain.strip_prefix("0.") {
         format!(".{rest}")
     } else if let Some(rest) = plain.strip_prefix("-0.") {
@@ -590,9 +591,9 @@ fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
                 notices.add(format!(
                     "The link's temperature {} is not a number from {} to {}: temperature {} is used.",
                     shown(raw),
-                    TEMPERATURE_RANGE.start(),
-                    TEMPERATURE_RANGE.end(),
-                    default_config.temperature
+                    Plain(*TEMPERATURE_RANGE.start()),
+                    Plain(*TEMPERATURE_RANGE.end()),
+                    Plain(default_config.temperature)
                 ));
                 default_config.temperature
             }
@@ -756,10 +757,16 @@ impl NumberError {
     }
 }
 
-/// A finite number in any form Rust reads (so also `.5` and `1e-7`); `None` otherwise,
-/// including for `inf`, `nan` and values too large for an `f64`.
+/// A finite decimal number (so also `.5` and `1e-7`); `None` otherwise, including for `inf`,
+/// `nan` and values too large for an `f64`.
 fn parse_number(text: &str) -> Option<f64> {
-    text.parse::<f64>().ok().filter(|x| x.is_finite())
+    decimal::parse(text).filter(|x| x.is_finite())
+}
+
+/// `inf`, `infinity` or `nan` in any case, with or without a sign.
+fn names_non_finite(text: &str) -> bool {
+    let word = text.trim_start_matches(['+', '-']).to_ascii_lowercase();
+    matches!(word.as_str(), "inf" | "infinity" | "nan")
 }
 
 /// Exactly `expected` finite numbers separated by commas.
@@ -773,10 +780,10 @@ fn parse_numbers(text: &str, expected: usize) -> Result<Vec<f64>, NumberError> {
         return Err(NumberError::Count(found));
     }
     text.split(',')
-        .map(|raw| match raw.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(x),
-            Ok(_) => Err(NumberError::NotFinite(raw.to_string())),
-            Err(_) => Err(NumberError::NotANumber(raw.to_string())),
+        .map(|raw| match decimal::parse(raw) {
+            Some(x) if x.is_finite() => Ok(x),
+            None if !names_non_finite(raw) => Err(NumberError::NotANumber(raw.to_string())),
+            _ => Err(NumberError::NotFinite(raw.to_string())),
         })
         .collect()
 }

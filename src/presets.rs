@@ -6,6 +6,7 @@
 //! the attention weights so it can be checked (by `tests/presets.rs`, or by the app after a
 //! learner edits the numbers).
 
+use crate::attention::decimal::{Fixed, Plain};
 use crate::attention::{forward, Inputs, Trace};
 use crate::scenario::Scenario;
 use std::sync::OnceLock;
@@ -38,7 +39,7 @@ impl Claim {
             "in head {}, the row for {} puts at least {} of its weight on {}, more than on any other token",
             self.head + 1,
             name(self.query),
-            self.at_least,
+            Plain(self.at_least),
             keys.join(" + ")
         )
     }
@@ -76,8 +77,11 @@ impl Claim {
             Ok(())
         } else {
             Err(format!(
-                "{}: found {total:.3} in total, the smallest named weight {weakest_key:.3}, the largest other {strongest_other:.3}",
-                self.describe(trace)
+                "{}: found {} in total, the smallest named weight {}, the largest other {}",
+                self.describe(trace),
+                Fixed(total, 3),
+                Fixed(weakest_key, 3),
+                Fixed(strongest_other, 3)
             ))
         }
     }

@@ -23,6 +23,7 @@
 //! | `w_o`               |      | Output projection | d1..d_model  | d1..d_model |
 //! | `output`            |      | Output projection | tokens       | d1..d_model |
 
+use crate::attention::decimal::{Fixed, Plain};
 use crate::attention::{Matrix, ScaleMode, Stage, Trace};
 use crate::json::{self, Value};
 use std::fmt::Write as _;
@@ -335,7 +336,7 @@ fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
             out,
             "- **Softmax temperature:** T = {}: the scores are divided by T before the softmax \
              (T below 1 sharpens the weights, above 1 flattens them).",
-            c.temperature
+            Plain(c.temperature)
         )
     };
     if let Some(warning) = warning {
@@ -352,7 +353,7 @@ fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
 fn root(n: usize) -> String {
     let r = (n as f64).sqrt();
     if r.fract() == 0.0 {
-        format!("√{n} = {r}")
+        format!("√{n} = {}", Plain(r))
     } else {
         format!("√{n} ≈ {}", format_number(r))
     }
@@ -408,7 +409,7 @@ fn write_stage_notes(out: &mut String, trace: &Trace, stage: Stage) {
                 let _ = write!(
                     note,
                     " The masked scores were divided by T = {} first.",
-                    c.temperature
+                    Plain(c.temperature)
                 );
             }
             if trace.heads.iter().any(|h| !h.fully_masked_rows.is_empty()) {
@@ -561,7 +562,7 @@ fn format_number(v: f64) -> String {
     if v.is_nan() {
         return "NaN".to_string();
     }
-    let text = format!("{v:.MARKDOWN_DECIMALS$}");
+    let text = Fixed(v, MARKDOWN_DECIMALS).to_string();
     match text.strip_prefix('-') {
         // A tiny negative number rounds to zero: a minus sign there would only confuse.
         Some(digits) if digits.chars().all(|c| c == '0' || c == '.') => digits.to_string(),
@@ -640,7 +641,7 @@ fn csv_number(v: f64) -> String {
     } else if v.is_nan() {
         "nan".to_string()
     } else {
-        v.to_string()
+        Plain(v).to_string()
     }
 }
 

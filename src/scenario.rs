@@ -120,7 +120,8 @@ impl Default for Scenario {
         let config = Config::default();
         let weights = Weights::new(Init::Default, config.d_model);
         let inputs = Inputs::from_sentence(DEFAULT_SENTENCE, config, weights)
-            .expect("the default sentence and config are valid");
+            // Formatting the error with Display keeps float Debug code out of the web bundle.
+            .unwrap_or_else(|e| panic!("the default sentence and config are invalid: {e}"));
         Self::from_inputs(DEFAULT_SENTENCE, &inputs)
     }
 }

@@ -65,7 +65,8 @@ impl fmt::Display for AttentionError {
             ),
             Self::BadTemperature { value } => write!(
                 f,
-                "The temperature is {value}, but it must be a number between 0.01 and 100."
+                "The temperature is {}, but it must be a number between 0.01 and 100.",
+                super::decimal::Plain(*value)
             ),
             Self::WrongShape {
                 name,

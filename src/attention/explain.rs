@@ -7,6 +7,7 @@
 //! the way the heatmaps label them: tokens, and dimensions `d1, d2, …` counted from 1.
 
 use super::config::ScaleMode;
+use super::decimal::Plain;
 use super::format::{format_value, subscript};
 use super::forward::Trace;
 use super::stage::Stage;
@@ -898,7 +899,7 @@ fn softmax(cell: &Cell, h: usize) -> Option<Work> {
         } else if t == 1.0 {
             format!("exp({} − {})", num(v), after_op(max))
         } else {
-            format!("exp(({} − {}) / {t})", num(v), after_op(max))
+            format!("exp(({} − {}) / {})", num(v), after_op(max), Plain(t))
         }
     };
     let evaluated = |v: f64, e: f64| {
@@ -931,7 +932,8 @@ fn softmax(cell: &Cell, h: usize) -> Option<Work> {
     ));
     if t != 1.0 {
         notes.push(format!(
-            "Temperature T = {t}: below 1 it sharpens the row, above 1 it flattens it."
+            "Temperature T = {}: below 1 it sharpens the row, above 1 it flattens it.",
+            Plain(t)
         ));
     }
     if row.contains(&f64::NEG_INFINITY) {

@@ -19,6 +19,7 @@
 //! Rows are tokens (the row-vector convention). This module depends on nalgebra and std only.
 
 mod config;
+pub mod decimal;
 mod embeddings;
 mod error;
 mod explain;

@@ -1,6 +1,7 @@
 //! The softmax weights as lines: queries on the left, keys on the right, each line as thick and
 //! as opaque as its weight. Hovering or focusing a token keeps only its lines.
 
+use crate::attention::decimal::Plain;
 use crate::attention::Trace;
 use crate::plot::format_value;
 use leptos::prelude::*;
@@ -38,6 +39,11 @@ const TOP: f64 = 28.0;
 const LEFT: f64 = 120.0;
 const RIGHT: f64 = 280.0;
 const WIDTH: f64 = 400.0;
+
+/// An SVG coordinate or length as attribute text.
+fn num(x: f64) -> String {
+    Plain(x).to_string()
+}
 
 fn short(label: &str) -> String {
     if label.chars().count() > 14 {
@@ -79,11 +85,11 @@ pub fn AttentionLines(
                 let title = format!("{} → {}: {}", tokens[i], tokens[j], format_value(w, 2));
                 lines.push(view! {
                     <line
-                        x1=LEFT + 6.0 y1=y(i) x2=RIGHT - 6.0 y2=y(j)
+                        x1=num(LEFT + 6.0) y1=num(y(i)) x2=num(RIGHT - 6.0) y2=num(y(j))
                         class="attention-line"
-                        data-query=i data-key=j data-weight=w.to_string()
-                        stroke-width=stroke
-                        stroke-opacity=opacity
+                        data-query=i data-key=j data-weight=Plain(w).to_string()
+                        stroke-width=num(stroke)
+                        stroke-opacity=num(opacity)
                         visibility=move || if line_visible(focus.get(), i, j) { "visible" } else { "hidden" }
                     ><title>{title}</title></line>
                 });
@@ -100,7 +106,7 @@ pub fn AttentionLines(
             };
             view! {
                 <text
-                    x=x y=y(i) dy="0.35em" text-anchor=anchor
+                    x=num(x) y=num(y(i)) dy="0.35em" text-anchor=anchor
                     class="line-token"
                     class:active=move || focus.get() == Some((side, i))
                     tabindex="0"
@@ -117,14 +123,14 @@ pub fn AttentionLines(
         view! {
             <svg
                 class="attention-lines"
-                viewBox=format!("0 0 {WIDTH} {height}")
-                width=WIDTH
-                height=height
+                viewBox=format!("0 0 {} {}", num(WIDTH), num(height))
+                width=num(WIDTH)
+                height=num(height)
                 role="group"
                 aria-label=format!("Attention lines of head {}: queries on the left, keys on the right, thicker lines carry more weight.", head + 1)
             >
-                <text x=LEFT - 4.0 y="14" text-anchor="end" class="line-caption">"queries"</text>
-                <text x=RIGHT + 4.0 y="14" text-anchor="start" class="line-caption">"keys"</text>
+                <text x=num(LEFT - 4.0) y="14" text-anchor="end" class="line-caption">"queries"</text>
+                <text x=num(RIGHT + 4.0) y="14" text-anchor="start" class="line-caption">"keys"</text>
                 {lines}
                 {tokens.iter().enumerate().map(|(i, t)| token(Side::Query, i, t.clone())).collect_view()}
                 {tokens.iter().enumerate().map(|(i, t)| token(Side::Key, i, t.clone())).collect_view()}

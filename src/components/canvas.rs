@@ -1,10 +1,12 @@
 //! plotters-canvas with the canvas state remembered between calls.
 //!
-//! `CanvasBackend` sets the fill colour, font, alignment and baseline before every rectangle and
-//! every piece of text. Parsing a CSS font or colour string is the slow part of drawing a label,
-//! and a heatmap draws hundreds of labels and cells, so this backend only sets what changed and
-//! hands everything else to `CanvasBackend` unchanged.
+//! `CanvasBackend` sets the colours, line width, font, alignment and baseline before every
+//! rectangle, line and piece of text. Parsing a CSS font or colour string is the slow part of
+//! drawing a label, and a heatmap draws hundreds of labels and cells, so this backend draws
+//! rectangles, paths and text itself, setting only what changed, and hands the rest to
+//! `CanvasBackend` unchanged.
 
+use crate::attention::decimal::Plain;
 use plotters::backend::DrawingBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
@@ -48,6 +50,8 @@ pub fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d
 #[derive(Default)]
 struct State {
     fill: Option<String>,
+    stroke: Option<String>,
+    line_width: Option<u32>,
     font: Option<String>,
     align: Option<&'static str>,
     baseline: Option<&'static str>,
@@ -76,23 +80,42 @@ impl CachedCanvas {
         &self.context
     }
 
-    /// Forgets the fill colour: `CanvasBackend` may set it behind our back.
+    /// Forgets the colours and line width: `CanvasBackend` may set them behind our back.
     fn inner(&mut self) -> &mut CanvasBackend {
         self.state.fill = None;
+        self.state.stroke = None;
+        self.state.line_width = None;
         &mut self.inner
     }
 
     fn set_fill(&mut self, color: BackendColor) {
-        let (r, g, b) = color.rgb;
-        let css = if color.alpha >= 1.0 {
-            format!("rgb({r},{g},{b})")
-        } else {
-            format!("rgba({r},{g},{b},{})", color.alpha)
-        };
+        let css = css_color(color);
         if self.state.fill.as_deref() != Some(css.as_str()) {
             self.context.set_fill_style_str(&css);
             self.state.fill = Some(css);
         }
+    }
+
+    fn set_stroke<S: BackendStyle>(&mut self, style: &S) {
+        let css = css_color(style.color());
+        if self.state.stroke.as_deref() != Some(css.as_str()) {
+            self.context.set_stroke_style_str(&css);
+            self.state.stroke = Some(css);
+        }
+        let width = style.stroke_width();
+        if self.state.line_width != Some(width) {
+            self.context.set_line_width(f64::from(width));
+            self.state.line_width = Some(width);
+        }
+    }
+}
+
+fn css_color(color: BackendColor) -> String {
+    let (r, g, b) = color.rgb;
+    if color.alpha >= 1.0 {
+        format!("rgb({r},{g},{b})")
+    } else {
+        format!("rgba({r},{g},{b},{})", Plain(color.alpha))
     }
 }
 
@@ -121,7 +144,7 @@ impl DrawingBackend for CachedCanvas {
         to: BackendCoord,
         style: &S,
     ) -> Drawn {
-        lift(self.inner.draw_line(from, to, style))
+        lift(self.inner().draw_line(from, to, style))
     }
 
     fn draw_rect<S: BackendStyle>(
@@ -131,19 +154,19 @@ impl DrawingBackend for CachedCanvas {
         style: &S,
         fill: bool,
     ) -> Drawn {
-        if !fill {
-            return lift(self.inner.draw_rect(upper_left, bottom_right, style, fill));
-        }
         if style.color().alpha == 0.0 {
             return Ok(());
         }
-        self.set_fill(style.color());
-        self.context.fill_rect(
-            f64::from(upper_left.0),
-            f64::from(upper_left.1),
-            f64::from(bottom_right.0 - upper_left.0),
-            f64::from(bottom_right.1 - upper_left.1),
-        );
+        let (x, y) = (f64::from(upper_left.0), f64::from(upper_left.1));
+        let w = f64::from(bottom_right.0 - upper_left.0);
+        let h = f64::from(bottom_right.1 - upper_left.1);
+        if fill {
+            self.set_fill(style.color());
+            self.context.fill_rect(x, y, w, h);
+        } else {
+            self.set_stroke(style);
+            self.context.stroke_rect(x, y, w, h);
+        }
         Ok(())
     }
 
@@ -152,7 +175,20 @@ impl DrawingBackend for CachedCanvas {
         path: I,
         style: &S,
     ) -> Drawn {
-        lift(self.inner.draw_path(path, style))
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let mut path = path.into_iter();
+        self.context.begin_path();
+        if let Some(start) = path.next() {
+            self.set_stroke(style);
+            self.context.move_to(f64::from(start.0), f64::from(start.1));
+            for next in path {
+                self.context.line_to(f64::from(next.0), f64::from(next.1));
+            }
+        }
+        self.context.stroke();
+        Ok(())
     }
 
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -179,15 +215,26 @@ impl DrawingBackend for CachedCanvas {
         style: &S,
         pos: BackendCoord,
     ) -> Drawn {
-        if !matches!(style.transform(), FontTransform::None) {
-            // Rotated text saves and restores the context: let plotters-canvas do it all.
-            self.state = State::default();
-            return lift(self.inner.draw_text(text, style, pos));
-        }
         let color = style.color();
         if color.alpha == 0.0 {
             return Ok(());
         }
+        let quarter_turns = match style.transform() {
+            FontTransform::None => 0,
+            FontTransform::Rotate90 => 1,
+            FontTransform::Rotate180 => 2,
+            FontTransform::Rotate270 => 3,
+        };
+        let (x, y) = if quarter_turns == 0 {
+            (f64::from(pos.0), f64::from(pos.1))
+        } else {
+            self.context.save();
+            let _ = self.context.translate(f64::from(pos.0), f64::from(pos.1));
+            let _ = self
+                .context
+                .rotate(f64::from(quarter_turns) * std::f64::consts::FRAC_PI_2);
+            (0.0, 0.0)
+        };
         let baseline = match style.anchor().v_pos {
             VPos::Top => "top",
             VPos::Center => "middle",
@@ -210,20 +257,24 @@ impl DrawingBackend for CachedCanvas {
         let font = format!(
             "{} {}px {}",
             style.style().as_str(),
-            style.size(),
+            Plain(style.size()),
             style.family().as_str()
         );
         if self.state.font.as_deref() != Some(font.as_str()) {
             self.context.set_font(&font);
             self.state.font = Some(font);
         }
-        self.context
-            .fill_text(text, f64::from(pos.0), f64::from(pos.1))
-            .map_err(|e| {
-                DrawingErrorKind::DrawingError(CanvasError(
-                    e.as_string()
-                        .unwrap_or_else(|| "fillText failed".to_string()),
-                ))
-            })
+        let drawn = self.context.fill_text(text, x, y).map_err(|e| {
+            DrawingErrorKind::DrawingError(CanvasError(
+                e.as_string()
+                    .unwrap_or_else(|| "fillText failed".to_string()),
+            ))
+        });
+        if quarter_turns != 0 {
+            // Restoring brings back the font and colours from before the rotation.
+            self.context.restore();
+            self.state = State::default();
+        }
+        drawn
     }
 }

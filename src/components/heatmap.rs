@@ -2,6 +2,7 @@
 
 use super::context::{Selection, SelectionContext, UiContext};
 use super::download::{download_text, download_url};
+use crate::attention::decimal::Plain;
 use crate::attention::{move_selection, Direction, Matrix};
 use crate::plot::{format_value, heatmap_svg, Heatmap, Highlight, Palette, Theme};
 use leptos::html::Canvas;
@@ -93,7 +94,10 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     let style = web_sys::HtmlElement::style(canvas);
     // Only real changes touch the style, so painting never invalidates the page's layout.
     for (property, value) in [
-        ("width", format!("{}px", f64::from(layout.width) * zoom)),
+        (
+            "width",
+            format!("{}px", Plain(f64::from(layout.width) * zoom)),
+        ),
         (
             "aspect-ratio",
             format!("{} / {}", layout.width, layout.height),
@@ -261,14 +265,16 @@ pub fn table_body_html(m: &Matrix, labels: &[String], row_sums: bool) -> String 
         ));
         for value in m.row(r).iter() {
             html.push_str(&format!(
-                "<td data-value=\"{value}\">{}</td>",
+                "<td data-value=\"{}\">{}</td>",
+                Plain(*value),
                 format_value(*value, 3)
             ));
         }
         if row_sums {
             let sum: f64 = m.row(r).iter().filter(|v| v.is_finite()).sum();
             html.push_str(&format!(
-                "<td class=\"sum\" data-sum=\"{sum}\">{}</td>",
+                "<td class=\"sum\" data-sum=\"{}\">{}</td>",
+                Plain(sum),
                 format_value(sum, 3)
             ));
         }

@@ -1,6 +1,7 @@
 //! Editable grids for the embeddings and the four projection matrices.
 
 use super::model::{EditTarget, Model};
+use crate::attention::decimal::{Fixed, Plain};
 use crate::attention::{Init, WeightName};
 use crate::plot::{band_color, parse_cell};
 use leptos::prelude::*;
@@ -10,9 +11,9 @@ use wasm_bindgen::JsCast;
 pub fn format_edit(value: f64) -> String {
     let rounded = (value * 1e4).round() / 1e4;
     if rounded == value {
-        value.to_string()
+        Plain(value).to_string()
     } else {
-        let text = format!("{value:.4}");
+        let text = Fixed(value, 4).to_string();
         text.trim_end_matches('0').to_string()
     }
 }

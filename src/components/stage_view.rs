@@ -3,6 +3,7 @@
 
 use super::attention_lines::AttentionLines;
 use super::heatmap::{HeatmapView, PanelData};
+use crate::attention::decimal::Plain;
 use crate::attention::{subscript, HeadMatrix, HeadTrace, Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{format_value, Palette};
 use leptos::prelude::*;
@@ -70,7 +71,7 @@ pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
         ),
         Stage::Softmax if c.temperature != 1.0 => Some(format!(
             "Temperature T = {}: the scores are divided by it before the softmax ({}).",
-            c.temperature,
+            Plain(c.temperature),
             if c.temperature < 1.0 { "sharper" } else { "flatter" }
         )),
         Stage::Softmax => Some("Each row sums to 1: the sums are listed beside every chart.".into()),

@@ -3,6 +3,7 @@
 
 use super::heatmap::{HeatmapView, PanelData};
 use super::model::Model;
+use crate::attention::decimal::{self, Fixed, Plain};
 use crate::attention::whatif::{
     compare, saturation_by_head_dim, Comparison, WhatIf, SATURATION_HEAD_DIMS,
 };
@@ -167,11 +168,11 @@ pub fn WhatIfLab(
             </div>
             {move || matches!(active.get(), Some(WhatIf::Temperature(_))).then(|| view! {
                 <label class="whatif-temperature">
-                    "Temperature T = " <output data-testid="whatif-temperature-value">{move || temperature.get().to_string()}</output>
+                    "Temperature T = " <output data-testid="whatif-temperature-value">{move || Plain(temperature.get()).to_string()}</output>
                     <input type="range" min="-1" max="1" step="0.05" data-testid="whatif-temperature-slider"
-                        prop:value=move || slider.get().to_string()
+                        prop:value=move || Plain(slider.get()).to_string()
                         on:input=move |ev| {
-                            if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                            if let Some(v) = decimal::parse(&event_target_value(&ev)) {
                                 slider.set(v);
                             }
                         } />
@@ -212,12 +213,12 @@ pub fn WhatIfLab(
                         {points.into_iter().map(|p| view! {
                             <tr>
                                 <th scope="row">{p.head_dim}</th>
-                                <td data-value=p.unscaled.to_string()>
-                                    <span class="bar" style=format!("width: {:.0}%", p.unscaled * 100.0)></span>
+                                <td data-value=Plain(p.unscaled).to_string()>
+                                    <span class="bar" style=format!("width: {}%", Fixed(p.unscaled * 100.0, 0))></span>
                                     {format_value(p.unscaled, 2)}
                                 </td>
-                                <td data-value=p.scaled.to_string()>
-                                    <span class="bar" style=format!("width: {:.0}%", p.scaled * 100.0)></span>
+                                <td data-value=Plain(p.scaled).to_string()>
+                                    <span class="bar" style=format!("width: {}%", Fixed(p.scaled * 100.0, 0))></span>
                                     {format_value(p.scaled, 2)}
                                 </td>
                             </tr>

@@ -1,5 +1,6 @@
 //! How numbers are written on heatmaps and tables, and how typed cell text is read.
 
+use crate::attention::decimal;
 use std::fmt;
 
 /// The largest magnitude a typed cell may hold: bigger numbers teach nothing and overflow later
@@ -65,7 +66,7 @@ pub fn parse_cell(text: &str) -> Result<f64, CellError> {
     if lower.contains("inf") || lower.contains("nan") {
         return Err(CellError::NotFinite);
     }
-    let value: f64 = normalised.parse().map_err(|_| CellError::NotANumber)?;
+    let value = decimal::parse(&normalised).ok_or(CellError::NotANumber)?;
     if !value.is_finite() {
         return Err(CellError::NotFinite);
     }

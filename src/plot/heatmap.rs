@@ -3,6 +3,7 @@
 
 use super::format::format_value;
 use super::palette::{Palette, Rgb, Theme};
+use super::svg::SvgBackend;
 use crate::attention::Matrix;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -476,8 +477,7 @@ pub fn heatmap_svg(map: &Heatmap) -> Result<String, String> {
     let layout = map.layout();
     let mut svg = String::new();
     {
-        let root =
-            SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
+        let root = SvgBackend::new(&mut svg, (layout.width, layout.height)).into_drawing_area();
         draw_scaled(&root, map, 1.0, 1.24, &mut |_| false).map_err(|e| e.to_string())?;
     }
     Ok(svg)

@@ -1,14 +1,16 @@
 //! Heatmaps drawn with plotters, generic over the drawing backend: a canvas in the browser
-//! (plotters-canvas) and an SVG string natively and for exports.
+//! (plotters-canvas) and an SVG string natively and for exports ([`SvgBackend`]).
 //!
-//! Depends on [`crate::attention`] only for the matrix type.
+//! Depends on [`crate::attention`] only for the matrix type and number formatting.
 
 mod format;
 mod heatmap;
 mod palette;
+mod svg;
 
 pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
 pub use heatmap::{
     band_color, draw_heatmap, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap, Highlight, Layout,
 };
 pub use palette::{Palette, Rgb, Theme};
+pub use svg::SvgBackend;

@@ -96,7 +96,7 @@ impl FromStr for ScaleMode {
             .into_iter()
             .find(|mode| mode.key() == s)
             .ok_or_else(|| {
-                format!("unknown scale mode {s:?}: use sqrt_head_dim, sqrt_seq_len or none")
+                format!("unknown scale mode “{s}”: use sqrt_head_dim, sqrt_seq_len or none")
             })
     }
 }

@@ -187,7 +187,9 @@ impl MatrixId {
         if whole.is_some() {
             return whole;
         }
-        let (key, head) = name.rsplit_once("-h")?;
+        // Split at the last "-h"; a char search keeps the substring searcher out of the wasm.
+        let at = name.rfind('h').filter(|&i| name[..i].ends_with('-'))?;
+        let (key, head) = (&name[..at - 1], &name[at + 1..]);
         let kind = HeadMatrix::from_key(key)?;
         // Only the spelling panel_name writes, so every panel has exactly one name.
         let canonical = !head.is_empty()
@@ -367,7 +369,7 @@ const PROJECTIONS: [(MatrixId, &str, WeightName); 3] = [
 
 /// The copy of X drawn beside `w` on the Projection stage: `x-q`.
 fn x_copy_panel(w: WeightName) -> String {
-    format!("x-{}", w.key().trim_start_matches("w_"))
+    format!("x-{}", w.key().strip_prefix("w_").unwrap_or(w.key()))
 }
 
 /// Cells that one cell was computed from, to light up in their own heatmap.

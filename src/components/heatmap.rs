@@ -1,6 +1,6 @@
 //! One heatmap: a crisp canvas drawn by `crate::plot`, and the same numbers as an HTML table.
 
-use super::context::{Selection, SelectionContext, UiContext};
+use super::context::{ui_context, Selection, SelectionContext};
 use super::download::{download_text, download_url};
 use crate::attention::decimal::Plain;
 use crate::attention::{move_selection, Direction, Matrix};
@@ -330,7 +330,7 @@ pub fn HeatmapView(
     #[prop(optional, into)]
     highlight: Option<Signal<Highlight>>,
 ) -> impl IntoView {
-    let ui = expect_context::<UiContext>();
+    let ui = ui_context();
     let picked = use_context::<SelectionContext>();
     let canvas_ref = NodeRef::<Canvas>::new();
     let PanelData {

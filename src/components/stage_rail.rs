@@ -1,6 +1,6 @@
 //! Where you are among the ten stages, and how to move: rail, Previous/Next, Play.
 
-use super::context::UiContext;
+use super::context::ui_context;
 use crate::attention::Stage;
 use leptos::prelude::*;
 use std::time::Duration;
@@ -39,7 +39,7 @@ pub fn StageControls(
     /// The current stage.
     stage: RwSignal<Stage>,
 ) -> impl IntoView {
-    let ui = expect_context::<UiContext>();
+    let ui = ui_context();
     let playing = RwSignal::new(false);
     let timer = StoredValue::new(None::<IntervalHandle>);
 

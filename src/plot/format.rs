@@ -63,7 +63,11 @@ pub fn parse_cell(text: &str) -> Result<f64, CellError> {
         .collect();
     // Rust would accept "inf", "NaN" and "infinity"; a learner's cell should not.
     let lower = normalised.to_ascii_lowercase();
-    if lower.contains("inf") || lower.contains("nan") {
+    if lower
+        .as_bytes()
+        .windows(3)
+        .any(|w| w == b"inf" || w == b"nan")
+    {
         return Err(CellError::NotFinite);
     }
     let value = decimal::parse(&normalised).ok_or(CellError::NotANumber)?;

@@ -2,7 +2,8 @@
 # Installs whatever is missing to build and test attention-lens, at pinned versions.
 # Safe to run again: each tool is checked first and only installed when absent or wrong.
 #
-#   scripts/setup.sh            Rust wasm target, trunk, wasm-bindgen-cli, wasm-opt
+#   scripts/setup.sh            Rust wasm target, trunk, wasm-bindgen-cli, wasm-opt, and the
+#                               JavaScript and CSS minifiers
 #   scripts/setup.sh --browser  also Chromium, chromedriver and the Playwright harness
 #   scripts/setup.sh --fuzz     also cargo-fuzz
 set -euo pipefail
@@ -18,7 +19,7 @@ for arg in "$@"; do
     --browser) browser=1 ;;
     --fuzz) fuzz=1 ;;
     -h | --help)
-        sed -n '2,7s/^# \{0,1\}//p' "$0"
+        sed -n '2,8s/^# \{0,1\}//p' "$0"
         exit 0
         ;;
     *) die "unknown option '$arg' (try --help)" ;;
@@ -74,6 +75,20 @@ if [ "$(wasm-opt --version 2>/dev/null || true)" != "wasm-opt version ${wasm_opt
     mkdir -p "$BINARYEN_DIR"
     npm install --prefix "$BINARYEN_DIR" --no-save --no-package-lock --no-audit --no-fund \
         "binaryen@$binaryen_version"
+fi
+
+# --- Minifiers --------------------------------------------------------------------------------
+
+# The release build's post_build hook (scripts/minify-dist.mjs) minifies its JavaScript and CSS.
+installed_version() {
+    node -p "require('$MINIFY_DIR/node_modules/$1/package.json').version" 2>/dev/null || true
+}
+if [ "$(installed_version terser)" != "$TERSER_VERSION" ] || [ "$(installed_version csso)" != "$CSSO_VERSION" ]; then
+    install_note "terser@$TERSER_VERSION and csso@$CSSO_VERSION into .tools/minify"
+    rm -rf "$MINIFY_DIR"
+    mkdir -p "$MINIFY_DIR"
+    npm install --prefix "$MINIFY_DIR" --no-save --no-package-lock --no-audit --no-fund \
+        "terser@$TERSER_VERSION" "csso@$CSSO_VERSION"
 fi
 
 # Fill the crate cache so that trunk's offline cargo builds find every dependency.

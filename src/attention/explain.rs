@@ -589,7 +589,7 @@ fn embedding(cell: &Cell) -> Option<Work> {
 fn position(cell: &Cell) -> Option<Work> {
     let d_model = cell.trace.config.d_model;
     let pair = (cell.c / 2) * 2;
-    let angle = cell.i as f64 / 10000f64.powf(pair as f64 / d_model as f64);
+    let angle = super::embeddings::encoding_angle(cell.i, cell.c, d_model);
     let f = if cell.c.is_multiple_of(2) {
         "sin"
     } else {

@@ -13,7 +13,8 @@ use leptos::prelude::*;
 
 /// Slider position (−1 to 1) to temperature (0.1 to 10), logarithmic so 1 sits in the middle.
 pub fn slider_to_temperature(position: f64) -> f64 {
-    let t = 10f64.powf(position.clamp(-1.0, 1.0));
+    // 10^p as e^(p·ln 10): the general `powf` would add the maths library's `pow` to the bundle.
+    let t = (position.clamp(-1.0, 1.0) * std::f64::consts::LN_10).exp();
     (t * 100.0).round() / 100.0
 }
 

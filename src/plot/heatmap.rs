@@ -174,7 +174,9 @@ fn color(c: Rgb) -> RGBColor {
 
 fn text_style(size: f64, c: Rgb) -> TextStyle<'static> {
     TextStyle {
-        font: ("sans-serif", size).into_font(),
+        // The enum, not the string "sans-serif": plotters lower-cases a family name, which
+        // would bring the Unicode case tables (about 13 kB) into the web bundle.
+        font: (FontFamily::SansSerif, size).into_font(),
         color: color(c).to_backend_color(),
         pos: Pos::new(HPos::Left, VPos::Top),
     }

@@ -35,8 +35,7 @@ use crate::attention::{
     tokenize, toy_embedding, AttentionError, Config, Init, MatrixId, ScaleMode, Stage, WeightName,
     Weights, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
-use crate::components::model::Model;
-use std::collections::BTreeMap;
+use crate::components::model::{Model, Overrides};
 use std::fmt::Write as _;
 
 /// The link format version this build writes and reads.
@@ -684,7 +683,7 @@ fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         temperature,
     };
     let mut weights = Weights::new(Init::Default, d_model);
-    let mut embedding_overrides = BTreeMap::new();
+    let mut embedding_overrides = Overrides::new();
 
     if width_ok {
         for name in WeightName::ALL {
@@ -817,8 +816,8 @@ fn parse_numbers(text: &str, expected: usize) -> Result<Vec<f64>, NumberError> {
 }
 
 /// Reads `token:n,n,…;token:…` entries; a bad entry leaves its token at its toy embedding.
-fn read_overrides(raw: &str, d_model: usize, notices: &mut Notices) -> BTreeMap<String, Vec<f64>> {
-    let mut overrides = BTreeMap::new();
+fn read_overrides(raw: &str, d_model: usize, notices: &mut Notices) -> Overrides {
+    let mut overrides = Overrides::new();
     let mut repeated: Vec<String> = Vec::new();
     let mut dropped = 0usize;
     for entry in raw.split(';').filter(|e| !e.is_empty()) {
@@ -1027,7 +1026,7 @@ fn changed_numbers(a: &Model, b: &Model) -> usize {
     let only_in_b = b
         .embedding_overrides
         .keys()
-        .filter(|t| !a.embedding_overrides.contains_key(*t));
+        .filter(|t| !a.embedding_overrides.contains_key(t));
     let embeddings: usize = a
         .embedding_overrides
         .keys()

@@ -289,7 +289,7 @@ fn model() -> impl Strategy<Value = Model> {
                         temperature,
                     },
                     weights,
-                    embedding_overrides: overrides,
+                    embedding_overrides: overrides.into_iter().collect(),
                     seed,
                 }
             },

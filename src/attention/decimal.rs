@@ -45,16 +45,11 @@ impl Decimal {
             (false, true) => return Ordering::Greater,
             _ => {}
         }
-        let top = self.top();
-        if top != other.top() {
-            return top.cmp(&other.top());
-        }
-        let bottom = self.exp.min(other.exp);
-        (bottom..top)
-            .rev()
-            .map(|place| self.digit_at(place).cmp(&other.digit_at(place)))
-            .find(|o| o.is_ne())
-            .unwrap_or(Ordering::Equal)
+        // Both are normalised, so with the same leading place the digit strings compare like
+        // the numbers: a string that is a prefix of the other is the smaller number.
+        self.top()
+            .cmp(&other.top())
+            .then_with(|| self.digits.cmp(&other.digits))
     }
 }
 
@@ -219,18 +214,32 @@ fn shortest(x: f64) -> Decimal {
         }
     };
     let top = exact.top();
-    for length in 1..=17 {
+    // The decimal with `length` significant digits that reads back as x, if there is one. Any
+    // such decimal lies between `down` and x or between x and `up`, so checking those two is
+    // enough.
+    let candidate = |length: i32| {
         let place = top - length;
         let down = round_at(&exact, place, Rounding::Down);
         let up = round_at(&exact, place, Rounding::Up);
         match (reads_back(&down), reads_back(&up)) {
-            (true, true) => return round_at(&exact, place, Rounding::HalfEven),
-            (true, false) => return down,
-            (false, true) => return up,
-            (false, false) => {}
+            (true, true) => Some(round_at(&exact, place, Rounding::HalfEven)),
+            (true, false) => Some(down),
+            (false, true) => Some(up),
+            (false, false) => None,
+        }
+    };
+    // A length that works makes every longer one work (append a zero), so the shortest is
+    // found by bisection; 17 digits always suffice.
+    let (mut fails, mut works) = (0, 17);
+    while works - fails > 1 {
+        let mid = (fails + works) / 2;
+        if candidate(mid).is_some() {
+            works = mid;
+        } else {
+            fails = mid;
         }
     }
-    exact
+    candidate(works).unwrap_or(exact)
 }
 
 /// Writes `d` without an exponent, with exactly `decimals` digits after the point (and no point

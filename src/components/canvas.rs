@@ -7,6 +7,7 @@
 //! `CanvasBackend` unchanged.
 
 use crate::attention::decimal::Plain;
+use crate::plot::SvgBackend;
 use plotters::backend::DrawingBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
@@ -276,5 +277,119 @@ impl DrawingBackend for CachedCanvas {
             self.state = State::default();
         }
         drawn
+    }
+}
+
+/// Where the app draws a heatmap: a canvas on the page, or an SVG document for export. The
+/// plotting code is compiled once for this type instead of once per backend, which keeps a copy
+/// of it out of the wasm build.
+pub enum Surface<'a> {
+    /// A canvas on the page.
+    Canvas(CachedCanvas),
+    /// An SVG document being written.
+    Svg(SvgBackend<'a>),
+}
+
+impl DrawingBackend for Surface<'_> {
+    type ErrorType = CanvasError;
+
+    fn get_size(&self) -> (u32, u32) {
+        match self {
+            Self::Canvas(c) => c.get_size(),
+            Self::Svg(s) => s.get_size(),
+        }
+    }
+
+    fn ensure_prepared(&mut self) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.ensure_prepared(),
+            Self::Svg(s) => lift(s.ensure_prepared()),
+        }
+    }
+
+    fn present(&mut self) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.present(),
+            Self::Svg(s) => lift(s.present()),
+        }
+    }
+
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.draw_pixel(point, color),
+            Self::Svg(s) => lift(s.draw_pixel(point, color)),
+        }
+    }
+
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.draw_line(from, to, style),
+            Self::Svg(s) => lift(s.draw_line(from, to, style)),
+        }
+    }
+
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.draw_rect(upper_left, bottom_right, style, fill),
+            Self::Svg(s) => lift(s.draw_rect(upper_left, bottom_right, style, fill)),
+        }
+    }
+
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.draw_path(path, style),
+            Self::Svg(s) => lift(s.draw_path(path, style)),
+        }
+    }
+
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.fill_polygon(path, style),
+            Self::Svg(s) => lift(s.fill_polygon(path, style)),
+        }
+    }
+
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.draw_circle(center, radius, style, fill),
+            Self::Svg(s) => lift(s.draw_circle(center, radius, style, fill)),
+        }
+    }
+
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Drawn {
+        match self {
+            Self::Canvas(c) => c.draw_text(text, style, pos),
+            Self::Svg(s) => lift(s.draw_text(text, style, pos)),
+        }
     }
 }

@@ -4,7 +4,7 @@ use super::context::{ui_context, Selection, SelectionContext};
 use super::download::{download_text, download_url};
 use crate::attention::decimal::Plain;
 use crate::attention::{move_selection, Direction, Matrix};
-use crate::plot::{format_value, heatmap_svg, Heatmap, Highlight, Palette, Theme};
+use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -155,7 +155,7 @@ fn draw_on(
     );
     let backend = super::canvas::CachedCanvas::new(canvas.clone())?;
     let context = backend.context().clone();
-    let area = backend.into_drawing_area();
+    let area = super::canvas::Surface::Canvas(backend).into_drawing_area();
     crate::plot::draw_heatmap_with(&area, map, ratio, &mut |grid| fill_cells(&context, grid))
         .ok()
         .map(|()| layout)
@@ -224,6 +224,26 @@ fn draw_on(
     _ratio: f64,
 ) -> Option<crate::plot::Layout> {
     None
+}
+
+/// The heatmap as an SVG document, through the same [`super::canvas::Surface`] as the page's
+/// canvases (see [`crate::plot::heatmap_svg`] for the same document elsewhere).
+#[cfg(target_arch = "wasm32")]
+fn svg_of(map: &Heatmap) -> Option<String> {
+    use plotters::prelude::IntoDrawingArea;
+    let layout = map.layout();
+    let mut svg = String::new();
+    {
+        let backend = crate::plot::SvgBackend::new(&mut svg, (layout.width, layout.height));
+        let area = super::canvas::Surface::Svg(backend).into_drawing_area();
+        crate::plot::draw_heatmap_svg(&area, map).ok()?;
+    }
+    Some(svg)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn svg_of(map: &Heatmap) -> Option<String> {
+    crate::plot::heatmap_svg(map).ok()
 }
 
 /// The heatmap as a PNG `data:` URL at twice its size, drawn by the same code as the page.
@@ -518,7 +538,7 @@ pub fn HeatmapView(
                 theme,
                 |map| {
                     if svg {
-                        if let Ok(text) = heatmap_svg(map) {
+                        if let Some(text) = svg_of(map) {
                             let _ = download_text(&format!("{stem}.svg"), "image/svg+xml", &text);
                         }
                     } else if let Some(url) = png_at_2x(map) {

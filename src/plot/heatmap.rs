@@ -480,9 +480,20 @@ pub fn heatmap_svg(map: &Heatmap) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SvgBackend::new(&mut svg, (layout.width, layout.height)).into_drawing_area();
-        draw_scaled(&root, map, 1.0, 1.24, &mut |_| false).map_err(|e| e.to_string())?;
+        draw_heatmap_svg(&root, map).map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// Draws what [`heatmap_svg`] writes, on `area`: an [`SvgBackend`] of `map.layout()`'s size, or
+/// a backend that wraps one (as the app does, to share one compiled copy of this code with its
+/// canvases).
+pub fn draw_heatmap_svg<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    // SvgBackend writes font sizes as plotters' size / 1.24, which the factor undoes.
+    draw_scaled(area, map, 1.0, 1.24, &mut |_| false)
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ mod svg;
 
 pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
 pub use heatmap::{
-    band_color, draw_heatmap, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap, Highlight, Layout,
+    band_color, draw_heatmap, draw_heatmap_svg, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap,
+    Highlight, Layout,
 };
 pub use palette::{Palette, Rgb, Theme};
 pub use svg::SvgBackend;

@@ -194,6 +194,9 @@ fn decode(x: f64) -> (u64, i32, bool) {
 /// equally close, the one with the even last digit.
 fn shortest(x: f64) -> Decimal {
     let (m, e, closer_below) = decode(x);
+    if let Some(d) = shortest_in_128_bits(m, e, closer_below) {
+        return d;
+    }
     let exact = expand(m, e);
     // Every decimal strictly between `low` and `high` reads back as x; the ends do when the
     // mantissa is even, because a tie then rounds to x.
@@ -242,6 +245,48 @@ fn shortest(x: f64) -> Decimal {
     candidate(works).unwrap_or(exact)
 }
 
+/// [`shortest`] for the common case, in 128-bit integers: `x = m × 2^e` below 2^52, with e
+/// above −127. There the fewest decimals that read back are the fewest significant digits,
+/// and the candidates with that many decimals are the two neighbours of x.
+fn shortest_in_128_bits(m: u64, e: i32, closer_below: bool) -> Option<Decimal> {
+    if e >= 0 || e <= -127 {
+        return None;
+    }
+    let shift = e.unsigned_abs();
+    let unit = 1u128 << shift;
+    let even = m.is_multiple_of(2);
+    for decimals in 0..=22u32 {
+        // x × 10^d = X / 2^shift: the decimals below and above x are n and n + 1 over 10^d.
+        let scale = 10u128.pow(decimals);
+        let big_x = u128::from(m) * scale;
+        let (n, rest) = (big_x >> shift, big_x & (unit - 1));
+        if rest == 0 {
+            return Some(decimal_of(n, -(decimals as i32)));
+        }
+        // A decimal reads back as x within half an ulp of it, 2^(e−1) (or 2^(e−2) below a power
+        // of two), endpoints included when m is even; scaled by 2^shift × 10^d those bounds
+        // are scale / 2 and scale / 4.
+        let within = |gap: u128, quarters: u128| {
+            let (lhs, rhs) = (gap * quarters, scale);
+            lhs < rhs || (lhs == rhs && even)
+        };
+        let below_ok = within(rest, if closer_below { 4 } else { 2 });
+        let above_ok = within(unit - rest, 2);
+        let pick = match (below_ok, above_ok) {
+            (true, true) => match rest.cmp(&(unit - rest)) {
+                Ordering::Less => n,
+                Ordering::Greater => n + 1,
+                Ordering::Equal => n + (n % 2),
+            },
+            (true, false) => n,
+            (false, true) => n + 1,
+            (false, false) => continue,
+        };
+        return Some(decimal_of(pick, -(decimals as i32)));
+    }
+    None
+}
+
 /// Writes `d` without an exponent, with exactly `decimals` digits after the point (and no point
 /// when that is 0).
 fn write_positional(out: &mut String, d: &Decimal, decimals: i32) {
@@ -270,6 +315,41 @@ fn write_special(out: &mut String, x: f64) -> bool {
     true
 }
 
+/// `m × 2^e × 10^decimals` rounded half to even, when 128-bit integers hold it exactly: every
+/// value with at most 22 decimals below about 10^15 (all the app shows) takes this quick path.
+fn scaled_in_128_bits(m: u64, e: i32, decimals: i32) -> Option<u128> {
+    if !(0..=22).contains(&decimals) {
+        return None;
+    }
+    // m < 2^53 and 10^22 < 2^74, so the product fits.
+    let n = u128::from(m) * 10u128.pow(decimals as u32);
+    if e >= 0 {
+        return (e.unsigned_abs() < n.leading_zeros()).then(|| n << e);
+    }
+    let shift = e.unsigned_abs();
+    if shift >= 128 {
+        // n × 2^e < 2^127 × 2^-128: below one half, so it rounds to zero.
+        return Some(0);
+    }
+    let (q, rest, half) = (n >> shift, n & ((1 << shift) - 1), 1u128 << (shift - 1));
+    Some(if rest > half || (rest == half && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    })
+}
+
+/// The decimal `n × 10^exp`.
+fn decimal_of(mut n: u128, exp: i32) -> Decimal {
+    let mut digits = Vec::new();
+    while n > 0 {
+        digits.push(b'0' + (n % 10) as u8);
+        n /= 10;
+    }
+    digits.reverse();
+    normalise(digits, exp)
+}
+
 /// `x` with exactly this many decimals, rounded half to even on its exact value: the text of
 /// `format!("{x:.N}")`, minus sign of a negative zero included.
 pub struct Fixed(pub f64, pub usize);
@@ -281,7 +361,10 @@ impl fmt::Display for Fixed {
         if !write_special(&mut out, x) {
             let decimals = decimals.min(10_000) as i32;
             let (m, e, _) = decode(x);
-            let rounded = round_at(&expand(m, e), -decimals, Rounding::HalfEven);
+            let rounded = match scaled_in_128_bits(m, e, decimals) {
+                Some(n) => decimal_of(n, -decimals),
+                None => round_at(&expand(m, e), -decimals, Rounding::HalfEven),
+            };
             write_positional(&mut out, &rounded, decimals);
         }
         f.write_str(&out)
@@ -723,6 +806,13 @@ mod tests {
             9007199254740993.0,
             0.000123,
             2.2250738585072014e-308,
+            0.5,
+            0.25,
+            2.0,
+            1024.0,
+            9.5367431640625e-7,
+            1099511627776.0,
+            4503599627370496.0,
         ];
         for x in values {
             assert_eq!(Plain(x).to_string(), format!("{x}"));
@@ -803,6 +893,18 @@ mod tests {
                 prop_assert!((last - b'0').is_multiple_of(2), "{} vs {}", ours, std);
             } else {
                 prop_assert_eq!(Plain(x).to_string(), format!("{x}"));
+            }
+        }
+
+        #[test]
+        fn shortest_agrees_for_app_sized_values(x in -1e7f64..1e7, k in -1_000_000i64..1_000_000, d in 0i32..8) {
+            for v in [x, k as f64 / 10f64.powi(d), x * 1e-12] {
+                let ours = Scientific(v).to_string();
+                prop_assert_eq!(ours.parse::<f64>().unwrap().to_bits(), v.to_bits());
+                prop_assert_eq!(ours.len(), format!("{v:e}").len());
+                if ours == format!("{v:e}") {
+                    prop_assert_eq!(Plain(v).to_string(), format!("{v}"));
+                }
             }
         }
 

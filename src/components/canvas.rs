@@ -53,7 +53,9 @@ struct State {
     fill: Option<String>,
     stroke: Option<String>,
     line_width: Option<u32>,
-    font: Option<String>,
+    /// The font as set: its style, size (as bits) and family, so that an unchanged font is
+    /// recognised without writing its CSS text.
+    font: Option<(String, u64, String)>,
     align: Option<&'static str>,
     baseline: Option<&'static str>,
 }
@@ -255,15 +257,16 @@ impl DrawingBackend for CachedCanvas {
             self.state.align = Some(align);
         }
         self.set_fill(color);
-        let font = format!(
-            "{} {}px {}",
-            style.style().as_str(),
-            Plain(style.size()),
-            style.family().as_str()
-        );
-        if self.state.font.as_deref() != Some(font.as_str()) {
-            self.context.set_font(&font);
-            self.state.font = Some(font);
+        let (font_style, size, family) = (style.style(), style.size(), style.family());
+        let (font_style, family) = (font_style.as_str(), family.as_str());
+        let unchanged =
+            self.state.font.as_ref().is_some_and(|(s, bits, f)| {
+                s == font_style && *bits == size.to_bits() && f == family
+            });
+        if !unchanged {
+            let css = format!("{font_style} {}px {family}", Plain(size));
+            self.context.set_font(&css);
+            self.state.font = Some((font_style.to_string(), size.to_bits(), family.to_string()));
         }
         let drawn = self.context.fill_text(text, x, y).map_err(|e| {
             DrawingErrorKind::DrawingError(CanvasError(

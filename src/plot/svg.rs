@@ -77,6 +77,16 @@ fn opacity(color: BackendColor) -> String {
     Plain(color.alpha).to_string()
 }
 
+/// The `fill` and `stroke` of a shape drawn filled or outlined in `color`.
+fn fill_and_stroke(color: BackendColor, filled: bool) -> (String, String) {
+    let (paint, none) = (hex(color), "none".to_string());
+    if filled {
+        (paint, none)
+    } else {
+        (none, paint)
+    }
+}
+
 fn points(path: impl IntoIterator<Item = BackendCoord>) -> String {
     path.into_iter().fold(String::new(), |mut s, (x, y)| {
         let _ = write!(s, "{x},{y} ");
@@ -155,12 +165,7 @@ impl DrawingBackend for SvgBackend<'_> {
     ) -> Drawn {
         let color = style.color();
         if color.alpha > 0.0 {
-            let paint = hex(color);
-            let (fill, stroke) = if fill {
-                (paint.as_str(), "none")
-            } else {
-                ("none", paint.as_str())
-            };
+            let (fill, stroke) = fill_and_stroke(color, fill);
             self.element(
                 "rect",
                 &[
@@ -169,8 +174,8 @@ impl DrawingBackend for SvgBackend<'_> {
                     ("width", &(bottom_right.0 - upper_left.0).to_string()),
                     ("height", &(bottom_right.1 - upper_left.1).to_string()),
                     ("opacity", &opacity(color)),
-                    ("fill", fill),
-                    ("stroke", stroke),
+                    ("fill", &fill),
+                    ("stroke", &stroke),
                 ],
             );
         }
@@ -226,12 +231,7 @@ impl DrawingBackend for SvgBackend<'_> {
     ) -> Drawn {
         let color = style.color();
         if color.alpha > 0.0 {
-            let paint = hex(color);
-            let (fill, stroke) = if fill {
-                (paint.as_str(), "none")
-            } else {
-                ("none", paint.as_str())
-            };
+            let (fill, stroke) = fill_and_stroke(color, fill);
             self.element(
                 "circle",
                 &[
@@ -239,8 +239,8 @@ impl DrawingBackend for SvgBackend<'_> {
                     ("cy", &center.1.to_string()),
                     ("r", &radius.to_string()),
                     ("opacity", &opacity(color)),
-                    ("fill", fill),
-                    ("stroke", stroke),
+                    ("fill", &fill),
+                    ("stroke", &stroke),
                     ("stroke-width", &style.stroke_width().to_string()),
                 ],
             );

@@ -743,7 +743,8 @@ fn write_number(out: &mut String, n: f64) {
         out.push_str(&zeros(point - length));
         out.push_str(".0");
     } else if (1..=16).contains(&point) {
-        let (int, frac) = digits.split_at(usize::try_from(point).unwrap_or(0));
+        let at = usize::try_from(point).unwrap_or(0);
+        let (int, frac) = digits.split_at_checked(at).unwrap_or((&digits, ""));
         out.push_str(int);
         out.push('.');
         out.push_str(frac);
@@ -752,7 +753,7 @@ fn write_number(out: &mut String, n: f64) {
         out.push_str(&zeros(-point));
         out.push_str(&digits);
     } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
+        let (first, rest) = digits.split_at_checked(1).unwrap_or((&digits, ""));
         out.push_str(first);
         if !rest.is_empty() {
             out.push('.');

@@ -353,7 +353,7 @@ fn describe(value: &Value) -> String {
 fn shorten(text: &str) -> String {
     const MAX_CHARS: usize = 40;
     match text.char_indices().nth(MAX_CHARS) {
-        Some((end, _)) => format!("{}…", &text[..end]),
+        Some((end, _)) => format!("{}…", text.get(..end).unwrap_or(text)),
         None => text.to_string(),
     }
 }

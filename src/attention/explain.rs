@@ -188,8 +188,9 @@ impl MatrixId {
             return whole;
         }
         // Split at the last "-h"; a char search keeps the substring searcher out of the wasm.
-        let at = name.rfind('h').filter(|&i| name[..i].ends_with('-'))?;
-        let (key, head) = (&name[..at - 1], &name[at + 1..]);
+        let at = name.rfind('h')?;
+        let key = name.get(..at)?.strip_suffix('-')?;
+        let head = name.get(at + 1..)?;
         let kind = HeadMatrix::from_key(key)?;
         // Only the spelling panel_name writes, so every panel has exactly one name.
         let canonical = !head.is_empty()

@@ -15,8 +15,10 @@ pub fn format_value(value: f64, decimals: usize) -> String {
     }
     let text = super::decimal::Fixed(value, decimals).to_string();
     // "-0.00" rounds to zero: show it without a sign.
-    if text.starts_with('-') && text[1..].chars().all(|c| c == '0' || c == '.') {
-        return text[1..].to_string();
+    if let Some(magnitude) = text.strip_prefix('-') {
+        if magnitude.chars().all(|c| c == '0' || c == '.') {
+            return magnitude.to_string();
+        }
     }
     text.replacen('-', "−", 1)
 }

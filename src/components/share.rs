@@ -53,7 +53,7 @@ pub fn parse_query(search: &str) -> PageOptions {
 /// The page address without query and fragment, e.g. `https://host/path/`.
 fn base_of(href: &str) -> &str {
     let end = href.find(['?', '#']).unwrap_or(href.len());
-    &href[..end]
+    href.get(..end).unwrap_or(href)
 }
 
 /// The full view of the same state: no embed options, same fragment.

@@ -23,8 +23,8 @@
 //! | `w_o`               |      | Output projection | d1..d_model  | d1..d_model |
 //! | `output`            |      | Output projection | tokens       | d1..d_model |
 
-use crate::attention::decimal::{Fixed, Plain};
-use crate::attention::{Matrix, ScaleMode, Stage, Trace};
+use crate::attention::decimal::Plain;
+use crate::attention::{format_value, Matrix, ScaleMode, Stage, Trace};
 use crate::json::{self, Value};
 use std::fmt::Write as _;
 
@@ -551,24 +551,10 @@ fn labels(axis: Axis, n: usize, tokens: &[String]) -> Vec<String> {
     }
 }
 
-/// A number with [`MARKDOWN_DECIMALS`] decimals and a real minus sign; `−∞` for minus infinity.
+/// A number with [`MARKDOWN_DECIMALS`] decimals, written as on the heatmaps: a real minus sign,
+/// `−∞` for minus infinity and no negative zero.
 fn format_number(v: f64) -> String {
-    if v == f64::NEG_INFINITY {
-        return "−∞".to_string();
-    }
-    if v == f64::INFINITY {
-        return "∞".to_string();
-    }
-    if v.is_nan() {
-        return "NaN".to_string();
-    }
-    let text = Fixed(v, MARKDOWN_DECIMALS).to_string();
-    match text.strip_prefix('-') {
-        // A tiny negative number rounds to zero: a minus sign there would only confuse.
-        Some(digits) if digits.chars().all(|c| c == '0' || c == '.') => digits.to_string(),
-        Some(digits) => format!("−{digits}"),
-        None => text,
-    }
+    format_value(v, MARKDOWN_DECIMALS)
 }
 
 /// `text` with every character Markdown could read as syntax escaped, and line breaks as spaces.

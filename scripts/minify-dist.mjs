@@ -1,6 +1,7 @@
-// Trunk post_build hook (see Trunk.toml): minifies the JavaScript and CSS of a release build in
-// trunk's staging folder and rewrites their integrity hashes in index.html to match. Debug
-// builds are left as they are, readable.
+// Trunk post_build hook (see Trunk.toml): shortens the wasm module's import names
+// (scripts/wasm-imports.mjs), minifies the JavaScript and CSS of a release build in trunk's
+// staging folder and rewrites the integrity hashes in index.html to match. Debug builds are left
+// as they are, readable.
 //
 // Trunk's own --minify handles the CSS but cannot parse wasm-bindgen's JavaScript module, so
 // both go through the npm packages terser and csso, which scripts/setup.sh installs into
@@ -10,6 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shortenImports } from "./wasm-imports.mjs";
 
 if (process.env.TRUNK_PROFILE !== "release") process.exit(0);
 
@@ -32,10 +34,42 @@ try {
 
 const htmlPath = join(staging, "index.html");
 let html = readFileSync(htmlPath, "utf8");
-const before = { js: 0, css: 0 };
-const after = { js: 0, css: 0 };
+const before = { js: 0, css: 0, wasm: 0 };
+const after = { js: 0, css: 0, wasm: 0 };
+const files = readdirSync(staging);
 
-for (const name of readdirSync(staging)) {
+/** Points the integrity attributes of the tags that load `name` at its new content. */
+function updateIntegrity(name, content) {
+  const integrity = "sha384-" + createHash("sha384").update(content).digest("base64");
+  const quoted = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const tag = new RegExp(`(<[^>]*href="[^"]*${quoted}"[^>]*integrity=")[^"]*(")`, "g");
+  html = html.replace(tag, `$1${integrity}$2`);
+}
+
+// wasm-bindgen writes `<stem>_bg.wasm` beside its glue `<stem>.js`.
+for (const wasmName of files.filter((f) => f.endsWith("_bg.wasm"))) {
+  const jsName = wasmName.replace(/_bg\.wasm$/, ".js");
+  if (!files.includes(jsName)) continue;
+  const wasmPath = join(staging, wasmName);
+  const jsPath = join(staging, jsName);
+  const wasm = readFileSync(wasmPath);
+  let shortened;
+  try {
+    shortened = shortenImports(new Uint8Array(wasm), readFileSync(jsPath, "utf8"));
+    // Refuse a module the engine would refuse.
+    await WebAssembly.compile(shortened.wasm);
+  } catch (error) {
+    console.error(`minify-dist: cannot shorten the imports of ${wasmName}: ${error.message}`);
+    process.exit(1);
+  }
+  writeFileSync(wasmPath, shortened.wasm);
+  writeFileSync(jsPath, shortened.js);
+  before.wasm += wasm.length;
+  after.wasm += shortened.wasm.length;
+  updateIntegrity(wasmName, shortened.wasm);
+}
+
+for (const name of files) {
   const kind = name.endsWith(".js") ? "js" : name.endsWith(".css") ? "css" : null;
   if (!kind) continue;
   const path = join(staging, name);
@@ -49,12 +83,10 @@ for (const name of readdirSync(staging)) {
   after[kind] += minified.length;
 
   // The file keeps its name; only the integrity attributes that point at it change.
-  const integrity = "sha384-" + createHash("sha384").update(minified).digest("base64");
-  const quoted = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const tag = new RegExp(`(<[^>]*href="[^"]*${quoted}"[^>]*integrity=")[^"]*(")`, "g");
-  html = html.replace(tag, `$1${integrity}$2`);
+  updateIntegrity(name, minified);
 }
 writeFileSync(htmlPath, html);
 console.log(
-  `minify-dist: js ${before.js} -> ${after.js} bytes, css ${before.css} -> ${after.css} bytes`,
+  `minify-dist: wasm ${before.wasm} -> ${after.wasm}, js ${before.js} -> ${after.js}, ` +
+    `css ${before.css} -> ${after.css} bytes`,
 );

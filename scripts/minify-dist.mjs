@@ -1,17 +1,45 @@
-// Trunk post_build hook (see Trunk.toml): shortens the wasm module's import names
-// (scripts/wasm-imports.mjs), minifies the JavaScript and CSS of a release build in trunk's
-// staging folder and rewrites the integrity hashes in index.html to match. Debug builds are left
-// as they are, readable.
+// Trunk post_build hook (see Trunk.toml): makes a release build in trunk's staging folder
+// smaller and rewrites the integrity hashes in index.html to match. Debug builds are left as they
+// are, readable.
 //
-// Trunk's own --minify handles the CSS but cannot parse wasm-bindgen's JavaScript module, so
-// both go through the npm packages terser and csso, which scripts/setup.sh installs into
+// - The wasm module: removes classes that a dependency exports and the page never uses
+//   (`UNUSED_CLASSES`), then runs wasm-opt (`WASM_OPT_ARGS`; index.html turns trunk's own run
+//   off, so that wasm-opt sees the module without those classes), then shortens the names the
+//   module and its glue share. scripts/wasm-glue.mjs does the editing.
+// - JavaScript and CSS: the npm packages terser and csso. Trunk's own --minify handles the CSS
+//   but cannot parse wasm-bindgen's JavaScript module.
+//
+// scripts/setup.sh installs wasm-opt into .tools/binaryen and terser and csso into
 // .tools/minify.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { shortenImports } from "./wasm-imports.mjs";
+import { dropClasses, shortenExports, shortenImports } from "./wasm-glue.mjs";
+
+// Leptos's client-side build links server_fn's browser client, and with it the crate
+// wasm-streams, which exports these three classes for streaming server responses. The app has
+// no server functions, so nothing ever creates them.
+const UNUSED_CLASSES = ["IntoUnderlyingByteSource", "IntoUnderlyingSink", "IntoUnderlyingSource"];
+
+const WASM_OPT_ARGS = [
+  "-Oz",
+  // The features every browser the app supports has, as wasm-bindgen's output uses them.
+  "--enable-bulk-memory",
+  "--enable-bulk-memory-opt",
+  "--enable-nontrapping-float-to-int",
+  "--enable-sign-ext",
+  "--enable-mutable-globals",
+  "--enable-reference-types",
+  "--enable-multivalue",
+  // Lets wasm-opt fold constant offsets into loads and stores. Rust puts the stack first in
+  // memory, so the lowest kilobyte is only reached by a stack about to overflow.
+  "--low-memory-unused",
+  // A function called from one place is inlined only when it is small: that gzips better here.
+  "--one-caller-inline-max-function-size=32",
+];
 
 if (process.env.TRUNK_PROFILE !== "release") process.exit(0);
 
@@ -21,6 +49,11 @@ if (!staging) {
   process.exit(1);
 }
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+const wasmOpt = join(repo, ".tools/binaryen/node_modules/.bin/wasm-opt");
+if (!existsSync(wasmOpt)) {
+  console.error("minify-dist: wasm-opt is missing from .tools/binaryen: run scripts/setup.sh");
+  process.exit(1);
+}
 const require = createRequire(join(repo, ".tools/minify/node_modules/"));
 let terser;
 let csso;
@@ -52,21 +85,27 @@ for (const wasmName of files.filter((f) => f.endsWith("_bg.wasm"))) {
   if (!files.includes(jsName)) continue;
   const wasmPath = join(staging, wasmName);
   const jsPath = join(staging, jsName);
-  const wasm = readFileSync(wasmPath);
-  let shortened;
+  const original = new Uint8Array(readFileSync(wasmPath));
+  let wasm;
+  let js;
   try {
-    shortened = shortenImports(new Uint8Array(wasm), readFileSync(jsPath, "utf8"));
+    ({ wasm, js } = dropClasses(original, readFileSync(jsPath, "utf8"), UNUSED_CLASSES));
+    writeFileSync(wasmPath, wasm);
+    execFileSync(wasmOpt, [...WASM_OPT_ARGS, wasmPath, "-o", wasmPath], { stdio: "inherit" });
+    wasm = new Uint8Array(readFileSync(wasmPath));
+    ({ wasm, js } = shortenImports(wasm, js));
+    ({ wasm, js } = shortenExports(wasm, js));
     // Refuse a module the engine would refuse.
-    await WebAssembly.compile(shortened.wasm);
+    await WebAssembly.compile(wasm);
   } catch (error) {
-    console.error(`minify-dist: cannot shorten the imports of ${wasmName}: ${error.message}`);
+    console.error(`minify-dist: cannot finish ${wasmName}: ${error.message}`);
     process.exit(1);
   }
-  writeFileSync(wasmPath, shortened.wasm);
-  writeFileSync(jsPath, shortened.js);
-  before.wasm += wasm.length;
-  after.wasm += shortened.wasm.length;
-  updateIntegrity(wasmName, shortened.wasm);
+  writeFileSync(wasmPath, wasm);
+  writeFileSync(jsPath, js);
+  before.wasm += original.length;
+  after.wasm += wasm.length;
+  updateIntegrity(wasmName, wasm);
 }
 
 for (const name of files) {

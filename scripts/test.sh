@@ -56,7 +56,7 @@ step_native_tests() {
 
 step_script_tests() {
     # The release build's post_build hook rewrites the wasm module: its helpers have own tests.
-    node --test scripts/wasm-imports.test.mjs
+    node --test scripts/wasm-glue.test.mjs
 }
 
 step_trace() {

@@ -39,6 +39,11 @@ const WASM_OPT_ARGS = [
   "--low-memory-unused",
   // A function called from one place is inlined only when it is small: that gzips better here.
   "--one-caller-inline-max-function-size=32",
+  // Runs the passes again until the module stops shrinking.
+  "--converge",
+  // Custom sections that only describe how the module was built.
+  "--strip-producers",
+  "--strip-target-features",
 ];
 
 if (process.env.TRUNK_PROFILE !== "release") process.exit(0);

@@ -63,6 +63,8 @@ fi
 
 # --- wasm-opt ---------------------------------------------------------------------------------
 
+# The release build's post_build hook (scripts/minify-dist.mjs) runs it; the version is the one
+# Trunk.toml names.
 wasm_opt_tag="$(trunk_tool_version wasm_opt)"
 case "$wasm_opt_tag" in
 version_[0-9]*) binaryen_version="${wasm_opt_tag#version_}.0.0" ;;

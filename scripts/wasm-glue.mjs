@@ -118,41 +118,42 @@ function replaceSection(wasm, id, body) {
   return out;
 }
 
+/**
+ * The entries of section `id`, read one by one with `readEntry(at)`, which returns the entry and
+ * the offset after it; `what` names the section in errors.
+ */
+function readEntries(bytes, id, what, readEntry) {
+  const section = sections(bytes).find((s) => s.id === id);
+  if (!section) return [];
+  let [left, at] = readLeb(bytes, section.start);
+  const entries = [];
+  while (left-- > 0) {
+    let entry;
+    [entry, at] = readEntry(at);
+    entries.push(entry);
+  }
+  if (at !== section.end) throw new Error(`the ${what} section has bytes after its last entry`);
+  return entries;
+}
+
 /** The imports of a wasm module, in order: module, name and the raw description bytes. */
 export function readImports(bytes) {
-  const section = sections(bytes).find((s) => s.id === IMPORT_SECTION);
-  if (!section) return [];
-  let [count, at] = readLeb(bytes, section.start);
-  const imports = [];
-  while (count-- > 0) {
-    let module;
-    let name;
-    [module, at] = readName(bytes, at);
-    [name, at] = readName(bytes, at);
-    const descEnd = skipImportDesc(bytes, at);
-    imports.push({ module, name, desc: bytes.subarray(at, descEnd) });
-    at = descEnd;
-  }
-  if (at !== section.end) throw new Error("the import section has bytes after its last import");
-  return imports;
+  return readEntries(bytes, IMPORT_SECTION, "import", (at) => {
+    const [module, afterModule] = readName(bytes, at);
+    const [name, afterName] = readName(bytes, afterModule);
+    const end = skipImportDesc(bytes, afterName);
+    return [{ module, name, desc: bytes.subarray(afterName, end) }, end];
+  });
 }
 
 /** The exports of a wasm module, in order: name, kind and index. */
 export function readExports(bytes) {
-  const section = sections(bytes).find((s) => s.id === EXPORT_SECTION);
-  if (!section) return [];
-  let [count, at] = readLeb(bytes, section.start);
-  const exports = [];
-  while (count-- > 0) {
-    let name;
-    let index;
-    [name, at] = readName(bytes, at);
-    const kind = bytes[at++];
-    [index, at] = readLeb(bytes, at);
-    exports.push({ name, kind, index });
-  }
-  if (at !== section.end) throw new Error("the export section has bytes after its last export");
-  return exports;
+  return readEntries(bytes, EXPORT_SECTION, "export", (at) => {
+    const [name, afterName] = readName(bytes, at);
+    const kind = bytes[afterName];
+    const [index, end] = readLeb(bytes, afterName + 1);
+    return [{ name, kind, index }, end];
+  });
 }
 
 function writeExports(wasm, exports) {

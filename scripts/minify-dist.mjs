@@ -41,7 +41,8 @@ const WASM_OPT_ARGS = [
   "--one-caller-inline-max-function-size=32",
   // Runs the passes again until the module stops shrinking.
   "--converge",
-  // Custom sections that only describe how the module was built.
+  // Names and custom sections that only describe how the module was built.
+  "--strip-debug",
   "--strip-producers",
   "--strip-target-features",
 ];

@@ -7,11 +7,11 @@
 //! `CanvasBackend` unchanged.
 
 use crate::attention::decimal::Plain;
-use crate::plot::SvgBackend;
+use crate::plot::{quarter_turns, SvgBackend};
 use plotters::backend::DrawingBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
 use plotters_canvas::CanvasBackend;
 use std::fmt;
@@ -222,12 +222,7 @@ impl DrawingBackend for CachedCanvas {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        let quarter_turns = match style.transform() {
-            FontTransform::None => 0,
-            FontTransform::Rotate90 => 1,
-            FontTransform::Rotate180 => 2,
-            FontTransform::Rotate270 => 3,
-        };
+        let quarter_turns = quarter_turns(style.transform());
         let (x, y) = if quarter_turns == 0 {
             (f64::from(pos.0), f64::from(pos.1))
         } else {

@@ -14,4 +14,4 @@ pub use heatmap::{
     Highlight, Layout,
 };
 pub use palette::{Palette, Rgb, Theme};
-pub use svg::SvgBackend;
+pub use svg::{quarter_turns, SvgBackend};

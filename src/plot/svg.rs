@@ -16,6 +16,17 @@ use std::fmt::Write as _;
 
 type Drawn = Result<(), DrawingErrorKind<Infallible>>;
 
+/// How many quarter turns clockwise plotters asks text to be rotated by: both the SVG writer
+/// and the browser's canvas backend rotate by this.
+pub fn quarter_turns(transform: FontTransform) -> u32 {
+    match transform {
+        FontTransform::None => 0,
+        FontTransform::Rotate90 => 1,
+        FontTransform::Rotate180 => 2,
+        FontTransform::Rotate270 => 3,
+    }
+}
+
 /// Draws into `out`, which holds a complete SVG document once the drawing is presented.
 pub struct SvgBackend<'a> {
     out: &'a mut String,
@@ -289,12 +300,7 @@ impl DrawingBackend for SvgBackend<'_> {
             FontStyle::Bold => attrs.push(("font-weight", "bold")),
             _ => attrs.push(("font-style", font_style.as_str())),
         }
-        let degrees = match style.transform() {
-            FontTransform::None => 0,
-            FontTransform::Rotate90 => 90,
-            FontTransform::Rotate180 => 180,
-            FontTransform::Rotate270 => 270,
-        };
+        let degrees = 90 * quarter_turns(style.transform());
         let rotate = format!("rotate({degrees}, {x}, {y})");
         if degrees != 0 {
             attrs.push(("transform", &rotate));

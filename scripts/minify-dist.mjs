@@ -17,7 +17,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dropClasses, shortenExports, shortenImports } from "./wasm-glue.mjs";
+import { dropClasses, escapeRegExp, shortenExports, shortenImports } from "./wasm-glue.mjs";
 
 // Leptos's client-side build links server_fn's browser client, and with it the crate
 // wasm-streams, which exports these three classes for streaming server responses. The app has
@@ -80,8 +80,7 @@ const files = readdirSync(staging);
 /** Points the integrity attributes of the tags that load `name` at its new content. */
 function updateIntegrity(name, content) {
   const integrity = "sha384-" + createHash("sha384").update(content).digest("base64");
-  const quoted = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const tag = new RegExp(`(<[^>]*href="[^"]*${quoted}"[^>]*integrity=")[^"]*(")`, "g");
+  const tag = new RegExp(`(<[^>]*href="[^"]*${escapeRegExp(name)}"[^>]*integrity=")[^"]*(")`, "g");
   html = html.replace(tag, `$1${integrity}$2`);
 }
 

@@ -175,7 +175,8 @@ function shortName(index) {
   return name;
 }
 
-const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** `text` with the characters a regular expression gives meaning to escaped. */
+export const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** How often `pattern` occurs in `text`. */
 const count = (text, pattern) =>
@@ -249,7 +250,7 @@ export function shortenExports(wasm, js) {
   let renamed = 0;
   const out = exports.map((entry) => {
     const uses = count(glue, new RegExp(word(entry.name)));
-    const calls = new RegExp(`(?<![\\w$])wasm\\.${escapeRegExp(entry.name)}(?![\\w$])`, "g");
+    const calls = new RegExp(word(`wasm.${entry.name}`), "g");
     if (uses === 0 || count(glue, calls) !== uses) return entry;
     let short;
     do short = shortName(next++);

@@ -1,9 +1,10 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
 use crate::attention::{Stage, Trace};
+use crate::state::Model;
 use crate::components::{
     import_file, parse_query, post_height_to_parent, provide_selection, provide_ui_context,
-    sync_with_url, ExplainPanel, ExportMenu, MatrixEditors, Model, SentenceInput, Settings,
+    sync_with_url, ExplainPanel, ExportMenu, MatrixEditors, SentenceInput, Settings,
     ShareButtons, Shared, StageControls, StageRail, StageView, WhatIfLab,
 };
 use leptos::ev;

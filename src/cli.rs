@@ -8,8 +8,8 @@ use crate::attention::{
     forward, tokenize, toy_embedding, AttentionError, Config, ScaleMode, D_MODEL_RANGE,
     N_HEADS_RANGE, TEMPERATURE_RANGE,
 };
-use crate::report::{trace_csv, trace_json_pretty, trace_markdown};
-use crate::scenario::{Scenario, ScenarioError, DEFAULT_SENTENCE};
+use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
+use crate::formats::scenario::{Scenario, ScenarioError, DEFAULT_SENTENCE};
 use std::fmt;
 use std::io::{self, Read, Write};
 

@@ -6,12 +6,11 @@
 //!
 //! Numbers: a whole number without a fraction or exponent that fits an `i64` is read as
 //! [`Value::Integer`], and written without a fractional part; every other number is read as
-//! [`Value::Number`], converted to the nearest `f64` by [`decimal::parse`], and written with the
+//! [`Value::Number`], converted to the nearest `f64` by `str::parse`, and written with the
 //! fewest digits that read back to the same `f64` (always with a `.` or an exponent, such as
 //! `1.0`, `0.25`, `1e-7` or `1.5e+16`). JSON has no infinities or NaN: a number that is not
 //! finite is written as `null`, and a number too large for an `f64` is an error when read.
 
-use crate::attention::decimal;
 use std::fmt;
 use std::ops::Index;
 
@@ -624,7 +623,7 @@ impl Parser<'_> {
                 });
             }
         }
-        match decimal::parse(text) {
+        match text.parse::<f64>().ok() {
             Some(n) if n.is_finite() => Ok(Value::Number(n)),
             _ => Err(self.error_at(start, "a number too large for a 64-bit float".into())),
         }
@@ -732,7 +731,7 @@ fn write_number(out: &mut String, n: f64) {
         return;
     }
     // The value is 0.digits × 10^point; of two equally close shortest texts, the even one.
-    let (digits, point) = decimal::shortest_digits(n);
+    let (digits, point) = shortest_digits(n);
     let (length, point) = (digits.len() as i64, i64::from(point));
     if n.is_sign_negative() {
         out.push('-');
@@ -1123,4 +1122,12 @@ mod tests {
             assert_eq!(result.is_ok(), end == doc.len(), "{}", &doc[..end]);
         }
     }
+}
+
+/// The shortest round-trip digits of `|x|` and the place of its decimal point, from `{:e}`.
+fn shortest_digits(x: f64) -> (String, i32) {
+    let text = format!("{:e}", x.abs());
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    (digits, exponent.parse::<i32>().unwrap_or(0) + 1)
 }

@@ -3,6 +3,8 @@
 //! - [`attention`]: the maths core (nalgebra only), which returns a [`attention::Trace`] of every
 //!   intermediate matrix.
 //! - [`plot`]: plotters drawing, generic over the drawing backend.
+//! - [`state`]: the learner's model (sentence, settings, edited matrices), free of view code.
+//! - [`formats`]: the scenario file, the share link and the trace export.
 //! - [`components`] and [`app`]: the Leptos user interface.
 //! - [`cli`]: the native `attention-lens` command.
 
@@ -11,9 +13,8 @@ pub mod attention;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod components;
+pub mod formats;
 pub mod json;
-pub mod permalink;
 pub mod plot;
 pub mod presets;
-pub mod report;
-pub mod scenario;
+pub mod state;

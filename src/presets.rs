@@ -6,9 +6,8 @@
 //! the attention weights so it can be checked (by `tests/presets.rs`, or by the app after a
 //! learner edits the numbers).
 
-use crate::attention::decimal::{Fixed, Plain};
 use crate::attention::{forward, Inputs, Trace};
-use crate::scenario::Scenario;
+use crate::formats::scenario::Scenario;
 use std::sync::OnceLock;
 
 /// One promise about one row of one head's attention weights: the `keys` together get at least
@@ -39,7 +38,7 @@ impl Claim {
             "in head {}, the row for {} puts at least {} of its weight on {}, more than on any other token",
             self.head + 1,
             name(self.query),
-            Plain(self.at_least),
+            self.at_least,
             keys.join(" + ")
         )
     }
@@ -77,11 +76,11 @@ impl Claim {
             Ok(())
         } else {
             Err(format!(
-                "{}: found {} in total, the smallest named weight {}, the largest other {}",
+                "{}: found {:.3} in total, the smallest named weight {:.3}, the largest other {:.3}",
                 self.describe(trace),
-                Fixed(total, 3),
-                Fixed(weakest_key, 3),
-                Fixed(strongest_other, 3)
+                total,
+                weakest_key,
+                strongest_other
             ))
         }
     }

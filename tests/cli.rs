@@ -4,8 +4,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{forward, Trace};
-use attention_lens::report::{trace_matrices, CSV_HEADER};
-use attention_lens::scenario::Scenario;
+use attention_lens::formats::report::{trace_matrices, CSV_HEADER};
+use attention_lens::formats::scenario::Scenario;
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;

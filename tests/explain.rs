@@ -8,7 +8,7 @@ use attention_lens::attention::{
     explain, format_value, forward, Config, Explanation, HeadMatrix, Init, Inputs, Matrix,
     MatrixId, Operand, ScaleMode, Trace, WeightName, Weights, MAX_TOKENS,
 };
-use attention_lens::scenario::Scenario;
+use attention_lens::formats::scenario::Scenario;
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------------

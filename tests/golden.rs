@@ -9,7 +9,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{forward, Matrix, Trace};
-use attention_lens::scenario::Scenario;
+use attention_lens::formats::scenario::Scenario;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::fs;

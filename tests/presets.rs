@@ -8,7 +8,7 @@
 
 use attention_lens::attention::{forward, Matrix, ScaleMode, Trace};
 use attention_lens::presets::{self, Claim, Preset};
-use attention_lens::scenario::Scenario;
+use attention_lens::formats::scenario::Scenario;
 use std::collections::BTreeSet;
 use std::path::Path;
 

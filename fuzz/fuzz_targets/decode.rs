@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use attention_lens::permalink::{decode, encode, panel_shape};
+use attention_lens::formats::permalink::{decode, encode, panel_shape};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,8 +4,8 @@
 #![no_main]
 
 use attention_lens::attention::forward;
-use attention_lens::components::Model;
-use attention_lens::scenario::Scenario;
+use attention_lens::state::Model;
+use attention_lens::formats::scenario::Scenario;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

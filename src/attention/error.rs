@@ -66,7 +66,7 @@ impl fmt::Display for AttentionError {
             Self::BadTemperature { value } => write!(
                 f,
                 "The temperature is {}, but it must be a number between 0.01 and 100.",
-                super::decimal::Plain(*value)
+                value
             ),
             Self::WrongShape {
                 name,

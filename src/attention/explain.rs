@@ -7,7 +7,6 @@
 //! the way the heatmaps label them: tokens, and dimensions `d1, d2, …` counted from 1.
 
 use super::config::ScaleMode;
-use super::decimal::Plain;
 use super::format::{format_value, subscript};
 use super::forward::Trace;
 use super::stage::Stage;
@@ -902,7 +901,7 @@ fn softmax(cell: &Cell, h: usize) -> Option<Work> {
         } else if t == 1.0 {
             format!("exp({} − {})", num(v), after_op(max))
         } else {
-            format!("exp(({} − {}) / {})", num(v), after_op(max), Plain(t))
+            format!("exp(({} − {}) / {})", num(v), after_op(max), t)
         }
     };
     let evaluated = |v: f64, e: f64| {
@@ -936,7 +935,7 @@ fn softmax(cell: &Cell, h: usize) -> Option<Work> {
     if t != 1.0 {
         notes.push(format!(
             "Temperature T = {}: below 1 it sharpens the row, above 1 it flattens it.",
-            Plain(t)
+            t
         ));
     }
     if row.contains(&f64::NEG_INFINITY) {

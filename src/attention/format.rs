@@ -13,7 +13,7 @@ pub fn format_value(value: f64, decimals: usize) -> String {
     if value.is_nan() {
         return "NaN".to_string();
     }
-    let text = super::decimal::Fixed(value, decimals).to_string();
+    let text = format!("{value:.decimals$}");
     // "-0.00" rounds to zero: show it without a sign.
     if let Some(magnitude) = text.strip_prefix('-') {
         if magnitude.chars().all(|c| c == '0' || c == '.') {

@@ -19,7 +19,6 @@
 //! Rows are tokens (the row-vector convention). This module depends on nalgebra and std only.
 
 mod config;
-pub mod decimal;
 mod embeddings;
 mod error;
 mod explain;

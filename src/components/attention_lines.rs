@@ -1,7 +1,6 @@
 //! The softmax weights as lines: queries on the left, keys on the right, each line as thick and
 //! as opaque as its weight. Hovering or focusing a token keeps only its lines.
 
-use crate::attention::decimal::Plain;
 use crate::attention::Trace;
 use crate::plot::format_value;
 use leptos::prelude::*;
@@ -42,7 +41,7 @@ const WIDTH: f64 = 400.0;
 
 /// An SVG coordinate or length as attribute text.
 fn num(x: f64) -> String {
-    Plain(x).to_string()
+    x.to_string()
 }
 
 fn short(label: &str) -> String {
@@ -87,7 +86,7 @@ pub fn AttentionLines(
                     <line
                         x1=num(LEFT + 6.0) y1=num(y(i)) x2=num(RIGHT - 6.0) y2=num(y(j))
                         class="attention-line"
-                        data-query=i data-key=j data-weight=Plain(w).to_string()
+                        data-query=i data-key=j data-weight=w.to_string()
                         stroke-width=num(stroke)
                         stroke-opacity=num(opacity)
                         visibility=move || if line_visible(focus.get(), i, j) { "visible" } else { "hidden" }

@@ -6,7 +6,6 @@
 //! rectangles, paths and text itself, setting only what changed, and hands the rest to
 //! `CanvasBackend` unchanged.
 
-use crate::attention::decimal::Plain;
 use crate::plot::{quarter_turns, SvgBackend};
 use plotters::backend::DrawingBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
@@ -118,7 +117,7 @@ fn css_color(color: BackendColor) -> String {
     if color.alpha >= 1.0 {
         format!("rgb({r},{g},{b})")
     } else {
-        format!("rgba({r},{g},{b},{})", Plain(color.alpha))
+        format!("rgba({r},{g},{b},{})", color.alpha)
     }
 }
 
@@ -259,7 +258,7 @@ impl DrawingBackend for CachedCanvas {
                 s == font_style && *bits == size.to_bits() && f == family
             });
         if !unchanged {
-            let css = format!("{font_style} {}px {family}", Plain(size));
+            let css = format!("{font_style} {}px {family}", size);
             self.context.set_font(&css);
             self.state.font = Some((font_style.to_string(), size.to_bits(), family.to_string()));
         }

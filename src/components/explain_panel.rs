@@ -86,7 +86,7 @@ pub fn ExplainPanel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::components::model::Model;
+    use crate::state::Model;
 
     #[test]
     fn a_score_cell_lights_its_query_and_key_rows() {

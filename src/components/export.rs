@@ -1,11 +1,10 @@
 //! Export the trace and the scenario, and import a scenario from a file.
 
 use super::download::{download_text, file_stem};
-use super::model::Model;
-use crate::attention::decimal::Fixed;
+use crate::state::Model;
 use crate::attention::Trace;
-use crate::report::{trace_csv, trace_json_pretty, trace_markdown};
-use crate::scenario::Scenario;
+use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
+use crate::formats::scenario::Scenario;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -23,8 +22,8 @@ pub fn import_scenario(text: &str) -> Result<Model, String> {
 pub fn refuse_size(bytes: f64) -> Option<String> {
     (bytes > MAX_IMPORT_BYTES).then(|| {
         format!(
-            "The file is {} MB; a scenario file is at most 1 MB. Nothing was changed.",
-            Fixed(bytes / 1_048_576.0, 1)
+            "The file is {:.1} MB; a scenario file is at most 1 MB. Nothing was changed.",
+            bytes / 1_048_576.0
         )
     })
 }

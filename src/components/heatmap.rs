@@ -2,7 +2,6 @@
 
 use super::context::{ui_context, Selection, SelectionContext};
 use super::download::{download_text, download_url};
-use crate::attention::decimal::Plain;
 use crate::attention::{move_selection, Direction, Matrix};
 use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
 use leptos::html::Canvas;
@@ -96,7 +95,7 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     for (property, value) in [
         (
             "width",
-            format!("{}px", Plain(f64::from(layout.width) * zoom)),
+            format!("{}px", f64::from(layout.width) * zoom),
         ),
         (
             "aspect-ratio",
@@ -286,7 +285,7 @@ pub fn table_body_html(m: &Matrix, labels: &[String], row_sums: bool) -> String 
         for value in m.row(r).iter() {
             html.push_str(&format!(
                 "<td data-value=\"{}\">{}</td>",
-                Plain(*value),
+                *value,
                 format_value(*value, 3)
             ));
         }
@@ -294,7 +293,7 @@ pub fn table_body_html(m: &Matrix, labels: &[String], row_sums: bool) -> String 
             let sum: f64 = m.row(r).iter().filter(|v| v.is_finite()).sum();
             html.push_str(&format!(
                 "<td class=\"sum\" data-sum=\"{}\">{}</td>",
-                Plain(sum),
+                sum,
                 format_value(sum, 3)
             ));
         }

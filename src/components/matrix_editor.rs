@@ -1,7 +1,6 @@
 //! Editable grids for the embeddings and the four projection matrices.
 
-use super::model::{EditTarget, Model};
-use crate::attention::decimal::{Fixed, Plain};
+use crate::state::{EditTarget, Model};
 use crate::attention::{Init, WeightName};
 use crate::plot::{band_color, parse_cell};
 use leptos::prelude::*;
@@ -11,9 +10,9 @@ use wasm_bindgen::JsCast;
 pub fn format_edit(value: f64) -> String {
     let rounded = (value * 1e4).round() / 1e4;
     if rounded == value {
-        Plain(value).to_string()
+        value.to_string()
     } else {
-        let text = Fixed(value, 4).to_string();
+        let text = format!("{value:.4}");
         text.trim_end_matches('0').to_string()
     }
 }

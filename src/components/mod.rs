@@ -11,7 +11,6 @@ mod explain_panel;
 mod export;
 mod heatmap;
 mod matrix_editor;
-pub mod model;
 mod perf;
 mod preset_picker;
 mod sentence_input;
@@ -27,7 +26,7 @@ pub use explain_panel::{provide_selection, ExplainPanel};
 pub use export::{import_file, ExportMenu};
 pub use heatmap::{HeatmapView, PanelData};
 pub use matrix_editor::MatrixEditors;
-pub use model::{EditTarget, Model};
+
 pub use preset_picker::PresetPicker;
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;

@@ -1,6 +1,6 @@
 //! A menu of named scenarios whose weights make a head do something recognisable.
 
-use super::model::Model;
+use crate::state::Model;
 use crate::presets;
 use leptos::prelude::*;
 

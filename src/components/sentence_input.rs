@@ -1,6 +1,6 @@
 //! The sentence box and its token chips.
 
-use super::model::Model;
+use crate::state::Model;
 use crate::attention::{tokenize, MAX_TOKENS};
 use leptos::prelude::*;
 

@@ -1,7 +1,6 @@
 //! Model width, heads, mask, positions, scale mode and temperature.
 
-use super::model::Model;
-use crate::attention::decimal::Plain;
+use crate::state::Model;
 use crate::attention::{Config, ScaleMode, D_MODEL_RANGE, TEMPERATURE_RANGE};
 use crate::plot::parse_cell;
 use leptos::prelude::*;
@@ -43,8 +42,8 @@ pub fn Settings(
             } else {
                 Err(format!(
                     "Use a temperature between {} and {}.",
-                    Plain(*TEMPERATURE_RANGE.start()),
-                    Plain(*TEMPERATURE_RANGE.end())
+                    *TEMPERATURE_RANGE.start(),
+                    *TEMPERATURE_RANGE.end()
                 ))
             }
         });
@@ -93,7 +92,7 @@ pub fn Settings(
                 <label for="temperature">"Temperature"</label>
                 <div>
                     <input id="temperature" data-testid="temperature" type="text" inputmode="decimal"
-                        prop:value=move || Plain(config.get().temperature).to_string()
+                        prop:value=move || config.get().temperature.to_string()
                         on:change=set_temperature
                         aria-invalid=move || temperature_error.with(|e| e.is_some().to_string())
                         aria-describedby="temperature-error" />

@@ -1,9 +1,9 @@
 //! Links, embedding and the page options read from the query string.
 
 use super::context::Selection;
-use super::model::Model;
+use crate::state::Model;
 use crate::attention::Stage;
-use crate::permalink::{decode, encode, history_step, HistoryStep, ShareState};
+use crate::formats::permalink::{decode, encode, history_step, HistoryStep, ShareState};
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;

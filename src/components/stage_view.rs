@@ -3,7 +3,6 @@
 
 use super::attention_lines::AttentionLines;
 use super::heatmap::{HeatmapView, PanelData};
-use crate::attention::decimal::Plain;
 use crate::attention::{subscript, HeadMatrix, HeadTrace, Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{format_value, Palette};
 use leptos::prelude::*;
@@ -71,7 +70,7 @@ pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
         ),
         Stage::Softmax if c.temperature != 1.0 => Some(format!(
             "Temperature T = {}: the scores are divided by it before the softmax ({}).",
-            Plain(c.temperature),
+            c.temperature,
             if c.temperature < 1.0 { "sharper" } else { "flatter" }
         )),
         Stage::Softmax => Some("Each row sums to 1: the sums are listed beside every chart.".into()),
@@ -587,7 +586,7 @@ pub fn StageView(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::components::model::Model;
+    use crate::state::Model;
 
     #[test]
     fn shapes_name_the_head_width_for_per_head_stages() {

@@ -2,8 +2,7 @@
 //! what goes wrong in words. Every number comes from `attention::whatif`.
 
 use super::heatmap::{HeatmapView, PanelData};
-use super::model::Model;
-use crate::attention::decimal::{self, Fixed, Plain};
+use crate::state::Model;
 use crate::attention::whatif::{
     compare, saturation_by_head_dim, Comparison, WhatIf, SATURATION_HEAD_DIMS,
 };
@@ -13,8 +12,7 @@ use leptos::prelude::*;
 
 /// Slider position (−1 to 1) to temperature (0.1 to 10), logarithmic so 1 sits in the middle.
 pub fn slider_to_temperature(position: f64) -> f64 {
-    // 10^p as e^(p·ln 10): the general `powf` would add the maths library's `pow` to the bundle.
-    let t = (position.clamp(-1.0, 1.0) * std::f64::consts::LN_10).exp();
+    let t = 10f64.powf(position.clamp(-1.0, 1.0));
     (t * 100.0).round() / 100.0
 }
 
@@ -169,11 +167,11 @@ pub fn WhatIfLab(
             </div>
             {move || matches!(active.get(), Some(WhatIf::Temperature(_))).then(|| view! {
                 <label class="whatif-temperature">
-                    "Temperature T = " <output data-testid="whatif-temperature-value">{move || Plain(temperature.get()).to_string()}</output>
+                    "Temperature T = " <output data-testid="whatif-temperature-value">{move || temperature.get().to_string()}</output>
                     <input type="range" min="-1" max="1" step="0.05" data-testid="whatif-temperature-slider"
-                        prop:value=move || Plain(slider.get()).to_string()
+                        prop:value=move || slider.get().to_string()
                         on:input=move |ev| {
-                            if let Some(v) = decimal::parse(&event_target_value(&ev)) {
+                            if let Some(v) = event_target_value(&ev).parse::<f64>().ok().filter(|v| v.is_finite()) {
                                 slider.set(v);
                             }
                         } />
@@ -214,12 +212,12 @@ pub fn WhatIfLab(
                         {points.into_iter().map(|p| view! {
                             <tr>
                                 <th scope="row">{p.head_dim}</th>
-                                <td data-value=Plain(p.unscaled).to_string()>
-                                    <span class="bar" style=format!("width: {}%", Fixed(p.unscaled * 100.0, 0))></span>
+                                <td data-value=p.unscaled.to_string()>
+                                    <span class="bar" style=format!("width: {:.0}%", p.unscaled * 100.0)></span>
                                     {format_value(p.unscaled, 2)}
                                 </td>
-                                <td data-value=Plain(p.scaled).to_string()>
-                                    <span class="bar" style=format!("width: {}%", Fixed(p.scaled * 100.0, 0))></span>
+                                <td data-value=p.scaled.to_string()>
+                                    <span class="bar" style=format!("width: {:.0}%", p.scaled * 100.0)></span>
                                     {format_value(p.scaled, 2)}
                                 </td>
                             </tr>

@@ -1,6 +1,5 @@
 //! How numbers are written on heatmaps and tables, and how typed cell text is read.
 
-use crate::attention::decimal;
 use std::fmt;
 
 /// The largest magnitude a typed cell may hold: bigger numbers teach nothing and overflow later
@@ -70,7 +69,7 @@ pub fn parse_cell(text: &str) -> Result<f64, CellError> {
     {
         return Err(CellError::NotFinite);
     }
-    let value = decimal::parse(&normalised).ok_or(CellError::NotANumber)?;
+    let value = normalised.parse::<f64>().map_err(|_| CellError::NotANumber)?;
     if !value.is_finite() {
         return Err(CellError::NotFinite);
     }

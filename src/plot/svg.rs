@@ -5,7 +5,6 @@
 //! [`crate::attention::decimal`], so the web bundle needs none of the standard library's float
 //! formatting.
 
-use crate::attention::decimal::Plain;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
@@ -85,7 +84,7 @@ fn hex(color: BackendColor) -> String {
 }
 
 fn opacity(color: BackendColor) -> String {
-    Plain(color.alpha).to_string()
+    color.alpha.to_string()
 }
 
 /// The `fill` and `stroke` of a shape drawn filled or outlined in `color`.
@@ -281,7 +280,7 @@ impl DrawingBackend for SvgBackend<'_> {
             VPos::Bottom => "-0.5ex",
         };
         // Font sizes are given in plotters' units, 1.24 times the CSS pixel size.
-        let size = Plain(style.size() / 1.24).to_string();
+        let size = (style.size() / 1.24).to_string();
         let (opacity, fill) = (opacity(color), hex(color));
         let family = style.family();
         let mut attrs: Vec<(&str, &str)> = vec![

@@ -23,7 +23,6 @@
 //! | `w_o`               |      | Output projection | d1..d_model  | d1..d_model |
 //! | `output`            |      | Output projection | tokens       | d1..d_model |
 
-use crate::attention::decimal::Plain;
 use crate::attention::{format_value, Matrix, ScaleMode, Stage, Trace};
 use crate::json::{self, Value};
 use std::fmt::Write as _;
@@ -336,7 +335,7 @@ fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
             out,
             "- **Softmax temperature:** T = {}: the scores are divided by T before the softmax \
              (T below 1 sharpens the weights, above 1 flattens them).",
-            Plain(c.temperature)
+            c.temperature
         )
     };
     if let Some(warning) = warning {
@@ -353,7 +352,7 @@ fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
 fn root(n: usize) -> String {
     let r = (n as f64).sqrt();
     if r.fract() == 0.0 {
-        format!("√{n} = {}", Plain(r))
+        format!("√{n} = {}", r)
     } else {
         format!("√{n} ≈ {}", format_number(r))
     }
@@ -409,7 +408,7 @@ fn write_stage_notes(out: &mut String, trace: &Trace, stage: Stage) {
                 let _ = write!(
                     note,
                     " The masked scores were divided by T = {} first.",
-                    Plain(c.temperature)
+                    c.temperature
                 );
             }
             if trace.heads.iter().any(|h| !h.fully_masked_rows.is_empty()) {
@@ -627,7 +626,7 @@ fn csv_number(v: f64) -> String {
     } else if v.is_nan() {
         "nan".to_string()
     } else {
-        Plain(v).to_string()
+        v.to_string()
     }
 }
 
@@ -644,7 +643,7 @@ fn csv_field(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::attention::{forward, Config, Init, Inputs, Weights};
-    use crate::scenario::Scenario;
+    use crate::formats::scenario::Scenario;
 
     fn trace_of(sentence: &str, config: Config) -> Trace {
         let weights = Weights::new(Init::Default, config.d_model);

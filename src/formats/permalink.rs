@@ -30,12 +30,11 @@
 //! [`decode`] never fails: each part that cannot be used falls back to its default and adds a
 //! notice written for a learner, and the model it returns always traces.
 
-use crate::attention::decimal::{self, Plain, Scientific};
 use crate::attention::{
     tokenize, toy_embedding, AttentionError, Config, Init, MatrixId, ScaleMode, Stage, WeightName,
     Weights, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
-use crate::components::model::{Model, Overrides};
+use crate::state::{Model, Overrides};
 use std::fmt::Write as _;
 
 /// The link format version this build writes and reads.
@@ -208,8 +207,8 @@ fn push_number(list: &mut String, x: f64) {
 /// The shortest text that parses back to exactly `x`: Rust's shortest round-trip digits, in
 /// plain or exponent form, whichever is shorter, with `0.` shortened to `.`.
 fn number(x: f64) -> String {
-    let plain = Plain(x).to_string();
-    let exponent = Scientific(x).to_string();
+    let plain = x.to_string();
+    let exponent = format!("{x:e}");
     let plain = if let Some(rest) = plain.strip_prefix("0.") {
         format!(".{rest}")
     } else if let Some(rest) = plain.strip_prefix("-0.") {
@@ -618,9 +617,9 @@ fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
                 notices.add(format!(
                     "The link's temperature {} is not a number from {} to {}: temperature {} is used.",
                     shown(raw),
-                    Plain(*TEMPERATURE_RANGE.start()),
-                    Plain(*TEMPERATURE_RANGE.end()),
-                    Plain(default_config.temperature)
+                    *TEMPERATURE_RANGE.start(),
+                    *TEMPERATURE_RANGE.end(),
+                    default_config.temperature
                 ));
                 default_config.temperature
             }
@@ -787,7 +786,7 @@ impl NumberError {
 /// A finite decimal number (so also `.5` and `1e-7`); `None` otherwise, including for `inf`,
 /// `nan` and values too large for an `f64`.
 fn parse_number(text: &str) -> Option<f64> {
-    decimal::parse(text).filter(|x| x.is_finite())
+    text.parse::<f64>().ok().filter(|x| x.is_finite())
 }
 
 /// `inf`, `infinity` or `nan` in any case, with or without a sign.
@@ -807,7 +806,7 @@ fn parse_numbers(text: &str, expected: usize) -> Result<Vec<f64>, NumberError> {
         return Err(NumberError::Count(found));
     }
     text.split(',')
-        .map(|raw| match decimal::parse(raw) {
+        .map(|raw| match raw.parse::<f64>().ok() {
             Some(x) if x.is_finite() => Ok(x),
             None if !names_non_finite(raw) => Err(NumberError::NotANumber(raw.to_string())),
             _ => Err(NumberError::NotFinite(raw.to_string())),

@@ -5,7 +5,7 @@ use crate::attention::{
     forward, tokenize, toy_embedding, AttentionError, Config, Init, Inputs, Matrix, ScaleMode,
     Trace, WeightName, Weights,
 };
-use crate::scenario::{Scenario, ScenarioError, DEFAULT_SENTENCE};
+use crate::formats::scenario::{Scenario, ScenarioError, DEFAULT_SENTENCE};
 
 /// Which matrix an editor changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,12 +8,12 @@
 use attention_lens::attention::{
     tokenize, Config, Init, Matrix, ScaleMode, Stage, WeightName, Weights,
 };
-use attention_lens::state::{EditTarget, Model};
 use attention_lens::formats::permalink::{
     decode, encode, history_step, panel_shape, panels, Decoded, HistoryStep, ShareState,
     MAX_FRAGMENT_LEN, MAX_NOTICES,
 };
 use attention_lens::formats::scenario::Scenario;
+use attention_lens::state::{EditTarget, Model};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 

@@ -7,8 +7,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{forward, Matrix, ScaleMode, Trace};
-use attention_lens::presets::{self, Claim, Preset};
 use attention_lens::formats::scenario::Scenario;
+use attention_lens::presets::{self, Claim, Preset};
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -1,10 +1,10 @@
 //! Export the trace and the scenario, and import a scenario from a file.
 
 use super::download::{download_text, file_stem};
-use crate::state::Model;
 use crate::attention::Trace;
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
 use crate::formats::scenario::Scenario;
+use crate::state::Model;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;

@@ -93,10 +93,7 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     let style = web_sys::HtmlElement::style(canvas);
     // Only real changes touch the style, so painting never invalidates the page's layout.
     for (property, value) in [
-        (
-            "width",
-            format!("{}px", f64::from(layout.width) * zoom),
-        ),
+        ("width", format!("{}px", f64::from(layout.width) * zoom)),
         (
             "aspect-ratio",
             format!("{} / {}", layout.width, layout.height),

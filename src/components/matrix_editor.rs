@@ -1,8 +1,8 @@
 //! Editable grids for the embeddings and the four projection matrices.
 
-use crate::state::{EditTarget, Model};
 use crate::attention::{Init, WeightName};
 use crate::plot::{band_color, parse_cell};
+use crate::state::{EditTarget, Model};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 

@@ -1,7 +1,7 @@
 //! A menu of named scenarios whose weights make a head do something recognisable.
 
-use crate::state::Model;
 use crate::presets;
+use crate::state::Model;
 use leptos::prelude::*;
 
 /// The preset menu and the caption of the preset last loaded.

@@ -1,7 +1,7 @@
 //! The sentence box and its token chips.
 
-use crate::state::Model;
 use crate::attention::{tokenize, MAX_TOKENS};
+use crate::state::Model;
 use leptos::prelude::*;
 
 /// A text box whose tokens appear as chips as you type. Invalid text shows a message and the

@@ -1,8 +1,8 @@
 //! Model width, heads, mask, positions, scale mode and temperature.
 
-use crate::state::Model;
 use crate::attention::{Config, ScaleMode, D_MODEL_RANGE, TEMPERATURE_RANGE};
 use crate::plot::parse_cell;
+use crate::state::Model;
 use leptos::prelude::*;
 
 /// The settings form. Only valid choices are offered; a bad temperature shows a message and is

@@ -2,12 +2,12 @@
 //! what goes wrong in words. Every number comes from `attention::whatif`.
 
 use super::heatmap::{HeatmapView, PanelData};
-use crate::state::Model;
 use crate::attention::whatif::{
     compare, saturation_by_head_dim, Comparison, WhatIf, SATURATION_HEAD_DIMS,
 };
 use crate::attention::{subscript, Matrix, ScaleMode, Trace};
 use crate::plot::{format_value, Highlight, Palette};
+use crate::state::Model;
 use leptos::prelude::*;
 
 /// Slider position (−1 to 1) to temperature (0.1 to 10), logarithmic so 1 sits in the middle.

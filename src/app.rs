@@ -1,12 +1,13 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
 use crate::attention::{Stage, Trace};
-use crate::state::Model;
 use crate::components::{
-    import_file, parse_query, post_height_to_parent, provide_selection, provide_ui_context,
-    sync_with_url, ExplainPanel, ExportMenu, MatrixEditors, SentenceInput, Settings,
-    ShareButtons, Shared, StageControls, StageRail, StageView, WhatIfLab,
+    import_file, post_height_to_parent, provide_selection, provide_ui_context, sync_with_url,
+    ExplainPanel, ExportMenu, MatrixEditors, SentenceInput, Settings, ShareButtons, Shared,
+    StageControls, StageRail, StageView, WhatIfLab,
 };
+use crate::formats::page::parse_query;
+use crate::state::Model;
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

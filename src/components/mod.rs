@@ -30,9 +30,7 @@ pub use matrix_editor::MatrixEditors;
 pub use preset_picker::PresetPicker;
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;
-pub use share::{
-    parse_query, post_height_to_parent, sync_with_url, PageOptions, ShareButtons, Shared,
-};
+pub use share::{post_height_to_parent, sync_with_url, ShareButtons, Shared};
 pub use stage_rail::{StageControls, StageRail};
 pub use stage_view::StageView;
 pub use whatif_lab::WhatIfLab;

@@ -69,7 +69,9 @@ pub fn parse_cell(text: &str) -> Result<f64, CellError> {
     {
         return Err(CellError::NotFinite);
     }
-    let value = normalised.parse::<f64>().map_err(|_| CellError::NotANumber)?;
+    let value = normalised
+        .parse::<f64>()
+        .map_err(|_| CellError::NotANumber)?;
     if !value.is_finite() {
         return Err(CellError::NotFinite);
     }

@@ -1,0 +1,103 @@
+//! The page address around the share link: the query-string options of a page
+//! (`?embed=1&stage=softmax&controls=0&theme=dark&present=1`), the full-view address of an
+//! embed and the iframe code a blogger pastes.
+
+use crate::attention::Stage;
+
+/// Options from the query string (`?embed=1&stage=softmax&controls=0&theme=dark&present=1`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageOptions {
+    /// A compact view for iframes.
+    pub embed: bool,
+    /// Show the editors (default on; `controls=0` hides them).
+    pub controls: bool,
+    /// The stage to open on, overriding the link's.
+    pub stage: Option<Stage>,
+    /// `Some(true)` dark, `Some(false)` light, `None` follow the system.
+    pub dark: Option<bool>,
+    /// Start in presenter mode.
+    pub present: bool,
+}
+
+/// Reads the query string (with or without the leading `?`); unknown or bad values are ignored.
+pub fn parse_query(search: &str) -> PageOptions {
+    let mut options = PageOptions {
+        controls: true,
+        ..PageOptions::default()
+    };
+    for pair in search.trim_start_matches('?').split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let on = matches!(value, "1" | "true" | "yes" | "on" | "");
+        match key {
+            "embed" => options.embed = on,
+            "present" => options.present = on,
+            "controls" => options.controls = on,
+            "stage" => options.stage = Stage::from_key(value),
+            "theme" => {
+                options.dark = match value {
+                    "dark" => Some(true),
+                    "light" => Some(false),
+                    _ => None,
+                }
+            }
+            _ => {}
+        }
+    }
+    options
+}
+
+/// The page address without query and fragment, e.g. `https://host/path/`.
+fn base_of(href: &str) -> &str {
+    let end = href.find(['?', '#']).unwrap_or(href.len());
+    href.get(..end).unwrap_or(href)
+}
+
+/// The full view of the same state: no embed options, same fragment.
+pub fn full_view_url(href: &str, fragment: &str) -> String {
+    format!("{}#{fragment}", base_of(href))
+}
+
+/// The iframe a blogger pastes to embed the current state.
+pub fn embed_code(href: &str, fragment: &str) -> String {
+    let src = format!("{}?embed=1#{fragment}", base_of(href));
+    let src = src.replace('&', "&amp;").replace('"', "&quot;");
+    format!(
+        "<iframe src=\"{src}\" title=\"attention-lens: multi-head self-attention\" \
+         style=\"width: 100%; height: 640px; border: 0\" loading=\"lazy\"></iframe>"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_query_string_sets_embed_stage_controls_and_theme() {
+        let o = parse_query("?embed=1&stage=softmax&controls=0&theme=dark");
+        assert!(o.embed && !o.controls && !o.present);
+        assert_eq!(o.stage, Some(Stage::Softmax));
+        assert_eq!(o.dark, Some(true));
+        let plain = parse_query("");
+        assert!(!plain.embed && plain.controls && plain.dark.is_none());
+    }
+
+    #[test]
+    fn hostile_query_values_are_ignored() {
+        let o = parse_query("?stage=<script>alert(1)</script>&theme=%22%3E&embed=maybe");
+        assert_eq!(o.stage, None);
+        assert_eq!(o.dark, None);
+        assert!(!o.embed);
+    }
+
+    #[test]
+    fn links_keep_the_state_and_drop_the_embed_options() {
+        let href = "http://127.0.0.1:8080/sub/?embed=1&controls=0#v=1&s=a";
+        assert_eq!(
+            full_view_url(href, "v=1&s=a"),
+            "http://127.0.0.1:8080/sub/#v=1&s=a"
+        );
+        let code = embed_code(href, "v=1&s=a");
+        assert!(code.starts_with("<iframe src=\"http://127.0.0.1:8080/sub/?embed=1#v=1&amp;s=a\""));
+        assert!(!code.contains("controls"));
+    }
+}

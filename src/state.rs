@@ -6,6 +6,7 @@ use crate::attention::{
     Trace, WeightName, Weights,
 };
 use crate::formats::scenario::{Scenario, ScenarioError, DEFAULT_SENTENCE};
+use std::collections::BTreeMap;
 
 /// Which matrix an editor changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,109 +44,8 @@ impl EditTarget {
     }
 }
 
-/// Edited embedding rows by token text, kept sorted by token so that links list them in one
-/// order. A sorted list rather than a `BTreeMap`: there are at most a few hundred entries, and
-/// the B-tree code would add 4 kB to the wasm build.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Overrides(Vec<(String, Vec<f64>)>);
-
-impl Overrides {
-    /// No overrides.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn position(&self, token: &str) -> Result<usize, usize> {
-        self.0.binary_search_by(|(t, _)| t.as_str().cmp(token))
-    }
-
-    /// The row of `token`, if it was edited.
-    pub fn get(&self, token: &str) -> Option<&Vec<f64>> {
-        self.position(token).ok().map(|i| &self.0[i].1)
-    }
-
-    /// Whether `token` has an edited row.
-    pub fn contains_key(&self, token: &str) -> bool {
-        self.position(token).is_ok()
-    }
-
-    /// Sets the row of `token`, returning the row it replaces.
-    pub fn insert(&mut self, token: String, row: Vec<f64>) -> Option<Vec<f64>> {
-        match self.position(&token) {
-            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, row)),
-            Err(i) => {
-                self.0.insert(i, (token, row));
-                None
-            }
-        }
-    }
-
-    /// Forgets every edited row.
-    pub fn clear(&mut self) {
-        self.0.clear();
-    }
-
-    /// Whether no row is edited.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// How many tokens have edited rows.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Tokens and rows, in token order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Vec<f64>)> {
-        self.into_iter()
-    }
-
-    /// Tokens and rows to change, in token order.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut Vec<f64>)> {
-        self.0.iter_mut().map(|(t, row)| (&*t, row))
-    }
-
-    /// The tokens, in order.
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.0.iter().map(|(t, _)| t)
-    }
-
-    /// The rows, in token order.
-    pub fn values(&self) -> impl Iterator<Item = &Vec<f64>> {
-        self.0.iter().map(|(_, row)| row)
-    }
-}
-
-impl std::ops::Index<&str> for Overrides {
-    type Output = Vec<f64>;
-
-    fn index(&self, token: &str) -> &Vec<f64> {
-        self.get(token)
-            .unwrap_or_else(|| panic!("no edited row for “{token}”"))
-    }
-}
-
-type Entry = (String, Vec<f64>);
-
-impl<'a> IntoIterator for &'a Overrides {
-    type Item = (&'a String, &'a Vec<f64>);
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, Entry>, fn(&'a Entry) -> Self::Item>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(t, row)| (t, row))
-    }
-}
-
-impl FromIterator<(String, Vec<f64>)> for Overrides {
-    /// Later rows of a repeated token replace earlier ones.
-    fn from_iter<I: IntoIterator<Item = (String, Vec<f64>)>>(items: I) -> Self {
-        let mut map = Self::new();
-        for (token, row) in items {
-            map.insert(token, row);
-        }
-        map
-    }
-}
+/// Edited embedding rows by token text, in token order so that links list them in one order.
+pub type Overrides = BTreeMap<String, Vec<f64>>;
 
 /// Everything the learner has set. Always valid.
 #[derive(Debug, Clone, PartialEq)]
@@ -412,23 +312,6 @@ fn out_of_range(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn overrides_stay_sorted_and_a_repeated_token_replaces_its_row() {
-        let mut o: Overrides = [("the", 1.0), ("cat", 2.0), ("the", 3.0)]
-            .into_iter()
-            .map(|(t, v)| (t.to_string(), vec![v]))
-            .collect();
-        assert_eq!(o.len(), 2);
-        assert_eq!(o["the"], [3.0]);
-        assert_eq!(o.insert("ant".into(), vec![4.0]), None);
-        assert_eq!(o.insert("cat".into(), vec![5.0]), Some(vec![2.0]));
-        assert_eq!(o.keys().collect::<Vec<_>>(), ["ant", "cat", "the"]);
-        assert!(o.contains_key("ant") && !o.contains_key("dog"));
-        assert_eq!(o.get("dog"), None);
-        o.clear();
-        assert!(o.is_empty());
-    }
 
     #[test]
     fn the_default_model_traces() {

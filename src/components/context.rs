@@ -56,10 +56,9 @@ fn media_matches(query: &str) -> bool {
         .is_some_and(|m| m.matches())
 }
 
-/// The context that [`provide_ui_context`] made. Unlike Leptos's `expect_context`, its panic
-/// message needs no `Debug` formatting, which keeps that code out of the wasm build.
+/// The context that [`provide_ui_context`] made.
 pub fn ui_context() -> UiContext {
-    use_context::<UiContext>().unwrap_or_else(|| panic!("the app provides UiContext"))
+    expect_context::<UiContext>()
 }
 
 /// Creates the context. The theme is `forced_dark` when given (and marked on the root element

@@ -344,32 +344,9 @@ pub fn decode(fragment: &str) -> Decoded {
     }
 }
 
-/// Sorts `items` and drops repeats. A heap sort: the standard library's sort is faster on large
-/// inputs but adds several kilobytes to the wasm build for each type it sorts.
+/// Sorts `items` and drops repeats.
 fn sort_unique<T: Ord>(items: &mut Vec<T>) {
-    fn sift_down<T: Ord>(items: &mut [T], mut root: usize) {
-        loop {
-            let mut child = 2 * root + 1;
-            if child >= items.len() {
-                return;
-            }
-            if child + 1 < items.len() && items[child] < items[child + 1] {
-                child += 1;
-            }
-            if items[root] >= items[child] {
-                return;
-            }
-            items.swap(root, child);
-            root = child;
-        }
-    }
-    for root in (0..items.len() / 2).rev() {
-        sift_down(items, root);
-    }
-    for end in (1..items.len()).rev() {
-        items.swap(0, end);
-        sift_down(&mut items[..end], 0);
-    }
+    items.sort_unstable();
     items.dedup();
 }
 
@@ -1025,7 +1002,7 @@ fn changed_numbers(a: &Model, b: &Model) -> usize {
     let only_in_b = b
         .embedding_overrides
         .keys()
-        .filter(|t| !a.embedding_overrides.contains_key(t));
+        .filter(|t| !a.embedding_overrides.contains_key(*t));
     let embeddings: usize = a
         .embedding_overrides
         .keys()

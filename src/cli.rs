@@ -1,8 +1,9 @@
 //! The native `attention-lens` command: prints a complete trace as JSON, Markdown or CSV.
 //!
-//! [`parse_args`] turns the arguments into a [`Command`], [`execute`] turns a command into the
-//! text for standard output, and [`run_with`] does both and collects the exit code and error line,
-//! so tests need neither a process nor a terminal. [`run`] only adds the real streams.
+//! clap reads the arguments and writes the help; [`parse_args`] turns its result into a
+//! [`Command`] (and any mistake into a one-line [`CliError`]), [`execute`] turns a command into
+//! the text for standard output, and [`run_with`] does both and collects the exit code and error
+//! line, so tests need neither a process nor a terminal. [`run`] only adds the real streams.
 
 use crate::attention::{
     forward, tokenize, toy_embedding, AttentionError, Config, ScaleMode, D_MODEL_RANGE,
@@ -10,8 +11,14 @@ use crate::attention::{
 };
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
 use crate::formats::scenario::{Scenario, ScenarioError, DEFAULT_SENTENCE};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use std::error::Error as _;
+use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read, Write};
+use std::ops::RangeInclusive;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
@@ -20,82 +27,189 @@ pub const EXIT_OUTPUT_FAILED: i32 = 1;
 /// Exit code for anything wrong with the arguments or the scenario.
 pub const EXIT_BAD_INPUT: i32 = 2;
 
-/// The help text.
-pub fn usage() -> String {
+const EXIT_STATUS: &str = "\
+Exit status: 0 on success; 2 when an argument or the scenario is wrong, with one line
+starting with `error: ` on standard error; 1 when the output cannot be written.";
+
+/// The command line as clap reads it.
+#[derive(Debug, Parser)]
+#[command(
+    name = "attention-lens",
+    version,
+    about = "Multi-head self-attention, every stage with real numbers.",
+    after_help = main_after_help(),
+    arg_required_else_help = true,
+    // The last of a repeated option wins, so a flag can be overridden by appending it.
+    args_override_self = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: CliCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum CliCommand {
+    /// Print every intermediate matrix of one attention layer.
+    #[command(long_about = trace_long_about(), after_help = trace_after_help())]
+    Trace(TraceArgs),
+    /// Print the default scenario as JSON, ready to edit.
+    Scenario,
+}
+
+/// The options of `trace` as typed; [`TraceOptions`] is what they mean.
+#[derive(Debug, Args)]
+struct TraceArgs {
+    /// Read a scenario JSON file; `-` reads standard input.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<String>,
+    /// Use this sentence instead of the scenario's.
+    #[arg(long, value_name = "TEXT")]
+    sentence: Option<String>,
+    #[arg(
+        long,
+        value_name = "N",
+        help = format!(
+            "Width of every token vector, {} to {}",
+            D_MODEL_RANGE.start(),
+            D_MODEL_RANGE.end()
+        ),
+        value_parser = whole_number(D_MODEL_RANGE),
+        allow_negative_numbers = true
+    )]
+    d_model: Option<usize>,
+    #[arg(
+        long,
+        value_name = "N",
+        help = format!(
+            "Number of heads, {} to {}; must divide d_model",
+            N_HEADS_RANGE.start(),
+            N_HEADS_RANGE.end()
+        ),
+        value_parser = whole_number(N_HEADS_RANGE),
+        allow_negative_numbers = true
+    )]
+    heads: Option<usize>,
+    /// Hide later tokens from earlier ones.
+    #[arg(long, overrides_with = "no_causal")]
+    causal: bool,
+    /// Let every token see every other (undoes --causal).
+    #[arg(long, overrides_with = "causal")]
+    no_causal: bool,
+    /// Add the sinusoidal positional encoding.
+    #[arg(long, overrides_with = "no_positional")]
+    positional: bool,
+    /// Leave the positional encoding out (undoes --positional).
+    #[arg(long, overrides_with = "positional")]
+    no_positional: bool,
+    /// What the scores are divided by before the softmax.
+    #[arg(long, value_name = "MODE", value_parser = scale_parser())]
+    scale: Option<ScaleMode>,
+    #[arg(
+        long,
+        value_name = "T",
+        help = format!(
+            "Softmax temperature, {} to {}",
+            TEMPERATURE_RANGE.start(),
+            TEMPERATURE_RANGE.end()
+        ),
+        value_parser = number(TEMPERATURE_RANGE),
+        allow_negative_numbers = true
+    )]
+    temperature: Option<f64>,
+    /// How to print the trace.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+fn main_after_help() -> String {
     format!(
         "\
-attention-lens {version}: multi-head self-attention, every stage with real numbers.
-
-Usage:
-  attention-lens trace [OPTIONS]   print every intermediate matrix of one attention layer
-  attention-lens scenario          print the default scenario as JSON, ready to edit
-  attention-lens help              print this help (also --help, -h)
-  attention-lens --version         print the version
-
-Options of trace:
-  --scenario FILE      read a scenario JSON file; `-` reads standard input
-  --sentence TEXT      use this sentence instead of the scenario's
-  --d-model N          width of every token vector, {d_min} to {d_max}
-  --heads N            number of heads, {h_min} to {h_max}; must divide d_model
-  --causal             hide later tokens from earlier ones (--no-causal: show them)
-  --positional         add the sinusoidal positional encoding (--no-positional: don't)
-  --scale MODE         score divisor: {scales}
-  --temperature T      softmax temperature, {t_min} to {t_max}
-  --format FORMAT      json (default), markdown (or md) or csv
-  Values may also be written --heads=4.
-
-Without --scenario, trace starts from the default scenario ({default_sentence:?}, d_model {default_d},
-{default_h} heads). Options override the scenario's fields:
-  - a --d-model that changes the width replaces every matrix that no longer fits
-    (embeddings, w_q, w_k, w_v, w_o) by its default for the new width;
-  - a --sentence keeps the embedding row of each token that was in the old sentence and
-    gives every new token its toy embedding.
-
 Examples:
   attention-lens trace --sentence \"the cat sat\" --causal --format markdown > handout.md
   attention-lens scenario > mine.json
   attention-lens trace --scenario mine.json --heads 1 --format csv
 
-Exit status: 0 on success; 2 when an argument or the scenario is wrong, with one line
-starting with `error: ` on standard error; 1 when the output cannot be written.
-",
-        version = env!("CARGO_PKG_VERSION"),
-        d_min = D_MODEL_RANGE.start(),
-        d_max = D_MODEL_RANGE.end(),
-        h_min = N_HEADS_RANGE.start(),
-        h_max = N_HEADS_RANGE.end(),
-        t_min = TEMPERATURE_RANGE.start(),
-        t_max = TEMPERATURE_RANGE.end(),
-        scales = scale_choices(true),
-        default_sentence = DEFAULT_SENTENCE,
-        default_d = Config::default().d_model,
-        default_h = Config::default().n_heads,
+Run `attention-lens help trace` for every option of trace.
+
+{EXIT_STATUS}"
     )
 }
 
-/// The scale modes as words, `a, b or c`, the default marked when `mark_default`.
-fn scale_choices(mark_default: bool) -> String {
-    let keys: Vec<String> = ScaleMode::ALL
-        .iter()
-        .map(|mode| {
-            if mark_default && *mode == ScaleMode::default() {
-                format!("{} (default)", mode.key())
-            } else {
-                mode.key().to_string()
-            }
-        })
-        .collect();
-    match keys.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => keys.concat(),
+fn trace_long_about() -> String {
+    let config = Config::default();
+    format!(
+        "\
+Print every intermediate matrix of one attention layer.
+
+Without --scenario, trace starts from the default scenario ({DEFAULT_SENTENCE:?}, d_model {d}, {h} heads).
+Options override the scenario's fields:
+  - a --d-model that changes the width replaces every matrix that no longer fits
+    (embeddings, w_q, w_k, w_v, w_o) by its default for the new width;
+  - a --sentence keeps the embedding row of each token that was in the old sentence and
+    gives every new token its toy embedding.",
+        d = config.d_model,
+        h = config.n_heads,
+    )
+}
+
+fn trace_after_help() -> String {
+    format!(
+        "\
+Examples:
+  attention-lens trace --sentence \"the cat sat\" --causal --format markdown > handout.md
+  attention-lens trace --scenario mine.json --heads 1 --format csv
+  attention-lens scenario | attention-lens trace --scenario - --heads=4
+
+{EXIT_STATUS}"
+    )
+}
+
+/// Parses a whole number. The range only words the message: a number outside it is refused by
+/// the model's own check, whose message names the option and the limit.
+fn whole_number(
+    range: RangeInclusive<usize>,
+) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+    move |value| {
+        value
+            .trim()
+            .parse()
+            .map_err(|_| format!("a whole number from {} to {}", range.start(), range.end()))
     }
+}
+
+/// Parses a number; as for [`whole_number`], the model checks the range.
+fn number(
+    range: RangeInclusive<f64>,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |value| {
+        value.trim().parse().map_err(|_| {
+            format!(
+                "a number from {} to {}, like 0.5",
+                range.start(),
+                range.end()
+            )
+        })
+    }
+}
+
+/// The scale modes by key, each with its menu label as help.
+fn scale_parser() -> impl TypedValueParser<Value = ScaleMode> {
+    PossibleValuesParser::new(ScaleMode::ALL.map(|mode| {
+        let help = if mode == ScaleMode::default() {
+            format!("{}, the default", mode.label())
+        } else {
+            mode.label().to_string()
+        };
+        PossibleValue::new(mode.key()).help(help)
+    }))
+    .try_map(|key| key.parse::<ScaleMode>())
 }
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
-    /// Print the usage text.
-    Help,
+    /// Print this help text.
+    Help(String),
     /// Print the version.
     Version,
     /// Print the default scenario.
@@ -127,6 +241,28 @@ pub struct TraceOptions {
     pub format: Format,
 }
 
+impl From<TraceArgs> for TraceOptions {
+    fn from(args: TraceArgs) -> Self {
+        // Of a switch and its `--no-` form, clap keeps only the one given last.
+        let switch = |on: bool, off: bool| (on || off).then_some(on);
+        Self {
+            scenario: match args.scenario {
+                None => Source::Default,
+                Some(path) if path == "-" => Source::Stdin,
+                Some(path) => Source::File(path),
+            },
+            sentence: args.sentence,
+            d_model: args.d_model,
+            n_heads: args.heads,
+            causal: switch(args.causal, args.no_causal),
+            positional: switch(args.positional, args.no_positional),
+            scale: args.scale,
+            temperature: args.temperature,
+            format: args.format,
+        }
+    }
+}
+
 /// Where a scenario comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Source {
@@ -149,57 +285,75 @@ impl fmt::Display for Source {
     }
 }
 
-/// How `trace` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How `trace` prints; the doc lines are the help of each choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum Format {
-    /// [`trace_json_pretty`].
+    /// Every matrix as JSON, masked entries as null.
     #[default]
     Json,
-    /// [`trace_markdown`].
+    /// A worked example for a handout: formulas, explanations and tables.
+    #[value(alias = "md")]
     Markdown,
-    /// [`trace_csv`].
+    /// A tidy table with one value per line.
     Csv,
 }
 
 /// Everything that stops the command, each a one-line message.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CliError {
     /// The first argument is not a command.
+    #[error("unknown command `{0}`: use `trace`, `scenario` or `help`.")]
     UnknownCommand(String),
     /// An option this command does not have.
+    #[error("unknown option `{0}`: run `attention-lens help trace` to see the options.")]
     UnknownOption(String),
+    /// An option this command does not have, close to one it has.
+    #[error("unknown option `{option}`: did you mean `{suggestion}`?")]
+    MisspeltOption { option: String, suggestion: String },
     /// An argument that is not an option.
+    #[error(
+        "unexpected argument `{0}`: options start with `--`, and a sentence goes after \
+         `--sentence`."
+    )]
     UnexpectedArgument(String),
     /// An option given without its value.
-    MissingValue(&'static str),
+    #[error("`{0}` needs a value after it.")]
+    MissingValue(String),
     /// A switch given a value, like `--causal=yes`.
-    UnexpectedValue(&'static str),
+    #[error("`{0}` is a switch and takes no value.")]
+    UnexpectedValue(String),
     /// A value that is not a number of the right kind.
+    #[error("`{flag}` needs {expected}, but got `{value}`.")]
     NotANumber {
-        flag: &'static str,
+        flag: String,
         value: String,
         expected: String,
     },
     /// A value that is not one of the choices.
+    #[error("`{flag}` must be {choices}, not `{value}`.")]
     BadChoice {
-        flag: &'static str,
+        flag: String,
         value: String,
         choices: String,
     },
+    /// Any other mistake in the arguments, in clap's words.
+    #[error("{0}")]
+    Usage(String),
     /// The scenario could not be read.
-    Unreadable { source: Source, reason: String },
+    #[error("cannot read the scenario from {input}: {reason}.")]
+    Unreadable { input: Source, reason: String },
     /// The scenario is not valid.
-    Scenario {
-        source: Source,
-        error: ScenarioError,
-    },
+    #[error("{input}: {error}")]
+    Scenario { input: Source, error: ScenarioError },
     /// An option's value makes no valid attention layer.
+    #[error("`{flag} {value}`: {error}")]
     Option {
         flag: &'static str,
         value: String,
         error: AttentionError,
     },
     /// Anything else the core refuses.
+    #[error(transparent)]
     Attention(AttentionError),
 }
 
@@ -210,201 +364,104 @@ impl CliError {
     }
 }
 
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::UnknownCommand(c) => write!(
-                f,
-                "unknown command `{c}`: use `trace`, `scenario` or `help`."
-            ),
-            Self::UnknownOption(o) => write!(
-                f,
-                "unknown option `{o}`: run `attention-lens help` to see the options."
-            ),
-            Self::UnexpectedArgument(a) => write!(
-                f,
-                "unexpected argument `{a}`: options start with `--`, and a sentence goes after \
-                 `--sentence`."
-            ),
-            Self::MissingValue(flag) => write!(f, "`{flag}` needs a value after it."),
-            Self::UnexpectedValue(flag) => write!(f, "`{flag}` is a switch and takes no value."),
-            Self::NotANumber {
-                flag,
-                value,
-                expected,
-            } => write!(f, "`{flag}` needs {expected}, but got `{value}`."),
-            Self::BadChoice {
-                flag,
-                value,
-                choices,
-            } => write!(f, "`{flag}` must be {choices}, not `{value}`."),
-            Self::Unreadable { source, reason } => {
-                write!(f, "cannot read the scenario from {source}: {reason}.")
-            }
-            Self::Scenario { source, error } => write!(f, "{source}: {error}"),
-            Self::Option { flag, value, error } => write!(f, "`{flag} {value}`: {error}"),
-            Self::Attention(error) => write!(f, "{error}"),
-        }
-    }
+/// The top-level help text.
+pub fn usage() -> String {
+    Cli::command().render_help().to_string()
 }
-
-impl std::error::Error for CliError {}
 
 /// Reads the command line, `args` without the program name.
-pub fn parse_args(args: &[String]) -> Result<Command, CliError> {
-    let Some(first) = args.first() else {
-        return Ok(Command::Help);
-    };
-    let rest = &args[1..];
-    match first.as_str() {
-        "help" | "--help" | "-h" => Ok(Command::Help),
-        "--version" | "-V" => Ok(Command::Version),
-        "scenario" => match rest.first().map(String::as_str) {
-            None => Ok(Command::Scenario),
-            Some("--help" | "-h") => Ok(Command::Help),
-            Some(arg) if arg.starts_with('-') => Err(CliError::UnknownOption(option_name(arg))),
-            Some(arg) => Err(CliError::UnexpectedArgument(arg.to_string())),
+pub fn parse_args<I, T>(args: I) -> Result<Command, CliError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let argv =
+        std::iter::once(OsString::from("attention-lens")).chain(args.into_iter().map(Into::into));
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => Ok(match cli.command {
+            CliCommand::Trace(args) => Command::Trace(args.into()),
+            CliCommand::Scenario => Command::Scenario,
+        }),
+        Err(error) => match error.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                Ok(Command::Help(error.render().to_string()))
+            }
+            ErrorKind::DisplayVersion => Ok(Command::Version),
+            _ => Err(usage_error(&error)),
         },
-        "trace" => parse_trace(rest),
-        arg if arg.starts_with('-') => Err(CliError::UnknownOption(option_name(arg))),
-        arg => Err(CliError::UnknownCommand(arg.to_string())),
     }
 }
 
-/// The option part of `--name=value`.
-fn option_name(arg: &str) -> String {
-    arg.split_once('=')
-        .map_or(arg, |(name, _)| name)
-        .to_string()
-}
-
-fn parse_trace(args: &[String]) -> Result<Command, CliError> {
-    let mut options = TraceOptions::default();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        if arg == "--help" || arg == "-h" {
-            return Ok(Command::Help);
-        }
-        if !arg.starts_with("--") || arg == "--" {
-            return Err(CliError::UnexpectedArgument(arg.clone()));
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((name, value)) => (name, Some(value.to_string())),
-            None => (arg.as_str(), None),
-        };
-        let switch = |flag: &'static str, on: bool| match inline {
-            Some(_) => Err(CliError::UnexpectedValue(flag)),
-            None => Ok(Some(on)),
-        };
-        match name {
-            "--causal" => options.causal = switch("--causal", true)?,
-            "--no-causal" => options.causal = switch("--no-causal", false)?,
-            "--positional" => options.positional = switch("--positional", true)?,
-            "--no-positional" => options.positional = switch("--no-positional", false)?,
-            _ => {
-                let flag = value_flag(name)?;
-                let value = match inline {
-                    Some(value) => value,
-                    // A following option means the value was forgotten; `--x=--y` passes one.
-                    None => match args.next() {
-                        Some(next) if !(next.starts_with("--") && next.len() > 2) => next.clone(),
-                        _ => return Err(CliError::MissingValue(flag)),
-                    },
-                };
-                set_value(&mut options, flag, value)?;
-            }
-        }
+/// clap's error as one line: clap prints usage and tips on further lines, but the command
+/// promises a single `error: ` line that says what to fix.
+fn usage_error(error: &clap::Error) -> CliError {
+    let text = |kind| match error.get(kind) {
+        Some(ContextValue::String(text)) => Some(text.clone()),
+        _ => None,
+    };
+    // clap names an option with its value placeholder, `--heads <N>`.
+    let flag = text(ContextKind::InvalidArg).map(|arg| option_name(&arg));
+    let value = text(ContextKind::InvalidValue);
+    if let Some(command) = text(ContextKind::InvalidSubcommand) {
+        return CliError::UnknownCommand(command);
     }
-    Ok(Command::Trace(options))
-}
-
-/// The options of `trace` that take a value, by name.
-fn value_flag(name: &str) -> Result<&'static str, CliError> {
-    const FLAGS: [&str; 7] = [
-        "--scenario",
-        "--sentence",
-        "--d-model",
-        "--heads",
-        "--scale",
-        "--temperature",
-        "--format",
-    ];
-    FLAGS
-        .into_iter()
-        .find(|flag| *flag == name)
-        .ok_or_else(|| CliError::UnknownOption(name.to_string()))
-}
-
-fn set_value(
-    options: &mut TraceOptions,
-    flag: &'static str,
-    value: String,
-) -> Result<(), CliError> {
-    match flag {
-        "--scenario" => {
-            options.scenario = if value == "-" {
-                Source::Stdin
-            } else {
-                Source::File(value)
+    match (error.kind(), flag, value) {
+        (ErrorKind::UnknownArgument, Some(arg), _) if arg.starts_with('-') => {
+            match text(ContextKind::SuggestedArg) {
+                Some(suggestion) => CliError::MisspeltOption {
+                    option: arg,
+                    suggestion,
+                },
+                None => CliError::UnknownOption(arg),
             }
         }
-        "--sentence" => options.sentence = Some(value),
-        "--d-model" => options.d_model = Some(whole_number(flag, &value, &D_MODEL_RANGE)?),
-        "--heads" => options.n_heads = Some(whole_number(flag, &value, &N_HEADS_RANGE)?),
-        "--scale" => {
-            options.scale = Some(value.parse().map_err(|_| CliError::BadChoice {
-                flag,
-                value: value.clone(),
-                choices: scale_choices(false),
-            })?)
+        (ErrorKind::UnknownArgument, Some(arg), _) => CliError::UnexpectedArgument(arg),
+        (ErrorKind::InvalidValue, Some(flag), Some(value)) if value.is_empty() => {
+            CliError::MissingValue(flag)
         }
-        "--temperature" => {
-            options.temperature = Some(value.trim().parse().map_err(|_| CliError::NotANumber {
-                flag,
-                value: value.clone(),
-                expected: format!(
-                    "a number from {} to {}, like 0.5",
-                    TEMPERATURE_RANGE.start(),
-                    TEMPERATURE_RANGE.end()
-                ),
-            })?)
-        }
+        (ErrorKind::InvalidValue, Some(flag), Some(value)) => CliError::BadChoice {
+            flag,
+            value,
+            choices: match error.get(ContextKind::ValidValue) {
+                Some(ContextValue::Strings(choices)) => or_list(choices),
+                _ => "something else".to_string(),
+            },
+        },
+        (ErrorKind::ValueValidation, Some(flag), Some(value)) => CliError::NotANumber {
+            flag,
+            value,
+            expected: error
+                .source()
+                .map_or_else(|| "another value".to_string(), ToString::to_string),
+        },
+        (ErrorKind::TooManyValues, Some(flag), _) => CliError::UnexpectedValue(flag),
         _ => {
-            options.format = match value.as_str() {
-                "json" => Format::Json,
-                "markdown" | "md" => Format::Markdown,
-                "csv" => Format::Csv,
-                _ => {
-                    return Err(CliError::BadChoice {
-                        flag,
-                        value,
-                        choices: "json, markdown or csv".to_string(),
-                    })
-                }
-            }
+            let rendered = error.render().to_string();
+            let first = rendered.lines().next().unwrap_or_default();
+            CliError::Usage(first.strip_prefix("error: ").unwrap_or(first).to_string())
         }
     }
-    Ok(())
 }
 
-fn whole_number(
-    flag: &'static str,
-    value: &str,
-    range: &std::ops::RangeInclusive<usize>,
-) -> Result<usize, CliError> {
-    value.trim().parse().map_err(|_| CliError::NotANumber {
-        flag,
-        value: value.to_string(),
-        expected: format!("a whole number from {} to {}", range.start(), range.end()),
-    })
+/// The option part of `--name=value` or `--name <VALUE>`.
+fn option_name(arg: &str) -> String {
+    arg.split(['=', ' ']).next().unwrap_or(arg).to_string()
+}
+
+/// `a, b or c`.
+fn or_list(words: &[String]) -> String {
+    match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => words.concat(),
+    }
 }
 
 /// Carries out `command` and returns what goes to standard output. `stdin` is read only for
 /// `--scenario -`.
 pub fn execute(command: &Command, stdin: &mut dyn Read) -> Result<String, CliError> {
     match command {
-        Command::Help => Ok(usage()),
-        Command::Version => Ok(format!("attention-lens {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Help(text) => Ok(text.clone()),
+        Command::Version => Ok(Cli::command().render_version().to_string()),
         Command::Scenario => Ok(Scenario::default().to_json() + "\n"),
         Command::Trace(options) => trace(options, stdin),
     }
@@ -416,7 +473,7 @@ fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<String, CliErro
         source => {
             let text = read_source(source, stdin)?;
             Scenario::from_json(&text).map_err(|error| CliError::Scenario {
-                source: source.clone(),
+                input: source.clone(),
                 error,
             })?
         }
@@ -444,7 +501,7 @@ fn read_source(source: &Source, stdin: &mut dyn Read) -> Result<String, CliError
         Source::Default => Ok(Scenario::default().to_json()),
     };
     result.map_err(|e| CliError::Unreadable {
-        source: source.clone(),
+        input: source.clone(),
         reason: match e.kind() {
             io::ErrorKind::NotFound => "there is no such file".to_string(),
             io::ErrorKind::PermissionDenied => "permission denied".to_string(),
@@ -455,7 +512,7 @@ fn read_source(source: &Source, stdin: &mut dyn Read) -> Result<String, CliError
     })
 }
 
-/// Applies the options to `scenario`, following the rules in [`usage`].
+/// Applies the options to `scenario`, following the rules in the long help of `trace`.
 pub fn apply_options(scenario: &mut Scenario, options: &TraceOptions) -> Result<(), CliError> {
     if let Some(d) = options.d_model.filter(|d| *d != scenario.d_model) {
         scenario.d_model = d;
@@ -562,7 +619,7 @@ fn blame(error: ScenarioError, options: &TraceOptions, width_changed: bool) -> C
         }
     }
     CliError::Scenario {
-        source: options.scenario.clone(),
+        input: options.scenario.clone(),
         error,
     }
 }
@@ -580,7 +637,11 @@ pub struct Outcome {
 
 /// Runs the command with `args` (without the program name), reading `stdin` only for
 /// `--scenario -`, and returns what to print.
-pub fn run_with(args: &[String], stdin: &mut dyn Read) -> Outcome {
+pub fn run_with<I, T>(args: I, stdin: &mut dyn Read) -> Outcome
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     match parse_args(args).and_then(|command| execute(&command, stdin)) {
         Ok(stdout) => Outcome {
             stdout,
@@ -604,7 +665,11 @@ fn one_line(text: &str) -> String {
 }
 
 /// Runs the command with `args` (without the program name) and returns the exit code.
-pub fn run(args: &[String]) -> i32 {
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     let outcome = run_with(args, &mut io::stdin().lock());
     if !outcome.stderr.is_empty() {
         // Nothing sensible is left to do when standard error itself cannot be written.
@@ -629,36 +694,59 @@ pub fn run(args: &[String]) -> i32 {
 mod tests {
     use super::*;
 
-    fn args(text: &[&str]) -> Vec<String> {
-        text.iter().map(|s| s.to_string()).collect()
-    }
-
     fn options(text: &[&str]) -> TraceOptions {
         let mut all = vec!["trace"];
         all.extend_from_slice(text);
-        match parse_args(&args(&all)) {
+        match parse_args(all) {
             Ok(Command::Trace(options)) => options,
             other => panic!("{text:?} gave {other:?}"),
         }
     }
 
     fn run_args(text: &[&str]) -> Outcome {
-        run_with(&args(text), &mut io::empty())
+        run_with(text, &mut io::empty())
+    }
+
+    fn help(text: &[&str]) -> String {
+        match parse_args(text) {
+            Ok(Command::Help(help)) => help,
+            other => panic!("{text:?} gave {other:?}"),
+        }
     }
 
     #[test]
     fn no_arguments_and_help_print_the_usage() {
-        for text in [
-            &[][..],
-            &["help"],
-            &["--help"],
-            &["-h"],
-            &["trace", "--help"],
-        ] {
-            assert_eq!(parse_args(&args(text)), Ok(Command::Help), "{text:?}");
+        for text in [&[][..], &["help"], &["--help"], &["-h"]] {
+            let help = help(text);
+            assert!(help.contains("Usage: attention-lens <COMMAND>"), "{text:?}");
+            assert!(help.contains("trace     Print every"), "{text:?}");
+            assert!(help.contains("Exit status: 0 on success"), "{text:?}");
+            assert_eq!(help, usage(), "{text:?}");
         }
-        assert!(usage().contains("--temperature T"));
-        assert!(usage().contains("sqrt_head_dim (default), sqrt_seq_len or none"));
+        for text in [&["trace", "--help"][..], &["help", "trace"]] {
+            let help = help(text);
+            assert!(help.contains("Usage: attention-lens trace [OPTIONS]"));
+            assert!(help.contains("--temperature <T>\n          Softmax temperature, 0.01 to 100"));
+            assert!(help.contains("--heads <N>\n          Number of heads, 1 to 8; must divide"));
+            assert!(help.contains("- sqrt_head_dim: ÷ √d_k (correct), the default"));
+            assert!(help.contains("- sqrt_seq_len:"));
+            assert!(help.contains("keeps the embedding row of each token"));
+        }
+        let summary = help(&["trace", "-h"]);
+        assert!(summary.contains("[possible values: sqrt_head_dim, sqrt_seq_len, none]"));
+        assert!(summary.contains("[default: json] [possible values: json, markdown, csv]"));
+    }
+
+    #[test]
+    fn the_version_is_the_package_version() {
+        for text in [["--version"], ["-V"]] {
+            assert_eq!(parse_args(text), Ok(Command::Version));
+        }
+        let out = run_args(&["--version"]);
+        assert_eq!(
+            out.stdout,
+            format!("attention-lens {}\n", env!("CARGO_PKG_VERSION"))
+        );
     }
 
     #[test]
@@ -693,11 +781,28 @@ mod tests {
         let o = options(&["--causal", "--no-causal", "--heads", "1", "--heads", "2"]);
         assert_eq!(o.causal, Some(false));
         assert_eq!(o.n_heads, Some(2));
+        let o = options(&["--no-positional", "--positional", "--positional"]);
+        assert_eq!(o.positional, Some(true));
+        let o = options(&[
+            "--format",
+            "csv",
+            "--format=md",
+            "--scale",
+            "none",
+            "--scale=sqrt_seq_len",
+        ]);
+        assert_eq!(o.format, Format::Markdown);
+        assert_eq!(o.scale, Some(ScaleMode::SqrtSeqLen));
+    }
+
+    #[test]
+    fn options_not_given_keep_the_scenario_values() {
+        assert_eq!(options(&[]), TraceOptions::default());
     }
 
     #[test]
     fn mistakes_in_the_arguments_are_named() {
-        let cases: [(&[&str], CliError); 8] = [
+        let cases: [(&[&str], CliError); 10] = [
             (
                 &["trace", "--bogus"],
                 CliError::UnknownOption("--bogus".into()),
@@ -706,35 +811,87 @@ mod tests {
                 &["trace", "--bogus=1"],
                 CliError::UnknownOption("--bogus".into()),
             ),
-            (&["trace", "--heads"], CliError::MissingValue("--heads")),
+            (
+                &["trace", "--heads"],
+                CliError::MissingValue("--heads".into()),
+            ),
             (
                 &["trace", "--heads", "--causal"],
-                CliError::MissingValue("--heads"),
+                CliError::MissingValue("--heads".into()),
             ),
             (
                 &["trace", "--causal=yes"],
-                CliError::UnexpectedValue("--causal"),
+                CliError::UnexpectedValue("--causal".into()),
+            ),
+            (
+                &["trace", "--head", "2"],
+                CliError::MisspeltOption {
+                    option: "--head".into(),
+                    suggestion: "--heads".into(),
+                },
             ),
             (
                 &["trace", "words"],
                 CliError::UnexpectedArgument("words".into()),
             ),
-            (&["trace", "-x"], CliError::UnexpectedArgument("-x".into())),
+            (&["trace", "-x"], CliError::UnknownOption("-x".into())),
             (&["draw"], CliError::UnknownCommand("draw".into())),
+            (&["help", "draw"], CliError::UnknownCommand("draw".into())),
         ];
         for (text, expected) in cases {
-            assert_eq!(parse_args(&args(text)), Err(expected), "{text:?}");
+            assert_eq!(parse_args(text), Err(expected), "{text:?}");
         }
-        let err = parse_args(&args(&["trace", "--heads", "two"])).unwrap_err();
+        let err = parse_args(["trace", "--heads", "two"]).unwrap_err();
         assert_eq!(
             err.to_string(),
             "`--heads` needs a whole number from 1 to 8, but got `two`."
         );
-        let err = parse_args(&args(&["trace", "--scale", "sqrt"])).unwrap_err();
+        let err = parse_args(["trace", "--scale", "sqrt"]).unwrap_err();
         assert!(err
             .to_string()
             .contains("sqrt_head_dim, sqrt_seq_len or none"));
-        assert!(parse_args(&args(&["scenario", "--pretty"])).is_err());
+        let err = parse_args(["trace", "--format", "xml"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`--format` must be json, markdown or csv, not `xml`."
+        );
+        assert!(parse_args(["scenario", "--pretty"]).is_err());
+    }
+
+    #[test]
+    fn every_mistake_in_the_arguments_is_one_error_line() {
+        for text in [
+            &["trace", "--bogus"][..],
+            &["trace", "--heads"],
+            &["trace", "--format", "xml"],
+            &["trace", "--temperature", "hot"],
+            &["scenario", "extra"],
+            &["draw"],
+        ] {
+            let out = run_args(text);
+            assert_eq!(out.code, EXIT_BAD_INPUT, "{text:?}");
+            assert_eq!(out.stdout, "", "{text:?}");
+            assert!(
+                out.stderr.starts_with("error: "),
+                "{text:?}: {}",
+                out.stderr
+            );
+            assert_eq!(out.stderr.lines().count(), 1, "{text:?}: {}", out.stderr);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_argument_that_is_not_utf8_is_refused_in_one_line() {
+        use std::os::unix::ffi::OsStringExt;
+        let bytes = OsString::from_vec(vec![b't', 0xff]);
+        let out = run_with(
+            [OsString::from("trace"), OsString::from("--sentence"), bytes],
+            &mut io::empty(),
+        );
+        assert_eq!(out.code, EXIT_BAD_INPUT);
+        assert!(out.stderr.contains("UTF-8"), "{}", out.stderr);
+        assert_eq!(out.stderr.lines().count(), 1);
     }
 
     #[test]
@@ -805,7 +962,7 @@ mod tests {
         );
         let json = r#"{"version": 1, "sentence": "a", "n_heads": 3}"#;
         let out = run_with(
-            &args(&["trace", "--scenario", "-", "--d-model", "4"]),
+            ["trace", "--scenario", "-", "--d-model", "4"],
             &mut json.as_bytes(),
         );
         assert!(
@@ -827,13 +984,13 @@ mod tests {
     #[test]
     fn a_scenario_on_standard_input_is_read() {
         let json = r#"{"version": 1, "sentence": "a b", "causal": true}"#;
-        let out = run_with(&args(&["trace", "--scenario", "-"]), &mut json.as_bytes());
+        let out = run_with(["trace", "--scenario", "-"], &mut json.as_bytes());
         assert_eq!(out.code, EXIT_OK, "{}", out.stderr);
-        let value = crate::json::parse(&out.stdout).unwrap();
-        assert_eq!(value["tokens"], crate::json::Value::from(vec!["a", "b"]));
+        let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(value["tokens"], serde_json::json!(["a", "b"]));
         assert_eq!(value["config"]["causal"], true);
 
-        let out = run_with(&args(&["trace", "--scenario", "-"]), &mut "{".as_bytes());
+        let out = run_with(["trace", "--scenario", "-"], &mut "{".as_bytes());
         assert!(out
             .stderr
             .starts_with("error: standard input: This is not a valid scenario"));
@@ -843,7 +1000,7 @@ mod tests {
     #[test]
     fn the_default_trace_uses_the_default_configuration() {
         let out = run_args(&["trace"]);
-        let value = crate::json::parse(&out.stdout).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(value["config"]["d_model"], Config::default().d_model);
         assert_eq!(out.stderr, "");
     }

@@ -11,6 +11,6 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(attention_lens::cli::run(&args));
+    // `args_os`, not `args`: clap refuses an argument that is not UTF-8 instead of panicking.
+    std::process::exit(attention_lens::cli::run(std::env::args_os().skip(1)));
 }

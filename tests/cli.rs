@@ -163,6 +163,7 @@ fn markdown_has_every_stage_and_the_tokens() {
         assert!(md.contains(&format!("| {token} |")), "missing {token}");
     }
     assert!(md.starts_with("# "));
+    assert_eq!(stdout(&run(&["trace", "--format", "md"])), md);
 }
 
 #[test]
@@ -265,10 +266,42 @@ fn options_override_a_scenario_file() {
 
 #[test]
 fn help_and_version_succeed() {
-    for args in [&[][..], &["help"], &["--help"], &["trace", "--help"]] {
+    for args in [&[][..], &["help"], &["--help"], &["-h"]] {
         let text = stdout(&run(args));
-        assert!(text.contains("Usage:"), "{args:?}");
-        assert!(text.contains("--format FORMAT"), "{args:?}");
+        assert!(text.contains("Usage: attention-lens <COMMAND>"), "{args:?}");
+        assert!(text.contains("\n  trace "), "{args:?}");
+        assert!(text.contains("\n  scenario "), "{args:?}");
+        assert!(text.contains("help trace"), "{args:?}");
+    }
+    for args in [
+        &["trace", "--help"][..],
+        &["trace", "-h"],
+        &["help", "trace"],
+    ] {
+        let text = stdout(&run(args));
+        assert!(
+            text.contains("Usage: attention-lens trace [OPTIONS]"),
+            "{args:?}"
+        );
+        for option in [
+            "--scenario <FILE>",
+            "--sentence <TEXT>",
+            "--d-model <N>",
+            "--heads <N>",
+            "--causal",
+            "--no-causal",
+            "--positional",
+            "--no-positional",
+            "--scale <MODE>",
+            "--temperature <T>",
+            "--format <FORMAT>",
+        ] {
+            assert!(
+                text.lines()
+                    .any(|line| line.trim_start().starts_with(option)),
+                "{args:?} lacks {option}"
+            );
+        }
     }
     let version = stdout(&run(&["--version"]));
     assert_eq!(
@@ -282,6 +315,11 @@ fn an_unknown_flag_or_command_is_refused() {
     assert!(error_line(&["trace", "--colour"]).contains("unknown option `--colour`"));
     assert!(error_line(&["draw"]).contains("unknown command `draw`"));
     assert!(error_line(&["--verbose"]).contains("unknown option"));
+    let line = error_line(&["trace", "--head", "2"]);
+    assert!(
+        line.contains("`--head`") && line.contains("did you mean `--heads`?"),
+        "{line}"
+    );
 }
 
 #[test]

@@ -5,7 +5,6 @@ use crate::attention::{
     forward, tokenize, toy_embedding, AttentionError, Config, Init, Inputs, Matrix, ScaleMode,
     Trace, WeightName, Weights,
 };
-use crate::formats::scenario::{Scenario, ScenarioError, DEFAULT_SENTENCE};
 use std::collections::BTreeMap;
 
 /// Which matrix an editor changes.
@@ -43,6 +42,9 @@ impl EditTarget {
         }
     }
 }
+
+/// The sentence the app opens with.
+pub const DEFAULT_SENTENCE: &str = "I am hungry";
 
 /// Edited embedding rows by token text, in token order so that links list them in one order.
 pub type Overrides = BTreeMap<String, Vec<f64>>;
@@ -267,32 +269,24 @@ impl Model {
         }
     }
 
-    /// The model a scenario describes.
-    pub fn from_scenario(scenario: &Scenario) -> Result<Self, ScenarioError> {
-        let inputs = scenario.to_inputs()?;
+    /// The model of `sentence` with these inputs; with `edited_embeddings`, each token's row
+    /// of `inputs.embeddings` is kept as an edited row (the first row of a repeated token).
+    pub fn from_inputs(sentence: &str, inputs: Inputs, edited_embeddings: bool) -> Self {
         let mut overrides = Overrides::new();
-        if scenario.embeddings.is_some() {
+        if edited_embeddings {
             for (i, token) in inputs.tokens.iter().enumerate() {
-                if !overrides.contains_key(token) {
-                    overrides.insert(
-                        token.clone(),
-                        inputs.embeddings.row(i).iter().copied().collect(),
-                    );
-                }
+                overrides
+                    .entry(token.clone())
+                    .or_insert_with(|| inputs.embeddings.row(i).iter().copied().collect());
             }
         }
-        Ok(Self {
-            sentence: scenario.sentence.clone(),
+        Self {
+            sentence: sentence.to_string(),
             config: inputs.config,
             weights: inputs.weights,
             embedding_overrides: overrides,
             seed: 42,
-        })
-    }
-
-    /// The scenario that restores this model.
-    pub fn to_scenario(&self) -> Scenario {
-        Scenario::from_inputs(&self.sentence, &self.inputs())
+        }
     }
 }
 
@@ -384,14 +378,5 @@ mod tests {
         assert_eq!(e[(2, 1)], 0.0);
         model.fill(EditTarget::Embeddings, Init::Default);
         assert!(model.embedding_overrides.is_empty());
-    }
-
-    #[test]
-    fn a_model_survives_a_scenario_round_trip() {
-        let mut model = Model::default();
-        model.set_cell(EditTarget::Embeddings, 2, 3, -0.5).unwrap();
-        model.config.causal = true;
-        let back = Model::from_scenario(&model.to_scenario()).unwrap();
-        assert_eq!(back.trace().unwrap(), model.trace().unwrap());
     }
 }

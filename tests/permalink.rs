@@ -921,7 +921,7 @@ fn stages_sentences_and_presets_push_while_edits_and_scrubs_replace() {
         w_q: Some(vec![vec![0.0, 1.0, 0.0, 0.0]; 4]),
         ..Scenario::default()
     };
-    let preset = Model::from_scenario(&scenario).unwrap();
+    let preset = scenario.to_model().unwrap();
     let next = ShareState {
         model: preset,
         ..before.clone()

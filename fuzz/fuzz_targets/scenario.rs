@@ -4,7 +4,6 @@
 #![no_main]
 
 use attention_lens::attention::forward;
-use attention_lens::state::Model;
 use attention_lens::formats::scenario::Scenario;
 use libfuzzer_sys::fuzz_target;
 
@@ -18,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(inputs) = scenario.to_inputs() {
         let _ = forward(&inputs);
     }
-    if let Ok(model) = Model::from_scenario(&scenario) {
+    if let Ok(model) = scenario.to_model() {
         let _ = model.trace();
     }
 });

@@ -15,7 +15,7 @@ pub const MAX_IMPORT_BYTES: f64 = 1_048_576.0;
 /// Reads scenario JSON into a model, or says what is wrong (naming the field).
 pub fn import_scenario(text: &str) -> Result<Model, String> {
     let scenario = Scenario::from_json(text).map_err(|e| e.to_string())?;
-    Model::from_scenario(&scenario).map_err(|e| e.to_string())
+    scenario.to_model().map_err(|e| e.to_string())
 }
 
 /// Why a file of `bytes` bytes is refused before it is read, if it is.
@@ -104,7 +104,7 @@ pub fn ExportMenu(
                     "Worked example (Markdown)"
                 </button>
                 <button type="button" data-testid="export-scenario"
-                    on:click=move |_| save("-scenario.json", "application/json", model.with(|m| m.to_scenario().to_json()))>
+                    on:click=move |_| save("-scenario.json", "application/json", model.with(|m| Scenario::from_model(m).to_json()))>
                     "Scenario as JSON"
                 </button>
                 <label class="import">
@@ -125,7 +125,7 @@ mod tests {
     fn an_exported_scenario_imports_to_the_same_model() {
         let mut model = Model::default();
         model.config.causal = true;
-        let back = import_scenario(&model.to_scenario().to_json()).unwrap();
+        let back = import_scenario(&Scenario::from_model(&model).to_json()).unwrap();
         assert_eq!(back.trace().unwrap(), model.trace().unwrap());
     }
 

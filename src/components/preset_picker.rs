@@ -17,7 +17,7 @@ pub fn PresetPicker(
         let Some(preset) = presets::find(&key) else {
             return;
         };
-        match Model::from_scenario(&preset.scenario()) {
+        match preset.scenario().to_model() {
             Ok(m) => {
                 model.set(m);
                 loaded.set(Some(preset));

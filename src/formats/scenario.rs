@@ -6,13 +6,14 @@ use crate::attention::{
     Weights,
 };
 use crate::json::{self, Value};
+use crate::state::Model;
 use std::fmt;
 
 /// The scenario format version this build reads and writes.
 pub const SCENARIO_VERSION: u32 = 1;
 
 /// The sentence of the default scenario.
-pub const DEFAULT_SENTENCE: &str = "I am hungry";
+pub use crate::state::DEFAULT_SENTENCE;
 
 /// Everything a user can set. Matrices are row-major arrays of rows.
 #[derive(Debug, Clone, PartialEq)]
@@ -497,9 +498,28 @@ fn to_matrix(
     Ok(Matrix::from_fn(expected.0, expected.1, |i, j| rows[i][j]))
 }
 
+/// The scenario file of the app's model, and back.
+impl Scenario {
+    /// The model this scenario describes; explicit embeddings become edited rows.
+    pub fn to_model(&self) -> Result<Model, ScenarioError> {
+        let inputs = self.to_inputs()?;
+        Ok(Model::from_inputs(
+            &self.sentence,
+            inputs,
+            self.embeddings.is_some(),
+        ))
+    }
+
+    /// The scenario that restores `model`.
+    pub fn from_model(model: &Model) -> Self {
+        Self::from_inputs(&model.sentence, &model.inputs())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::EditTarget;
 
     #[test]
     fn the_default_scenario_round_trips_through_json() {
@@ -693,5 +713,14 @@ mod tests {
         let err = Scenario::from_json(r#"{"version": 2, "sentence": "a"}"#).unwrap_err();
         assert_eq!(err, ScenarioError::UnsupportedVersion(2));
         assert!(err.to_string().contains("newer"));
+    }
+
+    #[test]
+    fn a_model_survives_a_scenario_round_trip() {
+        let mut model = Model::default();
+        model.set_cell(EditTarget::Embeddings, 2, 3, -0.5).unwrap();
+        model.config.causal = true;
+        let back = Scenario::from_model(&model).to_model().unwrap();
+        assert_eq!(back.trace().unwrap(), model.trace().unwrap());
     }
 }

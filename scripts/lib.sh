@@ -9,6 +9,8 @@ export REPO_ROOT
 # so each version is written down in exactly one place.
 TRUNK_VERSION="0.21.14"
 CARGO_FUZZ_VERSION="0.13.2"
+# The code size profiler behind scripts/bench.sh's breakdown of the wasm module by crate.
+TWIGGY_VERSION="0.8.0"
 
 CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 BINARYEN_DIR="$REPO_ROOT/.tools/binaryen"

@@ -4,6 +4,7 @@
 #
 #   scripts/setup.sh            Rust wasm target, trunk, wasm-bindgen-cli and wasm-opt
 #   scripts/setup.sh --browser  also Chromium, chromedriver and the Playwright harness
+#   scripts/setup.sh --bench    what --browser installs, and twiggy (scripts/bench.sh)
 #   scripts/setup.sh --fuzz     also cargo-fuzz
 set -euo pipefail
 
@@ -12,13 +13,18 @@ set -euo pipefail
 cd "$REPO_ROOT"
 
 browser=0
+bench=0
 fuzz=0
 for arg in "$@"; do
     case "$arg" in
     --browser) browser=1 ;;
+    --bench)
+        browser=1
+        bench=1
+        ;;
     --fuzz) fuzz=1 ;;
     -h | --help)
-        sed -n '2,8s/^# \{0,1\}//p' "$0"
+        sed -n '2,9s/^# \{0,1\}//p' "$0"
         exit 0
         ;;
     *) die "unknown option '$arg' (try --help)" ;;
@@ -117,6 +123,15 @@ if [ "$browser" = 1 ]; then
         (cd "$E2E_DIR" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
         printf '%s\n' "$lock_sum" >"$stamp"
     fi
+fi
+
+# --- Benchmarks -------------------------------------------------------------------------------
+
+# scripts/bench.sh breaks the wasm module down by crate with twiggy (its --version prints
+# "twiggy-opt", the name of its option parser).
+if [ "$bench" = 1 ] && [ "$(twiggy --version 2>/dev/null || true)" != "twiggy-opt $TWIGGY_VERSION" ]; then
+    install_note "twiggy $TWIGGY_VERSION (a few minutes)"
+    cargo install twiggy --version "$TWIGGY_VERSION" --locked
 fi
 
 if [ "$installed" = 0 ]; then

@@ -4,14 +4,15 @@
 #   - edit-to-repaint and navigation-to-first-heatmap times of the release build in headless
 #     Chromium (tests/perf/measure.mjs);
 #   - the gzipped .wasm + .js + .css, beside a minimal Leptos app built the same way
-#     (tests/perf/floor).
+#     (tests/perf/floor), and where the wasm module's bytes go, crate by crate (twiggy).
 #
 #   scripts/bench.sh          everything (about 5 minutes on 2 cores once built)
 #   scripts/bench.sh --quick  shorter criterion runs, 20 edits and 3 loads per browser figure
 #
-# The table is also written to target/bench/figures.json; the run before is kept as
-# target/bench/figures.previous.json and the table shows the change. Over budget is reported,
-# not failed: the script exits non-zero only when something could not be built or measured.
+# The table is also written to target/bench/figures.json (the breakdown by crate to
+# target/bench/wasm-by-crate.txt); the run before is kept as target/bench/figures.previous.json
+# and the table shows the change. Over budget is reported, not failed: the script exits non-zero
+# only when something could not be built or measured.
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -23,7 +24,7 @@ for arg in "$@"; do
     case "$arg" in
     --quick) quick=1 ;;
     -h | --help)
-        sed -n '2,15s/^# \{0,1\}//p' "$0"
+        sed -n '2,16s/^# \{0,1\}//p' "$0"
         exit 0
         ;;
     *) die "unknown option '$arg' (try --help)" ;;
@@ -37,6 +38,10 @@ FLOOR_DIR="$REPO_ROOT/tests/perf/floor"
 FLOOR_DIST_DIR="$BENCH_OUT/floor-dist"
 BROWSER_FIGURES="$BENCH_OUT/browser.json"
 FIGURES="$BENCH_OUT/figures.json"
+BY_CRATE="$BENCH_OUT/wasm-by-crate.txt"
+# What wasm-bindgen writes in trunk's release build, before wasm-opt: the last module that still
+# has function names, which the breakdown by crate needs.
+NAMED_WASM="target/wasm-bindgen/release/attention-lens_bg.wasm"
 
 if [ "$quick" = 1 ]; then
     criterion_args=(--warm-up-time 0.1 --measurement-time 0.25 --sample-size 10)
@@ -58,7 +63,7 @@ lock_version() {
 }
 
 step_setup() {
-    scripts/setup.sh --browser
+    scripts/setup.sh --bench
 }
 
 step_forward_bench() {
@@ -95,6 +100,14 @@ step_floor_build() {
         trunk build --release --dist "$FLOOR_DIST_DIR")
 }
 
+step_wasm_by_crate() {
+    rm -f "$BY_CRATE"
+    twiggy top --format json "$NAMED_WASM" >"$BENCH_OUT/twiggy-top.json"
+    node tests/perf/wasm-crates.mjs "$BENCH_OUT/twiggy-top.json" \
+        --module "$NAMED_WASM (wasm-bindgen's output, before wasm-opt)" >"$BY_CRATE"
+    echo "written to $BY_CRATE, printed after the figures"
+}
+
 step_browser_figures() {
     rm -f "$BROWSER_FIGURES"
     node tests/perf/measure.mjs --dist "$DIST_DIR" --floor-dist "$FLOOR_DIST_DIR" \
@@ -111,6 +124,11 @@ run_step "setup" step_setup
 run_step "forward pass (cargo bench --bench forward)" step_forward_bench
 run_step "release web build (trunk build --release)" step_web_build
 web_ok=$last_status
+if [ "$web_ok" = 0 ]; then
+    run_step "wasm by crate (twiggy)" step_wasm_by_crate
+else
+    skip_step "wasm by crate (twiggy)" "no web build"
+fi
 run_step "floor app build (tests/perf/floor)" step_floor_build
 floor_ok=$last_status
 if [ "$web_ok" = 0 ] && [ "$floor_ok" = 0 ]; then
@@ -132,6 +150,11 @@ fi
 
 printf '\n==> figures\n'
 node tests/perf/report.mjs "${report_args[@]}" || failures=$((failures + 1))
+
+if [ -f "$BY_CRATE" ]; then
+    printf '\n==> wasm by crate\n'
+    cat "$BY_CRATE"
+fi
 
 printf '\n==> steps\n'
 printf '%s\n' "${summary[@]}"

@@ -9,19 +9,19 @@ export REPO_ROOT
 # so each version is written down in exactly one place.
 TRUNK_VERSION="0.21.14"
 CARGO_FUZZ_VERSION="0.13.2"
-# The minifiers of the release build's JavaScript and CSS (scripts/minify-dist.mjs).
-TERSER_VERSION="5.51.2"
-CSSO_VERSION="5.0.5"
+# The code size profiler behind scripts/bench.sh's breakdown of the wasm module by crate.
+TWIGGY_VERSION="0.8.0"
 
 CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 BINARYEN_DIR="$REPO_ROOT/.tools/binaryen"
-MINIFY_DIR="$REPO_ROOT/.tools/minify"
 E2E_DIR="$REPO_ROOT/tests/e2e"
 
 case ":$PATH:" in
 *":$CARGO_BIN:"*) ;;
 *) PATH="$CARGO_BIN:$PATH" ;;
 esac
+# First, so that trunk's release builds find this checkout's wasm-opt (it looks on PATH and,
+# offline, never downloads one) rather than an older one installed elsewhere.
 PATH="$BINARYEN_DIR/node_modules/.bin:$PATH"
 export PATH
 

@@ -2,9 +2,9 @@
 # Installs whatever is missing to build and test attention-lens, at pinned versions.
 # Safe to run again: each tool is checked first and only installed when absent or wrong.
 #
-#   scripts/setup.sh            Rust wasm target, trunk, wasm-bindgen-cli, wasm-opt, and the
-#                               JavaScript and CSS minifiers
+#   scripts/setup.sh            Rust wasm target, trunk, wasm-bindgen-cli and wasm-opt
 #   scripts/setup.sh --browser  also Chromium, chromedriver and the Playwright harness
+#   scripts/setup.sh --bench    what --browser installs, and twiggy (scripts/bench.sh)
 #   scripts/setup.sh --fuzz     also cargo-fuzz
 set -euo pipefail
 
@@ -13,13 +13,18 @@ set -euo pipefail
 cd "$REPO_ROOT"
 
 browser=0
+bench=0
 fuzz=0
 for arg in "$@"; do
     case "$arg" in
     --browser) browser=1 ;;
+    --bench)
+        browser=1
+        bench=1
+        ;;
     --fuzz) fuzz=1 ;;
     -h | --help)
-        sed -n '2,8s/^# \{0,1\}//p' "$0"
+        sed -n '2,9s/^# \{0,1\}//p' "$0"
         exit 0
         ;;
     *) die "unknown option '$arg' (try --help)" ;;
@@ -63,8 +68,9 @@ fi
 
 # --- wasm-opt ---------------------------------------------------------------------------------
 
-# The release build's post_build hook (scripts/minify-dist.mjs) runs it; the version is the one
-# Trunk.toml names.
+# Trunk runs it in release builds and, offline, only takes the one on PATH whose version is the
+# one Trunk.toml names: scripts/lib.sh puts .tools/binaryen first on PATH. Debian's binaryen is
+# too old for the wasm that rustc and wasm-bindgen write.
 wasm_opt_tag="$(trunk_tool_version wasm_opt)"
 case "$wasm_opt_tag" in
 version_[0-9]*) binaryen_version="${wasm_opt_tag#version_}.0.0" ;;
@@ -77,20 +83,6 @@ if [ "$(wasm-opt --version 2>/dev/null || true)" != "wasm-opt version ${wasm_opt
     mkdir -p "$BINARYEN_DIR"
     npm install --prefix "$BINARYEN_DIR" --no-save --no-package-lock --no-audit --no-fund \
         "binaryen@$binaryen_version"
-fi
-
-# --- Minifiers --------------------------------------------------------------------------------
-
-# The release build's post_build hook (scripts/minify-dist.mjs) minifies its JavaScript and CSS.
-installed_version() {
-    node -p "require('$MINIFY_DIR/node_modules/$1/package.json').version" 2>/dev/null || true
-}
-if [ "$(installed_version terser)" != "$TERSER_VERSION" ] || [ "$(installed_version csso)" != "$CSSO_VERSION" ]; then
-    install_note "terser@$TERSER_VERSION and csso@$CSSO_VERSION into .tools/minify"
-    rm -rf "$MINIFY_DIR"
-    mkdir -p "$MINIFY_DIR"
-    npm install --prefix "$MINIFY_DIR" --no-save --no-package-lock --no-audit --no-fund \
-        "terser@$TERSER_VERSION" "csso@$CSSO_VERSION"
 fi
 
 # Fill the crate cache so that trunk's offline cargo builds find every dependency.
@@ -131,6 +123,15 @@ if [ "$browser" = 1 ]; then
         (cd "$E2E_DIR" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
         printf '%s\n' "$lock_sum" >"$stamp"
     fi
+fi
+
+# --- Benchmarks -------------------------------------------------------------------------------
+
+# scripts/bench.sh breaks the wasm module down by crate with twiggy (its --version prints
+# "twiggy-opt", the name of its option parser).
+if [ "$bench" = 1 ] && [ "$(twiggy --version 2>/dev/null || true)" != "twiggy-opt $TWIGGY_VERSION" ]; then
+    install_note "twiggy $TWIGGY_VERSION (a few minutes)"
+    cargo install twiggy --version "$TWIGGY_VERSION" --locked
 fi
 
 if [ "$installed" = 0 ]; then

@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: native Rust tests, tests of the build scripts, the release web build in
-# Chromium with Playwright, then a bounded cargo-fuzz run of the URL decoder and the scenario
-# parser.
+# Runs every test: native Rust tests, the release web build in Chromium with Playwright, then a
+# bounded cargo-fuzz run of the URL decoder and the scenario parser.
 #
 #   scripts/test.sh          everything (what CI runs)
-#   scripts/test.sh --quick  native tests, build-script tests and the CLI trace only: no web
-#                            build, browser or fuzz
+#   scripts/test.sh --quick  native tests and the CLI trace only: no web build, browser or fuzz
 #
 # Installs what is missing first (scripts/setup.sh), prints a pass/fail summary and exits
 # non-zero if any step failed.
@@ -20,7 +18,7 @@ for arg in "$@"; do
     case "$arg" in
     --quick) quick=1 ;;
     -h | --help)
-        sed -n '2,9s/^# \{0,1\}//p' "$0"
+        sed -n '2,7s/^# \{0,1\}//p' "$0"
         exit 0
         ;;
     *) die "unknown option '$arg' (try --help)" ;;
@@ -52,11 +50,6 @@ step_setup() {
 step_native_tests() {
     # Every test target; the benchmarks are figures (scripts/bench.sh), not tests.
     cargo test --lib --bins --tests
-}
-
-step_script_tests() {
-    # The release build's post_build hook rewrites the wasm module: its helpers have own tests.
-    node --test scripts/wasm-glue.test.mjs
 }
 
 step_trace() {
@@ -152,7 +145,6 @@ if [ "$last_status" != 0 ]; then
 fi
 
 run_step "native tests (cargo test)" step_native_tests
-run_step "build script tests (node --test)" step_script_tests
 run_step "default trace (attention-lens trace)" step_trace
 
 if [ "$quick" = 1 ]; then

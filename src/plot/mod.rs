@@ -5,6 +5,7 @@
 
 mod format;
 mod heatmap;
+mod label;
 mod palette;
 mod svg;
 
@@ -13,5 +14,6 @@ pub use heatmap::{
     band_color, draw_heatmap, draw_heatmap_svg, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap,
     Highlight, Layout,
 };
+pub use label::{label_text, printable_char};
 pub use palette::{Palette, Rgb, Theme};
 pub use svg::{quarter_turns, SvgBackend};

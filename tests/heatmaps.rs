@@ -1,6 +1,6 @@
 //! SVG snapshots of each heatmap kind, read back as XML: cells, labels, the colours at the
-//! extremes, highlights and escaping, drawn by the same plotters code as the canvas. The SVGs
-//! are also written to target/heatmaps/ to look at.
+//! extremes, highlights and escaping, drawn by the same plotters code as the canvas and written
+//! by plotters-svg. The SVGs are also written to target/heatmaps/ to look at.
 
 // Native tests: they read files and run the CLI, which the browser target cannot.
 #![cfg(not(target_arch = "wasm32"))]

@@ -93,10 +93,7 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     let style = web_sys::HtmlElement::style(canvas);
     // Only real changes touch the style, so painting never invalidates the page's layout.
     for (property, value) in [
-        (
-            "width",
-            format!("{}px", f64::from(layout.width) * zoom),
-        ),
+        ("width", format!("{}px", f64::from(layout.width) * zoom)),
         (
             "aspect-ratio",
             format!("{} / {}", layout.width, layout.height),
@@ -152,16 +149,26 @@ fn draw_on(
         (f64::from(layout.width) * ratio).round() as u32,
         (f64::from(layout.height) * ratio).round() as u32,
     );
-    let backend = super::canvas::CachedCanvas::new(canvas.clone())?;
-    let context = backend.context().clone();
-    let area = super::canvas::Surface::Canvas(backend).into_drawing_area();
+    // The backend takes its size from the canvas's width and height, set just above.
+    let context = context_2d(canvas)?;
+    let area =
+        plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone())?.into_drawing_area();
     crate::plot::draw_heatmap_with(&area, map, ratio, &mut |grid| fill_cells(&context, grid))
         .ok()
         .map(|()| layout)
 }
 
+/// The 2D context of `canvas`, or `None` when it has none. It is the same object that
+/// plotters-canvas draws through.
+#[cfg(target_arch = "wasm32")]
+fn context_2d(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok()??.dyn_into().ok()
+}
+
 /// Paints the cell colours of `grid` as one image, one pixel per cell, scaled up without
-/// smoothing: a handful of canvas calls instead of two per cell.
+/// smoothing: a handful of canvas calls instead of one rectangle per cell. The plot code draws
+/// everything on top of the colours (values, hatching, grid lines, highlights) through
+/// plotters-canvas as usual, and falls back to rectangles when this returns `false`.
 #[cfg(target_arch = "wasm32")]
 fn fill_cells(context: &web_sys::CanvasRenderingContext2d, grid: &crate::plot::CellGrid) -> bool {
     use std::cell::RefCell;
@@ -185,7 +192,7 @@ fn fill_cells(context: &web_sys::CanvasRenderingContext2d, grid: &crate::plot::C
         return false;
     };
     set_size(&pixels, cols, rows);
-    let Some(pixel_context) = super::canvas::context_2d(&pixels) else {
+    let Some(pixel_context) = context_2d(&pixels) else {
         return false;
     };
     if pixel_context.put_image_data(&image, 0.0, 0.0).is_err() {
@@ -225,27 +232,9 @@ fn draw_on(
     None
 }
 
-/// The heatmap as an SVG document, through the same [`super::canvas::Surface`] as the page's
-/// canvases (see [`crate::plot::heatmap_svg`] for the same document elsewhere).
-#[cfg(target_arch = "wasm32")]
-fn svg_of(map: &Heatmap) -> Option<String> {
-    use plotters::prelude::IntoDrawingArea;
-    let layout = map.layout();
-    let mut svg = String::new();
-    {
-        let backend = crate::plot::SvgBackend::new(&mut svg, (layout.width, layout.height));
-        let area = super::canvas::Surface::Svg(backend).into_drawing_area();
-        crate::plot::draw_heatmap_svg(&area, map).ok()?;
-    }
-    Some(svg)
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn svg_of(map: &Heatmap) -> Option<String> {
-    crate::plot::heatmap_svg(map).ok()
-}
-
-/// The heatmap as a PNG `data:` URL at twice its size, drawn by the same code as the page.
+/// The heatmap as a PNG `data:` URL at twice its size, drawn by the same code as the page on a
+/// canvas of twice the layout's pixels. The plot fills the whole canvas with the theme's
+/// background first, so the image is opaque.
 fn png_at_2x(map: &Heatmap) -> Option<String> {
     let canvas = document()
         .create_element("canvas")
@@ -537,7 +526,7 @@ pub fn HeatmapView(
                 theme,
                 |map| {
                     if svg {
-                        if let Some(text) = svg_of(map) {
+                        if let Ok(text) = crate::plot::heatmap_svg(map) {
                             let _ = download_text(&format!("{stem}.svg"), "image/svg+xml", &text);
                         }
                     } else if let Some(url) = png_at_2x(map) {

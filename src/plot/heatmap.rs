@@ -4,11 +4,11 @@
 use super::format::format_value;
 use super::label::label_text;
 use super::palette::{Palette, Rgb, Theme};
-use super::svg::SvgBackend;
 use crate::attention::Matrix;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters_svg::SVGBackend;
 
 /// Cells to outline or tint: the selected cell and the operands it came from.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -470,21 +470,13 @@ pub fn heatmap_svg(map: &Heatmap) -> Result<String, String> {
     let layout = map.layout();
     let mut svg = String::new();
     {
-        let root = SvgBackend::new(&mut svg, (layout.width, layout.height)).into_drawing_area();
-        draw_heatmap_svg(&root, map).map_err(|e| e.to_string())?;
+        let root =
+            SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
+        // plotters-svg writes font sizes as plotters' size / 1.24, which the factor undoes, so
+        // the export's text has the canvas's CSS pixel sizes.
+        draw_scaled(&root, map, 1.0, 1.24, &mut |_| false).map_err(|e| e.to_string())?;
     }
     Ok(svg)
-}
-
-/// Draws what [`heatmap_svg`] writes, on `area`: an [`SvgBackend`] of `map.layout()`'s size, or
-/// a backend that wraps one (as the app does, to share one compiled copy of this code with its
-/// canvases).
-pub fn draw_heatmap_svg<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    map: &Heatmap,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    // SvgBackend writes font sizes as plotters' size / 1.24, which the factor undoes.
-    draw_scaled(area, map, 1.0, 1.24, &mut |_| false)
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
-//! SVG snapshots of each heatmap kind: cells, labels and the colours at the extremes, drawn by
-//! the same plotters code as the canvas. The SVGs are also written to target/heatmaps/ to look at.
+//! SVG snapshots of each heatmap kind, read back as XML: cells, labels, the colours at the
+//! extremes, highlights and escaping, drawn by the same plotters code as the canvas and written
+//! by plotters-svg. The SVGs are also written to target/heatmaps/ to look at.
 
 // Native tests: they read files and run the CLI, which the browser target cannot.
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{forward, Config, Init, Inputs, Matrix, Weights};
-use attention_lens::plot::{heatmap_svg, Heatmap, Highlight, Palette, Theme};
+use attention_lens::plot::{format_value, heatmap_svg, Heatmap, Highlight, Palette, Theme};
+use roxmltree::{Document, Node};
 
 fn trace(causal: bool) -> attention_lens::attention::Trace {
     let config = Config {
@@ -31,18 +33,78 @@ fn save(name: &str, svg: &str) {
     std::fs::write(dir.join(format!("{name}.svg")), svg).unwrap();
 }
 
-fn count(svg: &str, needle: &str) -> usize {
-    svg.matches(needle).count()
+/// `svg` parsed as XML, failing the test with the parser's message when it is not well-formed.
+fn parse(svg: &str) -> Document<'_> {
+    Document::parse(svg).unwrap_or_else(|e| panic!("the SVG is not well-formed XML: {e}"))
 }
 
-/// Whether `svg` uses `hex` (any case) as a colour.
-fn has_color(svg: &str, hex: &str) -> bool {
-    svg.to_lowercase().contains(&hex.to_lowercase())
+/// The elements called `tag`.
+fn elements<'a, 'i>(doc: &'a Document<'i>, tag: &str) -> Vec<Node<'a, 'i>> {
+    doc.descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == tag)
+        .collect()
 }
 
-/// Whether `text` is written as a whole text element.
-fn has_text(svg: &str, text: &str) -> bool {
-    svg.contains(&format!(">\n{text}\n<"))
+/// The text of every `<text>` element, trimmed of the line breaks plotters-svg writes around it.
+fn texts(doc: &Document) -> Vec<String> {
+    elements(doc, "text")
+        .iter()
+        .map(|n| n.text().unwrap_or_default().trim().to_string())
+        .collect()
+}
+
+/// Whether any element is painted in `color` (fill or stroke).
+fn uses_color(doc: &Document, color: &str) -> bool {
+    doc.descendants().any(|n| {
+        ["fill", "stroke"].iter().any(|a| {
+            n.attribute(*a)
+                .is_some_and(|v| v.eq_ignore_ascii_case(color))
+        })
+    })
+}
+
+/// An attribute read as a number.
+fn number(node: &Node, name: &str) -> f64 {
+    node.attribute(name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("<{}> has no numeric {name}", node.tag_name().name()))
+}
+
+/// Every number the document writes in a geometry or font attribute is finite.
+fn assert_all_numbers_finite(doc: &Document) {
+    let numeric = [
+        "x",
+        "y",
+        "width",
+        "height",
+        "x1",
+        "y1",
+        "x2",
+        "y2",
+        "font-size",
+        "stroke-width",
+        "opacity",
+    ];
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        for name in numeric {
+            if let Some(v) = node.attribute(name) {
+                let n: f64 = v.parse().unwrap_or(f64::NAN);
+                assert!(
+                    n.is_finite(),
+                    "{name}=\"{v}\" on <{}>",
+                    node.tag_name().name()
+                );
+            }
+        }
+        if let Some(points) = node.attribute("points") {
+            for p in points.split([' ', ',']).filter(|p| !p.is_empty()) {
+                assert!(
+                    p.parse::<f64>().is_ok_and(f64::is_finite),
+                    "points {points}"
+                );
+            }
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -74,7 +136,7 @@ fn map<'a>(
 fn a_signed_matrix_has_one_rectangle_per_cell_labels_and_diverging_ends() {
     let t = trace(false);
     let cols = dims(4);
-    let svg = heatmap_svg(&map(
+    let heatmap = map(
         &t.q,
         &t.tokens,
         &cols,
@@ -82,11 +144,31 @@ fn a_signed_matrix_has_one_rectangle_per_cell_labels_and_diverging_ends() {
         Palette::Diverging,
         2,
         Theme::LIGHT,
-    ))
-    .unwrap();
+    );
+    let svg = heatmap_svg(&heatmap).unwrap();
     save("q", &svg);
+    let doc = parse(&svg);
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    let layout = heatmap.layout();
+    assert_eq!(number(&root, "width"), f64::from(layout.width));
+    assert_eq!(number(&root, "height"), f64::from(layout.height));
     // 5×4 cells + 32 colour-bar steps + 2 head bands + the background.
-    assert_eq!(count(&svg, "<rect"), 5 * 4 + 32 + 2 + 1);
+    assert_eq!(elements(&doc, "rect").len(), 5 * 4 + 32 + 2 + 1);
+    // One filled rectangle of exactly one cell's size at every cell's place.
+    let cells = elements(&doc, "rect")
+        .iter()
+        .filter(|r| {
+            let (x, y) = (number(r, "x"), number(r, "y"));
+            number(r, "width") == f64::from(layout.cell_w)
+                && number(r, "height") == f64::from(layout.cell_h)
+                && (x - f64::from(layout.grid_x)) % f64::from(layout.cell_w) == 0.0
+                && (y - f64::from(layout.grid_y)) % f64::from(layout.cell_h) == 0.0
+                && r.attribute("stroke") == Some("none")
+        })
+        .count();
+    assert_eq!(cells, 20);
+    let written = texts(&doc);
     for label in [
         "sushi",
         "because",
@@ -94,17 +176,18 @@ fn a_signed_matrix_has_one_rectangle_per_cell_labels_and_diverging_ends() {
         "d4",
         "rows: tokens · columns: dimensions",
     ] {
-        assert!(svg.contains(label), "missing {label}");
+        assert!(written.iter().any(|t| t == label), "missing {label}");
     }
     // The colour bar reaches both ends of the purple–orange palette.
-    assert!(has_color(&svg, "#542788"), "no dark purple end");
-    assert!(has_color(&svg, "#b35806"), "no dark orange end");
+    assert!(uses_color(&doc, "#542788"), "no dark purple end");
+    assert!(uses_color(&doc, "#b35806"), "no dark orange end");
     // Every value is written in its cell, with a real minus sign.
-    let written =
+    let values =
         t.q.iter()
-            .filter(|v| has_text(&svg, &attention_lens::plot::format_value(**v, 2)))
-            .count();
-    assert_eq!(written, 20);
+            .filter(|v| written.contains(&format_value(**v, 2)));
+    assert_eq!(values.count(), 20);
+    assert!(written.iter().any(|t| t.starts_with('−')));
+    assert_all_numbers_finite(&doc);
 }
 
 #[test]
@@ -122,15 +205,24 @@ fn a_probability_matrix_uses_the_sequential_palette_with_key_tokens_on_columns()
     ))
     .unwrap();
     save("weights", &svg);
-    assert_eq!(count(&svg, "<rect"), 25 + 32 + 1);
-    assert!(svg.contains("rows: queries · columns: keys"));
+    let doc = parse(&svg);
+    assert_eq!(elements(&doc, "rect").len(), 25 + 32 + 1);
+    let written = texts(&doc);
+    assert!(written.contains(&"rows: queries · columns: keys".to_string()));
+    // Each token labels a row and a column; a column label too long for its cell is shortened.
+    for token in ["I", "like", "sushi", ","] {
+        assert_eq!(written.iter().filter(|t| *t == token).count(), 2, "{token}");
+    }
+    assert!(written.contains(&"because".to_string()));
+    assert!(written.contains(&"beca…".to_string()));
     // Blues: the light end for 0 and the dark end for 1 on the colour bar.
-    assert!(has_color(&svg, "#f7fbff"), "no light end");
-    assert!(has_color(&svg, "#08306b"), "no dark end");
+    assert!(uses_color(&doc, "#f7fbff"), "no light end");
+    assert!(uses_color(&doc, "#08306b"), "no dark end");
     assert!(
-        !has_color(&svg, "#542788"),
+        !uses_color(&doc, "#542788"),
         "probabilities must not use the diverging palette"
     );
+    assert_all_numbers_finite(&doc);
 }
 
 #[test]
@@ -148,10 +240,39 @@ fn masked_cells_are_hatched_and_marked_minus_infinity() {
     ))
     .unwrap();
     save("masked-dark", &svg);
+    let doc = parse(&svg);
     // 5 tokens: 10 cells above the diagonal.
-    assert_eq!(count(&svg, ">\n−∞\n<"), 10);
-    assert!(has_color(&svg, &Theme::DARK.masked.hex()));
-    assert!(count(&svg, "<polyline") + count(&svg, "<line") + count(&svg, "<path") >= 10);
+    assert_eq!(texts(&doc).iter().filter(|t| *t == "−∞").count(), 10);
+    let masked = Theme::DARK.masked.hex();
+    let masked_cells = elements(&doc, "rect")
+        .iter()
+        .filter(|r| {
+            r.attribute("fill")
+                .is_some_and(|f| f.eq_ignore_ascii_case(&masked))
+        })
+        .count();
+    assert_eq!(masked_cells, 10);
+    // Hatching: lines in the muted colour, several per masked cell.
+    let muted = Theme::DARK.muted.hex();
+    let hatches = elements(&doc, "polyline")
+        .iter()
+        .filter(|p| {
+            p.attribute("stroke")
+                .is_some_and(|s| s.eq_ignore_ascii_case(&muted))
+        })
+        .count();
+    assert!(hatches >= 10 * 2, "{hatches} hatch lines");
+    // The dark background fills the whole image.
+    let background = &elements(&doc, "rect")[0];
+    let bg = Theme::DARK.background.hex();
+    assert!(background
+        .attribute("fill")
+        .is_some_and(|f| f.eq_ignore_ascii_case(&bg)));
+    assert_eq!(
+        (number(background, "x"), number(background, "y")),
+        (0.0, 0.0)
+    );
+    assert_all_numbers_finite(&doc);
 }
 
 #[test]
@@ -167,12 +288,48 @@ fn a_selected_cell_is_outlined_in_the_accent_colour() {
         1,
         Theme::LIGHT,
     );
-    let plain = heatmap_svg(&m).unwrap();
-    m.highlight.cell = Some((1, 2));
-    let marked = heatmap_svg(&m).unwrap();
     let accent = Theme::LIGHT.accent.hex();
-    assert!(!has_color(&plain, &accent));
-    assert!(has_color(&marked, &accent));
+    let outlines = |svg: &str| -> Vec<(f64, f64, f64, f64)> {
+        let doc = parse(svg);
+        elements(&doc, "rect")
+            .iter()
+            .filter(|r| {
+                r.attribute("fill") == Some("none")
+                    && r.attribute("stroke")
+                        .is_some_and(|s| s.eq_ignore_ascii_case(&accent))
+            })
+            .map(|r| {
+                (
+                    number(r, "x"),
+                    number(r, "y"),
+                    number(r, "width"),
+                    number(r, "height"),
+                )
+            })
+            .collect()
+    };
+    assert!(outlines(&heatmap_svg(&m).unwrap()).is_empty());
+    m.highlight.cell = Some((1, 2));
+    let l = m.layout();
+    let cell = (
+        f64::from(l.grid_x + 2 * l.cell_w),
+        f64::from(l.grid_y + l.cell_h),
+        f64::from(l.cell_w),
+        f64::from(l.cell_h),
+    );
+    assert_eq!(outlines(&heatmap_svg(&m).unwrap()), vec![cell]);
+    // A highlighted row is outlined across the whole grid.
+    m.highlight = Highlight {
+        rows: vec![3],
+        ..Highlight::default()
+    };
+    let row = (
+        f64::from(l.grid_x),
+        f64::from(l.grid_y + 3 * l.cell_h),
+        f64::from(4 * l.cell_w),
+        f64::from(l.cell_h),
+    );
+    assert_eq!(outlines(&heatmap_svg(&m).unwrap()), vec![row]);
 }
 
 #[test]
@@ -189,11 +346,85 @@ fn a_large_matrix_hides_cell_values_but_keeps_every_cell() {
         Theme::LIGHT,
     ))
     .unwrap();
-    assert_eq!(count(&svg, "<rect"), 32 * 32 + 32 + 1);
+    let doc = parse(&svg);
+    assert_eq!(elements(&doc, "rect").len(), 32 * 32 + 32 + 1);
     // Only the labels, the caption and the colour bar's two ends are written.
     assert_eq!(
-        count(&svg, "<text"),
+        elements(&doc, "text").len(),
         32 + 32 + 1 + 2,
         "values should be hidden when cells are small"
     );
+}
+
+#[test]
+fn labels_with_control_characters_and_markup_still_make_well_formed_xml() {
+    let mut labels: Vec<String> = (0u32..0x20)
+        .map(|c| format!("a{}", char::from_u32(c).unwrap()))
+        .collect();
+    labels.extend(
+        [
+            "\u{FFFE}", "\u{FFFF}", "&", "<", "\"", "]]>", "'", "<script>", "&amp;",
+        ]
+        .map(String::from),
+    );
+    let n = labels.len();
+    let values = Matrix::from_fn(n, n, |i, j| (i as f64 - j as f64) / 7.0);
+    let svg = heatmap_svg(&map(
+        &values,
+        &labels,
+        &labels,
+        ("queries", "keys"),
+        Palette::Diverging,
+        1,
+        Theme::LIGHT,
+    ))
+    .unwrap();
+    save("hostile-labels", &svg);
+    let doc = parse(&svg);
+    let written = texts(&doc);
+    // Markup arrives as the same text, escaped on the way in and unescaped by the parser (as
+    // row labels: the narrow columns shorten the longer ones).
+    for label in ["&", "<", "\"", "]]>", "'", "<script>", "&amp;"] {
+        assert!(written.iter().any(|t| t == label), "{label}");
+    }
+    for label in ["&", "<", "\"", "'"] {
+        assert_eq!(written.iter().filter(|t| *t == label).count(), 2, "{label}");
+    }
+    assert!(elements(&doc, "script").is_empty());
+    // Control characters are shown as their pictures, non-characters as U+FFFD.
+    for (c, picture) in [
+        (0x00, '␀'),
+        (0x01, '␁'),
+        (0x09, '␉'),
+        (0x0A, '␊'),
+        (0x1F, '␟'),
+    ] {
+        let label = format!("a{picture}");
+        let shown = written.iter().filter(|t| **t == label).count();
+        assert_eq!(shown, 2, "U+{c:04X}");
+    }
+    assert_eq!(written.iter().filter(|t| *t == "\u{FFFD}").count(), 4);
+    assert!(!svg
+        .chars()
+        .any(|c| (c < ' ' && c != '\n') || c == '\u{FFFE}' || c == '\u{FFFF}'));
+    assert_all_numbers_finite(&doc);
+}
+
+#[test]
+fn not_a_number_in_the_values_writes_no_nan_into_the_drawing() {
+    let values = Matrix::from_row_slice(2, 2, &[f64::NAN, 1.0, f64::NEG_INFINITY, -1.0]);
+    let labels = vec!["a".to_string(), "b".to_string()];
+    let svg = heatmap_svg(&map(
+        &values,
+        &labels,
+        &labels,
+        ("queries", "keys"),
+        Palette::Diverging,
+        1,
+        Theme::LIGHT,
+    ))
+    .unwrap();
+    let doc = parse(&svg);
+    assert_all_numbers_finite(&doc);
+    assert_eq!(elements(&doc, "rect").len(), 4 + 32 + 1);
 }

@@ -2,8 +2,6 @@
 //! computes; none of them redoes the maths.
 
 mod attention_lines;
-#[cfg(target_arch = "wasm32")]
-mod canvas;
 mod context;
 mod deferred;
 mod download;

@@ -2,12 +2,13 @@
 //! colour bar.
 
 use super::format::format_value;
+use super::label::label_text;
 use super::palette::{Palette, Rgb, Theme};
-use super::svg::SvgBackend;
 use crate::attention::Matrix;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters_svg::SVGBackend;
 
 /// Cells to outline or tint: the selected cell and the operands it came from.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -182,16 +183,6 @@ fn text_style(size: f64, c: Rgb) -> TextStyle<'static> {
     }
 }
 
-fn truncate(label: &str, max: usize) -> String {
-    if label.chars().count() <= max {
-        label.to_string()
-    } else {
-        let mut s: String = label.chars().take(max.saturating_sub(1)).collect();
-        s.push('…');
-        s
-    }
-}
-
 /// The grid of cell colours, for a backend that can fill it in one go.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellGrid {
@@ -261,7 +252,7 @@ fn draw_scaled<DB: DrawingBackend>(
     for (c, label) in map.col_labels.iter().enumerate().take(cols) {
         let x = layout.grid_x + c as u32 * layout.cell_w + layout.cell_w / 2;
         area.draw(&Text::new(
-            truncate(label, col_chars),
+            label_text(label, col_chars),
             (s(x), s(label_y)),
             font(FONT, theme.text).pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
@@ -283,7 +274,7 @@ fn draw_scaled<DB: DrawingBackend>(
     for (r, label) in map.row_labels.iter().enumerate().take(rows) {
         let y = layout.grid_y + r as u32 * layout.cell_h + layout.cell_h / 2;
         area.draw(&Text::new(
-            truncate(label, layout.label_chars),
+            label_text(label, layout.label_chars),
             (s(layout.grid_x - 8), s(y)),
             font(FONT, theme.text).pos(Pos::new(HPos::Right, VPos::Center)),
         ))?;
@@ -479,21 +470,13 @@ pub fn heatmap_svg(map: &Heatmap) -> Result<String, String> {
     let layout = map.layout();
     let mut svg = String::new();
     {
-        let root = SvgBackend::new(&mut svg, (layout.width, layout.height)).into_drawing_area();
-        draw_heatmap_svg(&root, map).map_err(|e| e.to_string())?;
+        let root =
+            SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
+        // plotters-svg writes font sizes as plotters' size / 1.24, which the factor undoes, so
+        // the export's text has the canvas's CSS pixel sizes.
+        draw_scaled(&root, map, 1.0, 1.24, &mut |_| false).map_err(|e| e.to_string())?;
     }
     Ok(svg)
-}
-
-/// Draws what [`heatmap_svg`] writes, on `area`: an [`SvgBackend`] of `map.layout()`'s size, or
-/// a backend that wraps one (as the app does, to share one compiled copy of this code with its
-/// canvases).
-pub fn draw_heatmap_svg<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    map: &Heatmap,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    // SvgBackend writes font sizes as plotters' size / 1.24, which the factor undoes.
-    draw_scaled(area, map, 1.0, 1.24, &mut |_| false)
 }
 
 #[cfg(test)]
@@ -553,11 +536,5 @@ mod tests {
         m[(0, 2)] = 0.25;
         assert_eq!(widest_value(&m, 0), 2);
         assert_eq!(widest_value(&Matrix::zeros(0, 0), 2), 1);
-    }
-
-    #[test]
-    fn long_labels_are_shortened_with_an_ellipsis() {
-        assert_eq!(truncate("extraordinary", 5), "extr…");
-        assert_eq!(truncate("cat", 5), "cat");
     }
 }

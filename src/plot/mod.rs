@@ -1,17 +1,16 @@
-//! Heatmaps drawn with plotters, generic over the drawing backend: a canvas in the browser
-//! (plotters-canvas) and an SVG string natively and for exports ([`SvgBackend`]).
+//! Heatmaps drawn with plotters, generic over the drawing backend: plotters-canvas's
+//! `CanvasBackend` in the browser and plotters-svg's `SVGBackend` natively and for exports.
 //!
 //! Depends on [`crate::attention`] only for the matrix type and number formatting.
 
 mod format;
 mod heatmap;
+mod label;
 mod palette;
-mod svg;
 
 pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
 pub use heatmap::{
-    band_color, draw_heatmap, draw_heatmap_svg, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap,
-    Highlight, Layout,
+    band_color, draw_heatmap, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap, Highlight, Layout,
 };
+pub use label::{label_text, printable_char};
 pub use palette::{Palette, Rgb, Theme};
-pub use svg::{quarter_turns, SvgBackend};

@@ -1,12 +1,21 @@
 //! One heatmap: a crisp canvas drawn by `crate::plot`, and the same numbers as an HTML table.
+//!
+//! The canvases are painted in batches ([`queue`]) by plotters-canvas ([`draw`]); a heatmap is
+//! saved as SVG or PNG by [`export`], read out as a table by [`table`], and its cells are picked
+//! with the pointer or the keyboard ([`keys`]).
+
+mod draw;
+mod export;
+mod keys;
+mod queue;
+mod table;
 
 use super::context::{ui_context, Selection, SelectionContext};
-use super::download::{download_text, download_url};
-use crate::attention::{move_selection, Direction, Matrix};
+use crate::attention::Matrix;
 use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
+use export::ImageFormat;
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// What one panel shows; every field is reactive so the panel follows the trace.
 #[derive(Clone)]
@@ -39,264 +48,6 @@ fn join(values: &[usize]) -> String {
         .map(usize::to_string)
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// Canvases waiting to be painted, each with the job that paints it.
-#[cfg(target_arch = "wasm32")]
-type Jobs = Vec<(web_sys::HtmlCanvasElement, Box<dyn FnOnce()>)>;
-
-#[cfg(target_arch = "wasm32")]
-thread_local! {
-    static WAITING: std::cell::RefCell<Jobs> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Paints `canvas` with `job` once the effects of the current change have all run.
-///
-/// Setting a font or drawing text on a canvas in the page makes the browser bring the page's
-/// styles up to date first. Painting every canvas in one batch, after the other effects have
-/// changed the page, pays for that once per change instead of once per canvas.
-#[cfg(target_arch = "wasm32")]
-fn paint_soon(canvas: web_sys::HtmlCanvasElement, job: impl FnOnce() + 'static) {
-    let first = WAITING.with(|w| {
-        let mut w = w.borrow_mut();
-        let first = w.is_empty();
-        w.retain(|(c, _)| *c != canvas);
-        w.push((canvas, Box::new(job)));
-        first
-    });
-    if first {
-        queue_microtask(|| loop {
-            let jobs = WAITING.with(|w| std::mem::take(&mut *w.borrow_mut()));
-            if jobs.is_empty() {
-                break;
-            }
-            for (_, job) in jobs {
-                job();
-            }
-            super::perf::heatmaps_drawn();
-        });
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn paint_soon(_canvas: web_sys::HtmlCanvasElement, job: impl FnOnce() + 'static) {
-    job();
-}
-
-/// Draws a heatmap on a canvas, scaled for the screen's pixel ratio.
-#[cfg(target_arch = "wasm32")]
-fn paint(canvas: &web_sys::HtmlCanvasElement, map: &Heatmap, zoom: f64) {
-    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
-    let Some(layout) = draw_on(canvas, map, ratio) else {
-        return;
-    };
-    let style = web_sys::HtmlElement::style(canvas);
-    // Only real changes touch the style, so painting never invalidates the page's layout.
-    for (property, value) in [
-        ("width", format!("{}px", f64::from(layout.width) * zoom)),
-        (
-            "aspect-ratio",
-            format!("{} / {}", layout.width, layout.height),
-        ),
-    ] {
-        if style.get_property_value(property).ok().as_deref() != Some(value.as_str()) {
-            let _ = style.set_property(property, &value);
-        }
-    }
-    if canvas.get_attribute("data-drawn").is_none() {
-        let _ = canvas.set_attribute("data-drawn", "true");
-    }
-}
-
-/// The canvas kept in `slot`, made on first use; it is never added to the page.
-#[cfg(target_arch = "wasm32")]
-fn reuse_canvas(
-    slot: &std::cell::RefCell<Option<web_sys::HtmlCanvasElement>>,
-) -> Option<web_sys::HtmlCanvasElement> {
-    let mut slot = slot.borrow_mut();
-    if slot.is_none() {
-        *slot = document()
-            .create_element("canvas")
-            .ok()
-            .and_then(|c| c.dyn_into().ok());
-    }
-    slot.clone()
-}
-
-/// Resizes `canvas` only when its size differs: every resize reallocates and clears it.
-#[cfg(target_arch = "wasm32")]
-fn set_size(canvas: &web_sys::HtmlCanvasElement, width: u32, height: u32) {
-    if canvas.width() != width {
-        canvas.set_width(width);
-    }
-    if canvas.height() != height {
-        canvas.set_height(height);
-    }
-}
-
-/// Draws a heatmap on `canvas`, sized to fit, with every length multiplied by `ratio`; the
-/// layout it used, or `None` when the canvas could not be drawn on.
-#[cfg(target_arch = "wasm32")]
-fn draw_on(
-    canvas: &web_sys::HtmlCanvasElement,
-    map: &Heatmap,
-    ratio: f64,
-) -> Option<crate::plot::Layout> {
-    use plotters::prelude::IntoDrawingArea;
-    let layout = map.layout();
-    set_size(
-        canvas,
-        (f64::from(layout.width) * ratio).round() as u32,
-        (f64::from(layout.height) * ratio).round() as u32,
-    );
-    let backend = super::canvas::CachedCanvas::new(canvas.clone())?;
-    let context = backend.context().clone();
-    let area = super::canvas::Surface::Canvas(backend).into_drawing_area();
-    crate::plot::draw_heatmap_with(&area, map, ratio, &mut |grid| fill_cells(&context, grid))
-        .ok()
-        .map(|()| layout)
-}
-
-/// Paints the cell colours of `grid` as one image, one pixel per cell, scaled up without
-/// smoothing: a handful of canvas calls instead of two per cell.
-#[cfg(target_arch = "wasm32")]
-fn fill_cells(context: &web_sys::CanvasRenderingContext2d, grid: &crate::plot::CellGrid) -> bool {
-    use std::cell::RefCell;
-    thread_local! {
-        static PIXELS: RefCell<Option<web_sys::HtmlCanvasElement>> = const { RefCell::new(None) };
-    }
-    let (cols, rows) = (grid.cols as u32, grid.rows as u32);
-    let rgba: Vec<u8> = grid
-        .colors
-        .iter()
-        .flat_map(|c| [c.0, c.1, c.2, 255])
-        .collect();
-    let Ok(image) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
-        wasm_bindgen::Clamped(&rgba),
-        cols,
-        rows,
-    ) else {
-        return false;
-    };
-    let Some(pixels) = PIXELS.with(reuse_canvas) else {
-        return false;
-    };
-    set_size(&pixels, cols, rows);
-    let Some(pixel_context) = super::canvas::context_2d(&pixels) else {
-        return false;
-    };
-    if pixel_context.put_image_data(&image, 0.0, 0.0).is_err() {
-        return false;
-    }
-    // Whole pixels at both ends, as the rectangles would have had.
-    let (x0, y0) = (grid.x.round(), grid.y.round());
-    let x1 = (grid.x + grid.cell_w * f64::from(cols)).round();
-    let y1 = (grid.y + grid.cell_h * f64::from(rows)).round();
-    context.set_image_smoothing_enabled(false);
-    let drawn = context
-        .draw_image_with_html_canvas_element_and_sw_and_sh_and_dx_and_dy_and_dw_and_dh(
-            &pixels,
-            0.0,
-            0.0,
-            f64::from(cols),
-            f64::from(rows),
-            x0,
-            y0,
-            x1 - x0,
-            y1 - y0,
-        )
-        .is_ok();
-    context.set_image_smoothing_enabled(true);
-    drawn
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn paint(_canvas: &web_sys::HtmlCanvasElement, _map: &Heatmap, _zoom: f64) {}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn draw_on(
-    _canvas: &web_sys::HtmlCanvasElement,
-    _map: &Heatmap,
-    _ratio: f64,
-) -> Option<crate::plot::Layout> {
-    None
-}
-
-/// The heatmap as an SVG document, through the same [`super::canvas::Surface`] as the page's
-/// canvases (see [`crate::plot::heatmap_svg`] for the same document elsewhere).
-#[cfg(target_arch = "wasm32")]
-fn svg_of(map: &Heatmap) -> Option<String> {
-    use plotters::prelude::IntoDrawingArea;
-    let layout = map.layout();
-    let mut svg = String::new();
-    {
-        let backend = crate::plot::SvgBackend::new(&mut svg, (layout.width, layout.height));
-        let area = super::canvas::Surface::Svg(backend).into_drawing_area();
-        crate::plot::draw_heatmap_svg(&area, map).ok()?;
-    }
-    Some(svg)
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn svg_of(map: &Heatmap) -> Option<String> {
-    crate::plot::heatmap_svg(map).ok()
-}
-
-/// The heatmap as a PNG `data:` URL at twice its size, drawn by the same code as the page.
-fn png_at_2x(map: &Heatmap) -> Option<String> {
-    let canvas = document()
-        .create_element("canvas")
-        .ok()?
-        .dyn_into::<web_sys::HtmlCanvasElement>()
-        .ok()?;
-    draw_on(&canvas, map, 2.0)?;
-    canvas.to_data_url_with_type("image/png").ok()
-}
-
-/// `text` with the characters HTML gives meaning to escaped.
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The rows of a matrix's table: a header cell with the row label, then one cell per value
-/// carrying its full-precision number in `data-value`, and optionally the row's sum.
-pub fn table_body_html(m: &Matrix, labels: &[String], row_sums: bool) -> String {
-    let mut html = String::new();
-    for r in 0..m.nrows() {
-        let label = labels.get(r).map(String::as_str).unwrap_or_default();
-        html.push_str(&format!(
-            "<tr><th scope=\"row\">{}</th>",
-            escape_html(label)
-        ));
-        for value in m.row(r).iter() {
-            html.push_str(&format!(
-                "<td data-value=\"{}\">{}</td>",
-                *value,
-                format_value(*value, 3)
-            ));
-        }
-        if row_sums {
-            let sum: f64 = m.row(r).iter().filter(|v| v.is_finite()).sum();
-            html.push_str(&format!(
-                "<td class=\"sum\" data-sum=\"{}\">{}</td>",
-                sum,
-                format_value(sum, 3)
-            ));
-        }
-        html.push_str("</tr>");
-    }
-    html
 }
 
 /// The panel's data borrowed as one plot description for `f`. Reads are tracked when
@@ -431,7 +182,7 @@ pub fn HeatmapView(
         );
         let (values, row_labels, col_labels, range, highlight) = painting;
         let target = canvas.clone();
-        paint_soon(canvas, move || {
+        queue::paint_soon(canvas, move || {
             let map = Heatmap {
                 values: &values,
                 row_labels: &row_labels,
@@ -445,7 +196,7 @@ pub fn HeatmapView(
                 highlight,
                 theme,
             };
-            paint(&target, &map, zoom);
+            draw::paint(&target, &map, zoom);
         });
     });
 
@@ -512,7 +263,7 @@ pub fn HeatmapView(
     };
     let export = {
         let name = name.clone();
-        move |svg: bool| {
+        move |format: ImageFormat| {
             let theme = if ui.dark.get_untracked() {
                 Theme::DARK
             } else {
@@ -532,23 +283,15 @@ pub fn HeatmapView(
                 col_groups,
                 none,
                 theme,
-                |map| {
-                    if svg {
-                        if let Some(text) = svg_of(map) {
-                            let _ = download_text(&format!("{stem}.svg"), "image/svg+xml", &text);
-                        }
-                    } else if let Some(url) = png_at_2x(map) {
-                        let _ = download_url(&format!("{stem}.png"), &url);
-                    }
-                },
+                |map| export::save(map, format, &stem),
             );
         }
     };
     let export_png = {
         let export = export.clone();
-        move |_| export(false)
+        move |_| export(ImageFormat::Png)
     };
-    let export_svg = move |_| export(true);
+    let export_svg = move |_| export(ImageFormat::Svg);
 
     // Row sums line up with the chart's rows.
     let sums_style = move || {
@@ -574,15 +317,10 @@ pub fn HeatmapView(
             let Some(canvas) = canvas_ref.get_untracked() else {
                 return;
             };
-            let l = layout();
-            let width = f64::from(canvas.client_width().max(1));
-            let scale = f64::from(l.width) / width;
-            let (x, y) = (
-                f64::from(ev.offset_x()) * scale,
-                f64::from(ev.offset_y()) * scale,
-            );
-            let (r, c) = values.with_untracked(|m| m.shape());
-            if let Some(cell) = l.cell_at(x, y, r, c) {
+            let offset = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+            let shape = values.with_untracked(|m| m.shape());
+            let shown_width = f64::from(canvas.client_width());
+            if let Some(cell) = keys::cell_at_click(&layout(), shown_width, offset, shape) {
                 select(cell);
             }
         }
@@ -602,13 +340,7 @@ pub fn HeatmapView(
         move |ev: web_sys::KeyboardEvent| {
             let shape = values.with_untracked(|m| m.shape());
             let from = current().unwrap_or((0, 0));
-            let (rows, cols) = shape;
-            let cell = match ev.key().as_str() {
-                "Home" => Some((from.0, 0)),
-                "End" => Some((from.0, cols.saturating_sub(1))),
-                key => Direction::from_key(key).map(|d| move_selection(shape, from, d)),
-            };
-            if let Some(cell) = cell.filter(|_| rows > 0 && cols > 0) {
+            if let Some(cell) = keys::cell_for_key(&ev.key(), shape, from) {
                 ev.prevent_default();
                 ev.stop_propagation();
                 select(cell);
@@ -622,30 +354,8 @@ pub fn HeatmapView(
         }
     };
 
-    // One write per change: a 32 × 32 table would otherwise run two thousand small updates
-    // on every edit. A hidden table catches up once edits pause, so dragging a value redraws
-    // the heatmaps without rebuilding and laying out tables nobody is looking at.
     let body_ref = NodeRef::<leptos::html::Tbody>::new();
-    Effect::new(move |drawn_before: Option<bool>| {
-        let Some(body) = body_ref.get() else {
-            return false;
-        };
-        let html = move || {
-            values
-                .try_with_untracked(|m| {
-                    rows.try_with_untracked(|labels| table_body_html(m, labels, row_sums))
-                })
-                .flatten()
-        };
-        values.track();
-        rows.track();
-        if drawn_before.unwrap_or(false) && !ui.show_tables.get() {
-            super::deferred::write_later(body.into(), html);
-        } else if let Some(html) = html() {
-            super::deferred::write_now(body.into(), &html);
-        }
-        true
-    });
+    table::follow_values(body_ref, values, rows, row_sums, ui.show_tables);
 
     let table_title = title.clone();
     view! {
@@ -696,23 +406,5 @@ pub fn HeatmapView(
             </table>
             </div>
         </figure>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn table_rows_escape_tokens_and_keep_full_precision() {
-        let m = Matrix::from_row_slice(2, 2, &[0.1234567, f64::NEG_INFINITY, -2.0, 0.5]);
-        let labels = vec!["<b>\"x\"</b>".to_string(), "y & z".to_string()];
-        let html = table_body_html(&m, &labels, true);
-        assert!(html.starts_with("<tr><th scope=\"row\">&lt;b&gt;&quot;x&quot;&lt;/b&gt;</th>"));
-        assert!(html.contains("<td data-value=\"0.1234567\">0.123</td>"));
-        assert!(html.contains("<td data-value=\"-inf\">−∞</td>"));
-        assert!(html.contains("<th scope=\"row\">y &amp; z</th>"));
-        assert!(html.contains("data-sum=\"-1.5\">−1.500</td>"));
-        assert_eq!(html.matches("<tr>").count(), 2);
     }
 }

@@ -1,0 +1,155 @@
+//! Drawing a heatmap on a canvas with plotters-canvas, sized for the screen's pixel ratio.
+
+use crate::plot::{Heatmap, Layout};
+use web_sys::HtmlCanvasElement;
+
+#[cfg(target_arch = "wasm32")]
+use {
+    crate::plot::CellGrid,
+    leptos::prelude::{document, window},
+    std::cell::RefCell,
+    wasm_bindgen::JsCast,
+    web_sys::CanvasRenderingContext2d,
+};
+
+/// Draws a heatmap on a canvas in the page, scaled for the screen's pixel ratio and `zoom`, and
+/// sizes the canvas's box to the heatmap's CSS size times `zoom`.
+#[cfg(target_arch = "wasm32")]
+pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
+    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
+    let Some(layout) = draw_on(canvas, map, ratio) else {
+        return;
+    };
+    let style = web_sys::HtmlElement::style(canvas);
+    // Only real changes touch the style, so painting never invalidates the page's layout.
+    for (property, value) in [
+        ("width", format!("{}px", f64::from(layout.width) * zoom)),
+        (
+            "aspect-ratio",
+            format!("{} / {}", layout.width, layout.height),
+        ),
+    ] {
+        if style.get_property_value(property).ok().as_deref() != Some(value.as_str()) {
+            let _ = style.set_property(property, &value);
+        }
+    }
+    if canvas.get_attribute("data-drawn").is_none() {
+        let _ = canvas.set_attribute("data-drawn", "true");
+    }
+}
+
+/// Natively there is no canvas to paint.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn paint(_canvas: &HtmlCanvasElement, _map: &Heatmap, _zoom: f64) {}
+
+/// Draws a heatmap on `canvas`, whose pixel size becomes the layout's times `ratio`, with every
+/// length multiplied by `ratio`; the layout it used, or `None` when the canvas could not be
+/// drawn on.
+#[cfg(target_arch = "wasm32")]
+pub fn draw_on(canvas: &HtmlCanvasElement, map: &Heatmap, ratio: f64) -> Option<Layout> {
+    use plotters::prelude::IntoDrawingArea;
+    let layout = map.layout();
+    set_size(
+        canvas,
+        (f64::from(layout.width) * ratio).round() as u32,
+        (f64::from(layout.height) * ratio).round() as u32,
+    );
+    // The backend takes its size from the canvas's width and height, set just above.
+    let context = context_2d(canvas)?;
+    let area =
+        plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone())?.into_drawing_area();
+    crate::plot::draw_heatmap_with(&area, map, ratio, &mut |grid| fill_cells(&context, grid))
+        .ok()
+        .map(|()| layout)
+}
+
+/// Natively there is no canvas to draw on.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn draw_on(_canvas: &HtmlCanvasElement, _map: &Heatmap, _ratio: f64) -> Option<Layout> {
+    None
+}
+
+/// The 2D context of `canvas`, or `None` when it has none. It is the same object that
+/// plotters-canvas draws through.
+#[cfg(target_arch = "wasm32")]
+fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok()??.dyn_into().ok()
+}
+
+/// The canvas kept in `slot`, made on first use; it is never added to the page.
+#[cfg(target_arch = "wasm32")]
+fn reuse_canvas(slot: &RefCell<Option<HtmlCanvasElement>>) -> Option<HtmlCanvasElement> {
+    let mut slot = slot.borrow_mut();
+    if slot.is_none() {
+        *slot = document()
+            .create_element("canvas")
+            .ok()
+            .and_then(|c| c.dyn_into().ok());
+    }
+    slot.clone()
+}
+
+/// Resizes `canvas` only when its size differs: every resize reallocates and clears it.
+#[cfg(target_arch = "wasm32")]
+fn set_size(canvas: &HtmlCanvasElement, width: u32, height: u32) {
+    if canvas.width() != width {
+        canvas.set_width(width);
+    }
+    if canvas.height() != height {
+        canvas.set_height(height);
+    }
+}
+
+/// Paints the cell colours of `grid` as one image, one pixel per cell, scaled up without
+/// smoothing: a handful of canvas calls instead of one rectangle per cell. The plot code draws
+/// everything on top of the colours (values, hatching, grid lines, highlights) through
+/// plotters-canvas as usual, and falls back to rectangles when this returns `false`.
+#[cfg(target_arch = "wasm32")]
+fn fill_cells(context: &CanvasRenderingContext2d, grid: &CellGrid) -> bool {
+    thread_local! {
+        static PIXELS: RefCell<Option<HtmlCanvasElement>> = const { RefCell::new(None) };
+    }
+    let (cols, rows) = (grid.cols as u32, grid.rows as u32);
+    let rgba: Vec<u8> = grid
+        .colors
+        .iter()
+        .flat_map(|c| [c.0, c.1, c.2, 255])
+        .collect();
+    let Ok(image) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
+        wasm_bindgen::Clamped(&rgba),
+        cols,
+        rows,
+    ) else {
+        return false;
+    };
+    let Some(pixels) = PIXELS.with(reuse_canvas) else {
+        return false;
+    };
+    set_size(&pixels, cols, rows);
+    let Some(pixel_context) = context_2d(&pixels) else {
+        return false;
+    };
+    if pixel_context.put_image_data(&image, 0.0, 0.0).is_err() {
+        return false;
+    }
+    // Whole pixels at both ends, as the rectangles would have had.
+    let (x0, y0) = (grid.x.round(), grid.y.round());
+    let x1 = (grid.x + grid.cell_w * f64::from(cols)).round();
+    let y1 = (grid.y + grid.cell_h * f64::from(rows)).round();
+    context.set_image_smoothing_enabled(false);
+    let drawn = context
+        .draw_image_with_html_canvas_element_and_sw_and_sh_and_dx_and_dy_and_dw_and_dh(
+            &pixels,
+            0.0,
+            0.0,
+            f64::from(cols),
+            f64::from(rows),
+            x0,
+            y0,
+            x1 - x0,
+            y1 - y0,
+        )
+        .is_ok();
+    context.set_image_smoothing_enabled(true);
+    drawn
+}

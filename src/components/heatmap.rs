@@ -2,7 +2,8 @@
 
 use super::context::{ui_context, Selection, SelectionContext};
 use super::download::{download_text, download_url};
-use crate::attention::{move_selection, Direction, Matrix};
+use super::keyboard::{move_selection, Direction};
+use crate::attention::Matrix;
 use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
 use leptos::html::Canvas;
 use leptos::prelude::*;

@@ -3,80 +3,12 @@
 
 use super::attention_lines::AttentionLines;
 use super::heatmap::{HeatmapView, PanelData};
-use crate::attention::{subscript, HeadMatrix, HeadTrace, Matrix, ScaleMode, Stage, Trace};
-use crate::plot::{format_value, Palette};
+use crate::attention::{HeadMatrix, HeadTrace, Matrix, ScaleMode, Stage, Trace};
+use crate::plot::Palette;
+use crate::words::{
+    shape_text, stage_explanation, stage_formula_mathml, stage_name, stage_note, subscript,
+};
 use leptos::prelude::*;
-
-/// The shapes of a stage's operands and result, in words and numbers.
-pub fn shape_text(stage: Stage, seq_len: usize, d_model: usize, n_heads: usize) -> String {
-    let dk = d_model / n_heads.max(1);
-    let (s, d) = (seq_len, d_model);
-    match stage {
-        Stage::Input => format!("X: seq_len × d_model = {s} × {d}"),
-        Stage::Projection => {
-            format!("X ({s} × {d}) · W ({d} × {d}) = Q, K, V (seq_len × d_model = {s} × {d})")
-        }
-        Stage::SplitHeads => format!(
-            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); likewise K, V"
-        ),
-        Stage::Scores => {
-            format!("Qₕ ({s} × {dk}) · Kₕᵀ ({dk} × {s}) = Sₕ (seq_len × seq_len = {s} × {s})")
-        }
-        Stage::Scale | Stage::Mask | Stage::Softmax => {
-            format!("seq_len × seq_len = {s} × {s}, per head")
-        }
-        Stage::WeightedSum => {
-            format!("Aₕ ({s} × {s}) · Vₕ ({s} × {dk}) = Cₕ (seq_len × d_k = {s} × {dk})")
-        }
-        Stage::Concat => {
-            format!("{n_heads} × Cₕ ({s} × {dk}) side by side = C (seq_len × d_model = {s} × {d})")
-        }
-        Stage::OutputProjection => {
-            format!("C ({s} × {d}) · W_o ({d} × {d}) = Y (seq_len × d_model = {s} × {d})")
-        }
-    }
-}
-
-/// What the numbers of this trace say about the stage, beyond the general explanation.
-pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
-    let c = &trace.config;
-    match stage {
-        Stage::Input if !c.positional_encoding => Some(
-            "Positional encoding is off, so X is just the embeddings: attention cannot tell word order apart."
-                .into(),
-        ),
-        Stage::Scale => Some(match c.scale {
-            ScaleMode::SqrtHeadDim => format!(
-                "Here d_k = {}, so every score is divided by √{} ≈ {}.",
-                c.head_dim(),
-                c.head_dim(),
-                format_value(trace.scale_divisor, 3)
-            ),
-            ScaleMode::SqrtSeqLen => format!(
-                "You chose √seq_len: the scores are divided by √{} ≈ {}. This is the common mistake: the size of a dot product depends on d_k = {}, not on how many tokens there are.",
-                trace.seq_len(),
-                format_value(trace.scale_divisor, 3),
-                c.head_dim()
-            ),
-            ScaleMode::None => "Scaling is off: the scores go into the softmax as they are, so larger heads give sharper, more all-or-nothing weights.".into(),
-        }),
-        Stage::Mask if !c.causal => Some(
-            "The causal mask is off: nothing is hidden and every token sees every other. Switch it on in Settings to see −∞ above the diagonal."
-                .into(),
-        ),
-        Stage::Mask => Some(
-            "Cells above the diagonal (a key that comes after its query) are −∞ and drawn hatched."
-                .into(),
-        ),
-        Stage::Softmax if c.temperature != 1.0 => Some(format!(
-            "Temperature T = {}: the scores are divided by it before the softmax ({}).",
-            c.temperature,
-            if c.temperature < 1.0 { "sharper" } else { "flatter" }
-        )),
-        Stage::Softmax => Some("Each row sums to 1: the sums are listed beside every chart.".into()),
-        _ => None,
-    }
-}
 
 enum Item {
     Panel(PanelData),
@@ -569,46 +501,16 @@ pub fn StageView(
         <article class="stage" data-testid="stage-view" aria-labelledby="stage-title">
             <header class="stage-header">
                 <p class="stage-kicker">{move || format!("Stage {} of 10", stage.get().index() + 1)}</p>
-                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{move || stage.get().name()}</h2>
+                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{move || stage_name(stage.get())}</h2>
                 <div class="formula" data-testid="formula"
-                    inner_html=move || format!("<math display=\"block\">{}</math>", stage.get().formula_mathml())>
+                    inner_html=move || format!("<math display=\"block\">{}</math>", stage_formula_mathml(stage.get()))>
                 </div>
-                <p class="explanation" data-testid="explanation">{move || stage.get().explanation()}</p>
+                <p class="explanation" data-testid="explanation">{move || stage_explanation(stage.get())}</p>
                 <p class="shapes" data-testid="shapes">{shapes}</p>
                 <p class="note" data-testid="stage-note">{note}</p>
             </header>
             {picker}
             <div class="stage-body">{body}</div>
         </article>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::state::Model;
-
-    #[test]
-    fn shapes_name_the_head_width_for_per_head_stages() {
-        assert_eq!(
-            shape_text(Stage::Scores, 5, 8, 2),
-            "Qₕ (5 × 4) · Kₕᵀ (4 × 5) = Sₕ (seq_len × seq_len = 5 × 5)"
-        );
-        assert!(shape_text(Stage::Concat, 3, 6, 3).contains("3 × 6"));
-    }
-
-    #[test]
-    fn the_scale_note_gives_the_real_divisor_and_flags_the_mistake() {
-        let mut model = Model::default();
-        let t = model.trace().unwrap();
-        assert_eq!(
-            stage_note(Stage::Scale, &t).unwrap(),
-            "Here d_k = 2, so every score is divided by √2 ≈ 1.414."
-        );
-        model.set_scale(ScaleMode::SqrtSeqLen);
-        let t = model.trace().unwrap();
-        assert!(stage_note(Stage::Scale, &t)
-            .unwrap()
-            .contains("common mistake"));
     }
 }

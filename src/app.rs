@@ -8,6 +8,7 @@ use crate::components::{
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
+use crate::words::stage_name;
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -191,7 +192,7 @@ pub fn App() -> impl IntoView {
                                 {Stage::ALL.into_iter().map(|s| view! {
                                     <li class:current=move || stage.get() == s class:done={move || stage.get() > s}
                                         aria-current=move || (stage.get() == s).then_some("step")>
-                                        <span class="visually-hidden">{s.name()}</span>
+                                        <span class="visually-hidden">{stage_name(s)}</span>
                                     </li>
                                 }).collect_view()}
                             </ol>

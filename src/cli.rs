@@ -196,9 +196,9 @@ fn number(
 fn scale_parser() -> impl TypedValueParser<Value = ScaleMode> {
     PossibleValuesParser::new(ScaleMode::ALL.map(|mode| {
         let help = if mode == ScaleMode::default() {
-            format!("{}, the default", mode.label())
+            format!("{}, the default", crate::words::scale_mode_label(mode))
         } else {
-            mode.label().to_string()
+            crate::words::scale_mode_label(mode).to_string()
         };
         PossibleValue::new(mode.key()).help(help)
     }))

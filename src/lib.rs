@@ -1,7 +1,9 @@
 //! attention-lens: see multi-head self-attention, one stage at a time.
 //!
 //! - [`attention`]: the maths core (nalgebra only), which returns a [`attention::Trace`] of every
-//!   intermediate matrix.
+//!   intermediate matrix, and the arithmetic behind each cell as data.
+//! - [`words`]: everything a learner reads, from the stage explanations to the handout.
+//! - [`panels`]: the heatmap panels the views draw, by name, and the table of head matrices.
 //! - [`plot`]: plotters drawing, generic over the drawing backend.
 //! - [`state`]: the learner's model (sentence, settings, edited matrices), free of view code.
 //! - [`formats`]: the scenario file, the share link and the trace export.
@@ -15,6 +17,8 @@ pub mod cli;
 pub mod components;
 pub mod formats;
 pub mod json;
+pub mod panels;
 pub mod plot;
 pub mod presets;
 pub mod state;
+pub mod words;

@@ -8,6 +8,7 @@
 
 use crate::attention::{forward, Inputs, Trace};
 use crate::formats::scenario::Scenario;
+use crate::words;
 use std::sync::OnceLock;
 
 /// One promise about one row of one head's attention weights: the `keys` together get at least
@@ -27,19 +28,12 @@ pub struct Claim {
 impl Claim {
     /// The claim in words, naming tokens as in `trace`.
     pub fn describe(&self, trace: &Trace) -> String {
-        let name = |i: usize| {
-            trace
-                .tokens
-                .get(i)
-                .map_or_else(|| format!("token {}", i + 1), |t| format!("“{t}”"))
-        };
-        let keys: Vec<String> = self.keys.iter().map(|&k| name(k)).collect();
-        format!(
-            "in head {}, the row for {} puts at least {} of its weight on {}, more than on any other token",
-            self.head + 1,
-            name(self.query),
+        words::claim_text(
+            self.head,
+            self.query,
+            self.keys,
             self.at_least,
-            keys.join(" + ")
+            &trace.tokens,
         )
     }
 

@@ -157,7 +157,10 @@ fn json_output_is_the_forward_pass_of_the_default_scenario() {
 fn markdown_has_every_stage_and_the_tokens() {
     let md = stdout(&run(&["trace", "--format", "markdown"]));
     for stage in attention_lens::attention::Stage::ALL {
-        assert!(md.contains(stage.name()), "missing {stage}");
+        assert!(
+            md.contains(attention_lens::words::stage_name(stage)),
+            "missing {stage:?}"
+        );
     }
     for token in ["I", "am", "hungry"] {
         assert!(md.contains(&format!("| {token} |")), "missing {token}");

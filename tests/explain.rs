@@ -5,10 +5,12 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{
-    explain, format_value, forward, Config, Explanation, HeadMatrix, Init, Inputs, Matrix,
-    MatrixId, Operand, ScaleMode, Trace, WeightName, Weights, MAX_TOKENS,
+    forward, Config, HeadMatrix, Init, Inputs, Matrix, MatrixId, Operand, ScaleMode, Trace,
+    WeightName, Weights, MAX_TOKENS,
 };
 use attention_lens::formats::scenario::Scenario;
+use attention_lens::panels::{self, operand_panel, panel_name, panel_names};
+use attention_lens::words::{explain, format_value, Explanation};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -102,7 +104,7 @@ fn tiny_trace() -> Trace {
 
 fn cell(trace: &Trace, id: MatrixId, r: usize, c: usize) -> Explanation {
     explain(trace, id, r, c)
-        .unwrap_or_else(|| panic!("{} ({r}, {c}) is not explained", id.panel_name()))
+        .unwrap_or_else(|| panic!("{} ({r}, {c}) is not explained", panel_name(id)))
 }
 
 /// The text after the last ` = `: the number the expansion ends in.
@@ -125,7 +127,6 @@ fn operand(
 ) -> Operand {
     Operand {
         matrix,
-        panel: matrix.panel_name(),
         rows: rows.to_vec(),
         cols: cols.to_vec(),
         cell,
@@ -135,7 +136,7 @@ fn operand(
 /// Checks one explanation against the trace; returns a message instead of panicking so the
 /// proptest below can report it.
 fn check(trace: &Trace, id: MatrixId, r: usize, c: usize) -> Result<(), String> {
-    let name = format!("{} ({r}, {c})", id.panel_name());
+    let name = format!("{} ({r}, {c})", panel_name(id));
     let e = explain(trace, id, r, c).ok_or(format!("{name}: not explained"))?;
     let stored = id.get(trace).ok_or(format!("{name}: no matrix"))?[(r, c)];
     if e.value.to_bits() != stored.to_bits() {
@@ -181,10 +182,11 @@ fn check(trace: &Trace, id: MatrixId, r: usize, c: usize) -> Result<(), String> 
         if !in_range {
             return Err(format!("{name}: operand {op:?} is outside {rows} × {cols}"));
         }
-        if MatrixId::parse(&op.panel) != Some(op.matrix) {
+        let panel = operand_panel(id, op.matrix);
+        if panels::parse(&panel) != Some(op.matrix) {
             return Err(format!(
-                "{name}: operand panel {:?} is not {:?}",
-                op.panel, op.matrix
+                "{name}: operand panel {panel:?} is not {:?}",
+                op.matrix
             ));
         }
     }
@@ -233,19 +235,19 @@ fn ui_panel_names(n_heads: usize) -> Vec<String> {
 fn every_panel_the_stage_view_draws_names_a_matrix_of_the_trace() {
     let trace = causal_trace();
     for name in ui_panel_names(3) {
-        let id = MatrixId::parse(&name).unwrap_or_else(|| panic!("{name} does not parse"));
+        let id = panels::parse(&name).unwrap_or_else(|| panic!("{name} does not parse"));
         assert!(id.get(&trace).is_some(), "{name} has no values");
         assert!(
-            id.panel_names().contains(&name),
+            panel_names(id).contains(&name),
             "{name} is not a name of {id:?}"
         );
     }
-    assert_eq!(MatrixId::parse("x-q"), Some(MatrixId::X));
+    assert_eq!(panels::parse("x-q"), Some(MatrixId::X));
     assert_eq!(
-        MatrixId::parse("kt-h2"),
+        panels::parse("kt-h2"),
         Some(head(2, HeadMatrix::KTransposed))
     );
-    assert_eq!(MatrixId::parse("q-h3"), Some(head(3, HeadMatrix::Q)));
+    assert_eq!(panels::parse("q-h3"), Some(head(3, HeadMatrix::Q)));
     assert!(
         head(3, HeadMatrix::Q).get(&trace).is_none(),
         "there are only 3 heads"
@@ -257,7 +259,7 @@ fn panel_names_are_exactly_the_stage_view_names() {
     let trace = causal_trace();
     let names: Vec<String> = MatrixId::all(&trace)
         .iter()
-        .map(|id| id.panel_name())
+        .map(|id| panel_name(*id))
         .collect();
     let mut expected = ui_panel_names(3);
     expected.retain(|n| !n.starts_with("x-"));
@@ -330,13 +332,12 @@ fn a_projection_cell_reads_a_row_of_x_and_a_column_of_the_weight() {
     assert_eq!(
         e.operands,
         vec![
-            Operand {
-                panel: "x-k".to_string(),
-                ..operand(MatrixId::X, &[4], &[], None)
-            },
+            operand(MatrixId::X, &[4], &[], None),
             operand(MatrixId::Weight(WeightName::K), &[], &[3], None),
         ]
     );
+    // X lights up in the copy drawn beside W_k.
+    assert_eq!(operand_panel(e.matrix, e.operands[0].matrix), "x-k");
     assert_eq!(e.title, "Key K[the, d4]");
     assert_eq!(e.formula, "K[i, c] = Σ_m X[i, m] · W_k[m, c]");
     assert!(
@@ -748,8 +749,8 @@ proptest! {
 
     #[test]
     fn any_text_parses_to_a_matrix_only_if_it_is_one_of_its_panel_names(name in "\\PC{0,12}|[a-z_]{1,8}-h[0-9]{0,3}") {
-        if let Some(id) = MatrixId::parse(&name) {
-            prop_assert!(id.panel_names().contains(&name), "{} -> {:?}", name, id);
+        if let Some(id) = panels::parse(&name) {
+            prop_assert!(panel_names(id).contains(&name), "{} -> {:?}", name, id);
         }
     }
 }

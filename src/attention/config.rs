@@ -63,15 +63,6 @@ impl ScaleMode {
         }
     }
 
-    /// A short label for menus.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::SqrtHeadDim => "÷ √d_k (correct)",
-            Self::SqrtSeqLen => "÷ √seq_len (common mistake)",
-            Self::None => "no scaling",
-        }
-    }
-
     /// The number the scores are divided by.
     pub fn divisor(self, head_dim: usize, seq_len: usize) -> f64 {
         match self {

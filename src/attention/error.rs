@@ -1,3 +1,4 @@
+use super::stage::Stage;
 use thiserror::Error;
 
 /// Everything that can be wrong with the inputs to attention, in words a learner can act on.
@@ -54,6 +55,10 @@ pub enum AttentionError {
         col: usize,
     },
     /// A computed value overflowed to infinity or NaN.
-    #[error("The numbers grew too large to represent at the {stage} stage. Use smaller values.")]
-    Overflow { stage: String },
+    // Named by its key: the name a learner reads belongs to `crate::words`.
+    #[error(
+        "The numbers grew too large to represent at the {} stage. Use smaller values.",
+        .stage.key()
+    )]
+    Overflow { stage: Stage },
 }

@@ -326,8 +326,6 @@ fn check_finite<const N: usize>(stage: Stage, ms: [&Matrix; N]) -> Result<(), At
     if ms.iter().all(|m| m.iter().all(|v| v.is_finite())) {
         Ok(())
     } else {
-        Err(AttentionError::Overflow {
-            stage: stage.name().to_string(),
-        })
+        Err(AttentionError::Overflow { stage })
     }
 }

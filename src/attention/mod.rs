@@ -17,25 +17,27 @@
 //!
 //! that is, `softmax(QKᵀ/√d_k)V` for every head, concatenated and projected.
 //! Rows are tokens (the row-vector convention). This module depends on nalgebra and std only.
+//! It is the maths and only the maths: what a learner reads about it is in `crate::words`, and
+//! the views decide how its matrices are named and drawn.
 
+mod cells;
 mod config;
 mod embeddings;
 mod error;
-mod explain;
-mod format;
 mod forward;
+mod matrix_id;
 mod rng;
 mod stage;
 mod tokens;
 mod weights;
 pub mod whatif;
 
+pub use cells::{cell_work, CellWork, Computation, Operand, Wave};
 pub use config::{Config, Limits, ScaleMode, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE};
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
 pub use error::AttentionError;
-pub use explain::{explain, move_selection, Direction, Explanation, HeadMatrix, MatrixId, Operand};
-pub use format::{format_value, subscript};
 pub use forward::{forward, forward_within, softmax_rows, HeadTrace, Inputs, Trace};
+pub use matrix_id::{HeadMatrix, MatrixId};
 pub use rng::SplitMix64;
 pub use stage::Stage;
 pub use tokens::{tokenize, MAX_TOKENS};

@@ -95,18 +95,6 @@ impl WhatIf {
         Self::ALL.into_iter().find(|w| w.key() == key)
     }
 
-    /// A short label for menus.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::ScaleBySeqLen => "Divide by √seq_len instead of √d_k",
-            Self::NoScaling => "Do not scale the scores",
-            Self::SoftmaxOverColumns => "Softmax over columns instead of rows",
-            Self::NoCausalMask => "Switch off the causal mask",
-            Self::Temperature(_) => "Change the softmax temperature",
-            Self::UnstableSoftmax => "Softmax without subtracting the maximum",
-        }
-    }
-
     /// The stage where the mistake is made.
     pub fn stage(self) -> Stage {
         match self {
@@ -115,18 +103,6 @@ impl WhatIf {
             Self::SoftmaxOverColumns | Self::Temperature(_) | Self::UnstableSoftmax => {
                 Stage::Softmax
             }
-        }
-    }
-
-    /// A paragraph in plain language: what changes and what it does to the result.
-    pub fn explanation(self) -> &'static str {
-        match self {
-            Self::ScaleBySeqLen => "The scores are divided by √seq_len, the square root of the number of tokens, instead of √d_k, the width of one head. But the size of a dot product depends on how many numbers are multiplied and added, which is d_k, not on how many tokens there are. So the divisor is wrong in a way that changes with the sentence: a sentence shorter than d_k is divided by too little and its weights come out too sharp, a longer one by too much and its weights come out too flat, and adding one word changes how every other word attends even though nothing about those words changed. Only when seq_len happens to equal d_k do the two agree. Compare the mean largest weight per row on both sides.",
-            Self::NoScaling => "The scores go into the softmax undivided. A dot product adds up d_k products, so for random vectors its typical size grows like √d_k: the wider the head, the bigger the scores. The softmax turns big differences into nearly all-or-nothing weights, so each row ends up on a single token, and a row that saturated has almost no gradient, so a model in training barely learns from it. Dividing by √d_k brings the scores back to a typical size of about 1 whatever the head width. Here the rows get sharper: their largest weight grows and their entropy falls. The saturation chart shows the same effect growing with d_k.",
-            Self::SoftmaxOverColumns => "Each column is normalised instead of each row, so the weights add up to 1 down every column rather than across every row. A row is one token asking where to look; a column is one token being looked at. Normalising columns shares out each key among the queries, so a token no longer divides one unit of attention among the others: its row can total more or less than 1, its output is no longer an average of value vectors but is blown up or shrunk, and a key that several queries like has its share split between them. Check the sums: the rows drift away from 1 while every column sums to exactly 1.",
-            Self::NoCausalMask => "The causal mask is switched off, so each token can attend to the tokens after it. In a model that predicts the next word this is cheating: during training the word to be predicted is right there in the input, so the model learns to copy it rather than predict it, and when the model generates text those future words do not exist yet. The highlighted cells are the leaks: every cell above the diagonal that now has a positive weight is a token looking at its own future. The weight they take is missing from the earlier tokens, so even the allowed weights change.",
-            Self::Temperature(_) => "The scaled scores are divided by a temperature T before the softmax. Below 1 the gaps between scores are magnified and each row sharpens towards its single highest score; as T approaches 0 the row becomes all-or-nothing. Above 1 the gaps shrink and each row flattens; as T grows every weight approaches 1 divided by the number of visible tokens. Attention itself uses T = 1; a language model uses a temperature the same way when it picks its next word, to make its choice bolder or more random. The entropy of a row measures how spread out it is, and it falls as T falls.",
-            Self::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score. In exact arithmetic that gives the same answer, but computer numbers have limits: exp(z) overflows to infinity once z is above about 709.78, and infinity divided by infinity is NaN, not a number (and if every score in a row is below about −745, every exp rounds to 0 and 0 divided by 0 is NaN too). Toy scores are far too small for that, so both sides here use scores 1000 times larger (W_q is multiplied by 1000), a size that untrained or unscaled models do reach. The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1; the naive one returns NaN, and the NaN spreads into every number computed from that row.",
         }
     }
 }
@@ -690,20 +666,10 @@ mod tests {
     }
 
     #[test]
-    fn keys_round_trip_and_every_mistake_is_explained_differently() {
+    fn keys_round_trip() {
         for what in WhatIf::ALL {
             assert_eq!(WhatIf::from_key(what.key()), Some(what));
-            assert!(
-                what.explanation().len() > 300,
-                "{} is barely explained",
-                what.key()
-            );
-            assert!(!what.label().is_empty());
         }
-        let mut texts: Vec<&str> = WhatIf::ALL.iter().map(|w| w.explanation()).collect();
-        texts.sort_unstable();
-        texts.dedup();
-        assert_eq!(texts.len(), WhatIf::ALL.len());
         assert_eq!(WhatIf::from_key("typo"), None);
     }
 

@@ -2,7 +2,7 @@
 //! as opaque as its weight. Hovering or focusing a token keeps only its lines.
 
 use crate::attention::Trace;
-use crate::plot::format_value;
+use crate::words::format_value;
 use leptos::prelude::*;
 
 /// Which side of the diagram a token is on.

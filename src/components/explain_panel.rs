@@ -1,24 +1,27 @@
 //! The arithmetic behind the selected cell, announced to screen readers.
 
 use super::context::{Selection, SelectionContext};
-use crate::attention::{explain, Explanation, MatrixId, Trace};
+use crate::attention::Trace;
+use crate::panels;
 use crate::plot::Highlight;
+use crate::words::{explain, Explanation, NO_CELL};
 use leptos::prelude::*;
 
 /// The explanation of `selection` in `trace`, if the cell exists.
 pub fn explain_selection(trace: &Trace, selection: &Selection) -> Option<Explanation> {
-    let matrix = MatrixId::parse(&selection.panel)?;
+    let matrix = panels::parse(&selection.panel)?;
     explain(trace, matrix, selection.row, selection.col)
 }
 
-/// What lights up for an explanation, by panel name.
+/// What lights up for an explanation, by panel name: each operand in the panel drawn beside the
+/// explained one.
 pub fn operand_highlights(explanation: &Explanation) -> Vec<(String, Highlight)> {
     explanation
         .operands
         .iter()
         .map(|o| {
             (
-                o.panel.clone(),
+                panels::operand_panel(explanation.matrix, o.matrix),
                 Highlight {
                     cell: o.cell,
                     rows: o.rows.clone(),
@@ -64,9 +67,7 @@ pub fn ExplainPanel(
             aria-live="polite" aria-label="How the selected cell was computed">
             {move || match explanation.get() {
                 None => view! {
-                    <p class="explain-empty">
-                        "Click any cell of a heatmap, or focus a heatmap with Tab and use the arrow keys, to see exactly how that number was computed."
-                    </p>
+                    <p class="explain-empty">{NO_CELL}</p>
                 }.into_any(),
                 Some(e) => view! {
                     <div class="explain-head">
@@ -100,6 +101,20 @@ mod tests {
         let lit = operand_highlights(&e);
         assert!(lit.iter().any(|(p, h)| p == "q-h0" && h.rows == [1]));
         assert!(lit.iter().any(|(p, _)| p == "kt-h0"));
+    }
+
+    #[test]
+    fn a_projection_cell_lights_the_copy_of_x_beside_its_weight() {
+        let trace = Model::default().trace().unwrap();
+        let selection = Selection {
+            panel: "v".into(),
+            row: 2,
+            col: 1,
+        };
+        let e = explain_selection(&trace, &selection).unwrap();
+        let lit = operand_highlights(&e);
+        assert!(lit.iter().any(|(p, h)| p == "x-v" && h.rows == [2]));
+        assert!(lit.iter().any(|(p, h)| p == "w_v" && h.cols == [1]));
     }
 
     #[test]

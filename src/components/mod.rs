@@ -8,6 +8,7 @@ mod download;
 mod explain_panel;
 mod export;
 mod heatmap;
+mod keyboard;
 mod matrix_editor;
 mod perf;
 mod preset_picker;

@@ -3,6 +3,7 @@
 use crate::attention::{Config, ScaleMode, D_MODEL_RANGE, TEMPERATURE_RANGE};
 use crate::plot::parse_cell;
 use crate::state::Model;
+use crate::words::scale_mode_label;
 use leptos::prelude::*;
 
 /// The settings form. Only valid choices are offered; a bad temperature shows a message and is
@@ -85,7 +86,7 @@ pub fn Settings(
                 <select id="scale-mode" data-testid="scale-mode" on:change=set_scale
                     prop:value=move || config.get().scale.key().to_string()>
                     {ScaleMode::ALL.into_iter().map(|s| view! {
-                        <option value=s.key() selected=move || config.get().scale == s>{s.label()}</option>
+                        <option value=s.key() selected=move || config.get().scale == s>{scale_mode_label(s)}</option>
                     }.into_any()).collect_view()}
                 </select>
 

@@ -2,6 +2,7 @@
 
 use super::context::ui_context;
 use crate::attention::Stage;
+use crate::words::{stage_name, stage_progress};
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -24,7 +25,7 @@ pub fn StageRail(
                             on:click=move |_| stage.set(s)
                         >
                             <span class="rail-number" aria-hidden="true">{s.index() + 1}</span>
-                            <span class="rail-name">{s.name()}</span>
+                            <span class="rail-name">{stage_name(s)}</span>
                         </button>
                     </li>
                 }.into_any()).collect_view()}
@@ -83,7 +84,7 @@ pub fn StageControls(
                 "← Previous"
             </button>
             <span class="progress" data-testid="progress" aria-live="polite">
-                {move || format!("Stage {} of {}", stage.get().index() + 1, Stage::ALL.len())}
+                {move || stage_progress(stage.get())}
             </span>
             <button type="button" data-testid="next" disabled=move || stage.get().next().is_none()
                 on:click=move |_| { if let Some(n) = stage.get_untracked().next() { stage.set(n) } }>

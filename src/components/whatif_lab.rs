@@ -1,13 +1,18 @@
 //! The what-if lab: one deliberate mistake at a time, its result beside the correct one, and
-//! what goes wrong in words. Every number comes from `attention::whatif`.
+//! what goes wrong in words. Every number comes from `attention::whatif`, every sentence from
+//! `words`.
 
 use super::heatmap::{HeatmapView, PanelData};
 use crate::attention::whatif::{
     compare, saturation_by_head_dim, Comparison, WhatIf, SATURATION_HEAD_DIMS,
 };
-use crate::attention::{subscript, Matrix, ScaleMode, Trace};
-use crate::plot::{format_value, Highlight, Palette};
+use crate::attention::{Matrix, ScaleMode, Trace};
+use crate::plot::{Highlight, Palette};
 use crate::state::Model;
+use crate::words::{
+    comparison_summary, correct_title, format_value, shown_title, whatif_explanation, whatif_label,
+    NO_MISTAKE,
+};
 use leptos::prelude::*;
 
 /// Slider position (−1 to 1) to temperature (0.1 to 10), logarithmic so 1 sits in the middle.
@@ -93,52 +98,7 @@ pub fn WhatIfLab(
         row_sums: true,
     };
 
-    let summary = move || {
-        comparison.with(|c| {
-            let c = c.as_ref()?;
-            let hh = h();
-            let mut lines: Vec<String> = Vec::new();
-            if let Some((right, wrong)) = c.saturation(hh) {
-                lines.push(format!(
-                    "Mean largest weight per row: {} correct, {} with the mistake.",
-                    format_value(right.mean_max_weight, 2),
-                    format_value(wrong.mean_max_weight, 2)
-                ));
-            }
-            if let Some(head) = c.altered.heads.get(hh) {
-                if matches!(c.what, WhatIf::SoftmaxOverColumns) {
-                    let sums: Vec<String> =
-                        head.row_sums.iter().map(|s| format_value(*s, 2)).collect();
-                    lines.push(format!(
-                        "Row sums with the mistake: {} (they should all be 1.00).",
-                        sums.join(", ")
-                    ));
-                }
-                if !head.leaked.is_empty() {
-                    lines.push(format!(
-                        "{} cells above the diagonal now get weight: a token sees the future (outlined).",
-                        head.leaked.len()
-                    ));
-                }
-                if !head.non_finite.is_empty() {
-                    lines.push(format!(
-                        "{} weights are NaN or infinite: exp overflowed without the maximum subtracted.",
-                        head.non_finite.len()
-                    ));
-                }
-            }
-            let change = c.max_output_change();
-            lines.push(if change.is_nan() {
-                "The layer output is broken: it contains NaN.".to_string()
-            } else {
-                format!(
-                    "Largest change in the layer's output: {}.",
-                    format_value(change, 2)
-                )
-            });
-            Some(lines)
-        })
-    };
+    let summary = move || comparison.with(|c| c.as_ref().map(|c| comparison_summary(c, h())));
 
     let saturation_rows = move || {
         matches!(
@@ -160,7 +120,7 @@ pub fn WhatIfLab(
                         <button type="button" class="whatif-toggle" data-testid=format!("whatif-{key}")
                             aria-pressed=move || is_on().to_string()
                             on:click=move |_| active.set(if is_on() { None } else { Some(w) })>
-                            {w.label()}
+                            {whatif_label(w)}
                         </button>
                     }
                 }).collect_view()}
@@ -187,11 +147,11 @@ pub fn WhatIfLab(
                 </div>
             }.into_any())}
             <p class="whatif-explanation" data-testid="whatif-explanation">
-                {move || chosen.get().map(|w| w.explanation()).unwrap_or("No mistake is switched on: both sides show the correct attention weights.")}
+                {move || chosen.get().map(whatif_explanation).unwrap_or(NO_MISTAKE)}
             </p>
             {move || {
-                let title = format!("A{} correct", subscript(h() + 1));
-                let name = if chosen.get().is_some() { "A with the mistake" } else { "A (no mistake on)" };
+                let title = correct_title(h());
+                let name = shown_title(chosen.get().is_some());
                 view! {
                     <div class="equation">
                         <HeatmapView data=weights_panel("whatif-correct", title, correct_values) />

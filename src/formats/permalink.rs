@@ -34,7 +34,9 @@ use crate::attention::{
     tokenize, toy_embedding, AttentionError, Config, Init, MatrixId, ScaleMode, Stage, WeightName,
     Weights, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
+use crate::panels::panel_names;
 use crate::state::{Model, Overrides};
+use crate::words::stage_name;
 use std::fmt::Write as _;
 
 /// The link format version this build writes and reads.
@@ -449,7 +451,7 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
             notices.add(format!(
                 "The link's stage {} does not exist: the first stage, {}, is shown.",
                 shown(raw),
-                Stage::Input.name()
+                stage_name(Stage::Input)
             ));
             Stage::Input
         }),
@@ -917,7 +919,7 @@ pub fn panels(model: &Model) -> Vec<(String, (usize, usize))> {
     MatrixId::all(&trace)
         .into_iter()
         .filter_map(|m| m.shape(&trace).map(|shape| (m, shape)))
-        .flat_map(|(m, shape)| m.panel_names().into_iter().map(move |n| (n, shape)))
+        .flat_map(|(m, shape)| panel_names(m).into_iter().map(move |n| (n, shape)))
         .collect()
 }
 

@@ -23,8 +23,13 @@
 //! | `w_o`               |      | Output projection | d1..d_model  | d1..d_model |
 //! | `output`            |      | Output projection | tokens       | d1..d_model |
 
-use crate::attention::{format_value, Matrix, ScaleMode, Stage, Trace};
+use crate::attention::{Matrix, Stage, Trace};
 use crate::json::{self, Value};
+use crate::words::{
+    configuration, configuration_warning, format_value, handout_stage_note, handout_title,
+    head_heading, matrix_description, matrix_symbol, rounding_remark, stage_explanation,
+    stage_formula, stage_name, CONFIGURATION, FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
+};
 use std::fmt::Write as _;
 
 /// Decimal places of the numbers in [`trace_markdown`]: enough to check a product by hand,
@@ -230,24 +235,21 @@ pub fn trace_markdown(trace: &Trace) -> String {
     let mut out = String::new();
     let tokens: Vec<String> = trace.tokens.iter().map(|t| escape_markdown(t)).collect();
     // Writing to a String cannot fail; the results are ignored for that reason.
-    let _ = writeln!(
-        out,
-        "# Self-attention, step by step: {}\n",
-        tokens.join(" ")
-    );
+    let _ = writeln!(out, "# {}\n", handout_title(&tokens));
     write_configuration(&mut out, trace, &tokens);
 
     let matrices = trace_matrices(trace);
     for (i, stage) in Stage::ALL.into_iter().enumerate() {
-        let _ = writeln!(out, "## {}. {}\n", i + 1, stage.name());
-        let _ = writeln!(out, "Formula: `{}`\n", stage.formula());
-        let _ = writeln!(out, "{}\n", stage.explanation());
-        write_stage_notes(&mut out, trace, stage);
+        let _ = writeln!(out, "## {}. {}\n", i + 1, stage_name(stage));
+        let _ = writeln!(out, "{FORMULA}: `{}`\n", stage_formula(stage));
+        let _ = writeln!(out, "{}\n", stage_explanation(stage));
+        let note = handout_stage_note(trace, stage, MARKDOWN_DECIMALS);
+        let _ = writeln!(out, "{note}\n");
         let mut current_head = None;
         for m in matrices.iter().filter(|m| m.stage == stage) {
             if let Some(h) = m.head.filter(|h| current_head != Some(*h)) {
                 current_head = Some(h);
-                let _ = writeln!(out, "### Head {}\n", h + 1);
+                let _ = writeln!(out, "### {}\n", head_heading(h));
             }
             write_matrix(&mut out, trace, &tokens, m);
         }
@@ -259,198 +261,29 @@ pub fn trace_markdown(trace: &Trace) -> String {
 }
 
 fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
-    let c = &trace.config;
-    let seq_len = trace.seq_len();
-    let head_dim = c.head_dim();
-    let _ = writeln!(out, "## Configuration\n");
-    let _ = writeln!(
-        out,
-        "- **Tokens ({seq_len}):** {}, one row each.",
-        tokens.join(" · ")
-    );
-    let _ = writeln!(
-        out,
-        "- **d_model = {}:** every token is a row of {} numbers.",
-        c.d_model, c.d_model
-    );
-    let heads = if c.n_heads == 1 { "head" } else { "heads" };
-    let _ = writeln!(
-        out,
-        "- **{} {heads}:** each head works on d_k = d_model ÷ heads = {} ÷ {} = {head_dim} columns.",
-        c.n_heads, c.d_model, c.n_heads
-    );
-    let correct = format!("√d_k = {}", root(head_dim));
-    let (scaling, warning) = match c.scale {
-        ScaleMode::SqrtHeadDim => (
-            format!("the scores are divided by {correct}, the square root of the head width"),
-            None,
-        ),
-        ScaleMode::SqrtSeqLen => (
-            format!("the scores are divided by √seq_len = {}", root(seq_len)),
-            Some(format!(
-                "this is not the formula of “Attention Is All You Need”, which divides by \
-                 {correct}. Dividing by the sentence length is a common mistake, kept here on \
-                 purpose: the length of the sentence does not change the size of one dot product."
-            )),
-        ),
-        ScaleMode::None => (
-            "none, the scores are divided by 1".to_string(),
-            Some(format!(
-                "the standard formula divides by {correct}. Without it, large scores push the \
-                 softmax towards all-or-nothing weights."
-            )),
-        ),
-    };
-    let _ = writeln!(out, "- **Scaling:** {scaling}.");
-    let _ = if c.causal {
-        writeln!(
-            out,
-            "- **Causal mask:** on, each token attends only to itself and the tokens before it."
-        )
-    } else {
-        writeln!(
-            out,
-            "- **Causal mask:** off, every token attends to every token."
-        )
-    };
-    let _ = if c.positional_encoding {
-        writeln!(
-            out,
-            "- **Positional encoding:** on, sinusoidal positions are added to the embeddings."
-        )
-    } else {
-        writeln!(
-            out,
-            "- **Positional encoding:** off, so X is just the token embeddings and attention \
-             cannot see word order."
-        )
-    };
-    let _ = if c.temperature == 1.0 {
-        writeln!(
-            out,
-            "- **Softmax temperature:** T = 1, the scores go into the softmax unchanged."
-        )
-    } else {
-        writeln!(
-            out,
-            "- **Softmax temperature:** T = {}: the scores are divided by T before the softmax \
-             (T below 1 sharpens the weights, above 1 flattens them).",
-            c.temperature
-        )
-    };
-    if let Some(warning) = warning {
-        let _ = writeln!(out, "\n> **Note:** {warning}");
+    let _ = writeln!(out, "## {CONFIGURATION}\n");
+    for line in configuration(trace, tokens, MARKDOWN_DECIMALS) {
+        let _ = writeln!(out, "- **{}:** {}", line.label, line.text);
     }
-    let _ = writeln!(
-        out,
-        "\nNumbers are rounded to {MARKDOWN_DECIMALS} decimals; the computation keeps full \
-         precision, so a value recomputed from the rounded ones may differ in the last digit.\n"
-    );
-}
-
-/// `√n = v` or `√n ≈ v`.
-fn root(n: usize) -> String {
-    let r = (n as f64).sqrt();
-    if r.fract() == 0.0 {
-        format!("√{n} = {}", r)
-    } else {
-        format!("√{n} ≈ {}", format_number(r))
+    if let Some(warning) = configuration_warning(trace, MARKDOWN_DECIMALS) {
+        let _ = writeln!(out, "\n> **{NOTE}:** {warning}");
     }
+    let _ = writeln!(out, "\n{}\n", rounding_remark(MARKDOWN_DECIMALS));
 }
-
-fn write_stage_notes(out: &mut String, trace: &Trace, stage: Stage) {
-    let c = &trace.config;
-    let head_dim = c.head_dim();
-    let note = match stage {
-        Stage::Input if trace.positional.is_none() => {
-            "Positional encoding is off, so X = E.".to_string()
-        }
-        Stage::Input => "E holds the token embeddings and P the positional encoding.".to_string(),
-        Stage::SplitHeads => {
-            let ranges: Vec<String> = (0..c.n_heads)
-                .map(|h| {
-                    let cols = trace.head_columns(h);
-                    format!("head {} takes d{}–d{}", h + 1, cols.start + 1, cols.end)
-                })
-                .collect();
-            format!(
-                "Each head's {head_dim} columns are called c1–c{head_dim} inside the head: {}.",
-                ranges.join(", ")
-            )
-        }
-        Stage::Scores => QUERY_KEY_NOTE.to_string(),
-        Stage::Scale => {
-            let how = match c.scale {
-                ScaleMode::SqrtHeadDim => format!("√d_k = √{head_dim}"),
-                ScaleMode::SqrtSeqLen => format!(
-                    "√seq_len = √{}, not the correct √d_k = √{head_dim}",
-                    trace.seq_len()
-                ),
-                ScaleMode::None => "1: scaling is off".to_string(),
-            };
-            format!(
-                "Every score is divided by {} ({how}). {QUERY_KEY_NOTE}",
-                format_number(trace.scale_divisor)
-            )
-        }
-        Stage::Mask if c.causal => format!(
-            "The mask is on: entries above the diagonal, where the key comes after the query, \
-             are −∞. {QUERY_KEY_NOTE}"
-        ),
-        Stage::Mask => {
-            format!("The mask is off, so nothing is hidden and Mₕ equals Zₕ. {QUERY_KEY_NOTE}")
-        }
-        Stage::Softmax => {
-            let mut note = format!(
-                "The last column is each row's sum, which is 1 up to rounding. {QUERY_KEY_NOTE}"
-            );
-            if c.temperature != 1.0 {
-                let _ = write!(
-                    note,
-                    " The masked scores were divided by T = {} first.",
-                    c.temperature
-                );
-            }
-            if trace.heads.iter().any(|h| !h.fully_masked_rows.is_empty()) {
-                note.push_str(
-                    " A row whose every key is masked has no key to attend to: its weights are \
-                     all 0 by definition.",
-                );
-            }
-            note
-        }
-        Stage::WeightedSum => format!(
-            "Row i of Cₕ is the sum of the rows of Vₕ, each times its weight in row i of Aₕ. \
-             Columns c1–c{head_dim} are the head's own columns."
-        ),
-        Stage::Concat => {
-            "Head 1's context fills the first columns, head 2's the next, and so on.".to_string()
-        }
-        Stage::Projection => {
-            "Rows of W are the input dimensions, columns the output dimensions.".to_string()
-        }
-        Stage::OutputProjection => {
-            "Rows of W_o match the columns of C; Y has one row per token, like X.".to_string()
-        }
-    };
-    let _ = writeln!(out, "{note}\n");
-}
-
-const QUERY_KEY_NOTE: &str = "In the tables, rows = queries, columns = keys.";
 
 fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMatrix<'_>) {
     let (rows, cols) = m.matrix.shape();
     let _ = writeln!(
         out,
         "**{}**: {} ({rows} × {cols})\n",
-        symbol(m),
-        description(m.key, m.head.is_some())
+        matrix_symbol(m.key, m.head),
+        matrix_description(m.key, m.head.is_some())
     );
     let row_labels = labels(m.rows, rows, tokens);
     let mut col_labels = labels(m.cols, cols, tokens);
     let softmax = m.key == "weights";
     if softmax {
-        col_labels.push("row sum".to_string());
+        col_labels.push(ROW_SUM.to_string());
     }
     let _ = writeln!(out, "| | {} |", col_labels.join(" | "));
     let _ = writeln!(out, "|---|{}", "---:|".repeat(col_labels.len()));
@@ -463,7 +296,7 @@ fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMat
                 .is_some_and(|h| h.fully_masked_rows.contains(&i));
             let sum = format_number(m.matrix.row(i).sum());
             cells.push(if fully_masked {
-                format!("{sum} (fully masked)")
+                format!("{sum} {FULLY_MASKED}")
             } else {
                 sum
             });
@@ -471,75 +304,6 @@ fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMat
         let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
     }
     out.push('\n');
-}
-
-/// The symbol a learner sees, with the head as a subscript: `Q₁`, `W_q`, `Y`.
-fn symbol(m: &TraceMatrix<'_>) -> String {
-    let base = match m.key {
-        "embeddings" => "E",
-        "positional" => "P",
-        "x" => "X",
-        "w_q" => "W_q",
-        "w_k" => "W_k",
-        "w_v" => "W_v",
-        "w_o" => "W_o",
-        "q" => "Q",
-        "k" => "K",
-        "v" => "V",
-        "scores" => "S",
-        "scaled" => "Z",
-        "masked" => "M",
-        "weights" => "A",
-        "context" | "concat" => "C",
-        _ => "Y",
-    };
-    match m.head {
-        Some(h) => format!("{base}{}", subscript(h + 1)),
-        None => base.to_string(),
-    }
-}
-
-fn subscript(n: usize) -> String {
-    n.to_string()
-        .chars()
-        .map(|d| match d {
-            '0' => '₀',
-            '1' => '₁',
-            '2' => '₂',
-            '3' => '₃',
-            '4' => '₄',
-            '5' => '₅',
-            '6' => '₆',
-            '7' => '₇',
-            '8' => '₈',
-            _ => '₉',
-        })
-        .collect()
-}
-
-fn description(key: &str, per_head: bool) -> &'static str {
-    match (key, per_head) {
-        ("embeddings", _) => "token embeddings",
-        ("positional", _) => "positional encoding",
-        ("x", _) => "input to the layer",
-        ("w_q", _) => "query projection",
-        ("w_k", _) => "key projection",
-        ("w_v", _) => "value projection",
-        ("w_o", _) => "output projection",
-        ("q", false) => "queries X·W_q",
-        ("k", false) => "keys X·W_k",
-        ("v", false) => "values X·W_v",
-        ("q", true) => "this head's queries",
-        ("k", true) => "this head's keys",
-        ("v", true) => "this head's values",
-        ("scores", _) => "raw scores Qₕ·Kₕᵀ",
-        ("scaled", _) => "scaled scores",
-        ("masked", _) => "masked scores",
-        ("weights", _) => "attention weights",
-        ("context", _) => "context, Aₕ·Vₕ",
-        ("concat", _) => "heads side by side",
-        _ => "output C·W_o",
-    }
 }
 
 fn labels(axis: Axis, n: usize, tokens: &[String]) -> Vec<String> {
@@ -642,7 +406,7 @@ fn csv_field(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attention::{forward, Config, Init, Inputs, Weights};
+    use crate::attention::{forward, Config, Init, Inputs, ScaleMode, Weights};
     use crate::formats::scenario::Scenario;
 
     fn trace_of(sentence: &str, config: Config) -> Trace {
@@ -778,8 +542,8 @@ mod tests {
         let md = trace_markdown(&default_trace());
         assert!(md.starts_with("# Self-attention, step by step: I am hungry\n"));
         for (i, stage) in Stage::ALL.into_iter().enumerate() {
-            assert!(md.contains(&format!("## {}. {}\n", i + 1, stage.name())));
-            assert!(md.contains(stage.formula()));
+            assert!(md.contains(&format!("## {}. {}\n", i + 1, stage_name(stage))));
+            assert!(md.contains(stage_formula(stage)));
         }
         assert!(md.contains("d_k = d_model ÷ heads = 4 ÷ 2 = 2"));
         assert!(md.contains("divided by √d_k = √2 ≈ 1.414"));

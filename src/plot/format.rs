@@ -6,9 +6,9 @@ use std::fmt;
 /// stages.
 pub const CELL_LIMIT: f64 = 1_000_000.0;
 
-// The display rounding lives in the attention core, so cell explanations round exactly like
+// The display rounding lives with the learner's words, so cell explanations round exactly like
 // the heatmaps.
-pub use crate::attention::format_value;
+pub use crate::words::format_value;
 
 /// Why a cell's text is not a usable number.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! Picking a heatmap cell with the pointer or the keyboard.
 
-use crate::attention::{move_selection, Direction};
+use crate::components::keyboard::{move_selection, Direction};
 use crate::plot::Layout;
 
 /// The cell that `key` moves the selection to from `from` in a `(rows, cols)` matrix: an arrow

@@ -1,5 +1,5 @@
-//! How numbers and head indices are written for people: on heatmaps, in tables and in the cell
-//! arithmetic. It lives in the core so explanations round exactly like the display does.
+//! How numbers and head indices are written for people: on heatmaps, in tables, in the cell
+//! arithmetic and in the handout, so the explanations round exactly like the display does.
 
 /// A number for display: `decimals` places, a real minus sign, `−∞` for minus infinity, and no
 /// negative zero.

@@ -1,0 +1,472 @@
+//! Cell arithmetic as data: for any cell of any matrix in a [`Trace`], the kind of computation
+//! that produced it ([`Computation`]), the numbers that went in, and the operand cells it read
+//! ([`Operand`]), so a view can write the arithmetic out and light the operands up.
+//!
+//! Matrices are named by [`MatrixId`], a plain enum; rows and columns are counted from 0.
+
+use super::config::ScaleMode;
+use super::embeddings::encoding_angle;
+use super::forward::Trace;
+use super::matrix_id::{HeadMatrix, MatrixId};
+use super::weights::WeightName;
+use super::Matrix;
+
+/// Cells that one cell was computed from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operand {
+    /// The matrix read.
+    pub matrix: MatrixId,
+    /// Whole rows read.
+    pub rows: Vec<usize>,
+    /// Whole columns read.
+    pub cols: Vec<usize>,
+    /// A single cell read.
+    pub cell: Option<(usize, usize)>,
+}
+
+impl Operand {
+    fn new(matrix: MatrixId) -> Self {
+        Self {
+            matrix,
+            rows: Vec::new(),
+            cols: Vec::new(),
+            cell: None,
+        }
+    }
+
+    fn row(matrix: MatrixId, r: usize) -> Self {
+        Self {
+            rows: vec![r],
+            ..Self::new(matrix)
+        }
+    }
+
+    fn col(matrix: MatrixId, c: usize) -> Self {
+        Self {
+            cols: vec![c],
+            ..Self::new(matrix)
+        }
+    }
+
+    fn cell(matrix: MatrixId, r: usize, c: usize) -> Self {
+        Self {
+            cell: Some((r, c)),
+            ..Self::new(matrix)
+        }
+    }
+}
+
+/// Which of the two waves a column of the positional encoding uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wave {
+    /// Even columns.
+    Sin,
+    /// Odd columns.
+    Cos,
+}
+
+/// How a cell was computed, with the numbers that went in.
+///
+/// A sum of products keeps its factors as `(left, right)` pairs, in the order they are added.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Computation {
+    /// A cell of E: looked up for the token, not computed.
+    Embedding,
+    /// A cell of P: `wave(pos / 10000^(pair / d_model))` with `pos` the row.
+    Position {
+        /// sin for even columns, cos for odd ones.
+        wave: Wave,
+        /// The column rounded down to even, `2k`.
+        pair: usize,
+        /// The argument of the wave.
+        angle: f64,
+    },
+    /// A cell of X: `E + P`, or `E` alone when positions are off.
+    Input {
+        /// E's cell.
+        embedding: f64,
+        /// P's cell, when positional encoding is on.
+        positional: Option<f64>,
+    },
+    /// A cell of a weight matrix: a parameter, not computed.
+    Weight,
+    /// A cell of Q, K, V or Y: `Σ_m source[i, m] · weight[m, c]`.
+    Projection {
+        /// The left factor: X, or C for the output.
+        source: MatrixId,
+        /// The right factor.
+        weight: WeightName,
+        /// `(source[i, m], weight[m, c])` for every m.
+        terms: Vec<(f64, f64)>,
+    },
+    /// A cell of Qₕ, Kₕ or Vₕ: a copy of `whole[i, column]`.
+    Split {
+        /// Q, K or V.
+        whole: MatrixId,
+        /// The column of `whole`, `h·head_dim + c`.
+        column: usize,
+        /// The head width d_k.
+        head_dim: usize,
+    },
+    /// A cell of Kₕᵀ: `Kₕ[j, m]` for cell `(m, j)`.
+    Transposed,
+    /// A cell of Sₕ: `Σ_m Qₕ[i, m] · Kₕ[j, m]`.
+    Score {
+        /// `(Qₕ[i, m], Kₕ[j, m])` for every m.
+        terms: Vec<(f64, f64)>,
+    },
+    /// A cell of Zₕ: `Sₕ[i, j] / divisor`.
+    Scale {
+        /// The raw score `Sₕ[i, j]`.
+        score: f64,
+        /// What it was divided by.
+        divisor: f64,
+        /// Where the divisor came from.
+        mode: ScaleMode,
+        /// The number under the root: d_k or seq_len (1 when scaling is off).
+        root_of: usize,
+    },
+    /// A cell of Mₕ: `Zₕ[i, j]`, or −∞ when the key comes after the query under the mask.
+    Mask {
+        /// Whether the causal mask is on.
+        causal: bool,
+        /// Whether this cell is hidden (mask on, j > i).
+        hidden: bool,
+    },
+    /// A cell of Aₕ: `exp((Mₕ[i, j] − max) / T) / Σ_j′ exp((Mₕ[i, j′] − max) / T)`.
+    Softmax {
+        /// Row i of Mₕ, the masked scores.
+        scores: Vec<f64>,
+        /// The temperature T.
+        temperature: f64,
+        /// The row's largest score.
+        max: f64,
+        /// `exp((score − max) / T)` for each score; empty when `max` is not finite.
+        exps: Vec<f64>,
+        /// The sum of `exps`.
+        total: f64,
+    },
+    /// A cell of Cₕ: `Σ_j Aₕ[i, j] · Vₕ[j, c]`.
+    WeightedSum {
+        /// `(Aₕ[i, j], Vₕ[j, c])` for every j.
+        terms: Vec<(f64, f64)>,
+    },
+    /// A cell of C: a copy of `Cₕ[i, column]`.
+    Concat {
+        /// The head whose columns hold this one, from 0.
+        head: usize,
+        /// The column within that head.
+        column: usize,
+    },
+}
+
+/// One cell, what it holds and how it was computed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellWork {
+    /// The matrix.
+    pub matrix: MatrixId,
+    /// The row, from 0.
+    pub row: usize,
+    /// The column, from 0.
+    pub col: usize,
+    /// The exact value, as the trace holds it.
+    pub value: f64,
+    /// How it was computed.
+    pub computation: Computation,
+    /// The cells read, in the order the computation reads them.
+    pub operands: Vec<Operand>,
+}
+
+/// The arithmetic behind cell (`row`, `col`) of `matrix`; `None` when there is no such cell.
+pub fn cell_work(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Option<CellWork> {
+    let value = matrix.value(trace, row, col)?;
+    let (i, c) = (row, col);
+    let (computation, operands) = match matrix {
+        MatrixId::Embeddings => (Computation::Embedding, Vec::new()),
+        MatrixId::Positional => (position(trace, i, c), Vec::new()),
+        MatrixId::X => input(trace, i, c)?,
+        MatrixId::Weight(_) => (Computation::Weight, Vec::new()),
+        MatrixId::Q => projection(trace, MatrixId::X, WeightName::Q, i, c)?,
+        MatrixId::K => projection(trace, MatrixId::X, WeightName::K, i, c)?,
+        MatrixId::V => projection(trace, MatrixId::X, WeightName::V, i, c)?,
+        MatrixId::Output => projection(trace, MatrixId::Concat, WeightName::O, i, c)?,
+        MatrixId::Head(h, m) => match m {
+            HeadMatrix::Q | HeadMatrix::K | HeadMatrix::V => split(trace, h, m, i, c)?,
+            HeadMatrix::KTransposed => (
+                Computation::Transposed,
+                vec![Operand::cell(MatrixId::Head(h, HeadMatrix::K), c, i)],
+            ),
+            HeadMatrix::Scores => score(trace, h, i, c)?,
+            HeadMatrix::Scaled => scale(trace, h, i, c)?,
+            HeadMatrix::Masked => (
+                Computation::Mask {
+                    causal: trace.config.causal,
+                    hidden: trace.config.causal && c > i,
+                },
+                vec![Operand::cell(MatrixId::Head(h, HeadMatrix::Scaled), i, c)],
+            ),
+            HeadMatrix::Weights => softmax(trace, h, i, c)?,
+            HeadMatrix::Context => weighted_sum(trace, h, i, c)?,
+        },
+        MatrixId::Concat => concat(trace, i, c)?,
+    };
+    Some(CellWork {
+        matrix,
+        row,
+        col,
+        value,
+        computation,
+        operands,
+    })
+}
+
+/// A computation and the operands it read.
+type Work = (Computation, Vec<Operand>);
+
+fn position(trace: &Trace, pos: usize, c: usize) -> Computation {
+    Computation::Position {
+        wave: if c.is_multiple_of(2) {
+            Wave::Sin
+        } else {
+            Wave::Cos
+        },
+        pair: (c / 2) * 2,
+        angle: encoding_angle(pos, c, trace.config.d_model),
+    }
+}
+
+fn input(trace: &Trace, i: usize, c: usize) -> Option<Work> {
+    let embedding = at(&trace.embeddings, i, c)?;
+    let mut operands = vec![Operand::cell(MatrixId::Embeddings, i, c)];
+    let positional = match &trace.positional {
+        Some(positions) => {
+            operands.push(Operand::cell(MatrixId::Positional, i, c));
+            Some(at(positions, i, c)?)
+        }
+        None => None,
+    };
+    Some((
+        Computation::Input {
+            embedding,
+            positional,
+        },
+        operands,
+    ))
+}
+
+/// `result[i, c] = Σ_m source[i, m] · W[m, c]`.
+fn projection(
+    trace: &Trace,
+    source: MatrixId,
+    weight: WeightName,
+    i: usize,
+    c: usize,
+) -> Option<Work> {
+    let left = source.stored(trace)?;
+    let right = trace.weights.get(weight);
+    let terms = (0..left.ncols())
+        .map(|m| Some((at(left, i, m)?, at(right, m, c)?)))
+        .collect::<Option<Vec<_>>>()?;
+    Some((
+        Computation::Projection {
+            source,
+            weight,
+            terms,
+        },
+        vec![
+            Operand::row(source, i),
+            Operand::col(MatrixId::Weight(weight), c),
+        ],
+    ))
+}
+
+fn split(trace: &Trace, h: usize, m: HeadMatrix, i: usize, c: usize) -> Option<Work> {
+    let whole = match m {
+        HeadMatrix::Q => MatrixId::Q,
+        HeadMatrix::K => MatrixId::K,
+        HeadMatrix::V => MatrixId::V,
+        _ => return None,
+    };
+    let head_dim = trace.head_dim();
+    let column = h * head_dim + c;
+    whole.value(trace, i, column)?;
+    Some((
+        Computation::Split {
+            whole,
+            column,
+            head_dim,
+        },
+        vec![Operand::cell(whole, i, column)],
+    ))
+}
+
+fn score(trace: &Trace, h: usize, i: usize, j: usize) -> Option<Work> {
+    let head = trace.heads.get(h)?;
+    let terms = (0..head.q.ncols())
+        .map(|m| Some((at(&head.q, i, m)?, at(&head.k, j, m)?)))
+        .collect::<Option<Vec<_>>>()?;
+    Some((
+        Computation::Score { terms },
+        vec![
+            Operand::row(MatrixId::Head(h, HeadMatrix::Q), i),
+            Operand::row(MatrixId::Head(h, HeadMatrix::K), j),
+            Operand::col(MatrixId::Head(h, HeadMatrix::KTransposed), j),
+        ],
+    ))
+}
+
+fn scale(trace: &Trace, h: usize, i: usize, j: usize) -> Option<Work> {
+    let score = at(&trace.heads.get(h)?.scores, i, j)?;
+    let mode = trace.config.scale;
+    let root_of = match mode {
+        ScaleMode::SqrtHeadDim => trace.head_dim(),
+        ScaleMode::SqrtSeqLen => trace.seq_len(),
+        ScaleMode::None => 1,
+    };
+    Some((
+        Computation::Scale {
+            score,
+            divisor: trace.scale_divisor,
+            mode,
+            root_of,
+        },
+        vec![Operand::cell(MatrixId::Head(h, HeadMatrix::Scores), i, j)],
+    ))
+}
+
+fn softmax(trace: &Trace, h: usize, i: usize, j: usize) -> Option<Work> {
+    let head = trace.heads.get(h)?;
+    let scores = (0..head.masked.ncols())
+        .map(|k| at(&head.masked, i, k))
+        .collect::<Option<Vec<_>>>()?;
+    scores.get(j)?;
+    let temperature = trace.config.temperature;
+    let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // Subtracting the row maximum keeps exp from overflowing; a row without a finite maximum
+    // (all masked, or an infinite score) has no such terms.
+    let exps: Vec<f64> = if max.is_finite() {
+        scores
+            .iter()
+            .map(|v| ((v - max) / temperature).exp())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let total = exps.iter().sum();
+    Some((
+        Computation::Softmax {
+            scores,
+            temperature,
+            max,
+            exps,
+            total,
+        },
+        vec![
+            Operand::row(MatrixId::Head(h, HeadMatrix::Masked), i),
+            Operand::row(MatrixId::Head(h, HeadMatrix::Weights), i),
+        ],
+    ))
+}
+
+fn weighted_sum(trace: &Trace, h: usize, i: usize, c: usize) -> Option<Work> {
+    let head = trace.heads.get(h)?;
+    let terms = (0..head.weights.ncols())
+        .map(|j| Some((at(&head.weights, i, j)?, at(&head.v, j, c)?)))
+        .collect::<Option<Vec<_>>>()?;
+    Some((
+        Computation::WeightedSum { terms },
+        vec![
+            Operand::row(MatrixId::Head(h, HeadMatrix::Weights), i),
+            Operand::col(MatrixId::Head(h, HeadMatrix::V), c),
+        ],
+    ))
+}
+
+fn concat(trace: &Trace, i: usize, c: usize) -> Option<Work> {
+    let head_dim = trace.head_dim();
+    if head_dim == 0 {
+        return None;
+    }
+    let (head, column) = (c / head_dim, c % head_dim);
+    let context = MatrixId::Head(head, HeadMatrix::Context);
+    context.value(trace, i, column)?;
+    Some((
+        Computation::Concat { head, column },
+        vec![Operand::cell(context, i, column)],
+    ))
+}
+
+fn at(m: &Matrix, r: usize, c: usize) -> Option<f64> {
+    m.get((r, c)).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::{forward, Config, Init, Inputs, Weights};
+
+    fn trace() -> Trace {
+        let config = Config {
+            d_model: 4,
+            n_heads: 2,
+            causal: true,
+            ..Config::default()
+        };
+        let inputs =
+            Inputs::from_sentence("a b c", config, Weights::new(Init::Default, 4)).unwrap();
+        forward(&inputs).unwrap()
+    }
+
+    #[test]
+    fn a_transposed_key_cell_reads_the_mirrored_key_cell() {
+        let t = trace();
+        let w = cell_work(&t, MatrixId::Head(1, HeadMatrix::KTransposed), 0, 2).unwrap();
+        assert_eq!(w.value, t.heads[1].k[(2, 0)]);
+        assert_eq!(
+            w.operands,
+            [Operand::cell(MatrixId::Head(1, HeadMatrix::K), 2, 0)]
+        );
+    }
+
+    #[test]
+    fn a_softmax_row_keeps_its_shifted_exponentials_and_their_sum() {
+        let t = trace();
+        let w = cell_work(&t, MatrixId::Head(0, HeadMatrix::Weights), 1, 0).unwrap();
+        let Computation::Softmax {
+            exps, total, max, ..
+        } = w.computation
+        else {
+            panic!("not a softmax: {:?}", w.computation);
+        };
+        // Row 1 under the causal mask: two visible keys, one exp(−∞) = 0, and the largest
+        // score shifts to exp(0) = 1.
+        assert_eq!(exps.len(), 3);
+        assert_eq!(exps[2], 0.0);
+        assert!(exps.contains(&1.0));
+        assert!(max.is_finite());
+        assert!((exps[0] / total - w.value).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_concat_cell_names_the_head_and_column_it_copies() {
+        let t = trace();
+        let w = cell_work(&t, MatrixId::Concat, 2, 3).unwrap();
+        assert_eq!(w.computation, Computation::Concat { head: 1, column: 1 });
+        assert_eq!(w.value, t.heads[1].context[(2, 1)]);
+    }
+
+    #[test]
+    fn masked_cells_are_hidden_only_after_the_query_with_the_mask_on() {
+        let t = trace();
+        let hidden = |r, c| match cell_work(&t, MatrixId::Head(0, HeadMatrix::Masked), r, c)
+            .unwrap()
+            .computation
+        {
+            Computation::Mask { hidden, .. } => hidden,
+            other => panic!("not a mask: {other:?}"),
+        };
+        assert!(hidden(0, 1));
+        assert!(!hidden(1, 1));
+        assert!(!hidden(2, 0));
+    }
+}

@@ -1,0 +1,178 @@
+//! Names for every matrix a [`Trace`] holds, including the views' Kₕᵀ, and access to their
+//! values by name.
+
+use super::forward::Trace;
+use super::stage::Stage;
+use super::weights::WeightName;
+use super::Matrix;
+
+/// One of the matrices a head computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HeadMatrix {
+    /// Qₕ, the head's columns of Q. (seq_len, head_dim)
+    Q,
+    /// Kₕ, the head's columns of K. (seq_len, head_dim)
+    K,
+    /// Kₕᵀ: rows are head dimensions, columns are key tokens. (head_dim, seq_len)
+    KTransposed,
+    /// Vₕ, the head's columns of V. (seq_len, head_dim)
+    V,
+    /// Sₕ = Qₕ·Kₕᵀ. (seq_len, seq_len)
+    Scores,
+    /// Zₕ = Sₕ ÷ divisor. (seq_len, seq_len)
+    Scaled,
+    /// Mₕ, Zₕ with the causal mask applied. (seq_len, seq_len)
+    Masked,
+    /// Aₕ = softmax(Mₕ / T) per row. (seq_len, seq_len)
+    Weights,
+    /// Cₕ = Aₕ·Vₕ. (seq_len, head_dim)
+    Context,
+}
+
+impl HeadMatrix {
+    /// All of them, in the order the stages compute them.
+    pub const ALL: [HeadMatrix; 9] = [
+        Self::Q,
+        Self::K,
+        Self::KTransposed,
+        Self::V,
+        Self::Scores,
+        Self::Scaled,
+        Self::Masked,
+        Self::Weights,
+        Self::Context,
+    ];
+}
+
+/// Any matrix a trace holds, as the views draw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatrixId {
+    /// E, the token embeddings. (seq_len, d_model)
+    Embeddings,
+    /// P, the positional encoding; absent when it is switched off. (seq_len, d_model)
+    Positional,
+    /// X = E + P, the layer's input. (seq_len, d_model)
+    X,
+    /// A projection matrix. (d_model, d_model)
+    Weight(WeightName),
+    /// Q = X·W_q. (seq_len, d_model)
+    Q,
+    /// K = X·W_k. (seq_len, d_model)
+    K,
+    /// V = X·W_v. (seq_len, d_model)
+    V,
+    /// One matrix of head `h`, counted from 0.
+    Head(usize, HeadMatrix),
+    /// C = [C₁ | C₂ | …]. (seq_len, d_model)
+    Concat,
+    /// Y = C·W_o. (seq_len, d_model)
+    Output,
+}
+
+impl MatrixId {
+    /// Every matrix `trace` holds, in stage order; P only when positions are switched on.
+    pub fn all(trace: &Trace) -> Vec<MatrixId> {
+        let mut all = vec![Self::Embeddings];
+        if trace.positional.is_some() {
+            all.push(Self::Positional);
+        }
+        all.extend([
+            Self::X,
+            Self::Weight(WeightName::Q),
+            Self::Weight(WeightName::K),
+            Self::Weight(WeightName::V),
+            Self::Q,
+            Self::K,
+            Self::V,
+        ]);
+        for h in 0..trace.heads.len() {
+            all.extend(HeadMatrix::ALL.map(|m| Self::Head(h, m)));
+        }
+        all.extend([Self::Concat, Self::Weight(WeightName::O), Self::Output]);
+        all
+    }
+
+    /// The stage that computes it (inputs and weights: the first stage that reads them).
+    pub fn stage(&self) -> Stage {
+        match self {
+            Self::Embeddings | Self::Positional | Self::X => Stage::Input,
+            Self::Weight(WeightName::O) | Self::Output => Stage::OutputProjection,
+            Self::Weight(_) | Self::Q | Self::K | Self::V => Stage::Projection,
+            Self::Head(_, m) => match m {
+                HeadMatrix::Q | HeadMatrix::K | HeadMatrix::V => Stage::SplitHeads,
+                HeadMatrix::KTransposed | HeadMatrix::Scores => Stage::Scores,
+                HeadMatrix::Scaled => Stage::Scale,
+                HeadMatrix::Masked => Stage::Mask,
+                HeadMatrix::Weights => Stage::Softmax,
+                HeadMatrix::Context => Stage::WeightedSum,
+            },
+            Self::Concat => Stage::Concat,
+        }
+    }
+
+    /// Its values in `trace`; `None` for a head that does not exist or P when it is off.
+    pub fn get(&self, trace: &Trace) -> Option<Matrix> {
+        let stored = self.stored(trace)?;
+        Some(if self.is_transposed() {
+            stored.transpose()
+        } else {
+            stored.clone()
+        })
+    }
+
+    /// (rows, columns), without copying the values.
+    pub fn shape(&self, trace: &Trace) -> Option<(usize, usize)> {
+        let stored = self.stored(trace)?;
+        Some(if self.is_transposed() {
+            (stored.ncols(), stored.nrows())
+        } else {
+            (stored.nrows(), stored.ncols())
+        })
+    }
+
+    /// One value, without copying the matrix; `None` out of range.
+    pub fn value(&self, trace: &Trace, row: usize, col: usize) -> Option<f64> {
+        let stored = self.stored(trace)?;
+        if self.is_transposed() {
+            at(stored, col, row)
+        } else {
+            at(stored, row, col)
+        }
+    }
+
+    /// The matrix as the trace keeps it (Kₕᵀ is kept as Kₕ).
+    pub(super) fn stored<'t>(&self, trace: &'t Trace) -> Option<&'t Matrix> {
+        Some(match self {
+            Self::Embeddings => &trace.embeddings,
+            Self::Positional => trace.positional.as_ref()?,
+            Self::X => &trace.x,
+            Self::Weight(w) => trace.weights.get(*w),
+            Self::Q => &trace.q,
+            Self::K => &trace.k,
+            Self::V => &trace.v,
+            Self::Head(h, m) => {
+                let head = trace.heads.get(*h)?;
+                match m {
+                    HeadMatrix::Q => &head.q,
+                    HeadMatrix::K | HeadMatrix::KTransposed => &head.k,
+                    HeadMatrix::V => &head.v,
+                    HeadMatrix::Scores => &head.scores,
+                    HeadMatrix::Scaled => &head.scaled,
+                    HeadMatrix::Masked => &head.masked,
+                    HeadMatrix::Weights => &head.weights,
+                    HeadMatrix::Context => &head.context,
+                }
+            }
+            Self::Concat => &trace.concat,
+            Self::Output => &trace.output,
+        })
+    }
+
+    fn is_transposed(&self) -> bool {
+        matches!(self, Self::Head(_, HeadMatrix::KTransposed))
+    }
+}
+
+fn at(m: &Matrix, r: usize, c: usize) -> Option<f64> {
+    m.get((r, c)).copied()
+}

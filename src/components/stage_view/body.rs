@@ -1,0 +1,62 @@
+//! The stage's panels, line by line: the shown heads' equations, or every head compared.
+
+use super::lines::{compare_line, stage_lines, Item};
+use super::panel_data::Panels;
+use crate::attention::{Stage, Trace};
+use crate::components::attention_lines::AttentionLines;
+use crate::components::heatmap::HeatmapView;
+use leptos::prelude::*;
+
+/// The lines of the current stage.
+#[component]
+pub(super) fn StageBody(
+    /// The one trace.
+    trace: Memo<Trace>,
+    /// The panels of `trace`.
+    panels: Panels,
+    /// The stage to show.
+    stage: RwSignal<Stage>,
+    /// The head shown when there are too many to show at once.
+    head: RwSignal<usize>,
+    /// Whether every head is shown on one colour scale.
+    compare: RwSignal<bool>,
+) -> impl IntoView {
+    let body = move || {
+        let s = stage.get();
+        let n = panels.layout().get().n_heads;
+        let selected = head.get().min(n.saturating_sub(1));
+        let heads: Vec<usize> = if n > 2 {
+            vec![selected]
+        } else {
+            (0..n).collect()
+        };
+        let shown = if compare.get() && s.is_per_head() && n > 1 {
+            vec![compare_line(&panels, s, n)]
+        } else {
+            stage_lines(&panels, trace, s, &heads)
+        };
+        shown
+            .into_iter()
+            .map(|line| {
+                let items = line
+                    .items
+                    .into_iter()
+                    .map(|item| match item {
+                        Item::Panel(data) => view! { <HeatmapView data /> }.into_any(),
+                        Item::Op(text) => {
+                            view! { <span class="op" aria-hidden="true">{text}</span> }.into_any()
+                        }
+                        Item::Lines(h) => view! { <AttentionLines trace head=h /> }.into_any(),
+                    })
+                    .collect_view();
+                view! {
+                    <div class="line">
+                        {line.heading.map(|h| view! { <h3 class="line-heading">{h}</h3> }.into_any())}
+                        <div class="equation">{items}</div>
+                    </div>
+                }
+            })
+            .collect_view()
+    };
+    view! { <div class="stage-body">{body}</div> }
+}

@@ -1,0 +1,46 @@
+//! The per-head stages' tools: compare every head at once, or pick the one head to show when
+//! there are too many to show side by side.
+
+use crate::attention::Stage;
+use leptos::prelude::*;
+
+/// The compare toggle and the head picker.
+#[component]
+pub(super) fn HeadTools(
+    /// Heads in the layer.
+    n_heads: Signal<usize>,
+    /// The stage shown; only per-head stages have tools.
+    stage: RwSignal<Stage>,
+    /// The head shown when there are too many to show at once.
+    head: RwSignal<usize>,
+    /// Whether every head is shown on one colour scale.
+    compare: RwSignal<bool>,
+) -> impl IntoView {
+    move || {
+        let n = n_heads.get();
+        let per_head_stage = stage.get().is_per_head();
+        let compare_toggle = (per_head_stage && n > 1).then(|| {
+            view! {
+                <button type="button" class="compare-toggle" data-testid="compare-heads"
+                    aria-pressed=move || compare.get().to_string()
+                    on:click=move |_| compare.update(|c| *c = !*c)>
+                    "Compare all heads"
+                </button>
+            }
+        });
+        let buttons = (n > 2 && per_head_stage && !compare.get()).then(|| {
+            view! {
+                <div class="head-picker" role="group" aria-label="Head to show">
+                    {(0..n).map(|h| view! {
+                        <button type="button" data-testid=format!("head-{h}")
+                            aria-pressed=move || (head.get() == h).to_string()
+                            on:click=move |_| head.set(h)>
+                            {format!("Head {}", h + 1)}
+                        </button>
+                    }.into_any()).collect_view()}
+                </div>
+            }
+        });
+        view! { <div class="head-tools">{compare_toggle}{buttons}</div> }
+    }
+}

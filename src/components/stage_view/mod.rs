@@ -1,0 +1,43 @@
+//! The current stage: title, formula, explanation, shapes, and its operands and result drawn
+//! side by side.
+//!
+//! - `header`: where the stage is, its name, formula, explanation, shapes and note.
+//! - `head_tools`: compare every head, or pick the head to show.
+//! - `body`: the stage's lines of panels, laid out by `lines` from the panels of `panel_data`.
+
+mod body;
+mod head_tools;
+mod header;
+mod lines;
+mod panel_data;
+
+use crate::attention::{Stage, Trace};
+use body::StageBody;
+use head_tools::HeadTools;
+use header::StageHeader;
+use leptos::prelude::*;
+use panel_data::Panels;
+
+/// The current stage in full.
+#[component]
+pub fn StageView(
+    /// The one trace.
+    trace: Memo<Trace>,
+    /// The stage to show.
+    stage: RwSignal<Stage>,
+    /// The head shown when there are too many to show at once.
+    head: RwSignal<usize>,
+) -> impl IntoView {
+    let compare = RwSignal::new(false);
+    let panels = Panels::new(trace);
+    let layout = panels.layout();
+    let n_heads = Signal::derive(move || layout.get().n_heads);
+
+    view! {
+        <article class="stage" data-testid="stage-view" aria-labelledby="stage-title">
+            <StageHeader trace stage />
+            <HeadTools n_heads stage head compare />
+            <StageBody trace panels stage head compare />
+        </article>
+    }
+}

@@ -1,0 +1,248 @@
+//! The heatmap panels the views draw, and their names: `x`, `w_q`, `q`, `scores-h0`, `kt-h1`,
+//! `concat`, ….
+//!
+//! A panel's name is an identifier of the user interface, not maths and not prose: the test ids
+//! (`canvas-<name>`), the selected cell and the share link's `cell=` all use it. [`HEAD_PANELS`]
+//! is the one table of the per-head matrices (name, symbol, shape, colouring) that both the stage
+//! view and the explanations read.
+//!
+//! It depends on [`crate::attention`] only, so that [`crate::words`] (which writes the symbols
+//! into sentences) and [`crate::components`] (which maps the colouring to a plot palette) can
+//! both read it.
+
+use crate::attention::{HeadMatrix, MatrixId, WeightName};
+
+/// What a matrix's numbers are, which decides how they are coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// Any sign, coloured around 0 (a diverging palette).
+    Signed,
+    /// Attention weights in `[0, 1]`, each row summing to 1 (a sequential palette, row sums).
+    Weights,
+}
+
+/// One row of [`HEAD_PANELS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeadPanel {
+    /// The matrix.
+    pub matrix: HeadMatrix,
+    /// The panel name without the head suffix: `scores` for `scores-h0`.
+    pub key: &'static str,
+    /// Its symbol without the head: `S`, `Kᵀ`; the head's subscript goes before a `ᵀ`.
+    pub symbol: &'static str,
+    /// Rows and columns are tokens (queries × keys).
+    pub square: bool,
+    /// How its numbers are coloured.
+    pub values: Values,
+}
+
+/// Every per-head matrix, in the order of [`HeadMatrix::ALL`].
+pub const HEAD_PANELS: [HeadPanel; 9] = [
+    row(HeadMatrix::Q, "q", "Q", false, Values::Signed),
+    row(HeadMatrix::K, "k", "K", false, Values::Signed),
+    row(HeadMatrix::KTransposed, "kt", "Kᵀ", false, Values::Signed),
+    row(HeadMatrix::V, "v", "V", false, Values::Signed),
+    row(HeadMatrix::Scores, "scores", "S", true, Values::Signed),
+    row(HeadMatrix::Scaled, "scaled", "Z", true, Values::Signed),
+    row(HeadMatrix::Masked, "masked", "M", true, Values::Signed),
+    row(HeadMatrix::Weights, "weights", "A", true, Values::Weights),
+    row(HeadMatrix::Context, "context", "C", false, Values::Signed),
+];
+
+const fn row(
+    matrix: HeadMatrix,
+    key: &'static str,
+    symbol: &'static str,
+    square: bool,
+    values: Values,
+) -> HeadPanel {
+    HeadPanel {
+        matrix,
+        key,
+        symbol,
+        square,
+        values,
+    }
+}
+
+// The table is indexed by the matrix's position: checked when the crate compiles.
+const _: () = {
+    let mut i = 0;
+    while i < HEAD_PANELS.len() {
+        assert!(HEAD_PANELS[i].matrix as usize == i);
+        assert!(HeadMatrix::ALL[i] as usize == i);
+        i += 1;
+    }
+};
+
+/// The row of [`HEAD_PANELS`] for `matrix`.
+pub fn head_panel(matrix: HeadMatrix) -> &'static HeadPanel {
+    &HEAD_PANELS[matrix as usize]
+}
+
+/// The name of the panel that shows `matrix`.
+pub fn panel_name(matrix: MatrixId) -> String {
+    match matrix {
+        MatrixId::Embeddings => "embeddings".to_string(),
+        MatrixId::Positional => "positional".to_string(),
+        MatrixId::X => "x".to_string(),
+        MatrixId::Weight(w) => w.key().to_string(),
+        MatrixId::Q => "q".to_string(),
+        MatrixId::K => "k".to_string(),
+        MatrixId::V => "v".to_string(),
+        MatrixId::Head(h, m) => format!("{}-h{h}", head_panel(m).key),
+        MatrixId::Concat => "concat".to_string(),
+        MatrixId::Output => "output".to_string(),
+    }
+}
+
+/// Every panel name that shows `matrix`: X is also drawn beside each projection as `x-q`, `x-k`
+/// and `x-v`.
+pub fn panel_names(matrix: MatrixId) -> Vec<String> {
+    let mut names = vec![panel_name(matrix)];
+    if matrix == MatrixId::X {
+        names.extend([WeightName::Q, WeightName::K, WeightName::V].map(x_copy_panel));
+    }
+    names
+}
+
+/// The copy of X drawn beside `w` on the Projection stage: `x-q`.
+pub fn x_copy_panel(w: WeightName) -> String {
+    format!("x-{}", w.key().strip_prefix("w_").unwrap_or(w.key()))
+}
+
+/// The panel in which an operand of a cell of `explained` lights up: the one drawn beside it.
+/// X is drawn beside each projection, so a cell of Q lights its row of X in `x-q`.
+pub fn operand_panel(explained: MatrixId, operand: MatrixId) -> String {
+    let beside = match explained {
+        MatrixId::Q => Some(WeightName::Q),
+        MatrixId::K => Some(WeightName::K),
+        MatrixId::V => Some(WeightName::V),
+        _ => None,
+    };
+    match beside {
+        Some(w) if operand == MatrixId::X => x_copy_panel(w),
+        _ => panel_name(operand),
+    }
+}
+
+/// The matrix a panel shows, from its name; `x-q`, `x-k` and `x-v` are X.
+pub fn parse(name: &str) -> Option<MatrixId> {
+    let whole = match name {
+        "embeddings" => Some(MatrixId::Embeddings),
+        "positional" => Some(MatrixId::Positional),
+        "x" | "x-q" | "x-k" | "x-v" => Some(MatrixId::X),
+        "w_q" => Some(MatrixId::Weight(WeightName::Q)),
+        "w_k" => Some(MatrixId::Weight(WeightName::K)),
+        "w_v" => Some(MatrixId::Weight(WeightName::V)),
+        "w_o" => Some(MatrixId::Weight(WeightName::O)),
+        "q" => Some(MatrixId::Q),
+        "k" => Some(MatrixId::K),
+        "v" => Some(MatrixId::V),
+        "concat" => Some(MatrixId::Concat),
+        "output" => Some(MatrixId::Output),
+        _ => None,
+    };
+    if whole.is_some() {
+        return whole;
+    }
+    let (key, head) = name.rsplit_once("-h")?;
+    let panel = HEAD_PANELS.iter().find(|p| p.key == key)?;
+    // Only the spelling panel_name writes, so every panel has exactly one name.
+    let canonical = !head.is_empty()
+        && head.bytes().all(|b| b.is_ascii_digit())
+        && (head == "0" || !head.starts_with('0'));
+    if !canonical {
+        return None;
+    }
+    Some(MatrixId::Head(head.parse().ok()?, panel.matrix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_panel_name_parses_back_to_its_matrix() {
+        let mut ids = vec![
+            MatrixId::Embeddings,
+            MatrixId::Positional,
+            MatrixId::X,
+            MatrixId::Q,
+            MatrixId::K,
+            MatrixId::V,
+            MatrixId::Concat,
+            MatrixId::Output,
+        ];
+        ids.extend(WeightName::ALL.map(MatrixId::Weight));
+        for h in [0, 1, 7, 12] {
+            ids.extend(HeadMatrix::ALL.map(|m| MatrixId::Head(h, m)));
+        }
+        for id in ids {
+            for name in panel_names(id) {
+                assert_eq!(parse(&name), Some(id), "{name}");
+            }
+        }
+        assert_eq!(
+            panel_name(MatrixId::Head(1, HeadMatrix::KTransposed)),
+            "kt-h1"
+        );
+    }
+
+    #[test]
+    fn the_projection_copies_of_x_are_x() {
+        for name in ["x-q", "x-k", "x-v"] {
+            assert_eq!(parse(name), Some(MatrixId::X));
+        }
+        assert_eq!(
+            panel_names(MatrixId::X),
+            ["x", "x-q", "x-k", "x-v"].map(String::from)
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_panels_do_not_parse() {
+        for name in [
+            "",
+            "X",
+            "x-o",
+            "q-h",
+            "q-h-1",
+            "q-h+1",
+            "q-h01",
+            "kt",
+            "scores",
+            "scores-h0x",
+            "w_x",
+            "-h0",
+            "attention-h0",
+        ] {
+            assert_eq!(parse(name), None, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn operands_of_a_projection_light_the_copy_of_x_beside_it() {
+        assert_eq!(operand_panel(MatrixId::K, MatrixId::X), "x-k");
+        assert_eq!(
+            operand_panel(MatrixId::K, MatrixId::Weight(WeightName::K)),
+            "w_k"
+        );
+        assert_eq!(operand_panel(MatrixId::Output, MatrixId::Concat), "concat");
+        assert_eq!(operand_panel(MatrixId::Embeddings, MatrixId::X), "x");
+    }
+
+    #[test]
+    fn only_query_by_key_matrices_are_square_and_only_weights_are_probabilities() {
+        for panel in HEAD_PANELS {
+            assert_eq!(head_panel(panel.matrix), &panel);
+        }
+        let square: Vec<&str> = HEAD_PANELS
+            .iter()
+            .filter(|p| p.square)
+            .map(|p| p.key)
+            .collect();
+        assert_eq!(square, ["scores", "scaled", "masked", "weights"]);
+        assert_eq!(head_panel(HeadMatrix::Weights).values, Values::Weights);
+    }
+}

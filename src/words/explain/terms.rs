@@ -1,0 +1,142 @@
+//! Sums of products written term by term, numbers as the heatmaps show them, and the notes a sum
+//! needs when it is long or when its rounded terms miss the rounded result.
+
+use crate::words::matrices::dim;
+use crate::words::number::format_value;
+
+/// Decimals of the numbers in an explanation: the same as in heatmap cells.
+const DECIMALS: usize = 2;
+
+/// Sums with more terms than this write out only the first and last few.
+const MAX_WRITTEN_TERMS: usize = 8;
+/// Terms written before the gap of a long sum.
+const FIRST_TERMS: usize = 3;
+/// Terms written after the gap of a long sum.
+const LAST_TERMS: usize = 2;
+
+const ROUNDING_NOTE: &str = "Every number above is rounded to 2 decimals, but the result is \
+computed from the exact values, so redoing the sum with the rounded numbers can differ in the \
+last digit.";
+
+/// `a × b + c × d + …`, and the notes it needs.
+pub(super) fn dot(pairs: &[(f64, f64)], value: f64) -> (String, Vec<String>) {
+    if pairs.is_empty() {
+        return ("0".to_string(), Vec::new());
+    }
+    let terms: Vec<String> = pairs
+        .iter()
+        .enumerate()
+        .map(|(n, (a, b))| {
+            let a = if n == 0 { num(*a) } else { after_op(*a) };
+            format!("{a} × {}", after_op(*b))
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if let Some(note) = hidden_terms_note(pairs.len()) {
+        notes.push(note);
+    } else {
+        let by_hand: f64 = pairs.iter().map(|(a, b)| rounded(*a) * rounded(*b)).sum();
+        rounding_note(&mut notes, by_hand, value);
+    }
+    (join_terms(&terms), notes)
+}
+
+/// Terms joined by ` + `; a long sum keeps its first and last few and counts the rest.
+pub(super) fn join_terms(terms: &[String]) -> String {
+    if terms.len() <= MAX_WRITTEN_TERMS {
+        return terms.join(" + ");
+    }
+    let hidden = terms.len() - FIRST_TERMS - LAST_TERMS;
+    let mut parts = terms[..FIRST_TERMS].to_vec();
+    parts.push(format!("… {hidden} more terms …"));
+    parts.extend_from_slice(&terms[terms.len() - LAST_TERMS..]);
+    parts.join(" + ")
+}
+
+/// Says how many terms a long sum leaves out; `None` when it writes them all.
+pub(super) fn hidden_terms_note(count: usize) -> Option<String> {
+    (count > MAX_WRITTEN_TERMS).then(|| {
+        format!(
+            "The sum has {count} terms; {} in the middle are left out above, but the result \
+             uses all of them.",
+            count - FIRST_TERMS - LAST_TERMS
+        )
+    })
+}
+
+/// Warns when the rounded numbers shown do not add up to the rounded result.
+pub(super) fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
+    if num(by_hand) != num(value) {
+        notes.push(ROUNDING_NOTE.to_string());
+    }
+}
+
+/// A number as the heatmaps show it.
+pub(super) fn num(v: f64) -> String {
+    format_value(v, DECIMALS)
+}
+
+/// A number written after an operator: negative ones in brackets, `+ (−0.42)`, so a minus
+/// sign never follows an operator.
+pub(super) fn after_op(v: f64) -> String {
+    let text = num(v);
+    if text.starts_with('−') {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+/// `v` rounded as it is shown.
+pub(super) fn rounded(v: f64) -> f64 {
+    let scale = 10f64.powi(DECIMALS as i32);
+    (v * scale).round() / scale
+}
+
+/// `columns d3–d4` (or `column d3`) of head `h`.
+pub(super) fn columns_text(h: usize, head_dim: usize) -> String {
+    let first = h * head_dim;
+    if head_dim == 1 {
+        format!("column {}", dim(first))
+    } else {
+        format!("columns {}–{}", dim(first), dim(first + head_dim - 1))
+    }
+}
+
+/// `text` with its first letter capitalised.
+pub(super) fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negative_numbers_after_an_operator_are_bracketed() {
+        assert_eq!(after_op(-0.424), "(−0.42)");
+        assert_eq!(after_op(0.424), "0.42");
+        assert_eq!(after_op(-0.001), "0.00");
+    }
+
+    #[test]
+    fn long_sums_keep_their_ends_and_count_the_middle() {
+        let terms: Vec<String> = (1..=32).map(|n| n.to_string()).collect();
+        assert_eq!(
+            join_terms(&terms),
+            "1 + 2 + 3 + … 27 more terms … + 31 + 32"
+        );
+        assert_eq!(join_terms(&terms[..8]), "1 + 2 + 3 + 4 + 5 + 6 + 7 + 8");
+    }
+
+    #[test]
+    fn the_first_letter_is_capitalised_beyond_ascii() {
+        assert_eq!(capitalised("columns d1–d2"), "Columns d1–d2");
+        assert_eq!(capitalised("éléments"), "Éléments");
+        assert_eq!(capitalised(""), "");
+    }
+}

@@ -1,0 +1,296 @@
+//! The sentences of the Markdown handout: its title, the configuration in words, a note per stage
+//! and a description per matrix. The document's layout (headings, lists, tables) is
+//! `crate::formats::report`'s; numbers here have the `decimals` it asks for.
+
+use super::number::{format_value, subscript};
+use crate::attention::{ScaleMode, Stage, Trace};
+use std::fmt::Write as _;
+
+/// The heading of the configuration section.
+pub const CONFIGURATION: &str = "Configuration";
+
+/// What comes before a stage's formula: `Formula: …`.
+pub const FORMULA: &str = "Formula";
+
+/// What a warning in the configuration is called: `Note: …`.
+pub const NOTE: &str = "Note";
+
+/// The heading of the column that holds each row's sum in a table of attention weights.
+pub const ROW_SUM: &str = "row sum";
+
+/// What is written after the sum of a row whose every key is masked.
+pub const FULLY_MASKED: &str = "(fully masked)";
+
+/// The tables' rows and columns in the stages whose matrices are queries × keys.
+const QUERY_KEY_NOTE: &str = "In the tables, rows = queries, columns = keys.";
+
+/// The handout's title, for the sentence's `tokens` (already escaped for the document).
+pub fn handout_title(tokens: &[String]) -> String {
+    format!("Self-attention, step by step: {}", tokens.join(" "))
+}
+
+/// The heading of head `h`'s matrices, counted from 1: `Head 2`.
+pub fn head_heading(h: usize) -> String {
+    format!("Head {}", h + 1)
+}
+
+/// One line of the configuration: a label in bold and what it means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigLine {
+    /// `d_model = 4`.
+    pub label: String,
+    /// `every token is a row of 4 numbers.`
+    pub text: String,
+}
+
+/// The configuration of `trace` in words, one line per setting; `tokens` are already escaped.
+pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<ConfigLine> {
+    let c = &trace.config;
+    let seq_len = trace.seq_len();
+    let head_dim = c.head_dim();
+    let line = |label: String, text: String| ConfigLine { label, text };
+    let heads = if c.n_heads == 1 { "head" } else { "heads" };
+    let scaling = match c.scale {
+        ScaleMode::SqrtHeadDim => format!(
+            "the scores are divided by √d_k = {}, the square root of the head width",
+            root(head_dim, decimals)
+        ),
+        ScaleMode::SqrtSeqLen => format!(
+            "the scores are divided by √seq_len = {}",
+            root(seq_len, decimals)
+        ),
+        ScaleMode::None => "none, the scores are divided by 1".to_string(),
+    };
+    vec![
+        line(
+            format!("Tokens ({seq_len})"),
+            format!("{}, one row each.", tokens.join(" · ")),
+        ),
+        line(
+            format!("d_model = {}", c.d_model),
+            format!("every token is a row of {} numbers.", c.d_model),
+        ),
+        line(
+            format!("{} {heads}", c.n_heads),
+            format!(
+                "each head works on d_k = d_model ÷ heads = {} ÷ {} = {head_dim} columns.",
+                c.d_model, c.n_heads
+            ),
+        ),
+        line("Scaling".to_string(), format!("{scaling}.")),
+        line(
+            "Causal mask".to_string(),
+            if c.causal {
+                "on, each token attends only to itself and the tokens before it."
+            } else {
+                "off, every token attends to every token."
+            }
+            .to_string(),
+        ),
+        line(
+            "Positional encoding".to_string(),
+            if c.positional_encoding {
+                "on, sinusoidal positions are added to the embeddings.".to_string()
+            } else {
+                "off, so X is just the token embeddings and attention cannot see word order."
+                    .to_string()
+            },
+        ),
+        line(
+            "Softmax temperature".to_string(),
+            if c.temperature == 1.0 {
+                "T = 1, the scores go into the softmax unchanged.".to_string()
+            } else {
+                format!(
+                    "T = {}: the scores are divided by T before the softmax (T below 1 sharpens \
+                     the weights, above 1 flattens them).",
+                    c.temperature
+                )
+            },
+        ),
+    ]
+}
+
+/// A warning when the configuration departs from the textbook formula.
+pub fn configuration_warning(trace: &Trace, decimals: usize) -> Option<String> {
+    let correct = format!("√d_k = {}", root(trace.config.head_dim(), decimals));
+    match trace.config.scale {
+        ScaleMode::SqrtHeadDim => None,
+        ScaleMode::SqrtSeqLen => Some(format!(
+            "this is not the formula of “Attention Is All You Need”, which divides by \
+             {correct}. Dividing by the sentence length is a common mistake, kept here on \
+             purpose: the length of the sentence does not change the size of one dot product."
+        )),
+        ScaleMode::None => Some(format!(
+            "the standard formula divides by {correct}. Without it, large scores push the \
+             softmax towards all-or-nothing weights."
+        )),
+    }
+}
+
+/// What the rounding of the tables means.
+pub fn rounding_remark(decimals: usize) -> String {
+    format!(
+        "Numbers are rounded to {decimals} decimals; the computation keeps full precision, so a \
+         value recomputed from the rounded ones may differ in the last digit."
+    )
+}
+
+/// `√n = v` or `√n ≈ v`.
+fn root(n: usize, decimals: usize) -> String {
+    let r = (n as f64).sqrt();
+    if r.fract() == 0.0 {
+        format!("√{n} = {r}")
+    } else {
+        format!("√{n} ≈ {}", format_value(r, decimals))
+    }
+}
+
+/// What the tables of `stage` show for `trace`, beyond the stage's explanation.
+pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> String {
+    let c = &trace.config;
+    let head_dim = c.head_dim();
+    match stage {
+        Stage::Input if trace.positional.is_none() => {
+            "Positional encoding is off, so X = E.".to_string()
+        }
+        Stage::Input => "E holds the token embeddings and P the positional encoding.".to_string(),
+        Stage::SplitHeads => {
+            let ranges: Vec<String> = (0..c.n_heads)
+                .map(|h| {
+                    let cols = trace.head_columns(h);
+                    format!("head {} takes d{}–d{}", h + 1, cols.start + 1, cols.end)
+                })
+                .collect();
+            format!(
+                "Each head's {head_dim} columns are called c1–c{head_dim} inside the head: {}.",
+                ranges.join(", ")
+            )
+        }
+        Stage::Scores => QUERY_KEY_NOTE.to_string(),
+        Stage::Scale => {
+            let how = match c.scale {
+                ScaleMode::SqrtHeadDim => format!("√d_k = √{head_dim}"),
+                ScaleMode::SqrtSeqLen => format!(
+                    "√seq_len = √{}, not the correct √d_k = √{head_dim}",
+                    trace.seq_len()
+                ),
+                ScaleMode::None => "1: scaling is off".to_string(),
+            };
+            format!(
+                "Every score is divided by {} ({how}). {QUERY_KEY_NOTE}",
+                format_value(trace.scale_divisor, decimals)
+            )
+        }
+        Stage::Mask if c.causal => format!(
+            "The mask is on: entries above the diagonal, where the key comes after the query, \
+             are −∞. {QUERY_KEY_NOTE}"
+        ),
+        Stage::Mask => {
+            format!("The mask is off, so nothing is hidden and Mₕ equals Zₕ. {QUERY_KEY_NOTE}")
+        }
+        Stage::Softmax => {
+            let mut note = format!(
+                "The last column is each row's sum, which is 1 up to rounding. {QUERY_KEY_NOTE}"
+            );
+            if c.temperature != 1.0 {
+                let _ = write!(
+                    note,
+                    " The masked scores were divided by T = {} first.",
+                    c.temperature
+                );
+            }
+            if trace.heads.iter().any(|h| !h.fully_masked_rows.is_empty()) {
+                note.push_str(
+                    " A row whose every key is masked has no key to attend to: its weights are \
+                     all 0 by definition.",
+                );
+            }
+            note
+        }
+        Stage::WeightedSum => format!(
+            "Row i of Cₕ is the sum of the rows of Vₕ, each times its weight in row i of Aₕ. \
+             Columns c1–c{head_dim} are the head's own columns."
+        ),
+        Stage::Concat => {
+            "Head 1's context fills the first columns, head 2's the next, and so on.".to_string()
+        }
+        Stage::Projection => {
+            "Rows of W are the input dimensions, columns the output dimensions.".to_string()
+        }
+        Stage::OutputProjection => {
+            "Rows of W_o match the columns of C; Y has one row per token, like X.".to_string()
+        }
+    }
+}
+
+/// The symbol of the matrix the handout calls `key`, with the head as a subscript: `Q₁`, `W_q`,
+/// `Y`.
+pub fn matrix_symbol(key: &str, head: Option<usize>) -> String {
+    let base = match key {
+        "embeddings" => "E",
+        "positional" => "P",
+        "x" => "X",
+        "w_q" => "W_q",
+        "w_k" => "W_k",
+        "w_v" => "W_v",
+        "w_o" => "W_o",
+        "q" => "Q",
+        "k" => "K",
+        "v" => "V",
+        "scores" => "S",
+        "scaled" => "Z",
+        "masked" => "M",
+        "weights" => "A",
+        "context" | "concat" => "C",
+        _ => "Y",
+    };
+    match head {
+        Some(h) => format!("{base}{}", subscript(h + 1)),
+        None => base.to_string(),
+    }
+}
+
+/// What the matrix the handout calls `key` is, for a whole layer or one head.
+pub fn matrix_description(key: &str, per_head: bool) -> &'static str {
+    match (key, per_head) {
+        ("embeddings", _) => "token embeddings",
+        ("positional", _) => "positional encoding",
+        ("x", _) => "input to the layer",
+        ("w_q", _) => "query projection",
+        ("w_k", _) => "key projection",
+        ("w_v", _) => "value projection",
+        ("w_o", _) => "output projection",
+        ("q", false) => "queries X·W_q",
+        ("k", false) => "keys X·W_k",
+        ("v", false) => "values X·W_v",
+        ("q", true) => "this head's queries",
+        ("k", true) => "this head's keys",
+        ("v", true) => "this head's values",
+        ("scores", _) => "raw scores Qₕ·Kₕᵀ",
+        ("scaled", _) => "scaled scores",
+        ("masked", _) => "masked scores",
+        ("weights", _) => "attention weights",
+        ("context", _) => "context, Aₕ·Vₕ",
+        ("concat", _) => "heads side by side",
+        _ => "output C·W_o",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_are_exact_when_they_can_be() {
+        assert_eq!(root(4, 3), "√4 = 2");
+        assert_eq!(root(2, 3), "√2 ≈ 1.414");
+    }
+
+    #[test]
+    fn symbols_take_the_head_as_a_subscript_counted_from_one() {
+        assert_eq!(matrix_symbol("weights", Some(0)), "A₁");
+        assert_eq!(matrix_symbol("context", Some(11)), "C₁₂");
+        assert_eq!(matrix_symbol("w_o", None), "W_o");
+    }
+}

@@ -1,0 +1,105 @@
+//! How matrices, their rows, columns and cells are named for people, the way the heatmaps label
+//! them: symbols with the head as a subscript (`S₁`, `K₂ᵀ`), tokens for token axes, and
+//! dimensions `d1, d2, …` counted from 1.
+
+use super::number::subscript;
+use crate::attention::{HeadMatrix, MatrixId, Trace};
+use crate::panels::head_panel;
+
+/// Its symbol as the panels title it: `X`, `W_q`, `S₁`, `K₂ᵀ`, `Y`.
+pub fn label(matrix: MatrixId) -> String {
+    match matrix {
+        MatrixId::Embeddings => "E".to_string(),
+        MatrixId::Positional => "P".to_string(),
+        MatrixId::X => "X".to_string(),
+        MatrixId::Weight(w) => w.label().to_string(),
+        MatrixId::Q => "Q".to_string(),
+        MatrixId::K => "K".to_string(),
+        MatrixId::V => "V".to_string(),
+        MatrixId::Head(h, m) => {
+            let symbol = head_panel(m).symbol;
+            let s = subscript(h + 1);
+            match symbol.strip_suffix('ᵀ') {
+                Some(base) => format!("{base}{s}ᵀ"),
+                None => format!("{symbol}{s}"),
+            }
+        }
+        MatrixId::Concat => "C".to_string(),
+        MatrixId::Output => "Y".to_string(),
+    }
+}
+
+/// A dimension as the heatmaps label it, counted from 1: `d3`.
+pub fn dim(index: usize) -> String {
+    format!("d{}", index + 1)
+}
+
+/// The token at `index`, or `token n` past the end.
+pub fn token(trace: &Trace, index: usize) -> String {
+    trace
+        .tokens
+        .get(index)
+        .cloned()
+        .unwrap_or_else(|| format!("token {}", index + 1))
+}
+
+/// The heatmap's label of row `r` of `matrix`.
+pub fn row_label(trace: &Trace, matrix: MatrixId, r: usize) -> String {
+    match matrix {
+        MatrixId::Weight(_) => dim(r),
+        MatrixId::Head(h, HeadMatrix::KTransposed) => dim(h * trace.head_dim() + r),
+        _ => token(trace, r),
+    }
+}
+
+/// The heatmap's label of column `c` of `matrix`.
+pub fn col_label(trace: &Trace, matrix: MatrixId, c: usize) -> String {
+    match matrix {
+        MatrixId::Head(_, HeadMatrix::KTransposed) => token(trace, c),
+        MatrixId::Head(_, m) if head_panel(m).square => token(trace, c),
+        MatrixId::Head(h, _) => dim(h * trace.head_dim() + c),
+        _ => dim(c),
+    }
+}
+
+/// A cell by its labels: `S₁[am, hungry]`.
+pub fn cell_name(trace: &Trace, matrix: MatrixId, r: usize, c: usize) -> String {
+    format!(
+        "{}[{}, {}]",
+        label(matrix),
+        row_label(trace, matrix, r),
+        col_label(trace, matrix, c)
+    )
+}
+
+/// What one of its cells is called in a title: `Score`, `Attention weight`.
+pub fn cell_kind(matrix: MatrixId) -> &'static str {
+    match matrix {
+        MatrixId::Embeddings => "Embedding",
+        MatrixId::Positional => "Position",
+        MatrixId::X => "Input",
+        MatrixId::Weight(_) => "Weight",
+        MatrixId::Q | MatrixId::Head(_, HeadMatrix::Q) => "Query",
+        MatrixId::K | MatrixId::Head(_, HeadMatrix::K | HeadMatrix::KTransposed) => "Key",
+        MatrixId::V | MatrixId::Head(_, HeadMatrix::V) => "Value",
+        MatrixId::Head(_, HeadMatrix::Scores) => "Score",
+        MatrixId::Head(_, HeadMatrix::Scaled) => "Scaled score",
+        MatrixId::Head(_, HeadMatrix::Masked) => "Masked score",
+        MatrixId::Head(_, HeadMatrix::Weights) => "Attention weight",
+        MatrixId::Head(_, HeadMatrix::Context) => "Context",
+        MatrixId::Concat => "Concatenated",
+        MatrixId::Output => "Output",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_matrices_are_labelled_with_heads_counted_from_one() {
+        assert_eq!(label(MatrixId::Head(0, HeadMatrix::Scores)), "S₁");
+        assert_eq!(label(MatrixId::Head(1, HeadMatrix::KTransposed)), "K₂ᵀ");
+        assert_eq!(label(MatrixId::Head(11, HeadMatrix::Weights)), "A₁₂");
+    }
+}

@@ -1,0 +1,37 @@
+//! Everything a learner reads: the stages' names, formulas (as text and as MathML),
+//! explanations, shapes and notes; the arithmetic behind a cell; the what-if lab's texts; the
+//! handout's sentences; preset claims and menu labels; and how numbers and matrices are written.
+//! A teacher who wants to reword the app, or translate it, edits this module.
+//!
+//! The presets' titles and captions are data: they stay with their numbers in
+//! `assets/presets/*.json`. Buttons and headings stay in the markup of their components.
+//!
+//! It reads the maths in [`crate::attention`] and the panel table in [`crate::panels`], and never
+//! the plots or the components, which read it.
+
+mod explain;
+mod handout;
+mod matrices;
+mod number;
+mod presets;
+mod settings;
+mod stages;
+mod whatif;
+
+pub use explain::{explain, Explanation, NO_CELL};
+pub use handout::{
+    configuration, configuration_warning, handout_stage_note, handout_title, head_heading,
+    matrix_description, matrix_symbol, rounding_remark, ConfigLine, CONFIGURATION, FORMULA,
+    FULLY_MASKED, NOTE, ROW_SUM,
+};
+pub use matrices::{cell_kind, cell_name, col_label, dim, label, row_label, token};
+pub use number::{format_value, subscript};
+pub use presets::claim_text;
+pub use settings::scale_mode_label;
+pub use stages::{
+    shape_text, stage_explanation, stage_formula, stage_formula_mathml, stage_name, stage_note,
+    stage_progress,
+};
+pub use whatif::{
+    comparison_summary, correct_title, shown_title, whatif_explanation, whatif_label, NO_MISTAKE,
+};

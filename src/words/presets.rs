@@ -1,0 +1,42 @@
+//! What the preset scenarios promise, in words. Their titles and captions are data: they stay
+//! with their numbers in `assets/presets/*.json`.
+
+/// A preset's claim about one row of one head's attention weights, naming tokens from `tokens`:
+/// in head `head`, the row of token `query` puts at least `at_least` of its weight on `keys`.
+pub fn claim_text(
+    head: usize,
+    query: usize,
+    keys: &[usize],
+    at_least: f64,
+    tokens: &[String],
+) -> String {
+    let name = |i: usize| {
+        tokens
+            .get(i)
+            .map_or_else(|| format!("token {}", i + 1), |t| format!("“{t}”"))
+    };
+    let keys: Vec<String> = keys.iter().map(|&k| name(k)).collect();
+    format!(
+        "in head {}, the row for {} puts at least {} of its weight on {}, more than on any other token",
+        head + 1,
+        name(query),
+        at_least,
+        keys.join(" + ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_names_its_tokens_and_counts_heads_from_one() {
+        let tokens = ["the", "cat", "sat"].map(String::from);
+        assert_eq!(
+            claim_text(1, 2, &[0, 1], 0.5, &tokens),
+            "in head 2, the row for “sat” puts at least 0.5 of its weight on “the” + “cat”, \
+             more than on any other token"
+        );
+        assert!(claim_text(0, 7, &[0], 0.5, &tokens).contains("the row for token 8"));
+    }
+}

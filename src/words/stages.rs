@@ -1,0 +1,206 @@
+//! What a learner reads about each stage: its name, its formula (as text and as MathML), a
+//! paragraph on what happens and why, the shapes involved, and a note on the current numbers.
+
+use super::number::format_value;
+use crate::attention::{ScaleMode, Stage, Trace};
+
+/// The name shown to people.
+pub fn stage_name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Input => "Input X",
+        Stage::Projection => "Projections Q, K, V",
+        Stage::SplitHeads => "Split into heads",
+        Stage::Scores => "Scores QₕKₕᵀ",
+        Stage::Scale => "Scale ÷√d_k",
+        Stage::Mask => "Causal mask",
+        Stage::Softmax => "Softmax",
+        Stage::WeightedSum => "Weighted sum AₕVₕ",
+        Stage::Concat => "Concatenate heads",
+        Stage::OutputProjection => "Output projection",
+    }
+}
+
+/// The formula in plain Unicode text.
+pub fn stage_formula(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Input => "X = E + P",
+        Stage::Projection => "Q = X·W_q,  K = X·W_k,  V = X·W_v",
+        Stage::SplitHeads => "Qₕ = Q[:, h·d_k … (h+1)·d_k),  likewise Kₕ, Vₕ",
+        Stage::Scores => "Sₕ = Qₕ·Kₕᵀ",
+        Stage::Scale => "Zₕ = Sₕ / √d_k",
+        Stage::Mask => "Mₕ[i, j] = −∞ if j > i, else Zₕ[i, j]",
+        Stage::Softmax => "Aₕ[i, j] = exp(Mₕ[i, j] / T) / Σⱼ′ exp(Mₕ[i, j′] / T)",
+        Stage::WeightedSum => "Cₕ = Aₕ·Vₕ",
+        Stage::Concat => "C = [C₁ | C₂ | … | C_H]",
+        Stage::OutputProjection => "Y = C·W_o",
+    }
+}
+
+/// The formula as presentation MathML (the inside of a `<math>` element).
+pub fn stage_formula_mathml(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Input => "<mi>X</mi><mo>=</mo><mi>E</mi><mo>+</mo><mi>P</mi>",
+        Stage::Projection => "<mi>Q</mi><mo>=</mo><mi>X</mi><msub><mi>W</mi><mi>q</mi></msub><mo>,</mo><mspace width=\"1em\"/><mi>K</mi><mo>=</mo><mi>X</mi><msub><mi>W</mi><mi>k</mi></msub><mo>,</mo><mspace width=\"1em\"/><mi>V</mi><mo>=</mo><mi>X</mi><msub><mi>W</mi><mi>v</mi></msub>",
+        Stage::SplitHeads => "<msub><mi>Q</mi><mi>h</mi></msub><mo>=</mo><mi>Q</mi><mo>[</mo><mo>:</mo><mo>,</mo><mi>h</mi><msub><mi>d</mi><mi>k</mi></msub><mo>…</mo><mo>(</mo><mi>h</mi><mo>+</mo><mn>1</mn><mo>)</mo><msub><mi>d</mi><mi>k</mi></msub><mo>)</mo>",
+        Stage::Scores => "<msub><mi>S</mi><mi>h</mi></msub><mo>=</mo><msub><mi>Q</mi><mi>h</mi></msub><msubsup><mi>K</mi><mi>h</mi><mi>T</mi></msubsup>",
+        Stage::Scale => "<msub><mi>Z</mi><mi>h</mi></msub><mo>=</mo><mfrac><msub><mi>S</mi><mi>h</mi></msub><msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></mfrac>",
+        Stage::Mask => "<msub><mi>M</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub><mo>=</mo><mrow><mo>{</mo><mtable><mtr><mtd><mo>−</mo><mi>∞</mi></mtd><mtd><mtext>if </mtext><mi>j</mi><mo>&gt;</mo><mi>i</mi></mtd></mtr><mtr><mtd><msub><mi>Z</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub></mtd><mtd><mtext>otherwise</mtext></mtd></mtr></mtable></mrow>",
+        Stage::Softmax => "<msub><mi>A</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub><mo>=</mo><mfrac><mrow><mi>exp</mi><mo>(</mo><msub><mi>M</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub><mo>/</mo><mi>T</mi><mo>)</mo></mrow><mrow><munder><mo>∑</mo><msup><mi>j</mi><mo>′</mo></msup></munder><mi>exp</mi><mo>(</mo><msub><mi>M</mi><mrow><mi>i</mi><msup><mi>j</mi><mo>′</mo></msup></mrow></msub><mo>/</mo><mi>T</mi><mo>)</mo></mrow></mfrac>",
+        Stage::WeightedSum => "<msub><mi>C</mi><mi>h</mi></msub><mo>=</mo><msub><mi>A</mi><mi>h</mi></msub><msub><mi>V</mi><mi>h</mi></msub>",
+        Stage::Concat => "<mi>C</mi><mo>=</mo><mo>[</mo><msub><mi>C</mi><mn>1</mn></msub><mo>|</mo><msub><mi>C</mi><mn>2</mn></msub><mo>|</mo><mo>…</mo><mo>|</mo><msub><mi>C</mi><mi>H</mi></msub><mo>]</mo>",
+        Stage::OutputProjection => "<mi>Y</mi><mo>=</mo><mi>C</mi><msub><mi>W</mi><mi>o</mi></msub>",
+    }
+}
+
+/// A paragraph in plain language: what happens here and why.
+pub fn stage_explanation(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Input => "Each token becomes one row of numbers, its embedding. Stacked, the rows form X, one row per token. Attention itself ignores word order, so when positional encoding is on, a pattern of sines and cosines that is different for every position is added to each row.",
+        Stage::Projection => "Every token row is multiplied by three learned matrices. The query Q says what a token is looking for, the key K what it offers to others, and the value V what it passes on when it is chosen. The same matrices are used for every token.",
+        Stage::SplitHeads => "The columns of Q, K and V are cut into equal slices, one per head, each d_k = d_model ÷ heads wide. Each head works on its own slice, so different heads can learn to look for different things.",
+        Stage::Scores => "In each head, every query row is compared with every key row by a dot product. A large score means the query token finds that key token relevant. Rows are queries (the token that is looking), columns are keys (the token being looked at).",
+        Stage::Scale => "The scores are divided by √d_k, the square root of the head width. A dot product of d_k terms grows with d_k, and large scores would push the softmax to all-or-nothing. The divisor is the head width, not the sentence length: the sentence length does not change the size of one dot product.",
+        Stage::Mask => "In a language model a token may not look at tokens that come after it. The causal mask sets those scores to −∞ (above the diagonal), so the softmax gives them exactly zero weight. With the mask off, every token can see every other.",
+        Stage::Softmax => "Each row of scores becomes a probability distribution: every entry is exponentiated and divided by the row's total, so the weights are positive and each row sums to 1. The row maximum is subtracted first, which changes nothing mathematically but keeps exp from overflowing.",
+        Stage::WeightedSum => "Each token's new vector is a weighted average of all value rows, using that token's attention weights. A token that puts most of its weight on another token mostly copies that token's value.",
+        Stage::Concat => "The heads' results are placed side by side, head 1's columns first, giving one row of d_model numbers per token again.",
+        Stage::OutputProjection => "Finally the concatenated rows are multiplied by W_o, which mixes the heads' findings into one output vector per token. This is the layer's output, the same shape as its input X.",
+    }
+}
+
+/// Where the stage is among all of them: `Stage 3 of 10`.
+pub fn stage_progress(stage: Stage) -> String {
+    format!("Stage {} of {}", stage.index() + 1, Stage::ALL.len())
+}
+
+/// The shapes of a stage's operands and result, in words and numbers.
+pub fn shape_text(stage: Stage, seq_len: usize, d_model: usize, n_heads: usize) -> String {
+    let dk = d_model / n_heads.max(1);
+    let (s, d) = (seq_len, d_model);
+    match stage {
+        Stage::Input => format!("X: seq_len × d_model = {s} × {d}"),
+        Stage::Projection => {
+            format!("X ({s} × {d}) · W ({d} × {d}) = Q, K, V (seq_len × d_model = {s} × {d})")
+        }
+        Stage::SplitHeads => format!(
+            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); likewise K, V"
+        ),
+        Stage::Scores => {
+            format!("Qₕ ({s} × {dk}) · Kₕᵀ ({dk} × {s}) = Sₕ (seq_len × seq_len = {s} × {s})")
+        }
+        Stage::Scale | Stage::Mask | Stage::Softmax => {
+            format!("seq_len × seq_len = {s} × {s}, per head")
+        }
+        Stage::WeightedSum => {
+            format!("Aₕ ({s} × {s}) · Vₕ ({s} × {dk}) = Cₕ (seq_len × d_k = {s} × {dk})")
+        }
+        Stage::Concat => {
+            format!("{n_heads} × Cₕ ({s} × {dk}) side by side = C (seq_len × d_model = {s} × {d})")
+        }
+        Stage::OutputProjection => {
+            format!("C ({s} × {d}) · W_o ({d} × {d}) = Y (seq_len × d_model = {s} × {d})")
+        }
+    }
+}
+
+/// What the numbers of this trace say about the stage, beyond the general explanation.
+pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
+    let c = &trace.config;
+    match stage {
+        Stage::Input if !c.positional_encoding => Some(
+            "Positional encoding is off, so X is just the embeddings: attention cannot tell word order apart."
+                .into(),
+        ),
+        Stage::Scale => Some(match c.scale {
+            ScaleMode::SqrtHeadDim => format!(
+                "Here d_k = {}, so every score is divided by √{} ≈ {}.",
+                c.head_dim(),
+                c.head_dim(),
+                format_value(trace.scale_divisor, 3)
+            ),
+            ScaleMode::SqrtSeqLen => format!(
+                "You chose √seq_len: the scores are divided by √{} ≈ {}. This is the common mistake: the size of a dot product depends on d_k = {}, not on how many tokens there are.",
+                trace.seq_len(),
+                format_value(trace.scale_divisor, 3),
+                c.head_dim()
+            ),
+            ScaleMode::None => "Scaling is off: the scores go into the softmax as they are, so larger heads give sharper, more all-or-nothing weights.".into(),
+        }),
+        Stage::Mask if !c.causal => Some(
+            "The causal mask is off: nothing is hidden and every token sees every other. Switch it on in Settings to see −∞ above the diagonal."
+                .into(),
+        ),
+        Stage::Mask => Some(
+            "Cells above the diagonal (a key that comes after its query) are −∞ and drawn hatched."
+                .into(),
+        ),
+        Stage::Softmax if c.temperature != 1.0 => Some(format!(
+            "Temperature T = {}: the scores are divided by it before the softmax ({}).",
+            c.temperature,
+            if c.temperature < 1.0 { "sharper" } else { "flatter" }
+        )),
+        Stage::Softmax => Some("Each row sums to 1: the sums are listed beside every chart.".into()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::{forward, Config, Init, Inputs, Weights};
+
+    fn trace(scale: ScaleMode) -> Trace {
+        let config = Config {
+            scale,
+            ..Config::default()
+        };
+        let weights = Weights::new(Init::Default, config.d_model);
+        forward(&Inputs::from_sentence("I am hungry", config, weights).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_stage_is_named_and_explained() {
+        for stage in Stage::ALL {
+            assert!(
+                stage_explanation(stage).len() > 100,
+                "{stage:?} is barely explained"
+            );
+            assert!(!stage_name(stage).is_empty());
+            assert!(!stage_formula(stage).is_empty());
+            assert!(stage_formula_mathml(stage).starts_with('<'));
+        }
+    }
+
+    #[test]
+    fn the_scale_stage_teaches_the_head_width_not_the_sentence_length() {
+        assert!(stage_explanation(Stage::Scale).contains("not the sentence length"));
+        assert!(stage_formula(Stage::Scale).contains("√d_k"));
+    }
+
+    #[test]
+    fn progress_counts_stages_from_one() {
+        assert_eq!(stage_progress(Stage::Input), "Stage 1 of 10");
+        assert_eq!(stage_progress(Stage::OutputProjection), "Stage 10 of 10");
+    }
+
+    #[test]
+    fn shapes_name_the_head_width_for_per_head_stages() {
+        assert_eq!(
+            shape_text(Stage::Scores, 5, 8, 2),
+            "Qₕ (5 × 4) · Kₕᵀ (4 × 5) = Sₕ (seq_len × seq_len = 5 × 5)"
+        );
+        assert!(shape_text(Stage::Concat, 3, 6, 3).contains("3 × 6"));
+    }
+
+    #[test]
+    fn the_scale_note_gives_the_real_divisor_and_flags_the_mistake() {
+        assert_eq!(
+            stage_note(Stage::Scale, &trace(ScaleMode::SqrtHeadDim)).unwrap(),
+            "Here d_k = 2, so every score is divided by √2 ≈ 1.414."
+        );
+        let t = trace(ScaleMode::SqrtSeqLen);
+        assert!(stage_note(Stage::Scale, &t)
+            .unwrap()
+            .contains("common mistake"));
+    }
+}

@@ -1,0 +1,137 @@
+//! What the what-if lab says: each mistake's menu label and explanation, and the summary of
+//! what the mistake did to the numbers.
+
+use super::number::{format_value, subscript};
+use crate::attention::whatif::{Comparison, WhatIf};
+
+/// What the lab says while no mistake is switched on.
+pub const NO_MISTAKE: &str =
+    "No mistake is switched on: both sides show the correct attention weights.";
+
+/// A short label for menus.
+pub fn whatif_label(what: WhatIf) -> &'static str {
+    match what {
+        WhatIf::ScaleBySeqLen => "Divide by √seq_len instead of √d_k",
+        WhatIf::NoScaling => "Do not scale the scores",
+        WhatIf::SoftmaxOverColumns => "Softmax over columns instead of rows",
+        WhatIf::NoCausalMask => "Switch off the causal mask",
+        WhatIf::Temperature(_) => "Change the softmax temperature",
+        WhatIf::UnstableSoftmax => "Softmax without subtracting the maximum",
+    }
+}
+
+/// A paragraph in plain language: what changes and what it does to the result.
+pub fn whatif_explanation(what: WhatIf) -> &'static str {
+    match what {
+        WhatIf::ScaleBySeqLen => "The scores are divided by √seq_len, the square root of the number of tokens, instead of √d_k, the width of one head. But the size of a dot product depends on how many numbers are multiplied and added, which is d_k, not on how many tokens there are. So the divisor is wrong in a way that changes with the sentence: a sentence shorter than d_k is divided by too little and its weights come out too sharp, a longer one by too much and its weights come out too flat, and adding one word changes how every other word attends even though nothing about those words changed. Only when seq_len happens to equal d_k do the two agree. Compare the mean largest weight per row on both sides.",
+        WhatIf::NoScaling => "The scores go into the softmax undivided. A dot product adds up d_k products, so for random vectors its typical size grows like √d_k: the wider the head, the bigger the scores. The softmax turns big differences into nearly all-or-nothing weights, so each row ends up on a single token, and a row that saturated has almost no gradient, so a model in training barely learns from it. Dividing by √d_k brings the scores back to a typical size of about 1 whatever the head width. Here the rows get sharper: their largest weight grows and their entropy falls. The saturation chart shows the same effect growing with d_k.",
+        WhatIf::SoftmaxOverColumns => "Each column is normalised instead of each row, so the weights add up to 1 down every column rather than across every row. A row is one token asking where to look; a column is one token being looked at. Normalising columns shares out each key among the queries, so a token no longer divides one unit of attention among the others: its row can total more or less than 1, its output is no longer an average of value vectors but is blown up or shrunk, and a key that several queries like has its share split between them. Check the sums: the rows drift away from 1 while every column sums to exactly 1.",
+        WhatIf::NoCausalMask => "The causal mask is switched off, so each token can attend to the tokens after it. In a model that predicts the next word this is cheating: during training the word to be predicted is right there in the input, so the model learns to copy it rather than predict it, and when the model generates text those future words do not exist yet. The highlighted cells are the leaks: every cell above the diagonal that now has a positive weight is a token looking at its own future. The weight they take is missing from the earlier tokens, so even the allowed weights change.",
+        WhatIf::Temperature(_) => "The scaled scores are divided by a temperature T before the softmax. Below 1 the gaps between scores are magnified and each row sharpens towards its single highest score; as T approaches 0 the row becomes all-or-nothing. Above 1 the gaps shrink and each row flattens; as T grows every weight approaches 1 divided by the number of visible tokens. Attention itself uses T = 1; a language model uses a temperature the same way when it picks its next word, to make its choice bolder or more random. The entropy of a row measures how spread out it is, and it falls as T falls.",
+        WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score. In exact arithmetic that gives the same answer, but computer numbers have limits: exp(z) overflows to infinity once z is above about 709.78, and infinity divided by infinity is NaN, not a number (and if every score in a row is below about −745, every exp rounds to 0 and 0 divided by 0 is NaN too). Toy scores are far too small for that, so both sides here use scores 1000 times larger (W_q is multiplied by 1000), a size that untrained or unscaled models do reach. The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1; the naive one returns NaN, and the NaN spreads into every number computed from that row.",
+    }
+}
+
+/// The title of the correct side's weights for head `h`: `A₁ correct`.
+pub fn correct_title(h: usize) -> String {
+    format!("A{} correct", subscript(h + 1))
+}
+
+/// The title of the other side's weights, with the mistake on or not.
+pub fn shown_title(mistake_on: bool) -> &'static str {
+    if mistake_on {
+        "A with the mistake"
+    } else {
+        "A (no mistake on)"
+    }
+}
+
+/// What the mistake did to head `h` and to the layer's output, one sentence a line.
+pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    if let Some((right, wrong)) = c.saturation(h) {
+        lines.push(format!(
+            "Mean largest weight per row: {} correct, {} with the mistake.",
+            format_value(right.mean_max_weight, 2),
+            format_value(wrong.mean_max_weight, 2)
+        ));
+    }
+    if let Some(head) = c.altered.heads.get(h) {
+        if matches!(c.what, WhatIf::SoftmaxOverColumns) {
+            let sums: Vec<String> = head.row_sums.iter().map(|s| format_value(*s, 2)).collect();
+            lines.push(format!(
+                "Row sums with the mistake: {} (they should all be 1.00).",
+                sums.join(", ")
+            ));
+        }
+        if !head.leaked.is_empty() {
+            lines.push(format!(
+                "{} cells above the diagonal now get weight: a token sees the future (outlined).",
+                head.leaked.len()
+            ));
+        }
+        if !head.non_finite.is_empty() {
+            lines.push(format!(
+                "{} weights are NaN or infinite: exp overflowed without the maximum subtracted.",
+                head.non_finite.len()
+            ));
+        }
+    }
+    let change = c.max_output_change();
+    lines.push(if change.is_nan() {
+        "The layer output is broken: it contains NaN.".to_string()
+    } else {
+        format!(
+            "Largest change in the layer's output: {}.",
+            format_value(change, 2)
+        )
+    });
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::whatif::compare;
+    use crate::attention::{Config, Init, Inputs, Weights};
+
+    #[test]
+    fn every_mistake_is_labelled_and_explained_differently() {
+        for what in WhatIf::ALL {
+            assert!(
+                whatif_explanation(what).len() > 300,
+                "{} is barely explained",
+                what.key()
+            );
+            assert!(!whatif_label(what).is_empty());
+        }
+        let mut texts: Vec<&str> = WhatIf::ALL.iter().map(|w| whatif_explanation(*w)).collect();
+        texts.sort_unstable();
+        texts.dedup();
+        assert_eq!(texts.len(), WhatIf::ALL.len());
+    }
+
+    #[test]
+    fn switching_the_mask_off_counts_the_leaked_cells() {
+        let config = Config {
+            causal: true,
+            ..Config::default()
+        };
+        let weights = Weights::new(Init::Default, config.d_model);
+        let inputs = Inputs::from_sentence("I am hungry", config, weights).unwrap();
+        let c = compare(&inputs, WhatIf::NoCausalMask).unwrap();
+        let lines = comparison_summary(&c, 0);
+        // Three tokens: three cells above the diagonal, each now given some weight.
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("3 cells above the diagonal")),
+            "{lines:?}"
+        );
+        assert!(lines[0].starts_with("Mean largest weight per row: "));
+        assert!(lines
+            .last()
+            .unwrap()
+            .starts_with("Largest change in the layer's output: "));
+    }
+}

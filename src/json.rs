@@ -766,6 +766,14 @@ fn write_number(out: &mut String, n: f64) {
     }
 }
 
+/// The shortest round-trip digits of `|x|` and the place of its decimal point, from `{:e}`.
+fn shortest_digits(x: f64) -> (String, i32) {
+    let text = format!("{:e}", x.abs());
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    (digits, exponent.parse::<i32>().unwrap_or(0) + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1118,12 +1126,4 @@ mod tests {
             assert_eq!(result.is_ok(), end == doc.len(), "{}", &doc[..end]);
         }
     }
-}
-
-/// The shortest round-trip digits of `|x|` and the place of its decimal point, from `{:e}`.
-fn shortest_digits(x: f64) -> (String, i32) {
-    let text = format!("{:e}", x.abs());
-    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    (digits, exponent.parse::<i32>().unwrap_or(0) + 1)
 }

@@ -16,7 +16,6 @@ pub mod attention;
 pub mod cli;
 pub mod components;
 pub mod formats;
-pub mod json;
 pub mod panels;
 pub mod plot;
 pub mod presets;

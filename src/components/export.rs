@@ -3,14 +3,14 @@
 use super::download::{download_text, file_stem};
 use crate::attention::Trace;
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
-use crate::formats::scenario::Scenario;
+use crate::formats::scenario::{Scenario, MAX_SCENARIO_BYTES};
 use crate::state::Model;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 /// The largest scenario file the page reads.
-pub const MAX_IMPORT_BYTES: f64 = 1_048_576.0;
+pub const MAX_IMPORT_BYTES: f64 = MAX_SCENARIO_BYTES as f64;
 
 /// Reads scenario JSON into a model, or says what is wrong (naming the field).
 pub fn import_scenario(text: &str) -> Result<Model, String> {

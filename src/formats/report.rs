@@ -23,13 +23,13 @@
 //! | `w_o`               |      | Output projection | d1..d_model  | d1..d_model |
 //! | `output`            |      | Output projection | tokens       | d1..d_model |
 
-use crate::attention::{Matrix, Stage, Trace};
-use crate::json::{self, Value};
+use crate::attention::{HeadTrace, Matrix, Stage, Trace};
 use crate::words::{
     configuration, configuration_warning, format_value, handout_stage_note, handout_title,
     head_heading, matrix_description, matrix_symbol, rounding_remark, stage_explanation,
     stage_formula, stage_name, CONFIGURATION, FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
 };
+use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
 
 /// Decimal places of the numbers in [`trace_markdown`]: enough to check a product by hand,
@@ -135,89 +135,136 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
 // ---------------------------------------------------------------------------------------------
 // JSON
 
-/// The whole trace as a JSON value.
+/// The whole trace as JSON: serialise it with serde_json, or use [`trace_json_pretty`].
 ///
-/// Keys: `tokens`, `config` (`d_model`, `n_heads`, `head_dim`, `causal`, `positional_encoding`,
-/// `scale` as its key such as `"sqrt_head_dim"`, `temperature`), `embeddings`, `positional`
-/// (a matrix, or null when off), `x`, `w_q`, `w_k`, `w_v`, `w_o`, `q`, `k`, `v`,
-/// `scale_divisor`, `heads` (one object per head with `q`, `k`, `v`, `scores`, `scaled`,
+/// Keys, in this order: `tokens`, `config` (`d_model`, `n_heads`, `head_dim`, `causal`,
+/// `positional_encoding`, `scale` as its key such as `"sqrt_head_dim"`, `temperature`),
+/// `embeddings`, `positional` (a matrix, or null when off), `x`, `w_q`, `w_k`, `w_v`, `q`, `k`,
+/// `v`, `scale_divisor`, `heads` (one object per head with `q`, `k`, `v`, `scores`, `scaled`,
 /// `masked`, `weights`, `context` and `fully_masked_rows`, row indices from 0), `concat`,
-/// `output`. Matrices are arrays of rows; a value that is not finite (the −∞ of `masked`)
-/// is `null`, since JSON has no infinities.
-pub fn trace_json(trace: &Trace) -> Value {
+/// `w_o`, `output`. Matrices are arrays of rows; a value that is not finite (the −∞ of
+/// `masked`) is `null`, since JSON has no infinities.
+pub fn trace_json(trace: &Trace) -> TraceJson<'_> {
     let c = &trace.config;
     let w = &trace.weights;
-    let config = Value::object([
-        ("d_model", c.d_model.into()),
-        ("n_heads", c.n_heads.into()),
-        ("head_dim", c.head_dim().into()),
-        ("causal", c.causal.into()),
-        ("positional_encoding", c.positional_encoding.into()),
-        ("scale", c.scale.key().into()),
-        ("temperature", number(c.temperature)),
-    ]);
-    let heads = trace
-        .heads
-        .iter()
-        .map(|h| {
-            Value::object([
-                ("q", rows(&h.q)),
-                ("k", rows(&h.k)),
-                ("v", rows(&h.v)),
-                ("scores", rows(&h.scores)),
-                ("scaled", rows(&h.scaled)),
-                ("masked", rows(&h.masked)),
-                ("weights", rows(&h.weights)),
-                ("context", rows(&h.context)),
-                ("fully_masked_rows", h.fully_masked_rows.as_slice().into()),
-            ])
-        })
-        .collect();
-    // Keys in stage order.
-    Value::object([
-        ("tokens", trace.tokens.as_slice().into()),
-        ("config", config),
-        ("embeddings", rows(&trace.embeddings)),
-        (
-            "positional",
-            trace.positional.as_ref().map_or(Value::Null, rows),
-        ),
-        ("x", rows(&trace.x)),
-        ("w_q", rows(&w.w_q)),
-        ("w_k", rows(&w.w_k)),
-        ("w_v", rows(&w.w_v)),
-        ("q", rows(&trace.q)),
-        ("k", rows(&trace.k)),
-        ("v", rows(&trace.v)),
-        ("scale_divisor", number(trace.scale_divisor)),
-        ("heads", Value::Array(heads)),
-        ("concat", rows(&trace.concat)),
-        ("w_o", rows(&w.w_o)),
-        ("output", rows(&trace.output)),
-    ])
+    TraceJson {
+        tokens: &trace.tokens,
+        config: ConfigJson {
+            d_model: c.d_model,
+            n_heads: c.n_heads,
+            head_dim: c.head_dim(),
+            causal: c.causal,
+            positional_encoding: c.positional_encoding,
+            scale: c.scale.key(),
+            temperature: finite(c.temperature),
+        },
+        embeddings: Rows(&trace.embeddings),
+        positional: trace.positional.as_ref().map(Rows),
+        x: Rows(&trace.x),
+        w_q: Rows(&w.w_q),
+        w_k: Rows(&w.w_k),
+        w_v: Rows(&w.w_v),
+        q: Rows(&trace.q),
+        k: Rows(&trace.k),
+        v: Rows(&trace.v),
+        scale_divisor: finite(trace.scale_divisor),
+        heads: trace.heads.iter().map(HeadJson::new).collect(),
+        concat: Rows(&trace.concat),
+        w_o: Rows(&w.w_o),
+        output: Rows(&trace.output),
+    }
 }
 
-/// [`trace_json`] as indented text ending in a newline, keys in stage order.
+/// [`trace_json`] as indented text ending in a newline, keys in stage order. Each number has
+/// the fewest digits that read back to the same `f64`.
 pub fn trace_json_pretty(trace: &Trace) -> String {
-    let mut text = json::to_string_pretty(&trace_json(trace));
+    // serde_json fails only on a map with keys that are not strings, or a failing `Serialize`
+    // impl; the trace has neither, so the fallback is never taken.
+    let mut text = serde_json::to_string_pretty(&trace_json(trace)).unwrap_or_default();
     text.push('\n');
     text
 }
 
-/// A matrix as an array of rows; a value that is not finite is null.
-fn rows(m: &Matrix) -> Value {
-    m.row_iter()
-        .map(|row| row.iter().map(|v| number(*v)).collect::<Value>())
-        .collect()
+/// The JSON export of a [`Trace`]: see [`trace_json`]. The fields are in stage order, the order
+/// serde writes them in.
+#[derive(Serialize)]
+pub struct TraceJson<'a> {
+    tokens: &'a [String],
+    config: ConfigJson,
+    embeddings: Rows<'a>,
+    positional: Option<Rows<'a>>,
+    x: Rows<'a>,
+    w_q: Rows<'a>,
+    w_k: Rows<'a>,
+    w_v: Rows<'a>,
+    q: Rows<'a>,
+    k: Rows<'a>,
+    v: Rows<'a>,
+    scale_divisor: Option<f64>,
+    heads: Vec<HeadJson<'a>>,
+    concat: Rows<'a>,
+    w_o: Rows<'a>,
+    output: Rows<'a>,
 }
 
-/// A number, or null when it is not finite.
-fn number(v: f64) -> Value {
-    if v.is_finite() {
-        Value::Number(v)
-    } else {
-        Value::Null
+/// The `config` object of [`TraceJson`].
+#[derive(Serialize)]
+struct ConfigJson {
+    d_model: usize,
+    n_heads: usize,
+    head_dim: usize,
+    causal: bool,
+    positional_encoding: bool,
+    scale: &'static str,
+    temperature: Option<f64>,
+}
+
+/// One element of `heads` in [`TraceJson`].
+#[derive(Serialize)]
+struct HeadJson<'a> {
+    q: Rows<'a>,
+    k: Rows<'a>,
+    v: Rows<'a>,
+    scores: Rows<'a>,
+    scaled: Rows<'a>,
+    masked: Rows<'a>,
+    weights: Rows<'a>,
+    context: Rows<'a>,
+    fully_masked_rows: &'a [usize],
+}
+
+impl<'a> HeadJson<'a> {
+    fn new(h: &'a HeadTrace) -> Self {
+        Self {
+            q: Rows(&h.q),
+            k: Rows(&h.k),
+            v: Rows(&h.v),
+            scores: Rows(&h.scores),
+            scaled: Rows(&h.scaled),
+            masked: Rows(&h.masked),
+            weights: Rows(&h.weights),
+            context: Rows(&h.context),
+            fully_masked_rows: &h.fully_masked_rows,
+        }
     }
+}
+
+/// A matrix as an array of rows; a value that is not finite is null.
+struct Rows<'a>(&'a Matrix);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.0
+                .row_iter()
+                .map(|row| row.iter().map(|v| finite(*v)).collect::<Vec<_>>()),
+        )
+    }
+}
+
+/// The number, or `None` (null) when it is not finite.
+fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -408,6 +455,7 @@ mod tests {
     use super::*;
     use crate::attention::{forward, Config, Init, Inputs, ScaleMode, Weights};
     use crate::formats::scenario::Scenario;
+    use serde_json::Value;
 
     fn trace_of(sentence: &str, config: Config) -> Trace {
         let weights = Weights::new(Init::Default, config.d_model);
@@ -423,6 +471,11 @@ mod tests {
             causal: true,
             ..Config::default()
         }
+    }
+
+    /// The trace's JSON as a value to look into.
+    fn json_value(trace: &Trace) -> Value {
+        serde_json::to_value(trace_json(trace)).unwrap()
     }
 
     fn cell_count(trace: &Trace) -> usize {
@@ -464,14 +517,14 @@ mod tests {
         assert!(trace_matrices(&on).iter().any(|m| m.key == "positional"));
         let off = trace_of("a b", Config::default());
         assert!(!trace_matrices(&off).iter().any(|m| m.key == "positional"));
-        assert_eq!(trace_json(&off)["positional"], Value::Null);
-        assert!(trace_json(&on)["positional"].is_array());
+        assert_eq!(json_value(&off)["positional"], Value::Null);
+        assert!(json_value(&on)["positional"].is_array());
     }
 
     #[test]
     fn json_has_every_key_and_the_exact_output() {
         let trace = default_trace();
-        let json = trace_json(&trace);
+        let json = json_value(&trace);
         for key in [
             "tokens",
             "config",
@@ -498,7 +551,7 @@ mod tests {
             }
         }
         // The text holds the shortest digits that name each f64, so it reads back exactly.
-        let reread = json::parse(&trace_json_pretty(&trace)).unwrap();
+        let reread: Value = serde_json::from_str(&trace_json_pretty(&trace)).unwrap();
         assert_eq!(reread, json);
     }
 
@@ -510,19 +563,45 @@ mod tests {
             "tokens",
             "config",
             "embeddings",
+            "positional",
             "x",
+            "w_q",
+            "w_k",
+            "w_v",
             "q",
+            "k",
+            "v",
+            "scale_divisor",
             "heads",
             "concat",
+            "w_o",
             "output",
         ];
         assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{order:?}");
+        assert_eq!(text.matches("\n  \"").count(), order.len());
+        let head = text.find("\n  \"heads\"").unwrap();
+        let in_head = |key: &str| head + text[head..].find(&format!("\n      \"{key}\"")).unwrap();
+        let head_order = [
+            "q",
+            "k",
+            "v",
+            "scores",
+            "scaled",
+            "masked",
+            "weights",
+            "context",
+            "fully_masked_rows",
+        ];
+        assert!(
+            head_order.windows(2).all(|w| in_head(w[0]) < in_head(w[1])),
+            "{head_order:?}"
+        );
         assert!(text.ends_with("]\n}\n"));
     }
 
     #[test]
     fn masked_minus_infinity_becomes_json_null_and_nothing_else_does() {
-        let json = trace_json(&trace_of("a b c", causal()));
+        let json = json_value(&trace_of("a b c", causal()));
         let masked = &json["heads"][0]["masked"];
         // Above the diagonal: keys after their query.
         assert_eq!(masked[0][1], Value::Null);
@@ -530,9 +609,9 @@ mod tests {
         assert_eq!(masked[1][2], Value::Null);
         assert!(masked[1][0].is_number() && masked[2][2].is_number());
         // Three hidden keys in each of the two heads; positions are off, hence one more null.
-        let heads = json::to_string(&json["heads"]);
+        let heads = json["heads"].to_string();
         assert_eq!(heads.matches("null").count(), 2 * 3);
-        let text = json::to_string(&json);
+        let text = json.to_string();
         assert_eq!(text.matches("null").count(), 2 * 3 + 1);
         assert!(!text.contains("inf") && !text.contains("NaN"));
     }

@@ -5,7 +5,7 @@
 // exception (a Rust panic surfaces as both), gets an HTTP error response, or sends a request to
 // any origin other than the app's. `app` is a page object for the UI's data-testid contract.
 
-import { test as base, expect, type Locator, type Page, type Request } from "@playwright/test";
+import { test as base, expect, type Download, type Locator, type Page, type Request } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -190,6 +190,19 @@ export class AppPage {
   async tableValues(name: string): Promise<number[][]> {
     const cells = await this.tableCells(name);
     return cells.map((row) => row.map(parseRustFloat));
+  }
+
+  /** Opens the export menu, if it is not open already. */
+  async openExportMenu(): Promise<void> {
+    const menu = this.page.getByTestId("export-menu");
+    const open = await menu.evaluate((el) => (el.parentElement as HTMLDetailsElement).open);
+    if (!open) await menu.click();
+  }
+
+  /** Runs `click` and returns the file it made the page download: its name and its bytes. */
+  async downloaded(click: () => Promise<void>): Promise<{ name: string; bytes: Buffer }> {
+    const [download] = (await Promise.all([this.page.waitForEvent("download"), click()])) as [Download, unknown];
+    return { name: download.suggestedFilename(), bytes: readFileSync((await download.path())!) };
   }
 
   /** Saves a screenshot of the page to docs/screenshots/`name`.png. */

@@ -1,7 +1,6 @@
 // Hostile and odd input: the page says what is wrong, keeps its last valid state, never runs
 // text it was given as code, and never panics (the shared fixture fails a test on any console
 // error or uncaught exception).
-import { readFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { test as base, expect, type AppPage } from "./fixtures";
 
@@ -53,15 +52,25 @@ const test = base.extend<{ guard: Guard }>({
 
 test.describe.configure({ mode: "parallel" });
 
+/** Saves the heatmap `name` as SVG and parses the downloaded file as XML in the page. */
+async function savedSvg(app: AppPage, page: Page, name: string) {
+  const file = await app.downloaded(() => page.getByTestId(`export-svg-${name}`).click());
+  return page.evaluate((text) => {
+    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+    return {
+      error: doc.querySelector("parsererror")?.textContent ?? null,
+      scripts: doc.querySelectorAll("script, foreignObject").length,
+      handlers: Array.from(doc.querySelectorAll("*")).filter((el) =>
+        Array.from(el.attributes).some((a) => a.name.startsWith("on")),
+      ).length,
+      text: doc.documentElement.textContent ?? "",
+    };
+  }, file.bytes.toString("utf8"));
+}
+
 /** The output matrix as the page shows it, to compare before and after. */
 async function output(app: AppPage): Promise<string[][]> {
   return app.tableCells("output");
-}
-
-async function openExportMenu(page: Page): Promise<void> {
-  const menu = page.getByTestId("export-menu");
-  const open = await menu.evaluate((el) => (el.parentElement as HTMLDetailsElement).open);
-  if (!open) await menu.click();
 }
 
 test("an empty sentence is refused with a message and the last sentence stays", async ({ app, page }) => {
@@ -135,26 +144,32 @@ test("markup typed as a sentence is shown as text, in the page, the link and the
   await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
 
   // A heatmap saved as SVG escapes the labels: it parses, and holds no script or handler.
-  const [download] = await Promise.all([
-    page.waitForEvent("download"),
-    page.getByTestId("export-svg-weights-h0").click(),
-  ]);
-  const svg = readFileSync((await download.path())!, "utf8");
-  const parsed = await page.evaluate((text) => {
-    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
-    return {
-      error: doc.querySelector("parsererror")?.textContent ?? null,
-      scripts: doc.querySelectorAll("script, foreignObject").length,
-      handlers: Array.from(doc.querySelectorAll("*")).filter((el) =>
-        Array.from(el.attributes).some((a) => a.name.startsWith("on")),
-      ).length,
-      text: doc.documentElement.textContent ?? "",
-    };
-  }, svg);
+  const parsed = await savedSvg(app, page, "weights-h0");
   expect(parsed.error, "the SVG is well-formed").toBeNull();
   expect(parsed.scripts).toBe(0);
   expect(parsed.handlers).toBe(0);
   expect(parsed.text).toContain("onload");
+});
+
+test("control characters in the sentence leave every SVG export well-formed XML", async ({ app, page }) => {
+  // Characters XML 1.0 cannot hold at all: C0 controls other than tab, newline and return.
+  // Like punctuation, each one is a token of its own.
+  const sentence = "a\u0001 b\u0008 \u001fd\u007f";
+  await app.goto(`./#v=1&s=${encodeURIComponent(sentence)}`);
+  await expect(app.tokens).toHaveCount(7);
+  for (const [stage, name] of [
+    ["input", "x"],
+    ["scores", "scores-h0"],
+    ["softmax", "weights-h1"],
+  ] as const) {
+    await app.openStage(stage);
+    const parsed = await savedSvg(app, page, name);
+    expect(parsed.error, `the SVG of ${name} is well-formed`).toBeNull();
+    // Each control character is drawn as its visible "control picture" (U+2400 + code).
+    for (const picture of ["\u2401", "\u2408", "\u241f", "\u2421"]) {
+      expect(parsed.text, `the SVG of ${name} shows ${picture}`).toContain(picture);
+    }
+  }
 });
 
 test("markup in the query string is ignored and the page opens normally", async ({ app, page }) => {
@@ -284,7 +299,7 @@ test("a 5 MB scenario file is refused before it is read", async ({ app, page }) 
   await app.goto();
   await app.openStage("output");
   const before = await output(app);
-  await openExportMenu(page);
+  await app.openExportMenu();
   const big = Buffer.alloc(5 * 1024 * 1024, " ");
   Buffer.from('{"version": 1, "sentence": "too big to read"}').copy(big);
   await page.getByTestId("import-file").setInputFiles({
@@ -304,7 +319,7 @@ test("scenarios with wrong shapes or bad values name the field and change nothin
   await app.goto();
   await app.openStage("output");
   const before = await output(app);
-  await openExportMenu(page);
+  await app.openExportMenu();
   const report = page.getByTestId("import-report");
 
   const sentence = "I am hungry";

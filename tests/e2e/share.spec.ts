@@ -1,19 +1,6 @@
 // Sharing, embedding, presenting, exporting and importing.
-import { readFileSync } from "node:fs";
-import type { Download, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { test, expect, expectMatrixClose, loadTrace, type Matrix } from "./fixtures";
-
-async function downloaded(page: Page, click: () => Promise<void>): Promise<{ name: string; bytes: Buffer }> {
-  const [download] = (await Promise.all([page.waitForEvent("download"), click()])) as [Download, unknown];
-  const file = await download.path();
-  return { name: download.suggestedFilename(), bytes: readFileSync(file!) };
-}
-
-async function openExportMenu(page: Page): Promise<void> {
-  const menu = page.getByTestId("export-menu");
-  const open = await menu.evaluate((el) => (el.parentElement as HTMLDetailsElement).open);
-  if (!open) await menu.click();
-}
 
 test("a permalink restores the exact state", async ({ app, page, context }) => {
   await app.goto();
@@ -124,41 +111,85 @@ test("presenter mode steps with clicker keys and leaves with Escape", async ({ a
 test("exports produce the trace, the handout, the scenario and both image formats", async ({ app, page }) => {
   const trace = loadTrace();
   await app.goto();
-  await openExportMenu(page);
-  const json = await downloaded(page, () => page.getByTestId("export-trace-json").click());
+  await app.openExportMenu();
+  const json = await app.downloaded(() => page.getByTestId("export-trace-json").click());
   expect(json.name).toBe("i-am-hungry-trace.json");
   const parsed = JSON.parse(json.bytes.toString("utf8"));
   expect(parsed.tokens).toEqual(trace.tokens);
   expectMatrixClose(parsed.output as Matrix, trace.output, 0, "exported output");
   expectMatrixClose(parsed.heads[1].masked as Matrix, trace.heads[1].masked, 0, "exported masked");
 
-  await openExportMenu(page);
-  const csv = (await downloaded(page, () => page.getByTestId("export-trace-csv").click())).bytes.toString("utf8");
+  await app.openExportMenu();
+  const csv = (await app.downloaded(() => page.getByTestId("export-trace-csv").click())).bytes.toString("utf8");
   expect(csv.split("\n")[0]).toBe("matrix,head,row,row_token,col,col_label,value");
-  await openExportMenu(page);
-  const md = (await downloaded(page, () => page.getByTestId("export-markdown").click())).bytes.toString("utf8");
+  await app.openExportMenu();
+  const md = (await app.downloaded(() => page.getByTestId("export-markdown").click())).bytes.toString("utf8");
   for (const stage of ["Input X", "Softmax", "Output projection"]) expect(md).toContain(stage);
-  await openExportMenu(page);
-  const scenario = JSON.parse((await downloaded(page, () => page.getByTestId("export-scenario").click())).bytes.toString("utf8"));
+  await app.openExportMenu();
+  const scenario = JSON.parse((await app.downloaded(() => page.getByTestId("export-scenario").click())).bytes.toString("utf8"));
   expect(scenario.sentence).toBe("I am hungry");
   expect(scenario.w_q).toHaveLength(4);
 
   const canvas = page.getByTestId("canvas-x");
   const cssWidth = Number((await canvas.evaluate((el) => (el as HTMLCanvasElement).style.width)).replace("px", ""));
-  const png = await downloaded(page, () => page.getByTestId("export-png-x").click());
+  const png = await app.downloaded(() => page.getByTestId("export-png-x").click());
   expect(png.name).toBe("heatmap-x.png");
   expect([...png.bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   expect(png.bytes.readUInt32BE(16), "PNG width is twice the heatmap's").toBe(cssWidth * 2);
-  const svg = (await downloaded(page, () => page.getByTestId("export-svg-x").click())).bytes.toString("utf8");
+  const svg = (await app.downloaded(() => page.getByTestId("export-svg-x").click())).bytes.toString("utf8");
   expect(svg).toContain("<svg");
   for (const token of trace.tokens) expect(svg).toContain(token);
 });
+
+/** Decodes a PNG in the page: its size, whether every pixel is opaque, and its top-left pixel. */
+async function decodePng(page: Page, bytes: Buffer) {
+  return page.evaluate(async (base64) => {
+    const data = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const bitmap = await createImageBitmap(new Blob([data], { type: "image/png" }));
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const context = canvas.getContext("2d")!;
+    context.drawImage(bitmap, 0, 0);
+    const pixels = context.getImageData(0, 0, bitmap.width, bitmap.height).data;
+    let transparent = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 255) transparent += 1;
+    return { width: bitmap.width, height: bitmap.height, transparent, corner: [...pixels.subarray(0, 3)] };
+  }, bytes.toString("base64"));
+}
+
+for (const theme of ["light", "dark"] as const) {
+  test(`a PNG export is opaque, at twice the heatmap's size, on the ${theme} theme's background`, async ({ app, page }) => {
+    await app.goto(`./?theme=${theme}`);
+    await app.openStage("softmax");
+    const canvas = page.getByTestId("canvas-weights-h0");
+    await expect(canvas).toHaveAttribute("data-drawn", "true");
+    const box = await canvas.evaluate((el) => {
+      const rect = el.getBoundingClientRect();
+      return [rect.width, rect.height];
+    });
+    const png = await app.downloaded(() => page.getByTestId("export-png-weights-h0").click());
+    expect(png.name).toBe("heatmap-weights-h0.png");
+    const image = await decodePng(page, png.bytes);
+    expect([image.width, image.height], "twice the CSS size").toEqual(box.map((side) => Math.round(side * 2)));
+    expect(image.transparent, "pixels that are not fully opaque").toBe(0);
+    // The heatmap is drawn on the theme's surface colour, which the page's panels also use.
+    const surface = await page.evaluate(() => {
+      const probe = document.createElement("div");
+      probe.style.color = "var(--surface)";
+      document.body.append(probe);
+      const rgb = getComputedStyle(probe).color.match(/\d+/g)!.map(Number);
+      probe.remove();
+      return rgb;
+    });
+    expect(image.corner, "the top-left pixel is the theme's background").toEqual(surface);
+    expect(surface, "the two themes differ").toEqual(theme === "light" ? [255, 255, 255] : [0x16, 0x19, 0x1d]);
+  });
+}
 
 test("importing a broken file names the problem and leaves the page unchanged", async ({ app, page }) => {
   await app.goto();
   await app.openStage("output");
   const before = await app.tableValues("output");
-  await openExportMenu(page);
+  await app.openExportMenu();
   await page.getByTestId("import-file").setInputFiles({
     name: "broken.json",
     mimeType: "application/json",

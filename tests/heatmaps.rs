@@ -132,6 +132,20 @@ fn map<'a>(
     }
 }
 
+/// The SVG of a square query-by-key map of `values` with `labels` on both axes, diverging, light.
+fn square_svg(values: &Matrix, labels: &[String]) -> String {
+    heatmap_svg(&map(
+        values,
+        labels,
+        labels,
+        ("queries", "keys"),
+        Palette::Diverging,
+        1,
+        Theme::LIGHT,
+    ))
+    .unwrap()
+}
+
 #[test]
 fn a_signed_matrix_has_one_rectangle_per_cell_labels_and_diverging_ends() {
     let t = trace(false);
@@ -336,16 +350,7 @@ fn a_selected_cell_is_outlined_in_the_accent_colour() {
 fn a_large_matrix_hides_cell_values_but_keeps_every_cell() {
     let m = Matrix::from_fn(32, 32, |i, j| (i as f64 - j as f64) / 10.0);
     let labels: Vec<String> = (0..32).map(|i| format!("tok{i}")).collect();
-    let svg = heatmap_svg(&map(
-        &m,
-        &labels,
-        &labels,
-        ("queries", "keys"),
-        Palette::Diverging,
-        1,
-        Theme::LIGHT,
-    ))
-    .unwrap();
+    let svg = square_svg(&m, &labels);
     let doc = parse(&svg);
     assert_eq!(elements(&doc, "rect").len(), 32 * 32 + 32 + 1);
     // Only the labels, the caption and the colour bar's two ends are written.
@@ -369,16 +374,7 @@ fn labels_with_control_characters_and_markup_still_make_well_formed_xml() {
     );
     let n = labels.len();
     let values = Matrix::from_fn(n, n, |i, j| (i as f64 - j as f64) / 7.0);
-    let svg = heatmap_svg(&map(
-        &values,
-        &labels,
-        &labels,
-        ("queries", "keys"),
-        Palette::Diverging,
-        1,
-        Theme::LIGHT,
-    ))
-    .unwrap();
+    let svg = square_svg(&values, &labels);
     save("hostile-labels", &svg);
     let doc = parse(&svg);
     let written = texts(&doc);
@@ -414,16 +410,7 @@ fn labels_with_control_characters_and_markup_still_make_well_formed_xml() {
 fn not_a_number_in_the_values_writes_no_nan_into_the_drawing() {
     let values = Matrix::from_row_slice(2, 2, &[f64::NAN, 1.0, f64::NEG_INFINITY, -1.0]);
     let labels = vec!["a".to_string(), "b".to_string()];
-    let svg = heatmap_svg(&map(
-        &values,
-        &labels,
-        &labels,
-        ("queries", "keys"),
-        Palette::Diverging,
-        1,
-        Theme::LIGHT,
-    ))
-    .unwrap();
+    let svg = square_svg(&values, &labels);
     let doc = parse(&svg);
     assert_all_numbers_finite(&doc);
     assert_eq!(elements(&doc, "rect").len(), 4 + 32 + 1);

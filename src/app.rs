@@ -2,13 +2,13 @@
 
 use crate::attention::{Stage, Trace};
 use crate::components::{
-    import_file, post_height_to_parent, provide_selection, provide_ui_context, sync_with_url,
-    ExplainPanel, ExportMenu, MatrixEditors, SentenceInput, Settings, ShareButtons, Shared,
-    StageControls, StageRail, StageView, WhatIfLab,
+    fit_to_window, import_file, post_height_to_parent, provide_selection, provide_ui_context,
+    set_fullscreen, step_with_clicker, sync_with_url, ExplainPanel, ExportMenu, MatrixEditors,
+    PresenterBar, SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail,
+    StageView, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
-use crate::words::stage_name;
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -31,26 +31,13 @@ fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
         })
 }
 
-/// What a key does to the stage: the arrows always, and in presenter mode also the keys a
-/// presentation clicker sends.
-pub fn stage_step(key: &str, presenting: bool, stage: Stage) -> Option<Stage> {
+/// What an arrow key does to the stage outside presenter mode (which steps with a clicker's
+/// keys of its own).
+pub fn stage_step(key: &str, stage: Stage) -> Option<Stage> {
     match key {
         "ArrowRight" => stage.next(),
         "ArrowLeft" => stage.prev(),
-        " " | "PageDown" if presenting => stage.next(),
-        "PageUp" if presenting => stage.prev(),
         _ => None,
-    }
-}
-
-fn set_fullscreen(on: bool) {
-    let doc = document();
-    if on {
-        if let Some(root) = doc.document_element() {
-            let _ = root.request_fullscreen();
-        }
-    } else if doc.fullscreen_element().is_some() {
-        doc.exit_fullscreen();
     }
 }
 
@@ -77,6 +64,13 @@ pub fn App() -> impl IntoView {
     let presenting = ui.presenting;
     presenting.set(options.present);
     let report = RwSignal::new(None::<String>);
+    let n_heads = Signal::derive(move || trace.with(|t| t.config.n_heads));
+    step_with_clicker(stage, head, n_heads);
+    fit_to_window(move || {
+        stage.track();
+        head.track();
+        trace.track();
+    });
 
     let notices = RwSignal::new(Vec::<String>::new());
     sync_with_url(
@@ -98,14 +92,16 @@ pub fn App() -> impl IntoView {
             return;
         }
         let key = ev.key();
-        let on_stage = presenting.get_untracked();
-        if let Some(s) = stage_step(&key, on_stage, stage.get_untracked()) {
-            ev.prevent_default();
-            stage.set(s);
-        } else if on_stage && (key == "f" || key == "F") {
+        // While presenting, the clicker's keys were taken before the page saw them.
+        if !presenting.get_untracked() {
+            if let Some(s) = stage_step(&key, stage.get_untracked()) {
+                ev.prevent_default();
+                stage.set(s);
+            }
+        } else if key == "f" || key == "F" {
             ev.prevent_default();
             set_fullscreen(document().fullscreen_element().is_none());
-        } else if on_stage && key == "Escape" {
+        } else if key == "Escape" {
             presenting.set(false);
             set_fullscreen(false);
         }
@@ -135,7 +131,8 @@ pub fn App() -> impl IntoView {
 
     view! {
         <div class="app" class:embed=embed class:presenting=move || presenting.get()
-            class:no-controls=!show_controls data-testid="app">
+            class:no-controls=!show_controls data-testid="app"
+            style=move || format!("--zoom: {:.3}", ui.zoom())>
             {(!embed).then(|| view! {
                 <header class="topbar">
                     <div class="brand">
@@ -183,23 +180,15 @@ pub fn App() -> impl IntoView {
                         <SentenceInput model />
                         <Settings model />
                         <MatrixEditors model />
+                        // Beside the heatmaps, so it never covers the cell it explains.
+                        {move || (!presenting.get()).then(|| view! {
+                            <ExplainPanel explanation selection=picked.selection sheet=ui.narrow />
+                        }.into_any())}
                     </aside>
                 }.into_any())}
                 <main class="stage-area">
                     {move || presenting.get().then(|| view! {
-                        <div class="presenter-bar">
-                            <ol class="presenter-progress" aria-label="Progress" data-testid="presenter-progress">
-                                {Stage::ALL.into_iter().map(|s| view! {
-                                    <li class:current=move || stage.get() == s class:done={move || stage.get() > s}
-                                        aria-current=move || (stage.get() == s).then_some("step")>
-                                        <span class="visually-hidden">{stage_name(s)}</span>
-                                    </li>
-                                }).collect_view()}
-                            </ol>
-                            <span class="presenter-help">"← → Space: step · f: full screen · Esc: leave"</span>
-                            <button type="button" data-testid="leave-presenter"
-                                on:click=move |_| { presenting.set(false); set_fullscreen(false); }>"Leave"</button>
-                        </div>
+                        <PresenterBar stage head n_heads />
                     }.into_any())}
                     {move || (!presenting.get()).then(|| view! {
                         <StageRail stage />
@@ -207,7 +196,10 @@ pub fn App() -> impl IntoView {
                     }.into_any())}
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>
                     <StageView trace stage head />
-                    <ExplainPanel explanation selection=picked.selection />
+                    // Without the inputs column, a sheet over the bottom of the window.
+                    {move || (!show_controls || presenting.get()).then(|| view! {
+                        <ExplainPanel explanation selection=picked.selection sheet=true />
+                    }.into_any())}
                     {move || (!presenting.get() && !embed).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
                         <WhatIfLab model trace />
@@ -223,24 +215,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn clicker_keys_step_only_in_presenter_mode() {
+    fn arrows_step_through_the_stages_and_stop_at_the_ends() {
         assert_eq!(
-            stage_step("PageDown", true, Stage::Input),
+            stage_step("ArrowRight", Stage::Input),
             Some(Stage::Projection)
         );
-        assert_eq!(stage_step("PageDown", false, Stage::Input), None);
-        assert_eq!(stage_step(" ", true, Stage::Scores), Some(Stage::Scale));
+        assert_eq!(stage_step("ArrowRight", Stage::OutputProjection), None);
         assert_eq!(
-            stage_step("PageUp", true, Stage::Scores),
-            Some(Stage::SplitHeads)
-        );
-        assert_eq!(
-            stage_step("ArrowRight", false, Stage::OutputProjection),
-            None
-        );
-        assert_eq!(
-            stage_step("ArrowLeft", false, Stage::Projection),
+            stage_step("ArrowLeft", Stage::Projection),
             Some(Stage::Input)
         );
+        assert_eq!(stage_step("PageDown", Stage::Input), None);
     }
 }

@@ -35,13 +35,21 @@ pub struct UiContext {
     pub reduced_motion: bool,
     /// Presenter mode: one stage, large type, heatmaps drawn larger.
     pub presenting: RwSignal<bool>,
+    /// How much larger than normal heatmaps are drawn while presenting: the largest zoom at
+    /// which the step fits the window.
+    pub zoom_level: RwSignal<f64>,
+    /// Whether the window is narrow (phones, small tablets): one column, stage first.
+    pub narrow: RwSignal<bool>,
 }
+
+/// The widest window, in CSS pixels, laid out as one column; the style sheet uses the same.
+pub const NARROW_QUERY: &str = "(max-width: 960px)";
 
 impl UiContext {
     /// How much larger than normal heatmaps are drawn.
     pub fn zoom(&self) -> f64 {
         if self.presenting.get() {
-            1.6
+            self.zoom_level.get()
         } else {
             1.0
         }
@@ -54,6 +62,20 @@ fn media_matches(query: &str) -> bool {
         .ok()
         .flatten()
         .is_some_and(|m| m.matches())
+}
+
+/// Keeps `signal` equal to whether the media `query` matches, as the window changes.
+fn follow_media(query: &str, signal: RwSignal<bool>) {
+    let Some(list) = window().match_media(query).ok().flatten() else {
+        return;
+    };
+    let query = query.to_string();
+    let on_change = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
+        signal.set(media_matches(&query));
+    });
+    let _ = list.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
+    // The listener lives as long as the page.
+    on_change.forget();
 }
 
 /// The context that [`provide_ui_context`] made.
@@ -69,25 +91,18 @@ pub fn provide_ui_context(forced_dark: Option<bool>) -> UiContext {
     }
     let dark =
         RwSignal::new(forced_dark.unwrap_or_else(|| media_matches("(prefers-color-scheme: dark)")));
-    let follow_system = forced_dark.is_none();
-    if let Some(list) = window()
-        .match_media("(prefers-color-scheme: dark)")
-        .ok()
-        .flatten()
-        .filter(|_| follow_system)
-    {
-        let on_change = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
-            dark.set(media_matches("(prefers-color-scheme: dark)"));
-        });
-        let _ = list.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
-        // The listener lives as long as the page.
-        on_change.forget();
+    if forced_dark.is_none() {
+        follow_media("(prefers-color-scheme: dark)", dark);
     }
+    let narrow = RwSignal::new(media_matches(NARROW_QUERY));
+    follow_media(NARROW_QUERY, narrow);
     let ctx = UiContext {
         dark,
         show_tables: RwSignal::new(false),
         reduced_motion: media_matches("(prefers-reduced-motion: reduce)"),
         presenting: RwSignal::new(false),
+        zoom_level: RwSignal::new(1.0),
+        narrow,
     };
     provide_context(ctx);
     ctx

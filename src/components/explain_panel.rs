@@ -60,10 +60,14 @@ pub fn ExplainPanel(
     explanation: Memo<Option<Explanation>>,
     /// To clear the selection.
     selection: RwSignal<Option<Selection>>,
+    /// Whether it opens as a sheet over the bottom of the window, rather than where it stands.
+    #[prop(into)]
+    sheet: Signal<bool>,
 ) -> impl IntoView {
     view! {
         <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"
             class:active=move || explanation.with(Option::is_some)
+            class:sheet=move || sheet.get()
             aria-live="polite" aria-label="How the selected cell was computed">
             {move || match explanation.get() {
                 None => view! {

@@ -75,9 +75,14 @@ pub fn ExportMenu(
     report: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let stem = move || model.with(|m| file_stem(&m.sentence));
+    let menu = NodeRef::<leptos::html::Details>::new();
     let save = move |suffix: &str, mime: &str, text: String| {
         if let Err(e) = download_text(&format!("{}{suffix}", stem()), mime, &text) {
             report.set(Some(format!("The export failed: {e}.")));
+        }
+        // Done with the menu: it closes, uncovering the page under it.
+        if let Some(details) = menu.get_untracked() {
+            details.set_open(false);
         }
     };
     let on_file = move |ev: web_sys::Event| {
@@ -88,7 +93,7 @@ pub fn ExportMenu(
         input.set_value("");
     };
     view! {
-        <details class="menu export-menu">
+        <details class="menu export-menu" node_ref=menu>
             <summary data-testid="export-menu">"Export / import"</summary>
             <div class="menu-body">
                 <button type="button" data-testid="export-trace-json"

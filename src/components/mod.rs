@@ -11,6 +11,7 @@ mod heatmap;
 mod keyboard;
 mod matrix_editor;
 mod perf;
+mod presenter;
 mod preset_picker;
 mod sentence_input;
 mod settings;
@@ -26,6 +27,7 @@ pub use export::{import_file, ExportMenu};
 pub use heatmap::{HeatmapView, PanelData};
 pub use matrix_editor::MatrixEditors;
 
+pub use presenter::{fit_to_window, set_fullscreen, step_with_clicker, PresenterBar};
 pub use preset_picker::PresetPicker;
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;

@@ -2,7 +2,7 @@
 
 use super::context::ui_context;
 use crate::attention::Stage;
-use crate::words::{stage_name, stage_progress};
+use crate::words::{stage_name, stage_progress, stage_rail_name};
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -22,10 +22,14 @@ pub fn StageRail(
                             data-testid=format!("stage-{}", s.key())
                             class:done={move || stage.get() > s}
                             aria-current=move || (stage.get() == s).then_some("step")
+                            title=stage_name(s)
                             on:click=move |_| stage.set(s)
                         >
-                            <span class="rail-number" aria-hidden="true">{s.index() + 1}</span>
-                            <span class="rail-name">{stage_name(s)}</span>
+                            <span class="rail-number">{s.index() + 1}</span>
+                            " "
+                            <span class="visually-hidden">{stage_rail_name(s).0}</span>
+                            <span class="rail-name">{stage_rail_name(s).1}</span>
+                            <span class="visually-hidden">{stage_rail_name(s).2}</span>
                         </button>
                     </li>
                 }.into_any()).collect_view()}

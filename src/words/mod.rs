@@ -30,7 +30,7 @@ pub use presets::claim_text;
 pub use settings::scale_mode_label;
 pub use stages::{
     shape_text, stage_explanation, stage_formula, stage_formula_mathml, stage_name, stage_note,
-    stage_progress,
+    stage_progress, stage_rail_name,
 };
 pub use whatif::{
     comparison_summary, correct_title, shown_title, whatif_explanation, whatif_label, NO_MISTAKE,

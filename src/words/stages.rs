@@ -20,6 +20,24 @@ pub fn stage_name(stage: Stage) -> &'static str {
     }
 }
 
+/// The stage's name in three parts for the stage rail, which shows only the middle one (a word
+/// or two) where space is short; the three together are [`stage_name`], so the button's
+/// accessible name holds what it shows.
+pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static str) {
+    match stage {
+        Stage::Input => ("", "Input", " X"),
+        Stage::Projection => ("Projections ", "Q, K, V", ""),
+        Stage::SplitHeads => ("Split into ", "heads", ""),
+        Stage::Scores => ("", "Scores", " QₕKₕᵀ"),
+        Stage::Scale => ("", "Scale", " ÷√d_k"),
+        Stage::Mask => ("Causal ", "mask", ""),
+        Stage::Softmax => ("", "Softmax", ""),
+        Stage::WeightedSum => ("Weighted ", "sum", " AₕVₕ"),
+        Stage::Concat => ("", "Concat", "enate heads"),
+        Stage::OutputProjection => ("", "Output", " projection"),
+    }
+}
+
 /// The formula in plain Unicode text.
 pub fn stage_formula(stage: Stage) -> &'static str {
     match stage {
@@ -202,5 +220,14 @@ mod tests {
         assert!(stage_note(Stage::Scale, &t)
             .unwrap()
             .contains("common mistake"));
+    }
+
+    #[test]
+    fn the_rail_name_parts_make_the_full_name() {
+        for stage in Stage::ALL {
+            let (before, shown, after) = stage_rail_name(stage);
+            assert_eq!(format!("{before}{shown}{after}"), stage_name(stage));
+            assert!(!shown.is_empty());
+        }
     }
 }

@@ -32,7 +32,7 @@ test("every canvas cell has the colour of the same cell in the SVG export", asyn
   const onCanvas = await canvas.evaluate(
     (el, [gx, gy, cw, ch]) => {
       const cv = el as HTMLCanvasElement;
-      const k = cv.width / parseFloat(cv.style.width);
+      const k = cv.width / Number(cv.dataset.width);
       const data = cv.getContext("2d")!.getImageData(0, 0, cv.width, cv.height).data;
       const out: Record<string, string> = {};
       for (let r = 0; r < 12; r++) {

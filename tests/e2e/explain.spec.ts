@@ -16,7 +16,7 @@ async function clickCell(page: Page, testId: string, row: number, col: number): 
   const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
   const box = (await canvas.boundingBox())!;
   const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
-  const layoutWidth = Number((await canvas.evaluate((el) => (el as HTMLCanvasElement).style.width)).replace("px", ""));
+  const layoutWidth = Number(await canvas.getAttribute("data-width"));
   const k = css / layoutWidth;
   await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
   expect(box.width).toBeGreaterThan(0);

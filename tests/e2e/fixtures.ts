@@ -192,6 +192,22 @@ export class AppPage {
     return cells.map((row) => row.map(parseRustFloat));
   }
 
+  /**
+   * In presenter mode, presses → until stage `index` (from 0) is shown, waiting for each step:
+   * a stage with several heads takes one step per head.
+   */
+  async presentStage(index: number): Promise<void> {
+    const bar = this.page.getByTestId("presenter-bar");
+    const target = this.page.getByTestId("presenter-progress").locator("li").nth(index);
+    for (let presses = 0; presses < 64; presses++) {
+      if ((await target.getAttribute("aria-current")) === "step") return;
+      const before = (await bar.getAttribute("data-step")) ?? "";
+      await this.page.keyboard.press("ArrowRight");
+      await expect(bar).not.toHaveAttribute("data-step", before);
+    }
+    await expect(target).toHaveAttribute("aria-current", "step");
+  }
+
   /** Opens the export menu, if it is not open already. */
   async openExportMenu(): Promise<void> {
     const menu = this.page.getByTestId("export-menu");

@@ -305,7 +305,7 @@ test("masked cells say −∞ in words and are hatched, not only coloured", asyn
       (el, [r, c]) => {
         const cv = el as HTMLCanvasElement;
         const [gx, gy, cw, ch] = el.getAttribute("data-grid")!.split(",").map(Number);
-        const k = cv.width / parseFloat(cv.style.width);
+        const k = cv.width / Number(cv.dataset.width);
         const y = Math.round((gy + r * ch + Math.min(4, ch / 6)) * k);
         const x0 = Math.round((gx + c * cw + 3) * k);
         const x1 = Math.round((gx + (c + 1) * cw - 3) * k);

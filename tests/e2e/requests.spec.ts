@@ -1,7 +1,7 @@
 // The app works offline once loaded: in every page mode and at every stage it requests nothing
 // but its own files, from its own origin (and, under a sub-path, from under that path).
-import type { Page, Request } from "@playwright/test";
-import { test, expect, requestsOutside, STAGES } from "./fixtures";
+import type { Request } from "@playwright/test";
+import { test, expect, requestsOutside, STAGES, type AppPage } from "./fixtures";
 
 interface Mode {
   name: string;
@@ -37,11 +37,12 @@ function listed(requests: Request[]): string {
 }
 
 /** Shows every stage in turn and waits until its heatmaps are drawn. */
-async function visitEveryStage(page: Page, presenting: boolean): Promise<void> {
+async function visitEveryStage(app: AppPage, presenting: boolean): Promise<void> {
+  const page = app.page;
   if (presenting) await expect(page.getByTestId("presenter-progress")).toBeVisible();
   for (let i = 0; i < STAGES.length; i++) {
     if (presenting) {
-      if (i > 0) await page.keyboard.press("ArrowRight");
+      await app.presentStage(i);
       await expect(page.getByTestId("presenter-progress").locator("li").nth(i)).toHaveClass(/current/);
     } else {
       await page.getByTestId(`stage-${STAGES[i]}`).click();
@@ -56,7 +57,7 @@ test.describe.configure({ mode: "parallel" });
 for (const mode of MODES) {
   test(`${mode.name} requests nothing outside its own origin`, async ({ app, page, baseURL, requests }) => {
     await app.goto(mode.path);
-    await visitEveryStage(page, mode.presenting ?? false);
+    await visitEveryStage(app, mode.presenting ?? false);
     await page.waitForLoadState("networkidle");
 
     const origin = new URL(baseURL!).origin;

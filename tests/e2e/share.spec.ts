@@ -131,7 +131,7 @@ test("exports produce the trace, the handout, the scenario and both image format
   expect(scenario.w_q).toHaveLength(4);
 
   const canvas = page.getByTestId("canvas-x");
-  const cssWidth = Number((await canvas.evaluate((el) => (el as HTMLCanvasElement).style.width)).replace("px", ""));
+  const cssWidth = Number(await canvas.getAttribute("data-width"));
   const png = await app.downloaded(() => page.getByTestId("export-png-x").click());
   expect(png.name).toBe("heatmap-x.png");
   expect([...png.bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

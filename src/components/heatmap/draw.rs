@@ -12,8 +12,9 @@ use {
     web_sys::CanvasRenderingContext2d,
 };
 
-/// Draws a heatmap on a canvas in the page, scaled for the screen's pixel ratio and `zoom`, and
-/// sizes the canvas's box to the heatmap's CSS size times `zoom`.
+/// Draws a heatmap on a canvas in the page, sharp at the screen's pixel ratio times `zoom`, and
+/// gives the canvas its drawing's size: the style sheet shows it `--w` CSS pixels wide times the
+/// page's `--zoom`, so a change of zoom resizes every canvas at once, before any repaint.
 #[cfg(target_arch = "wasm32")]
 pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
@@ -23,7 +24,7 @@ pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     let style = web_sys::HtmlElement::style(canvas);
     // Only real changes touch the style, so painting never invalidates the page's layout.
     for (property, value) in [
-        ("width", format!("{}px", f64::from(layout.width) * zoom)),
+        ("--w", layout.width.to_string()),
         (
             "aspect-ratio",
             format!("{} / {}", layout.width, layout.height),
@@ -32,6 +33,10 @@ pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
         if style.get_property_value(property).ok().as_deref() != Some(value.as_str()) {
             let _ = style.set_property(property, &value);
         }
+    }
+    let width = layout.width.to_string();
+    if canvas.get_attribute("data-width").as_deref() != Some(width.as_str()) {
+        let _ = canvas.set_attribute("data-width", &width);
     }
     if canvas.get_attribute("data-drawn").is_none() {
         let _ = canvas.set_attribute("data-drawn", "true");

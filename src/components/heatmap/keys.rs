@@ -37,6 +37,52 @@ pub fn cell_at_click(
     layout.cell_at(offset.0 * scale, offset.1 * scale, shape.0, shape.1)
 }
 
+/// How far to scroll the page down so that a cell whose box spans `cell_top..cell_bottom` (CSS
+/// pixels from the top of the window) shows above a sheet whose top edge is at `sheet_top`,
+/// with a small margin; 0 when the cell already shows. The cell's top never goes above the
+/// window's, so a cell taller than the room left is shown from its top.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub fn scroll_to_clear(cell_top: f64, cell_bottom: f64, sheet_top: f64) -> f64 {
+    const MARGIN: f64 = 12.0;
+    let covered = cell_bottom + MARGIN - sheet_top;
+    if covered <= 0.0 {
+        0.0
+    } else {
+        covered.min((cell_top - MARGIN).max(0.0))
+    }
+}
+
+/// Scrolls the page so that `cell` of `canvas` (drawn to `layout`) is not hidden under the
+/// explanation when that is a sheet fixed over the bottom of the window.
+#[cfg(target_arch = "wasm32")]
+pub fn keep_clear_of_sheet(
+    canvas: &web_sys::HtmlCanvasElement,
+    layout: &Layout,
+    cell: (usize, usize),
+) {
+    use leptos::prelude::{document, window};
+    let Some(sheet) = document().get_element_by_id("explain-panel") else {
+        return;
+    };
+    let fixed = window()
+        .get_computed_style(&sheet)
+        .ok()
+        .flatten()
+        .and_then(|style| style.get_property_value("position").ok())
+        .is_some_and(|p| p == "fixed");
+    if !fixed {
+        return;
+    }
+    let rect = canvas.get_bounding_client_rect();
+    let scale = rect.width() / f64::from(layout.width.max(1));
+    let top = rect.top() + f64::from(layout.grid_y + cell.0 as u32 * layout.cell_h) * scale;
+    let bottom = top + f64::from(layout.cell_h) * scale;
+    let by = scroll_to_clear(top, bottom, sheet.get_bounding_client_rect().top());
+    if by > 0.0 {
+        window().scroll_by_with_x_and_y(0.0, by);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +128,15 @@ mod tests {
         );
         assert_eq!(cell_at_click(&layout, 200.0, (10.0, 10.0), (3, 4)), None);
         assert_eq!(cell_at_click(&layout, 0.0, (0.0, 0.0), (3, 4)), None);
+    }
+
+    #[test]
+    fn a_cell_under_the_sheet_is_scrolled_just_above_it() {
+        // Already clear of a sheet starting at 500.
+        assert_eq!(scroll_to_clear(100.0, 130.0, 500.0), 0.0);
+        // Its bottom 30 px under the sheet's top: scroll by that and the margin.
+        assert_eq!(scroll_to_clear(500.0, 530.0, 500.0), 42.0);
+        // Never so far that the cell's top leaves the window.
+        assert_eq!(scroll_to_clear(40.0, 900.0, 500.0), 28.0);
     }
 }

@@ -296,7 +296,10 @@ pub fn HeatmapView(
     // Row sums line up with the chart's rows.
     let sums_style = move || {
         let l = layout();
-        format!("padding-top: {}px; line-height: {}px", l.grid_y, l.cell_h)
+        format!(
+            "padding-top: calc({}px * var(--zoom, 1)); line-height: calc({}px * var(--zoom, 1))",
+            l.grid_y, l.cell_h
+        )
     };
 
     let select = {
@@ -347,12 +350,42 @@ pub fn HeatmapView(
             }
         }
     };
+    // A press of the pointer focuses the canvas before its click picks the cell under it, so
+    // only focus that did not come from the pointer starts at the first cell.
+    let pressed = StoredValue::new(false);
+    let on_pointerdown = move |_| pressed.set_value(true);
     let on_focus = move |_| {
+        if pressed.get_value() {
+            pressed.set_value(false);
+            return;
+        }
         let (r, c) = values.with_untracked(|m| m.shape());
         if current().is_none() && r > 0 && c > 0 {
             select((0, 0));
         }
     };
+    let on_blur = move |_| pressed.set_value(false);
+
+    // A picked cell of this heatmap stays in sight when its explanation opens as a sheet.
+    #[cfg(target_arch = "wasm32")]
+    {
+        let own_name = name.clone();
+        Effect::new(move |_| {
+            let Some(sel) = picked
+                .and_then(|p| p.selection.get())
+                .filter(|s| s.panel == own_name)
+            else {
+                return;
+            };
+            let Some(canvas) = canvas_ref.get_untracked() else {
+                return;
+            };
+            let layout = untrack(layout);
+            request_animation_frame(move || {
+                keys::keep_clear_of_sheet(&canvas, &layout, (sel.row, sel.col));
+            });
+        });
+    }
 
     let body_ref = NodeRef::<leptos::html::Tbody>::new();
     table::follow_values(body_ref, values, rows, row_sums, ui.show_tables);
@@ -380,7 +413,9 @@ pub fn HeatmapView(
                     aria-describedby="explain-panel"
                     on:click=on_click
                     on:keydown=on_keydown
+                    on:pointerdown=on_pointerdown
                     on:focus=on_focus
+                    on:blur=on_blur
                 ></canvas>
                 {row_sums.then(|| view! {
                     <ol class="row-sums" aria-label="Sum of each row" data-testid=format!("sums-{name}") style=sums_style>

@@ -4,6 +4,7 @@ use super::lines::{compare_line, stage_lines, Item};
 use super::panel_data::Panels;
 use crate::attention::{Stage, Trace};
 use crate::components::attention_lines::AttentionLines;
+use crate::components::context::ui_context;
 use crate::components::heatmap::HeatmapView;
 use leptos::prelude::*;
 
@@ -21,16 +22,19 @@ pub(super) fn StageBody(
     /// Whether every head is shown on one colour scale.
     compare: RwSignal<bool>,
 ) -> impl IntoView {
+    let ui = ui_context();
     let body = move || {
         let s = stage.get();
         let n = panels.layout().get().n_heads;
         let selected = head.get().min(n.saturating_sub(1));
-        let heads: Vec<usize> = if n > 2 {
+        // A lecture hall sees one head at a time; the clicker steps through them.
+        let heads: Vec<usize> = if n > 2 || ui.presenting.get() {
             vec![selected]
         } else {
             (0..n).collect()
         };
-        let shown = if compare.get() && s.is_per_head() && n > 1 {
+        let comparing = compare.get() && !ui.presenting.get();
+        let shown = if comparing && s.is_per_head() && n > 1 {
             vec![compare_line(&panels, s, n)]
         } else {
             stage_lines(&panels, trace, s, &heads)
@@ -44,7 +48,10 @@ pub(super) fn StageBody(
                     .map(|item| match item {
                         Item::Panel(data) => view! { <HeatmapView data /> }.into_any(),
                         Item::Op(text) => {
-                            view! { <span class="op" aria-hidden="true">{text}</span> }.into_any()
+                            // A product's dot is one small glyph: drawn larger to be seen.
+                            let dot = text == "·";
+                            view! { <span class="op" class:dot=dot aria-hidden="true">{text}</span> }
+                                .into_any()
                         }
                         Item::Lines(h) => view! { <AttentionLines trace head=h /> }.into_any(),
                     })

@@ -16,7 +16,12 @@ pub(super) fn HeadTools(
     /// Whether every head is shown on one colour scale.
     compare: RwSignal<bool>,
 ) -> impl IntoView {
+    let presenting = crate::components::context::ui_context().presenting;
     move || {
+        if presenting.get() {
+            // The presenter bar says which head is shown; the clicker picks the next.
+            return view! { <div class="head-tools"></div> }.into_any();
+        }
         let n = n_heads.get();
         let per_head_stage = stage.get().is_per_head();
         let compare_toggle = (per_head_stage && n > 1).then(|| {
@@ -41,6 +46,6 @@ pub(super) fn HeadTools(
                 </div>
             }
         });
-        view! { <div class="head-tools">{compare_toggle}{buttons}</div> }
+        view! { <div class="head-tools">{compare_toggle}{buttons}</div> }.into_any()
     }
 }

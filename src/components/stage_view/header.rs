@@ -1,5 +1,5 @@
-//! The stage's header: where it is among the stages, its name, formula, explanation, shapes and
-//! a note on the current numbers, all in the learner's words.
+//! The stage's words: above the pictures, where it is among the stages, its name, formula and
+//! shapes; after them, the plain-language explanation and a note on the current numbers.
 
 use crate::attention::{Stage, Trace};
 use crate::words::{
@@ -7,9 +7,35 @@ use crate::words::{
 };
 use leptos::prelude::*;
 
-/// The header of the current stage.
+/// The header of the current stage: compact, so the first heatmap shows without scrolling.
 #[component]
 pub(super) fn StageHeader(
+    /// The one trace.
+    trace: Memo<Trace>,
+    /// The stage to show.
+    stage: RwSignal<Stage>,
+) -> impl IntoView {
+    let shapes = move || {
+        let s = stage.get();
+        trace.with(|t| shape_text(s, t.seq_len(), t.config.d_model, t.config.n_heads))
+    };
+    view! {
+        <header class="stage-header">
+            <div class="stage-heading">
+                <p class="stage-kicker">{move || stage_progress(stage.get())}</p>
+                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{move || stage_name(stage.get())}</h2>
+            </div>
+            <div class="formula" data-testid="formula"
+                inner_html=move || format!("<math display=\"block\">{}</math>", stage_formula_mathml(stage.get()))>
+            </div>
+            <p class="shapes" data-testid="shapes">{shapes}</p>
+        </header>
+    }
+}
+
+/// What the stage does in words, and a note on the current numbers, after the pictures.
+#[component]
+pub(super) fn StageNotes(
     /// The one trace.
     trace: Memo<Trace>,
     /// The stage to show.
@@ -19,20 +45,10 @@ pub(super) fn StageHeader(
         let s = stage.get();
         trace.with(|t| stage_note(s, t))
     };
-    let shapes = move || {
-        let s = stage.get();
-        trace.with(|t| shape_text(s, t.seq_len(), t.config.d_model, t.config.n_heads))
-    };
     view! {
-        <header class="stage-header">
-            <p class="stage-kicker">{move || stage_progress(stage.get())}</p>
-            <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{move || stage_name(stage.get())}</h2>
-            <div class="formula" data-testid="formula"
-                inner_html=move || format!("<math display=\"block\">{}</math>", stage_formula_mathml(stage.get()))>
-            </div>
+        <section class="stage-notes" aria-label="About this stage">
             <p class="explanation" data-testid="explanation">{move || stage_explanation(stage.get())}</p>
-            <p class="shapes" data-testid="shapes">{shapes}</p>
             <p class="note" data-testid="stage-note">{note}</p>
-        </header>
+        </section>
     }
 }

@@ -1,7 +1,8 @@
 //! The current stage: title, formula, explanation, shapes, and its operands and result drawn
 //! side by side.
 //!
-//! - `header`: where the stage is, its name, formula, explanation, shapes and note.
+//! - `header`: where the stage is, its name, formula and shapes; after the pictures, its
+//!   explanation and note.
 //! - `head_tools`: compare every head, or pick the head to show.
 //! - `body`: the stage's lines of panels, laid out by `lines` from the panels of `panel_data`.
 
@@ -14,7 +15,7 @@ mod panel_data;
 use crate::attention::{Stage, Trace};
 use body::StageBody;
 use head_tools::HeadTools;
-use header::StageHeader;
+use header::{StageHeader, StageNotes};
 use leptos::prelude::*;
 use panel_data::Panels;
 
@@ -38,6 +39,7 @@ pub fn StageView(
             <StageHeader trace stage />
             <HeadTools n_heads stage head compare />
             <StageBody trace panels stage head compare />
+            <StageNotes trace stage />
         </article>
     }
 }

@@ -1,0 +1,289 @@
+//! Presenter mode for a lecture hall: one stage and one head per step, drawn as large as the
+//! screen allows, stepped by a presentation clicker wherever the focus is.
+
+use super::context::ui_context;
+use crate::attention::Stage;
+use crate::words::stage_name;
+use leptos::prelude::*;
+
+/// The step a clicker moves to from `stage` showing `head` of `n_heads`: a per-head stage shows
+/// its heads one at a time before the next stage, and going back enters a per-head stage at its
+/// last head. `None` past either end.
+pub fn presenter_step(
+    forward: bool,
+    stage: Stage,
+    head: usize,
+    n_heads: usize,
+) -> Option<(Stage, usize)> {
+    let per_head = stage.is_per_head();
+    if forward {
+        if per_head && head + 1 < n_heads {
+            return Some((stage, head + 1));
+        }
+        stage.next().map(|s| (s, 0))
+    } else {
+        if per_head && head > 0 {
+            return Some((stage, head.min(n_heads) - 1));
+        }
+        stage.prev().map(|s| {
+            (
+                s,
+                if s.is_per_head() {
+                    n_heads.max(1) - 1
+                } else {
+                    0
+                },
+            )
+        })
+    }
+}
+
+/// Whether a clicker `key` steps forward (`Some(true)`), back (`Some(false)`) or not at all.
+pub fn clicker_direction(key: &str) -> Option<bool> {
+    match key {
+        "ArrowRight" | " " | "PageDown" => Some(true),
+        "ArrowLeft" | "PageUp" => Some(false),
+        _ => None,
+    }
+}
+
+/// Asks for full screen, or leaves it.
+pub fn set_fullscreen(on: bool) {
+    let doc = document();
+    if on {
+        if let Some(root) = doc.document_element() {
+            let _ = root.request_fullscreen();
+        }
+    } else if doc.fullscreen_element().is_some() {
+        doc.exit_fullscreen();
+    }
+}
+
+/// The bar above the stage while presenting: progress, the head shown, help and Leave.
+#[component]
+pub fn PresenterBar(
+    /// The current stage.
+    stage: RwSignal<Stage>,
+    /// The head shown.
+    head: RwSignal<usize>,
+    /// Heads in the layer.
+    n_heads: Signal<usize>,
+) -> impl IntoView {
+    let ui = ui_context();
+    let head_shown = move || {
+        let n = n_heads.get();
+        (stage.get().is_per_head() && n > 1)
+            .then(|| format!("Head {} of {n}", head.get().min(n - 1) + 1))
+    };
+    view! {
+        <div class="presenter-bar" data-testid="presenter-bar"
+            data-step=move || format!("{}-{}", stage.get().key(), head.get())>
+            <ol class="presenter-progress" aria-label="Progress" data-testid="presenter-progress">
+                {Stage::ALL.into_iter().map(|s| view! {
+                    <li class:current=move || stage.get() == s class:done={move || stage.get() > s}
+                        aria-current=move || (stage.get() == s).then_some("step")>
+                        <span class="visually-hidden">{stage_name(s)}</span>
+                    </li>
+                }).collect_view()}
+            </ol>
+            <span class="presenter-head" data-testid="presenter-head">{head_shown}</span>
+            <span class="presenter-help">"← → Space: step · f: full screen · Esc: leave"</span>
+            <button type="button" data-testid="leave-presenter"
+                on:click=move |_| { ui.presenting.set(false); set_fullscreen(false); }>"Leave"</button>
+        </div>
+    }
+}
+
+/// Steps with the clicker's keys while presenting, even when a heatmap or a button has the focus:
+/// the keys are taken before anything in the page sees them. Only a text field keeps them.
+pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads: Signal<usize>) {
+    let presenting = ui_context().presenting;
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        if !presenting.get_untracked() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
+            return;
+        }
+        let Some(forward) = clicker_direction(&ev.key()) else {
+            return;
+        };
+        if editing_text(&ev) {
+            return;
+        }
+        ev.prevent_default();
+        ev.stop_propagation();
+        let from = (stage.get_untracked(), head.get_untracked());
+        if let Some((s, h)) = presenter_step(forward, from.0, from.1, n_heads.get_untracked()) {
+            head.set(h);
+            stage.set(s);
+        }
+    };
+    listen_before_the_page("keydown", on_key);
+}
+
+/// Whether a key press goes to a field the learner types into.
+fn editing_text(ev: &web_sys::KeyboardEvent) -> bool {
+    use wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| {
+            matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                || el.has_attribute("contenteditable")
+        })
+}
+
+/// Listens for `event` on the window in the capture phase, before any element's own listeners,
+/// for as long as the page lives.
+fn listen_before_the_page(event: &str, f: impl Fn(web_sys::KeyboardEvent) + 'static) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let handler = Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(f);
+    let _ = window().add_event_listener_with_callback_and_bool(
+        event,
+        handler.as_ref().unchecked_ref(),
+        true,
+    );
+    handler.forget();
+}
+
+/// Keeps the presented step filling the window: after every step, change of numbers or resize,
+/// scrolls to the top and picks the largest zoom at which the stage fits the window, so nothing
+/// needs scrolling.
+pub fn fit_to_window(track: impl Fn() + 'static) {
+    let ui = ui_context();
+    let resized = RwSignal::new(0u32);
+    let _resize = window_event_listener(leptos::ev::resize, move |_| {
+        resized.update(|n| *n = n.wrapping_add(1));
+    });
+    Effect::new(move |_| {
+        track();
+        resized.track();
+        if !ui.presenting.get() {
+            return;
+        }
+        request_animation_frame(move || {
+            if let Some(zoom) = largest_fitting_zoom() {
+                ui.zoom_level.set(zoom);
+            }
+        });
+    });
+}
+
+/// The zoom range tried, and how many halvings of it are measured.
+const ZOOM_RANGE: (f64, f64) = (0.5, 4.0);
+const ZOOM_STEPS: usize = 10;
+
+/// How much smaller a step may be drawn to keep each line of it on one row, rather than
+/// wrapping the line's pictures onto rows of their own: reading an equation left to right is
+/// worth a little size.
+const ONE_ROW_SHARE: f64 = 0.85;
+
+/// Measures the page at zooms chosen by bisection and returns the largest at which the stage
+/// fits: its bottom inside the window and no line wider than its box. Each line of pictures is
+/// kept on one row unless that makes the step much smaller (see [`ONE_ROW_SHARE`]). The style
+/// sheet sizes the canvases from `--zoom`, so each try is one synchronous layout, no repaint.
+fn largest_fitting_zoom() -> Option<f64> {
+    use wasm_bindgen::JsCast;
+    let doc = document();
+    let app: web_sys::HtmlElement = doc.query_selector(".app").ok()??.dyn_into().ok()?;
+    let stage = doc.query_selector(".stage").ok()??;
+    window().scroll_to_with_x_and_y(0.0, 0.0);
+    let height = window().inner_height().ok()?.as_f64()?;
+    let style = app.style();
+    let set_zoom = |zoom: f64| {
+        let _ = style.set_property("--zoom", &format!("{zoom:.3}"));
+    };
+    let fits = |zoom: f64| {
+        set_zoom(zoom);
+        if stage.get_bounding_client_rect().bottom() > height - 8.0 {
+            return false;
+        }
+        let Ok(lines) = stage.query_selector_all(".equation") else {
+            return true;
+        };
+        (0..lines.length())
+            .filter_map(|i| lines.item(i))
+            .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
+            .all(|line| line.scroll_width() <= line.client_width() + 1)
+    };
+    let largest = |one_row: bool| {
+        let _ = app.set_attribute("data-one-row", if one_row { "true" } else { "false" });
+        let (mut lo, mut hi) = ZOOM_RANGE;
+        if !fits(lo) {
+            return lo;
+        }
+        for _ in 0..ZOOM_STEPS {
+            let mid = (lo + hi) / 2.0;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        // Rounded down, so the zoom the page keeps is one that was measured to fit.
+        (lo * 1000.0).floor() / 1000.0
+    };
+    let wrapped = largest(false);
+    let one_row = largest(true);
+    let zoom = if one_row >= ONE_ROW_SHARE * wrapped {
+        one_row
+    } else {
+        let _ = app.set_attribute("data-one-row", "false");
+        wrapped
+    };
+    set_zoom(zoom);
+    Some(zoom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_per_head_stage_steps_through_its_heads_first() {
+        assert_eq!(
+            presenter_step(true, Stage::Scores, 0, 2),
+            Some((Stage::Scores, 1))
+        );
+        assert_eq!(
+            presenter_step(true, Stage::Scores, 1, 2),
+            Some((Stage::Scale, 0))
+        );
+        assert_eq!(
+            presenter_step(true, Stage::Input, 0, 2),
+            Some((Stage::Projection, 0))
+        );
+        assert_eq!(presenter_step(true, Stage::OutputProjection, 0, 2), None);
+    }
+
+    #[test]
+    fn stepping_back_enters_a_per_head_stage_at_its_last_head() {
+        assert_eq!(
+            presenter_step(false, Stage::Scale, 1, 4),
+            Some((Stage::Scale, 0))
+        );
+        assert_eq!(
+            presenter_step(false, Stage::Scale, 0, 4),
+            Some((Stage::Scores, 3))
+        );
+        assert_eq!(
+            presenter_step(false, Stage::SplitHeads, 0, 4),
+            Some((Stage::Projection, 0))
+        );
+        assert_eq!(presenter_step(false, Stage::Input, 0, 4), None);
+        // One head: one step per stage.
+        assert_eq!(
+            presenter_step(true, Stage::Scores, 0, 1),
+            Some((Stage::Scale, 0))
+        );
+    }
+
+    #[test]
+    fn clicker_keys_go_forward_or_back() {
+        for key in ["ArrowRight", " ", "PageDown"] {
+            assert_eq!(clicker_direction(key), Some(true), "{key}");
+        }
+        for key in ["ArrowLeft", "PageUp"] {
+            assert_eq!(clicker_direction(key), Some(false), "{key}");
+        }
+        assert_eq!(clicker_direction("Enter"), None);
+    }
+}

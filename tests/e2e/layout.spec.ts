@@ -1,0 +1,218 @@
+// Geometry at the sizes the app is used at: laptops, a projector, a phone. These tests measure
+// boxes, not only presence: what a learner must see has to be inside the window.
+import type { Locator, Page } from "@playwright/test";
+import { test, expect, STAGES, type AppPage } from "./fixtures";
+
+test.describe.configure({ mode: "parallel" });
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+async function box(locator: Locator): Promise<Box> {
+  return locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+}
+
+function expectInside(b: Box, viewport: { width: number; height: number }, what: string): void {
+  expect(b.width, `${what} has a size`).toBeGreaterThan(0);
+  expect(b.y, `${what}: top inside the window`).toBeGreaterThanOrEqual(0);
+  expect(b.x, `${what}: left inside the window`).toBeGreaterThanOrEqual(0);
+  expect(b.y + b.height, `${what}: bottom inside the window`).toBeLessThanOrEqual(viewport.height + 0.5);
+  expect(b.x + b.width, `${what}: right inside the window`).toBeLessThanOrEqual(viewport.width + 0.5);
+}
+
+/** The CSS-pixel box of cell (`row`, `col`) of a drawn heatmap canvas. */
+async function cellBox(canvas: Locator, row: number, col: number): Promise<Box> {
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  return canvas.evaluate(
+    (el, [r, c]) => {
+      const [gx, gy, cw, ch] = el.getAttribute("data-grid")!.split(",").map(Number);
+      const rect = el.getBoundingClientRect();
+      const k = rect.width / Number(el.getAttribute("data-width"));
+      return { x: rect.x + (gx + c * cw) * k, y: rect.y + (gy + r * ch) * k, width: cw * k, height: ch * k };
+    },
+    [row, col],
+  );
+}
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+for (const viewport of [
+  { width: 1024, height: 768 },
+  { width: 1280, height: 800 },
+  { width: 1366, height: 768 },
+]) {
+  test(`at ${viewport.width}×${viewport.height} every stage's first heatmap shows without scrolling`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    await app.goto();
+    for (const stage of STAGES) {
+      await app.openStage(stage);
+      await expect(app.stage(stage)).toHaveAttribute("aria-current", "step");
+      const first = page.locator(".stage canvas").first();
+      await expect(first).toHaveAttribute("data-drawn", "true");
+      expect(await page.evaluate(() => window.scrollY), "the page is not scrolled").toBe(0);
+      expectInside(await box(first), viewport, `the first heatmap of ${stage}`);
+    }
+    if (viewport.width === 1366) await app.screenshot("laptop-1366x768");
+    if (viewport.width === 1024) await app.screenshot("laptop-1024x768");
+  });
+}
+
+/** The font size, in CSS pixels, of the numbers in the cells of `canvas`: 12 drawing units. */
+async function digitSize(canvas: Locator): Promise<number> {
+  return canvas.evaluate((el) => (12 * el.getBoundingClientRect().width) / Number(el.getAttribute("data-width")));
+}
+
+async function expectStepFits(page: Page, viewport: { width: number; height: number }, what: string): Promise<void> {
+  await expect(page.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+  // The zoom is chosen after the step is drawn; wait until it has settled.
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${what}: no scrolling` })
+    .toBeLessThanOrEqual(viewport.height);
+  expect(await page.evaluate(() => window.scrollY), `${what}: at the top`).toBe(0);
+  expectInside(await box(page.locator(".stage")), viewport, `${what}: the stage`);
+  for (const canvas of await page.locator(".stage canvas").all()) {
+    expectInside(await box(canvas), viewport, `${what}: a heatmap`);
+  }
+}
+
+for (const viewport of [
+  { width: 1024, height: 768 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`presenter mode at ${viewport.width}×${viewport.height}: every step fits the screen, one head at a time`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    await app.goto("./?present=1");
+    const bar = page.getByTestId("presenter-bar");
+    const steps: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const step = (await bar.getAttribute("data-step"))!;
+      steps.push(step);
+      await expectStepFits(page, viewport, step);
+      if (step.startsWith("softmax") && viewport.width === 1920) {
+        // Read from the back of a lecture hall: the numbers in the cells are large.
+        for (const canvas of await page.locator(".stage canvas").all()) {
+          expect(await digitSize(canvas), `${step}: cell digits`).toBeGreaterThanOrEqual(28);
+        }
+        if (step === "softmax-0") await app.screenshot("presenter-1920x1080");
+      }
+      if (step === "output-0") break;
+      // Page down from the bottom of the window: the step must not scroll the page.
+      await page.mouse.wheel(0, 400);
+      await page.keyboard.press("PageDown");
+      await expect(bar).not.toHaveAttribute("data-step", step);
+    }
+    // The two heads of each per-head stage are steps of their own.
+    expect(steps).toEqual([
+      "input-0",
+      "projection-0",
+      "split-0",
+      "split-1",
+      "scores-0",
+      "scores-1",
+      "scale-0",
+      "scale-1",
+      "mask-0",
+      "mask-1",
+      "softmax-0",
+      "softmax-1",
+      "weighted-sum-0",
+      "weighted-sum-1",
+      "concat-0",
+      "output-0",
+    ]);
+    await expect(page.locator(".stage .heatmap canvas[data-testid$='-h1']")).toHaveCount(0);
+  });
+}
+
+test("clicker keys step in presenter mode even with a heatmap or a button focused", async ({ app, page }) => {
+  await app.goto("./?present=1&stage=scores");
+  const bar = page.getByTestId("presenter-bar");
+  await expect(bar).toHaveAttribute("data-step", "scores-0");
+  const canvas = page.getByTestId("canvas-scores-h0");
+  await canvas.focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", "scores-1");
+  await page.keyboard.press("ArrowLeft");
+  await expect(bar).toHaveAttribute("data-step", "scores-0");
+  await page.getByTestId("canvas-scores-h0").focus();
+  await page.keyboard.press("PageDown");
+  await expect(bar).toHaveAttribute("data-step", "scores-1");
+  const leave = page.getByTestId("leave-presenter");
+  await leave.focus();
+  await page.keyboard.press(" ");
+  await expect(bar).toHaveAttribute("data-step", "scale-0");
+  await page.keyboard.press("PageUp");
+  await expect(bar).toHaveAttribute("data-step", "scores-1");
+  await expect(page.getByTestId("presenter-progress")).toBeVisible();
+});
+
+/** Clicks each corner cell of `name`, placed near the bottom of the window, and checks each. */
+async function clickCorners(app: AppPage, page: Page, name: string, tokens: string[]): Promise<void> {
+  const canvas = page.getByTestId(`canvas-${name}`);
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  const n = tokens.length;
+  for (const [row, col] of [
+    [0, 0],
+    [0, n - 1],
+    [n - 1, 0],
+    [n - 1, n - 1],
+  ]) {
+    // Start from nothing selected, the heatmap's bottom just above the bottom of the window.
+    const clear = page.getByRole("button", { name: "Clear the selection" });
+    if (await clear.isVisible()) await clear.click();
+    await canvas.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      window.scrollBy(0, r.bottom - window.innerHeight + 12);
+    });
+    const cell = await cellBox(canvas, row, col);
+    await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
+    await expect(canvas, `clicked (${row}, ${col})`).toHaveAttribute("data-highlight", new RegExp(`^cell:${row},${col};`));
+    await expect(page.getByTestId("explain-title")).toContainText(`${tokens[row]}`);
+    await expect(page.getByTestId("explain-title")).toContainText(`${tokens[col]}`);
+    // Once the panel is open, it covers neither the cell nor (when in view) the cell's row.
+    await page.waitForTimeout(100);
+    const panel = await box(page.getByTestId("explain-panel"));
+    const after = await cellBox(canvas, row, col);
+    expect(overlaps(panel, after), `the explanation covers (${row}, ${col})`).toBe(false);
+    const viewport = page.viewportSize()!;
+    expectInside(after, viewport, `cell (${row}, ${col}) after the explanation opened`);
+    expectInside(panel, viewport, "the explanation");
+  }
+}
+
+test("at 1366×768 a click on each corner cell near the bottom of the window explains exactly that cell", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto("./#v=1&s=I%20am%20very%20hungry");
+  await app.openStage("softmax");
+  await clickCorners(app, page, "weights-h1", ["I", "am", "very", "hungry"]);
+});
+
+test("on a phone a tapped cell is explained in a sheet that leaves the cell in view", async ({ app, page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  await app.goto("./#v=1&s=I%20am%20very%20hungry");
+  await app.openStage("scores");
+  await clickCorners(app, page, "scores-h1", ["I", "am", "very", "hungry"]);
+  await app.screenshot("phone-375x812-explain");
+});
+
+test("keyboard focus on a heatmap starts at its first cell, a pointer press does not", async ({ app, page }) => {
+  await app.goto();
+  await app.openStage("scores");
+  const canvas = page.getByTestId("canvas-scores-h0");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  const cell = await cellBox(canvas, 2, 1);
+  await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
+  await expect(canvas).toHaveAttribute("data-highlight", /^cell:2,1;/);
+  await page.getByTestId("explain-panel").getByRole("button", { name: "Clear the selection" }).click();
+  await canvas.focus();
+  await expect(canvas).toHaveAttribute("data-highlight", /^cell:0,0;/);
+});

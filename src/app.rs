@@ -45,7 +45,7 @@ pub fn stage_step(key: &str, stage: Stage) -> Option<Stage> {
 #[component]
 pub fn App() -> impl IntoView {
     let options = parse_query(&window().location().search().unwrap_or_default());
-    let ui = provide_ui_context(options.dark);
+    let ui = provide_ui_context(options.dark, options.embed && !options.controls);
     let model = RwSignal::new(Model::default());
     let result = Memo::new(move |_| model.with(|m| m.trace()));
     // The last trace that worked stays on screen while an error is shown.
@@ -190,8 +190,9 @@ pub fn App() -> impl IntoView {
                     {move || presenting.get().then(|| view! {
                         <PresenterBar stage head n_heads />
                     }.into_any())}
+                    // A compact embed steps with Previous and Next alone.
                     {move || (!presenting.get()).then(|| view! {
-                        <StageRail stage />
+                        {(!ui.compact).then(|| view! { <StageRail stage /> })}
                         <StageControls stage />
                     }.into_any())}
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>

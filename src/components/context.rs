@@ -38,6 +38,9 @@ pub struct UiContext {
     /// How much larger than normal heatmaps are drawn while presenting: the largest zoom at
     /// which the step fits the window.
     pub zoom_level: RwSignal<f64>,
+    /// A compact embed (`?embed=1&controls=0`): one stage and one head at a time, stepped with
+    /// Previous and Next.
+    pub compact: bool,
     /// Whether the window is narrow (phones, small tablets): one column, stage first.
     pub narrow: RwSignal<bool>,
 }
@@ -83,9 +86,9 @@ pub fn ui_context() -> UiContext {
     expect_context::<UiContext>()
 }
 
-/// Creates the context. The theme is `forced_dark` when given (and marked on the root element
+/// Creates the context, `compact` for a compact embed. The theme is `forced_dark` when given (and marked on the root element
 /// for the style sheet), otherwise it follows `prefers-color-scheme` as it changes.
-pub fn provide_ui_context(forced_dark: Option<bool>) -> UiContext {
+pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext {
     if let (Some(dark), Some(root)) = (forced_dark, document().document_element()) {
         let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
     }
@@ -102,6 +105,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>) -> UiContext {
         reduced_motion: media_matches("(prefers-reduced-motion: reduce)"),
         presenting: RwSignal::new(false),
         zoom_level: RwSignal::new(1.0),
+        compact,
         narrow,
     };
     provide_context(ctx);

@@ -191,9 +191,11 @@ pub fn post_height_to_parent() {
         return;
     };
     let post = move || {
+        // The content's own height: the root's scroll height is never less than the frame's,
+        // so a frame that was too tall would never shrink.
         let height = document()
-            .document_element()
-            .map(|e| e.scroll_height())
+            .body()
+            .map(|b| b.get_bounding_client_rect().height().ceil() as i32)
             .unwrap_or(0);
         let message = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&message, &"type".into(), &"attention-lens:height".into());
@@ -237,6 +239,7 @@ fn copy(
 pub fn ShareButtons() -> impl IntoView {
     let status = RwSignal::new(String::new());
     let fallback = RwSignal::new(None::<String>);
+    let editors = RwSignal::new(false);
     let href = || window().location().href().unwrap_or_default();
     view! {
         <div class="share">
@@ -245,9 +248,15 @@ pub fn ShareButtons() -> impl IntoView {
                 "Copy link"
             </button>
             <button type="button" data-testid="copy-embed"
-                on:click=move |_| copy(embed_code(&href(), &current_fragment()), "Embed code copied.", status, fallback)>
+                on:click=move |_| copy(embed_code(&href(), &current_fragment(), editors.get_untracked()), "Embed code copied.", status, fallback)>
                 "Copy embed code"
             </button>
+            <label class="toggle embed-editors" title="Embed with the sentence, settings and matrices beside the stage">
+                <input type="checkbox" data-testid="embed-editors"
+                    prop:checked=move || editors.get()
+                    on:change=move |ev| editors.set(event_target_checked(&ev)) />
+                " with editors"
+            </label>
             <span class="share-status" role="status" data-testid="share-status">{move || status.get()}</span>
             {move || fallback.get().map(|text| view! {
                 <textarea class="share-fallback" readonly=true data-testid="share-fallback" rows="3">{text}</textarea>

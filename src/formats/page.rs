@@ -57,13 +57,28 @@ pub fn full_view_url(href: &str, fragment: &str) -> String {
     format!("{}#{fragment}", base_of(href))
 }
 
-/// The iframe a blogger pastes to embed the current state.
-pub fn embed_code(href: &str, fragment: &str) -> String {
-    let src = format!("{}?embed=1#{fragment}", base_of(href));
+/// The script pasted after the iframe: it sets the frame's height to the height the page
+/// reports (a number of CSS pixels, within sane bounds), for frames of this app only.
+const AUTO_HEIGHT_SCRIPT: &str = "<script>addEventListener(\"message\", function (e) { \
+var h = e.data && e.data.type === \"attention-lens:height\" ? Number(e.data.height) : NaN; \
+if (!(h > 0 && h < 20000)) return; \
+document.querySelectorAll(\"iframe.attention-lens\").forEach(function (f) { \
+if (f.contentWindow === e.source) f.style.height = Math.ceil(h) + \"px\"; }); });</script>";
+
+/// What a blogger pastes to embed the current state: an iframe and the script that fits its
+/// height to the content. By default the embed is compact (`controls=0`: no editors, one stage
+/// and one head at a time, Previous and Next); `editors` adds the editors back.
+pub fn embed_code(href: &str, fragment: &str, editors: bool) -> String {
+    let controls = if editors { "" } else { "&controls=0" };
+    let src = format!("{}?embed=1{controls}#{fragment}", base_of(href));
     let src = src.replace('&', "&amp;").replace('"', "&quot;");
+    // Before the script runs (or where scripts are stripped), a height that shows the picture.
+    let height = if editors { 720 } else { 600 };
     format!(
-        "<iframe src=\"{src}\" title=\"attention-lens: multi-head self-attention\" \
-         style=\"width: 100%; height: 640px; border: 0\" loading=\"lazy\"></iframe>"
+        "<iframe class=\"attention-lens\" src=\"{src}\" \
+         title=\"attention-lens: multi-head self-attention\" \
+         style=\"width: 100%; height: {height}px; border: 0\" loading=\"lazy\"></iframe>\n\
+         {AUTO_HEIGHT_SCRIPT}"
     )
 }
 
@@ -96,8 +111,20 @@ mod tests {
             full_view_url(href, "v=1&s=a"),
             "http://127.0.0.1:8080/sub/#v=1&s=a"
         );
-        let code = embed_code(href, "v=1&s=a");
-        assert!(code.starts_with("<iframe src=\"http://127.0.0.1:8080/sub/?embed=1#v=1&amp;s=a\""));
+        let code = embed_code(href, "v=1&s=a", true);
+        assert!(code.contains(" src=\"http://127.0.0.1:8080/sub/?embed=1#v=1&amp;s=a\""));
         assert!(!code.contains("controls"));
+    }
+
+    #[test]
+    fn the_embed_code_is_compact_by_default_and_sizes_its_frame() {
+        let code = embed_code("https://a.example/lens/", "v=1&stage=mask", false);
+        assert!(code.starts_with("<iframe class=\"attention-lens\" src=\"https://a.example/lens/?embed=1&amp;controls=0#v=1&amp;stage=mask\""));
+        assert!(code.contains("height: 600px"));
+        let (frame, script) = code.split_once('\n').unwrap();
+        assert!(frame.ends_with("</iframe>"));
+        assert!(script.starts_with("<script>") && script.ends_with("</script>"));
+        assert!(script.contains("attention-lens:height"));
+        assert!(script.contains("f.contentWindow === e.source"));
     }
 }

@@ -1,7 +1,7 @@
 // Geometry at the sizes the app is used at: laptops, a projector, a phone. These tests measure
 // boxes, not only presence: what a learner must see has to be inside the window.
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, STAGES, type AppPage } from "./fixtures";
+import { test, expect, SCREENSHOT_DIR, STAGES, type AppPage } from "./fixtures";
 
 test.describe.configure({ mode: "parallel" });
 
@@ -170,8 +170,10 @@ async function clickCorners(app: AppPage, page: Page, name: string, tokens: stri
     const clear = page.getByRole("button", { name: "Clear the selection" });
     if (await clear.isVisible()) await clear.click();
     await canvas.evaluate((el) => {
-      const r = el.getBoundingClientRect();
-      window.scrollBy(0, r.bottom - window.innerHeight + 12);
+      // The bottom of what shows: the window's, or the top of a bar fixed over its foot.
+      const bar = document.querySelector(".stage-area > .stage-controls")!.getBoundingClientRect();
+      const bottom = bar.bottom >= window.innerHeight - 1 ? bar.top : window.innerHeight;
+      window.scrollBy(0, el.getBoundingClientRect().bottom - bottom + 12);
     });
     const cell = await cellBox(canvas, row, col);
     await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
@@ -215,4 +217,37 @@ test("keyboard focus on a heatmap starts at its first cell, a pointer press does
   await page.getByTestId("explain-panel").getByRole("button", { name: "Clear the selection" }).click();
   await canvas.focus();
   await expect(canvas).toHaveAttribute("data-highlight", /^cell:0,0;/);
+});
+
+test("the copied embed code is compact: it fits a 700 px blog column and shows the picture at 360 px", async ({ app, page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await app.goto("./#v=1&stage=softmax");
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  const code = await page.evaluate(() => navigator.clipboard.readText());
+  for (const [width, screen] of [
+    [700, 700],
+    [360, 640],
+  ]) {
+    const host = await context.newPage();
+    await host.setViewportSize({ width, height: screen });
+    await host.setContent(`<!doctype html><body style="margin:0">${code}</body>`);
+    const frame = host.locator("iframe.attention-lens");
+    const inner = host.frameLocator("iframe.attention-lens");
+    const first = inner.locator(".stage canvas").first();
+    await expect(first).toHaveAttribute("data-drawn", "true");
+    await expect(inner.locator(".controls")).toHaveCount(0);
+    await expect(inner.locator(".rail")).toHaveCount(0);
+    await expect(inner.getByTestId("next")).toBeVisible();
+    // The script sizes the frame to its content.
+    const content = () => inner.locator("body").evaluate((b) => Math.ceil(b.getBoundingClientRect().height));
+    await expect.poll(async () => Math.abs((await box(frame)).height - (await content())), { message: `${width} px: frame fits` }).toBeLessThanOrEqual(2);
+    if (width === 700) {
+      expect((await box(frame)).height, "at most about 700 px tall in a 700 px column").toBeLessThanOrEqual(720);
+      await host.screenshot({ path: `${SCREENSHOT_DIR}/embed-700.png`, fullPage: true });
+    }
+    const picture = await first.evaluate((el) => el.getBoundingClientRect().bottom);
+    expect(picture, `${width} px: the first heatmap is in the first screen`).toBeLessThanOrEqual(screen);
+    await host.close();
+  }
 });

@@ -221,7 +221,12 @@ test("copy link and copy embed code put the current state on the clipboard", asy
   await page.getByTestId("copy-embed").click();
   await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
   const code = await page.evaluate(() => navigator.clipboard.readText());
-  expect(code).toMatch(/^<iframe src="[^"]*\?embed=1#v=1&amp;stage=mask"/);
+  // Compact by default: no editors, and a script that fits the frame's height.
+  expect(code).toMatch(/^<iframe class="attention-lens" src="[^"]*\?embed=1&amp;controls=0#v=1&amp;stage=mask"/);
+  expect(code).toMatch(/<\/iframe>\n<script>[^]*attention-lens:height[^]*<\/script>$/);
+  await page.getByTestId("embed-editors").check();
+  await page.getByTestId("copy-embed").click();
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/\?embed=1#v=1&amp;stage=mask"/);
 });
 
 test("a burst of nudges rewrites the address once, and a link copied at once is current", async ({ app, page, context }) => {

@@ -27,8 +27,8 @@ pub(super) fn StageBody(
         let s = stage.get();
         let n = panels.layout().get().n_heads;
         let selected = head.get().min(n.saturating_sub(1));
-        // A lecture hall sees one head at a time; the clicker steps through them.
-        let heads: Vec<usize> = if n > 2 || ui.presenting.get() {
+        // A lecture hall and a compact embed see one head at a time.
+        let heads: Vec<usize> = if n > 2 || ui.compact || ui.presenting.get() {
             vec![selected]
         } else {
             (0..n).collect()

@@ -16,7 +16,10 @@ pub(super) fn HeadTools(
     /// Whether every head is shown on one colour scale.
     compare: RwSignal<bool>,
 ) -> impl IntoView {
-    let presenting = crate::components::context::ui_context().presenting;
+    let ui = crate::components::context::ui_context();
+    let presenting = ui.presenting;
+    // Where one head is shown at a time, the picker offers the others.
+    let picker_from = if ui.compact { 2 } else { 3 };
     move || {
         if presenting.get() {
             // The presenter bar says which head is shown; the clicker picks the next.
@@ -33,7 +36,7 @@ pub(super) fn HeadTools(
                 </button>
             }
         });
-        let buttons = (n > 2 && per_head_stage && !compare.get()).then(|| {
+        let buttons = (n >= picker_from && per_head_stage && !compare.get()).then(|| {
             view! {
                 <div class="head-picker" role="group" aria-label="Head to show">
                     {(0..n).map(|h| view! {

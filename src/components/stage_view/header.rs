@@ -45,9 +45,23 @@ pub(super) fn StageNotes(
         let s = stage.get();
         trace.with(|t| stage_note(s, t))
     };
+    let explanation = move || {
+        view! { <p class="explanation" data-testid="explanation">{move || stage_explanation(stage.get())}</p> }
+    };
+    // A compact embed sits in a blog post whose text explains; the stage's prose is folded.
+    let folded = crate::components::context::ui_context().compact;
     view! {
         <section class="stage-notes" aria-label="About this stage">
-            <p class="explanation" data-testid="explanation">{move || stage_explanation(stage.get())}</p>
+            {if folded {
+                view! {
+                    <details class="stage-about">
+                        <summary>"What this stage does"</summary>
+                        {explanation()}
+                    </details>
+                }.into_any()
+            } else {
+                explanation().into_any()
+            }}
             <p class="note" data-testid="stage-note">{note}</p>
         </section>
     }

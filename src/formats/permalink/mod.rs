@@ -1,0 +1,108 @@
+//! Share links: the whole state (model, stage, head, highlighted cell) in the URL fragment,
+//! compact and versioned.
+//!
+//! The fragment is `key=value` pairs joined by `&`, always starting with `v=1`. Every other pair
+//! is left out when it holds its default, so the default state is just `v=1`:
+//!
+//! | key      | value                                                        | default          |
+//! |----------|--------------------------------------------------------------|------------------|
+//! | `v`      | link format version                                          | `1`              |
+//! | `s`      | the sentence, percent-encoded UTF-8                          | `I am hungry`    |
+//! | `d`      | d_model, 2 to 16                                             | `4`              |
+//! | `h`      | n_heads, 1 to 8, dividing d_model                            | `2`              |
+//! | `causal` | causal mask, `0` or `1`                                      | `0`              |
+//! | `pe`     | positional encoding, `0` or `1`                              | `0`              |
+//! | `scale`  | `sqrt_head_dim`, `sqrt_seq_len` or `none`                    | `sqrt_head_dim`  |
+//! | `t`      | softmax temperature, 0.01 to 100                             | `1`              |
+//! | `seed`   | seed of the Random buttons                                   | `42`             |
+//! | `wq` `wk` `wv` `wo` | d_model² numbers, row-major, comma-separated      | `Init::Default`  |
+//! | `e`      | edited embeddings: `token:n,n,…` entries joined by `;`       | none             |
+//! | `stage`  | a [`Stage::key`]                                             | `input`          |
+//! | `head`   | the head shown, from 0                                       | `0`              |
+//! | `cell`   | highlighted cell, `panel.row.col`, from 0                    | none             |
+//!
+//! Numbers use the shortest text that reads back as exactly the same `f64`, in plain or
+//! exponent form, with a leading `0.` shortened to `.` (`-.25`, `1e-7`). Text (the sentence,
+//! tokens and panel names) is percent-encoded: every byte but ASCII letters, digits and `-._~`
+//! becomes `%XX`, so any Unicode survives and the fragment never holds a space, `#`, `&` or `=`
+//! of its own. A `+` is a plus sign, never a space.
+//!
+//! [`decode`] never fails: each part that cannot be used falls back to its default and adds a
+//! notice written for a learner, and the model it returns always traces.
+
+mod history;
+mod model;
+mod numbers;
+mod panels;
+mod percent;
+mod read;
+mod write;
+
+pub use history::{history_step, HistoryStep};
+pub use panels::{panel_shape, panels};
+pub use read::decode;
+pub use write::encode;
+
+use crate::attention::{Stage, WeightName};
+use crate::state::Model;
+
+/// The link format version this build writes and reads.
+pub const LINK_VERSION: u32 = 1;
+
+/// The longest fragment [`decode`] reads, in bytes; longer ones are refused whole.
+pub const MAX_FRAGMENT_LEN: usize = 64 * 1024;
+
+/// The most edited embeddings a link may carry.
+pub const MAX_OVERRIDES: usize = 256;
+
+/// The most notices [`decode`] returns; further problems are summed up in one last notice.
+pub const MAX_NOTICES: usize = 12;
+
+/// Everything a share link restores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShareState {
+    /// The learner's model: sentence, settings, matrices and edited embeddings.
+    pub model: Model,
+    /// The stage on screen.
+    pub stage: Stage,
+    /// The head shown at per-head stages, from 0.
+    pub head: usize,
+    /// The highlighted cell: panel name (as in `panel-<name>` test ids, e.g. `scores-h0`),
+    /// row and column, from 0.
+    pub cell: Option<(String, usize, usize)>,
+}
+
+impl Default for ShareState {
+    fn default() -> Self {
+        Self {
+            model: Model::default(),
+            stage: Stage::Input,
+            head: 0,
+            cell: None,
+        }
+    }
+}
+
+/// What [`decode`] read, and what it had to leave out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    /// The state: every valid part of the link, defaults for the rest.
+    pub state: ShareState,
+    /// One sentence per problem, for a learner; empty when the link was read in full.
+    pub notices: Vec<String>,
+}
+
+/// The keys this version reads, in the order [`encode`] writes them.
+const KEYS: [&str; 17] = [
+    "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "stage",
+    "head", "cell",
+];
+
+fn weight_key(name: WeightName) -> &'static str {
+    match name {
+        WeightName::Q => "wq",
+        WeightName::K => "wk",
+        WeightName::V => "wv",
+        WeightName::O => "wo",
+    }
+}

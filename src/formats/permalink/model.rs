@@ -1,0 +1,289 @@
+//! Reading the learner's model from a share link: the sentence, the settings, the weight
+//! matrices and the edited embeddings, each falling back to its default with a notice.
+
+use super::numbers::{parse_number, parse_numbers, NumberError};
+use super::percent::percent_decode;
+use super::read::{and_list, quote, shown, Fields, Notices};
+use super::{weight_key, MAX_OVERRIDES};
+use crate::attention::{
+    tokenize, AttentionError, Config, Init, ScaleMode, WeightName, Weights, D_MODEL_RANGE,
+    TEMPERATURE_RANGE,
+};
+use crate::state::{Model, Overrides};
+
+pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
+    let defaults = Model::default();
+    let default_config = defaults.config;
+
+    // d_model first: every matrix's size depends on it.
+    let (d_model, width_ok) = match fields.get("d") {
+        None => (default_config.d_model, true),
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(d) if D_MODEL_RANGE.contains(&d) => (d, true),
+            _ => {
+                notices.add(format!(
+                    "The link's d_model is {}, but it must be a whole number from {} to {}: \
+                     d_model {} is used, with its default matrices.",
+                    shown(raw),
+                    D_MODEL_RANGE.start(),
+                    D_MODEL_RANGE.end(),
+                    default_config.d_model
+                ));
+                (default_config.d_model, false)
+            }
+        },
+    };
+
+    let valid_heads = Config::valid_head_counts(d_model);
+    let nearest = |wanted: usize| {
+        valid_heads
+            .iter()
+            .copied()
+            .min_by_key(|h| h.abs_diff(wanted))
+            .unwrap_or(1)
+    };
+    let n_heads = match fields.get("h") {
+        None if valid_heads.contains(&default_config.n_heads) => default_config.n_heads,
+        None => {
+            let n = nearest(default_config.n_heads);
+            notices.add(format!(
+                "The link does not say how many heads to use, and the default {} does not \
+                 divide d_model {d_model}: {} used.",
+                default_config.n_heads,
+                heads_are(n)
+            ));
+            n
+        }
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(h) if valid_heads.contains(&h) => h,
+            parsed => {
+                let n = nearest(parsed.unwrap_or(default_config.n_heads));
+                notices.add(format!(
+                    "The link asks for {} heads, but the number of heads must be a whole number \
+                     from 1 to 8 that divides d_model {d_model}: {} used.",
+                    shown(raw),
+                    heads_are(n)
+                ));
+                n
+            }
+        },
+    };
+
+    let causal = read_flag(fields, "causal", "The causal mask", notices);
+    let positional_encoding = read_flag(fields, "pe", "Positional encoding", notices);
+
+    let scale = match fields.get("scale") {
+        None => default_config.scale,
+        Some(raw) => raw.parse::<ScaleMode>().unwrap_or_else(|_| {
+            notices.add(format!(
+                "The link's scaling {} is not one of sqrt_head_dim, sqrt_seq_len or none: \
+                 the scores are divided by √d_k.",
+                shown(raw)
+            ));
+            default_config.scale
+        }),
+    };
+
+    let temperature = match fields.get("t") {
+        None => default_config.temperature,
+        Some(raw) => match parse_number(raw) {
+            Some(t) if TEMPERATURE_RANGE.contains(&t) => t,
+            _ => {
+                notices.add(format!(
+                    "The link's temperature {} is not a number from {} to {}: temperature {} is used.",
+                    shown(raw),
+                    *TEMPERATURE_RANGE.start(),
+                    *TEMPERATURE_RANGE.end(),
+                    default_config.temperature
+                ));
+                default_config.temperature
+            }
+        },
+    };
+
+    let seed = match fields.get("seed") {
+        None => defaults.seed,
+        Some(raw) => raw.parse::<u64>().unwrap_or_else(|_| {
+            notices.add(format!(
+                "The link's seed {} is not a whole number from 0 to {}: seed {} is used.",
+                shown(raw),
+                u64::MAX,
+                defaults.seed
+            ));
+            defaults.seed
+        }),
+    };
+
+    let sentence = match fields.get("s") {
+        None => defaults.sentence.clone(),
+        Some(raw) => match percent_decode(raw) {
+            None => {
+                notices.add(
+                    "The sentence in the link is damaged (its %-codes are broken): \
+                     the default sentence is used."
+                        .to_string(),
+                );
+                defaults.sentence.clone()
+            }
+            Some(text) => match tokenize(&text) {
+                Ok(_) => text,
+                Err(error) => {
+                    notices.add(match error {
+                        AttentionError::EmptySentence => {
+                            "The sentence in the link is empty: the default sentence is used."
+                                .to_string()
+                        }
+                        AttentionError::TooManyTokens { count, max } => format!(
+                            "The sentence in the link has {count} tokens, but at most {max} fit: \
+                             the default sentence is used."
+                        ),
+                        other => format!(
+                            "The sentence in the link cannot be used ({other}): \
+                             the default sentence is used."
+                        ),
+                    });
+                    defaults.sentence.clone()
+                }
+            },
+        },
+    };
+
+    let config = Config {
+        d_model,
+        n_heads,
+        causal,
+        positional_encoding,
+        scale,
+        temperature,
+    };
+    let mut weights = Weights::new(Init::Default, d_model);
+    let mut embedding_overrides = Overrides::new();
+
+    if width_ok {
+        for name in WeightName::ALL {
+            let Some(raw) = fields.get(weight_key(name)) else {
+                continue;
+            };
+            let label = name.label();
+            let values = percent_decode(raw)
+                .ok_or(NumberError::Damaged)
+                .and_then(|text| parse_numbers(&text, d_model * d_model));
+            match values {
+                Ok(values) => {
+                    *weights.get_mut(name) =
+                        crate::attention::Matrix::from_row_slice(d_model, d_model, &values);
+                }
+                Err(error) => notices.add(format!(
+                    "The link's {label} {}: {label} was reset to its default.",
+                    error.describe(d_model * d_model)
+                )),
+            }
+        }
+        if let Some(raw) = fields.get("e") {
+            embedding_overrides = read_overrides(raw, d_model, notices);
+        }
+    } else {
+        let mut ignored: Vec<String> = WeightName::ALL
+            .into_iter()
+            .filter(|name| fields.get(weight_key(*name)).is_some())
+            .map(|name| name.label().to_string())
+            .collect();
+        if fields.get("e").is_some() {
+            ignored.push("the edited embeddings".to_string());
+        }
+        if !ignored.is_empty() {
+            notices.add(format!(
+                "Without a usable d_model, the link's {} could not be read: the defaults are used.",
+                and_list(&ignored)
+            ));
+        }
+    }
+
+    Model {
+        sentence,
+        config,
+        weights,
+        embedding_overrides,
+        seed,
+    }
+}
+
+fn heads_are(n: usize) -> String {
+    if n == 1 {
+        "1 head is".to_string()
+    } else {
+        format!("{n} heads are")
+    }
+}
+
+fn read_flag(fields: &Fields<'_>, key: &str, what: &str, notices: &mut Notices) -> bool {
+    match fields.get(key) {
+        None | Some("0") => false,
+        Some("1") => true,
+        Some(raw) => {
+            notices.add(format!(
+                "The link's “{key}” should be 0 or 1, not {}: {what} is off.",
+                shown(raw)
+            ));
+            false
+        }
+    }
+}
+
+/// Reads `token:n,n,…;token:…` entries; a bad entry leaves its token at its toy embedding.
+fn read_overrides(raw: &str, d_model: usize, notices: &mut Notices) -> Overrides {
+    let mut overrides = Overrides::new();
+    let mut repeated: Vec<String> = Vec::new();
+    let mut dropped = 0usize;
+    for entry in raw.split(';').filter(|e| !e.is_empty()) {
+        if overrides.len() == MAX_OVERRIDES {
+            dropped += 1;
+            continue;
+        }
+        let Some((token_raw, values_raw)) = entry.split_once(':') else {
+            notices.add(format!(
+                "The link's edited embedding {} has no “:” between the token and its numbers: \
+                 it was ignored.",
+                shown(entry)
+            ));
+            continue;
+        };
+        let Some(token) = percent_decode(token_raw).filter(|t| !t.trim().is_empty()) else {
+            notices.add(format!(
+                "The link's edited embedding for {} does not name a token: it was ignored.",
+                shown(token_raw)
+            ));
+            continue;
+        };
+        if overrides.contains_key(&token) {
+            if !repeated.contains(&token) {
+                repeated.push(token);
+            }
+            continue;
+        }
+        match parse_numbers(values_raw, d_model) {
+            Ok(values) => {
+                overrides.insert(token, values);
+            }
+            Err(error) => notices.add(format!(
+                "The link's embedding for {} {}: {} keeps its toy embedding.",
+                quote(&token),
+                error.describe_row(d_model),
+                quote(&token)
+            )),
+        }
+    }
+    if !repeated.is_empty() {
+        let names: Vec<String> = repeated.iter().take(3).map(|t| quote(t)).collect();
+        notices.add(format!(
+            "The link edits the embedding of {} more than once: the first one was used.",
+            and_list(&names)
+        ));
+    }
+    if dropped > 0 {
+        notices.add(format!(
+            "The link edits more than {MAX_OVERRIDES} embeddings: the last {dropped} were ignored."
+        ));
+    }
+    overrides
+}

@@ -1,0 +1,322 @@
+//! Reading a share link: splitting the fragment into fields, reading the version, stage, head
+//! and highlighted cell, and the notices for every part that could not be used.
+
+use super::model::read_model;
+use super::panels::panel_shape;
+use super::percent::percent_decode;
+use super::{Decoded, ShareState, KEYS, LINK_VERSION, MAX_FRAGMENT_LEN, MAX_NOTICES};
+use crate::attention::{Init, Stage, Weights};
+use crate::state::Model;
+use crate::words::stage_name;
+
+/// How many unknown keys a notice names before it only counts the rest.
+const LISTED: usize = 3;
+
+/// Notices, capped at [`MAX_NOTICES`] so a garbled link gives a readable list.
+#[derive(Default)]
+pub(super) struct Notices {
+    list: Vec<String>,
+    total: usize,
+}
+
+impl Notices {
+    pub(super) fn add(&mut self, notice: String) {
+        if self.list.len() < MAX_NOTICES {
+            self.list.push(notice);
+        }
+        self.total += 1;
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.total > MAX_NOTICES {
+            self.list.truncate(MAX_NOTICES - 1);
+            self.list.push(format!(
+                "{} more parts of the link could not be used and were left at their defaults.",
+                self.total - self.list.len()
+            ));
+        }
+        self.list
+    }
+}
+
+/// A raw piece of the link, quoted for a notice, %-codes decoded where possible.
+pub(super) fn shown(raw: &str) -> String {
+    quote(&percent_decode(raw).unwrap_or_else(|| raw.to_string()))
+}
+
+/// Text quoted for a notice: control characters replaced, and cut short so a garbled link does
+/// not flood the screen.
+pub(super) fn quote(text: &str) -> String {
+    const LONGEST: usize = 24;
+    let mut out: String = text
+        .chars()
+        .take(LONGEST)
+        .map(|c| if c.is_control() { '�' } else { c })
+        .collect();
+    if text.chars().nth(LONGEST).is_some() {
+        out.push('…');
+    }
+    format!("“{out}”")
+}
+
+/// Joins names as English prose: `a`, `a and b`, `a, b and c`.
+pub(super) fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Reads a share-link fragment (with or without its leading `#`). Never fails: unusable parts
+/// fall back to their defaults, with one notice each.
+pub fn decode(fragment: &str) -> Decoded {
+    let mut notices = Notices::default();
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    if fragment.len() > MAX_FRAGMENT_LEN {
+        notices.add(format!(
+            "This link is too long to read ({} KiB; the most is {} KiB): the default example is shown.",
+            fragment.len().div_ceil(1024),
+            MAX_FRAGMENT_LEN / 1024
+        ));
+        return Decoded {
+            state: ShareState::default(),
+            notices: notices.finish(),
+        };
+    }
+    let fields = Fields::split(fragment);
+    let state = read_state(&fields, &mut notices);
+    Decoded {
+        state,
+        notices: notices.finish(),
+    }
+}
+
+/// Sorts `items` and drops repeats.
+fn sort_unique<T: Ord>(items: &mut Vec<T>) {
+    items.sort_unstable();
+    items.dedup();
+}
+
+/// The pairs of a fragment: the first value of each known key, and what was left out.
+pub(super) struct Fields<'a> {
+    /// The first value of each of [`KEYS`], by position.
+    values: [Option<&'a str>; KEYS.len()],
+    /// How many distinct unknown keys there are.
+    unknown: usize,
+    /// The first few of them, in link order, to name in the notice.
+    first_unknown: Vec<&'a str>,
+    repeated: Vec<&'static str>,
+}
+
+impl<'a> Fields<'a> {
+    fn split(fragment: &'a str) -> Self {
+        let mut fields = Fields {
+            values: [None; KEYS.len()],
+            unknown: 0,
+            first_unknown: Vec::new(),
+            repeated: Vec::new(),
+        };
+        let mut unknown = Vec::new();
+        for part in fragment.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = part.split_once('=').unwrap_or((part, ""));
+            match KEYS.iter().position(|k| *k == key) {
+                Some(i) => {
+                    if fields.values[i].is_some() {
+                        if !fields.repeated.contains(&KEYS[i]) {
+                            fields.repeated.push(KEYS[i]);
+                        }
+                    } else {
+                        fields.values[i] = Some(value);
+                    }
+                }
+                None => {
+                    if fields.first_unknown.len() < LISTED && !fields.first_unknown.contains(&key) {
+                        fields.first_unknown.push(key);
+                    }
+                    unknown.push(key);
+                }
+            }
+        }
+        // Sorted once, so a link of thousands of stray keys is still read in a blink.
+        sort_unique(&mut unknown);
+        fields.unknown = unknown.len();
+        fields
+    }
+
+    pub(super) fn get(&self, key: &str) -> Option<&'a str> {
+        KEYS.iter()
+            .position(|k| *k == key)
+            .and_then(|i| self.values[i])
+    }
+}
+
+fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
+    let newer = read_version(fields, notices);
+    // A newer version's extra keys are expected; the version notice already covers them.
+    if !newer && fields.unknown > 0 {
+        let mut names: Vec<String> = fields.first_unknown.iter().map(|k| shown(k)).collect();
+        if fields.unknown > LISTED {
+            names.push(format!("{} more", fields.unknown - LISTED));
+        }
+        let (part, it) = if fields.unknown == 1 {
+            ("a part", "it was")
+        } else {
+            ("parts", "they were")
+        };
+        notices.add(format!(
+            "The link has {part} this version does not know ({}): {it} ignored.",
+            and_list(&names)
+        ));
+    }
+    if !fields.repeated.is_empty() {
+        let names: Vec<String> = fields.repeated.iter().map(|k| format!("“{k}”")).collect();
+        notices.add(format!(
+            "The link sets {} more than once: the first value was used.",
+            and_list(&names)
+        ));
+    }
+
+    let mut model = read_model(fields, notices);
+    if model.trace().is_err() {
+        notices.add(
+            "The numbers in the link's matrices are too large to compute attention with: \
+             all matrices were reset to their defaults."
+                .to_string(),
+        );
+        model.weights = Weights::new(Init::Default, model.config.d_model);
+        model.embedding_overrides.clear();
+        if model.trace().is_err() {
+            model = Model::default();
+        }
+    }
+
+    let stage = match fields.get("stage") {
+        None => Stage::Input,
+        Some(raw) => Stage::from_key(raw).unwrap_or_else(|| {
+            notices.add(format!(
+                "The link's stage {} does not exist: the first stage, {}, is shown.",
+                shown(raw),
+                stage_name(Stage::Input)
+            ));
+            Stage::Input
+        }),
+    };
+
+    let n_heads = model.config.n_heads;
+    let head = match fields.get("head") {
+        None => 0,
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(h) if h < n_heads => h,
+            Ok(h) => {
+                notices.add(format!(
+                    "The link shows head {}, but this model has {n_heads} {}: head 1 is shown.",
+                    h.saturating_add(1),
+                    if n_heads == 1 { "head" } else { "heads" }
+                ));
+                0
+            }
+            Err(_) => {
+                notices.add(format!(
+                    "The link's head {} is not a head number: head 1 is shown.",
+                    shown(raw)
+                ));
+                0
+            }
+        },
+    };
+
+    let cell = fields
+        .get("cell")
+        .and_then(|raw| read_cell(raw, &model, notices));
+
+    ShareState {
+        model,
+        stage,
+        head,
+        cell,
+    }
+}
+
+/// Reads `v`; true when the link comes from a newer version.
+fn read_version(fields: &Fields<'_>, notices: &mut Notices) -> bool {
+    let Some(raw) = fields.get("v") else {
+        return false;
+    };
+    match raw.parse::<u64>() {
+        Ok(v) if v == u64::from(LINK_VERSION) => false,
+        Ok(v) if v > u64::from(LINK_VERSION) => {
+            notices.add(format!(
+                "This link was made by a newer version (v={v}); what could be read was loaded."
+            ));
+            true
+        }
+        _ => {
+            notices.add(format!(
+                "The link's version {} is not one this app knows; what could be read was loaded.",
+                shown(raw)
+            ));
+            false
+        }
+    }
+}
+
+/// Reads `panel.row.col` and checks it against the panels `model` shows.
+fn read_cell(raw: &str, model: &Model, notices: &mut Notices) -> Option<(String, usize, usize)> {
+    let mut parts = raw.rsplitn(3, '.');
+    let (col, row, panel) = (parts.next(), parts.next(), parts.next());
+    let parsed = match (panel.and_then(percent_decode), row, col) {
+        (Some(panel), Some(row), Some(col)) => row
+            .parse::<usize>()
+            .ok()
+            .zip(col.parse::<usize>().ok())
+            .map(|(row, col)| (panel, row, col)),
+        _ => None,
+    };
+    let Some((panel, row, col)) = parsed else {
+        notices.add(format!(
+            "The link's highlighted cell {} should read panel.row.column: no cell is highlighted.",
+            shown(raw)
+        ));
+        return None;
+    };
+    let Some((rows, cols)) = panel_shape(model, &panel) else {
+        notices.add(format!(
+            "The link highlights a cell of {}, which this model does not show: \
+             no cell is highlighted.",
+            quote(&panel)
+        ));
+        return None;
+    };
+    if row >= rows || col >= cols {
+        notices.add(format!(
+            "The link highlights row {}, column {} of {}, which has {rows} rows and {cols} \
+             columns: no cell is highlighted.",
+            row.saturating_add(1),
+            col.saturating_add(1),
+            quote(&panel)
+        ));
+        return None;
+    }
+    Some((panel, row, col))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_unique;
+    use crate::attention::SplitMix64;
+
+    #[test]
+    fn sort_unique_sorts_and_drops_repeats_like_the_standard_library() {
+        let mut rng = SplitMix64::new(7);
+        for len in [0usize, 1, 2, 3, 10, 100, 1000] {
+            let items: Vec<u64> = (0..len).map(|_| rng.next_u64() % 50).collect();
+            let mut ours = items.clone();
+            sort_unique(&mut ours);
+            let mut expected = items;
+            expected.sort_unstable();
+            expected.dedup();
+            assert_eq!(ours, expected, "{len} items");
+        }
+    }
+}

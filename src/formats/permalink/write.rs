@@ -1,0 +1,100 @@
+//! Writing a share link: every part that differs from its default, in the order of
+//! [`KEYS`](super::KEYS).
+
+use super::numbers::{number, push_number};
+use super::percent::percent_encode;
+use super::{weight_key, ShareState, LINK_VERSION};
+use crate::attention::{Init, Stage, WeightName};
+use crate::state::Model;
+
+/// The fragment (without `#`) that restores `state`; parts equal to their defaults are left out.
+pub fn encode(state: &ShareState) -> String {
+    let model = &state.model;
+    let config = model.config;
+    let defaults = Model::default();
+    let mut out = format!("v={LINK_VERSION}");
+    let mut pair = |key: &str, value: &str| {
+        out.push('&');
+        out.push_str(key);
+        out.push('=');
+        out.push_str(value);
+    };
+    if model.sentence != defaults.sentence {
+        pair("s", &percent_encode(&model.sentence));
+    }
+    if config.d_model != defaults.config.d_model {
+        pair("d", &config.d_model.to_string());
+    }
+    if config.n_heads != defaults.config.n_heads {
+        pair("h", &config.n_heads.to_string());
+    }
+    if config.causal != defaults.config.causal {
+        pair("causal", flag(config.causal));
+    }
+    if config.positional_encoding != defaults.config.positional_encoding {
+        pair("pe", flag(config.positional_encoding));
+    }
+    if config.scale != defaults.config.scale {
+        pair("scale", config.scale.key());
+    }
+    if config.temperature.to_bits() != defaults.config.temperature.to_bits() {
+        pair("t", &number(config.temperature));
+    }
+    if model.seed != defaults.seed {
+        pair("seed", &model.seed.to_string());
+    }
+    for name in WeightName::ALL {
+        let w = model.weights.get(name);
+        if !same_numbers(w, &Init::Default.matrix(name, config.d_model)) {
+            let mut values = String::new();
+            for i in 0..w.nrows() {
+                for j in 0..w.ncols() {
+                    push_number(&mut values, w[(i, j)]);
+                }
+            }
+            pair(weight_key(name), &values);
+        }
+    }
+    if !model.embedding_overrides.is_empty() {
+        let mut entries = String::new();
+        for (token, vector) in &model.embedding_overrides {
+            if !entries.is_empty() {
+                entries.push(';');
+            }
+            entries.push_str(&percent_encode(token));
+            entries.push(':');
+            let mut values = String::new();
+            for &x in vector {
+                push_number(&mut values, x);
+            }
+            entries.push_str(&values);
+        }
+        pair("e", &entries);
+    }
+    if state.stage != Stage::Input {
+        pair("stage", state.stage.key());
+    }
+    if state.head != 0 {
+        pair("head", &state.head.to_string());
+    }
+    if let Some((panel, row, col)) = &state.cell {
+        pair("cell", &format!("{}.{row}.{col}", percent_encode(panel)));
+    }
+    out
+}
+
+fn flag(on: bool) -> &'static str {
+    if on {
+        "1"
+    } else {
+        "0"
+    }
+}
+
+/// Equal shapes and bit-for-bit equal entries, so `-0` is not mistaken for `0`.
+fn same_numbers(a: &crate::attention::Matrix, b: &crate::attention::Matrix) -> bool {
+    a.shape() == b.shape()
+        && a.iter()
+            .zip(b.iter())
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+}

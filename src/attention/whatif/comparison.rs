@@ -1,0 +1,320 @@
+//! The correct and the altered computation of the same inputs, side by side, and the softmax
+//! variants the mistakes use.
+
+use super::measures::{column_sums, row_sums, Saturation};
+use super::{WhatIf, HUGE_SCORES};
+use crate::attention::{
+    forward, softmax_rows, AttentionError, Config, HeadTrace, Inputs, Matrix, ScaleMode, Stage,
+    Trace,
+};
+
+/// Column-wise softmax of `z / temperature`: each column sums to 1, the rows need not.
+///
+/// Computed as the stable row softmax of `zᵀ`, transposed back. (rows, cols) → (rows, cols)
+pub fn softmax_columns(z: &Matrix, temperature: f64) -> Matrix {
+    softmax_rows(&z.transpose(), temperature).0.transpose()
+}
+
+/// Row-wise softmax straight from the definition, `exp(z/T) / Σ exp(z/T)`, with no maximum
+/// subtracted and no special cases: a row with a score above about `709.78·T` overflows to
+/// `∞/∞ = NaN`, a row whose scores are all below about `−745·T` underflows to `0/0 = NaN`, and a
+/// fully masked row is `0/0 = NaN`. Kept only to show why [`softmax_rows`] is written the way it
+/// is. (rows, cols) → (rows, cols)
+pub fn naive_softmax_rows(z: &Matrix, temperature: f64) -> Matrix {
+    let exps = z.map(|v| (v / temperature).exp());
+    let mut out = exps.clone();
+    for (i, mut row) in out.row_iter_mut().enumerate() {
+        let sum = exps.row(i).sum();
+        row /= sum;
+    }
+    out
+}
+
+/// One head of the altered computation, with the flags that show the consequence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlteredHead {
+    /// Scores after the (possibly wrong) divisor. (seq_len, seq_len)
+    pub scaled: Matrix,
+    /// What the softmax read: `scaled` with −∞ where the mask hides a key. (seq_len, seq_len)
+    pub masked: Matrix,
+    /// The altered attention weights. (seq_len, seq_len)
+    pub weights: Matrix,
+    /// `weights·V_h`, with the same V_h as the correct side. (seq_len, head_dim)
+    pub context: Matrix,
+    /// The sum of each row of `weights`; 1 for a proper softmax over rows.
+    pub row_sums: Vec<f64>,
+    /// The sum of each column of `weights`; 1 for a softmax over columns.
+    pub column_sums: Vec<f64>,
+    /// `(row, column)` cells the correct side masks (a key after its query) but the altered side
+    /// gives a weight above 0: a token seeing its future. Row-major order.
+    pub leaked: Vec<(usize, usize)>,
+    /// `(row, column)` cells of `weights` that are NaN or infinite. Row-major order.
+    pub non_finite: Vec<(usize, usize)>,
+    /// How peaked the altered weights are.
+    pub saturation: Saturation,
+}
+
+impl AlteredHead {
+    fn new(
+        scaled: Matrix,
+        masked: Matrix,
+        weights: Matrix,
+        context: Matrix,
+        correct: &HeadTrace,
+    ) -> Self {
+        let mut leaked = Vec::new();
+        let mut non_finite = Vec::new();
+        for i in 0..weights.nrows() {
+            for j in 0..weights.ncols() {
+                let w = weights[(i, j)];
+                if correct.masked[(i, j)] == f64::NEG_INFINITY && w > 0.0 {
+                    leaked.push((i, j));
+                }
+                if !w.is_finite() {
+                    non_finite.push((i, j));
+                }
+            }
+        }
+        Self {
+            row_sums: row_sums(&weights),
+            column_sums: column_sums(&weights),
+            saturation: Saturation::of(&weights),
+            scaled,
+            masked,
+            weights,
+            context,
+            leaked,
+            non_finite,
+        }
+    }
+}
+
+/// The layer computed with the mistake.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlteredTrace {
+    /// The configuration of the altered side (for the softmax mistakes, the correct one).
+    pub config: Config,
+    /// What the scores were divided by.
+    pub scale_divisor: f64,
+    /// One altered head per head.
+    pub heads: Vec<AlteredHead>,
+    /// The heads' altered contexts side by side. (seq_len, d_model)
+    pub concat: Matrix,
+    /// `concat·W_o`. (seq_len, d_model)
+    pub output: Matrix,
+}
+
+/// The correct and the altered computation of the same inputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The mistake made.
+    pub what: WhatIf,
+    /// What every score was multiplied by on both sides: [`HUGE_SCORES`] (or the chosen factor)
+    /// for [`WhatIf::UnstableSoftmax`], 1 otherwise.
+    pub score_multiplier: f64,
+    /// The textbook computation.
+    pub correct: Trace,
+    /// The computation with the mistake.
+    pub altered: AlteredTrace,
+}
+
+impl Comparison {
+    /// The stage where the mistake is made.
+    pub fn stage(&self) -> Stage {
+        self.what.stage()
+    }
+
+    /// Head `head`'s correct and altered weights, to show side by side.
+    pub fn weights(&self, head: usize) -> Option<(&Matrix, &Matrix)> {
+        let correct = self.correct.heads.get(head)?;
+        let altered = self.altered.heads.get(head)?;
+        Some((&correct.weights, &altered.weights))
+    }
+
+    /// Head `head`'s correct and altered matrices at [`Comparison::stage`]: the scaled scores,
+    /// the masked scores or the weights.
+    pub fn stage_matrices(&self, head: usize) -> Option<(&Matrix, &Matrix)> {
+        let correct = self.correct.heads.get(head)?;
+        let altered = self.altered.heads.get(head)?;
+        Some(match self.stage() {
+            Stage::Scale => (&correct.scaled, &altered.scaled),
+            Stage::Mask => (&correct.masked, &altered.masked),
+            _ => (&correct.weights, &altered.weights),
+        })
+    }
+
+    /// Head `head`'s correct and altered saturation.
+    pub fn saturation(&self, head: usize) -> Option<(Saturation, Saturation)> {
+        let correct = self.correct.heads.get(head)?;
+        let altered = self.altered.heads.get(head)?;
+        Some((Saturation::of(&correct.weights), altered.saturation))
+    }
+
+    /// The correct and altered layer outputs. (seq_len, d_model) each
+    pub fn outputs(&self) -> (&Matrix, &Matrix) {
+        (&self.correct.output, &self.altered.output)
+    }
+
+    /// The largest absolute difference between the two outputs; NaN if the altered output holds
+    /// a value that is not a finite number.
+    pub fn max_output_change(&self) -> f64 {
+        let (correct, altered) = self.outputs();
+        let mut largest: f64 = 0.0;
+        for (c, a) in correct.iter().zip(altered.iter()) {
+            if !a.is_finite() {
+                return f64::NAN;
+            }
+            largest = largest.max((a - c).abs());
+        }
+        largest
+    }
+}
+
+/// Runs `inputs` with the textbook formula and with the mistake `what`, and compares them.
+///
+/// For [`WhatIf::UnstableSoftmax`] this is [`compare_unstable`] with [`HUGE_SCORES`].
+pub fn compare(inputs: &Inputs, what: WhatIf) -> Result<Comparison, AttentionError> {
+    if what == WhatIf::UnstableSoftmax {
+        return compare_unstable(inputs, HUGE_SCORES);
+    }
+    let correct_inputs = textbook(inputs, what);
+    let correct = forward(&correct_inputs)?;
+    let altered = match what {
+        WhatIf::SoftmaxOverColumns => reweigh(&correct, softmax_columns),
+        _ => {
+            let mut altered_inputs = correct_inputs;
+            let config = &mut altered_inputs.config;
+            match what {
+                WhatIf::ScaleBySeqLen => config.scale = ScaleMode::SqrtSeqLen,
+                WhatIf::NoScaling => config.scale = ScaleMode::None,
+                WhatIf::NoCausalMask => config.causal = false,
+                WhatIf::Temperature(t) => config.temperature = t,
+                WhatIf::SoftmaxOverColumns | WhatIf::UnstableSoftmax => {}
+            }
+            from_trace(forward(&altered_inputs)?, &correct)
+        }
+    };
+    Ok(Comparison {
+        what,
+        score_multiplier: 1.0,
+        correct,
+        altered,
+    })
+}
+
+/// [`WhatIf::UnstableSoftmax`] with the scores multiplied by `huge_scores`.
+///
+/// Exactly what is computed: the textbook inputs with `W_q` multiplied by `huge_scores`, which
+/// multiplies every score `Q_h·K_hᵀ` (and so every scaled and masked score) by the same factor.
+/// The correct side is [`forward`] on those inputs, with the stable softmax. The altered side
+/// feeds the very same masked scores to [`naive_softmax_rows`], then computes `weights·V_h`,
+/// the concatenation and `·W_o` as usual, letting NaN and ∞ through. With `huge_scores = 1` the
+/// two sides agree to rounding. An infinite or NaN factor is refused as a non-finite `W_q`.
+pub fn compare_unstable(inputs: &Inputs, huge_scores: f64) -> Result<Comparison, AttentionError> {
+    let mut big = textbook(inputs, WhatIf::UnstableSoftmax);
+    big.weights.w_q *= huge_scores;
+    let correct = forward(&big)?;
+    let altered = reweigh(&correct, naive_softmax_rows);
+    Ok(Comparison {
+        what: WhatIf::UnstableSoftmax,
+        score_multiplier: huge_scores,
+        correct,
+        altered,
+    })
+}
+
+/// `inputs` with the textbook settings: √d_k, temperature 1, and the mask on when the mistake
+/// is to switch it off.
+fn textbook(inputs: &Inputs, what: WhatIf) -> Inputs {
+    let mut textbook = inputs.clone();
+    textbook.config.scale = ScaleMode::SqrtHeadDim;
+    textbook.config.temperature = 1.0;
+    if what == WhatIf::NoCausalMask {
+        textbook.config.causal = true;
+    }
+    textbook
+}
+
+/// An altered trace from a whole forward pass with a changed configuration.
+fn from_trace(altered: Trace, correct: &Trace) -> AlteredTrace {
+    let heads = altered
+        .heads
+        .into_iter()
+        .zip(&correct.heads)
+        .map(|(h, c)| AlteredHead::new(h.scaled, h.masked, h.weights, h.context, c))
+        .collect();
+    AlteredTrace {
+        config: altered.config,
+        scale_divisor: altered.scale_divisor,
+        heads,
+        concat: altered.concat,
+        output: altered.output,
+    }
+}
+
+/// An altered trace that reads the correct side's masked scores and applies another softmax,
+/// then the usual weighted sum, concatenation and output projection.
+fn reweigh(correct: &Trace, softmax: impl Fn(&Matrix, f64) -> Matrix) -> AlteredTrace {
+    let temperature = correct.config.temperature;
+    let heads: Vec<AlteredHead> = correct
+        .heads
+        .iter()
+        .map(|c| {
+            let weights = softmax(&c.masked, temperature);
+            // (seq_len, seq_len)·(seq_len, head_dim) → (seq_len, head_dim)
+            let context = &weights * &c.v;
+            AlteredHead::new(c.scaled.clone(), c.masked.clone(), weights, context, c)
+        })
+        .collect();
+    let concat = concat(&heads, correct.seq_len(), correct.config.d_model);
+    // (seq_len, d_model)·(d_model, d_model) → (seq_len, d_model)
+    let output = &concat * &correct.weights.w_o;
+    AlteredTrace {
+        config: correct.config,
+        scale_divisor: correct.scale_divisor,
+        heads,
+        concat,
+        output,
+    }
+}
+
+/// [C_1 | C_2 | …]. n_heads × (seq_len, head_dim) → (seq_len, d_model)
+fn concat(heads: &[AlteredHead], seq_len: usize, d_model: usize) -> Matrix {
+    crate::attention::forward::concat_columns(heads.iter().map(|h| &h.context), seq_len, d_model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::whatif::tests::close;
+
+    #[test]
+    fn the_naive_softmax_overflows_where_the_stable_one_does_not() {
+        let z = Matrix::from_row_slice(3, 2, &[1000.0, 0.0, -1000.0, -1000.0, 3f64.ln(), 0.0]);
+        let naive = naive_softmax_rows(&z, 1.0);
+        let (stable, _) = softmax_rows(&z, 1.0);
+        // Row 1: exp(1000) = ∞, so ∞/∞ = NaN and 1/∞ = 0; stable: exp(0) = 1, exp(−1000) = 0.
+        assert!(naive[(0, 0)].is_nan());
+        assert_eq!(naive[(0, 1)], 0.0);
+        assert_eq!((stable[(0, 0)], stable[(0, 1)]), (1.0, 0.0));
+        // Row 2: exp(−1000) = 0 twice, 0/0 = NaN; stable: both shift to exp(0), 1/2 each.
+        assert!(naive[(1, 0)].is_nan() && naive[(1, 1)].is_nan());
+        assert_eq!((stable[(1, 0)], stable[(1, 1)]), (0.5, 0.5));
+        // Row 3: small scores agree: exp(ln 3) = 3, exp(0) = 1, so 3/4 and 1/4.
+        assert!(close(naive[(2, 0)], 0.75) && close(naive[(2, 1)], 0.25));
+        assert!(close(stable[(2, 0)], 0.75) && close(stable[(2, 1)], 0.25));
+    }
+
+    #[test]
+    fn softmax_over_columns_makes_columns_sum_to_one_and_not_rows() {
+        // Column 1: exp(ln 3) = 3 and exp(0) = 1, so 3/4 and 1/4. Column 2: 1/2 and 1/2.
+        let z = Matrix::from_row_slice(2, 2, &[3f64.ln(), 0.0, 0.0, 0.0]);
+        let a = softmax_columns(&z, 1.0);
+        assert!(close(a[(0, 0)], 0.75) && close(a[(1, 0)], 0.25));
+        assert!(close(a[(0, 1)], 0.5) && close(a[(1, 1)], 0.5));
+        // Rows: 3/4 + 1/2 = 5/4 and 1/4 + 1/2 = 3/4.
+        let rows = row_sums(&a);
+        assert!(close(rows[0], 1.25) && close(rows[1], 0.75));
+        assert!(column_sums(&a).iter().all(|s| close(*s, 1.0)));
+    }
+}

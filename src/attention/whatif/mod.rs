@@ -2,7 +2,7 @@
 //!
 //! [`compare`] runs the same inputs twice: once with the textbook formula and once with one
 //! deliberate mistake ([`WhatIf`]). Both sides are computed here, by the core, with the same
-//! stage functions as [`forward`](super::forward); no view fakes a number.
+//! stage functions as [`forward`](fn@super::forward); no view fakes a number.
 //!
 //! The correct side is always `softmax(QKᵀ/√d_k)V` at temperature 1, with the causal mask and
 //! positional encoding as the inputs set them (the mask is forced on for
@@ -13,11 +13,11 @@
 //! Two demonstrations stand alone: [`saturation_by_head_dim`] (why the divisor is √d_k) and
 //! [`temperature_sweep`] (one row of weights at many temperatures).
 
-mod compare;
+mod comparison;
 mod measures;
 mod sweeps;
 
-pub use compare::{
+pub use comparison::{
     compare, compare_unstable, naive_softmax_rows, softmax_columns, AlteredHead, AlteredTrace,
     Comparison,
 };

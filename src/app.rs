@@ -1,6 +1,7 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
 use crate::attention::{Stage, Trace};
+use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
     fit_to_window, import_file, post_height_to_parent, provide_selection, provide_ui_context,
     set_fullscreen, step_with_clicker, sync_with_url, ExplainPanel, ExportMenu, MatrixEditors,
@@ -11,24 +12,19 @@ use crate::formats::page::parse_query;
 use crate::state::Model;
 use leptos::ev;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// Whether a key press belongs to a form field, a heatmap or a table that scrolls with the arrow
 /// keys, rather than to the page.
 fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
-    ev.target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .is_some_and(|el| {
-            matches!(
-                el.tag_name().as_str(),
-                "INPUT" | "SELECT" | "TEXTAREA" | "CANVAS"
-            ) || el.has_attribute("contenteditable")
-                || el.get_attribute("role").as_deref() == Some("tab")
-                // Not `class_name()`: on SVG elements `className` is not a string.
-                || el
-                    .get_attribute("class")
-                    .is_some_and(|c| c.split_whitespace().any(|c| c == "table-wrap"))
-        })
+    key_target(ev).is_some_and(|el| {
+        is_text_field(&el)
+            || el.tag_name() == "CANVAS"
+            || el.get_attribute("role").as_deref() == Some("tab")
+            // Not `class_name()`: on SVG elements `className` is not a string.
+            || el
+                .get_attribute("class")
+                .is_some_and(|c| c.split_whitespace().any(|c| c == "table-wrap"))
+    })
 }
 
 /// What an arrow key does to the stage outside presenter mode (which steps with a clicker's

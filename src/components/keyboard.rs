@@ -1,4 +1,17 @@
-//! Arrow keys on a heatmap: which way a key moves the selected cell, and where it lands.
+//! Arrow keys on a heatmap: which way a key moves the selected cell, and where it lands; and
+//! whether a key press goes to a field the learner types into.
+
+/// The element a key press was aimed at, if any.
+pub fn key_target(ev: &web_sys::KeyboardEvent) -> Option<web_sys::Element> {
+    use wasm_bindgen::JsCast;
+    ev.target().and_then(|t| t.dyn_into().ok())
+}
+
+/// Whether `el` is a field the learner types into, which keeps every key it is sent.
+pub fn is_text_field(el: &web_sys::Element) -> bool {
+    matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+        || el.has_attribute("contenteditable")
+}
 
 /// An arrow key's direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ mod download;
 mod explain_panel;
 mod export;
 mod heatmap;
-mod keyboard;
+pub(crate) mod keyboard;
 mod matrix_editor;
 mod perf;
 mod presenter;

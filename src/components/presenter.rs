@@ -2,6 +2,7 @@
 //! screen allows, stepped by a presentation clicker wherever the focus is.
 
 use super::context::ui_context;
+use super::keyboard::{is_text_field, key_target};
 use crate::attention::Stage;
 use crate::words::stage_name;
 use leptos::prelude::*;
@@ -105,7 +106,7 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         let Some(forward) = clicker_direction(&ev.key()) else {
             return;
         };
-        if editing_text(&ev) {
+        if key_target(&ev).is_some_and(|el| is_text_field(&el)) {
             return;
         }
         ev.prevent_default();
@@ -117,17 +118,6 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         }
     };
     listen_before_the_page("keydown", on_key);
-}
-
-/// Whether a key press goes to a field the learner types into.
-fn editing_text(ev: &web_sys::KeyboardEvent) -> bool {
-    use wasm_bindgen::JsCast;
-    ev.target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .is_some_and(|el| {
-            matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
-                || el.has_attribute("contenteditable")
-        })
 }
 
 /// Listens for `event` on the window in the capture phase, before any element's own listeners,

@@ -205,6 +205,41 @@ fn a_signed_matrix_has_one_rectangle_per_cell_labels_and_diverging_ends() {
 }
 
 #[test]
+fn a_word_wider_than_its_cell_is_written_upwards_not_cut() {
+    let tokens: Vec<String> = ["an", "extraordinarily", "long", "word"]
+        .map(String::from)
+        .to_vec();
+    let w = Matrix::from_element(4, 4, 0.25);
+    let svg = heatmap_svg(&map(
+        &w,
+        &tokens,
+        &tokens,
+        ("queries", "keys"),
+        Palette::Sequential,
+        1,
+        Theme::LIGHT,
+    ))
+    .unwrap();
+    let doc = parse(&svg);
+    let written = texts(&doc);
+    for token in &tokens {
+        assert_eq!(written.iter().filter(|t| *t == token).count(), 2, "{token}");
+    }
+    let turned = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter(|n| {
+            n.attribute("transform")
+                .is_some_and(|t| t.starts_with("rotate(270"))
+        })
+        .count();
+    assert_eq!(
+        turned, 4,
+        "every column label is turned when one is too wide"
+    );
+}
+
+#[test]
 fn a_probability_matrix_uses_the_sequential_palette_with_key_tokens_on_columns() {
     let t = trace(false);
     let w = &t.heads[0].weights;
@@ -223,12 +258,12 @@ fn a_probability_matrix_uses_the_sequential_palette_with_key_tokens_on_columns()
     assert_eq!(elements(&doc, "rect").len(), 25 + 32 + 1);
     let written = texts(&doc);
     assert!(written.contains(&"rows: queries · columns: keys".to_string()));
-    // Each token labels a row and a column; a column label too long for its cell is shortened.
-    for token in ["I", "like", "sushi", ","] {
+    // Each token labels a row and a column, whole: the cells widen to fit "because".
+    for token in ["I", "like", "sushi", ",", "because"] {
         assert_eq!(written.iter().filter(|t| *t == token).count(), 2, "{token}");
     }
-    assert!(written.contains(&"because".to_string()));
-    assert!(written.contains(&"beca…".to_string()));
+    assert!(!written.iter().any(|t| t.contains('…')), "{written:?}");
+    assert!(!svg.contains("rotate("), "short labels are written across");
     // Blues: the light end for 0 and the dark end for 1 on the colour bar.
     assert!(uses_color(&doc, "#f7fbff"), "no light end");
     assert!(uses_color(&doc, "#08306b"), "no dark end");

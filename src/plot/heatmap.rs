@@ -84,13 +84,27 @@ pub struct Layout {
     pub cell_h: u32,
     /// Whether values are written in the cells.
     pub show_values: bool,
-    /// Longest label shown, in characters.
+    /// Longest row label shown, in characters.
     pub label_chars: usize,
+    /// Height of the column labels' strip, above the head bands.
+    pub col_label_h: u32,
+    /// Whether column labels are written upwards, because they are wider than a cell.
+    pub col_labels_upright: bool,
 }
 
 const FONT: u32 = 12;
+/// The size of the numbers in the cells, in CSS pixels at zoom 1.
+pub const CELL_FONT_PX: f64 = FONT as f64;
+/// The width allowed for one character of a label or value at [`FONT`].
+const CHAR_W: u32 = 7;
 const CAPTION_H: u32 = 18;
 const COL_LABEL_H: u32 = 18;
+/// The longest label written whole; longer ones end in an ellipsis. Sentences are split into
+/// words, so only an unusually long word is ever shortened.
+const LABEL_MAX: usize = 18;
+/// The widest a cell grows so that its column's label fits across it; wider labels are written
+/// upwards instead.
+const LABEL_CELL_MAX: u32 = 64;
 const BAND_H: u32 = 5;
 const BAR_GAP: u32 = 12;
 const BAR_W: u32 = 10;
@@ -118,23 +132,32 @@ impl Heatmap<'_> {
     pub fn layout(&self) -> Layout {
         let (rows, cols) = self.values.shape();
         let value_chars = widest_value(self.values, self.decimals);
-        let wanted = (value_chars as u32 * 7 + 12).max(40);
-        let cell_w = wanted.min((560 / cols.max(1) as u32).max(18));
+        let wanted = (value_chars as u32 * CHAR_W + 12).max(40);
+        let widest = (560 / cols.max(1) as u32).max(18);
+        let col_chars = longest_label(self.col_labels);
+        // A cell may widen a little for its column's label, which reads better than turning it.
+        let label_w = col_chars as u32 * CHAR_W + 8;
+        let across = if label_w <= LABEL_CELL_MAX {
+            wanted.max(label_w)
+        } else {
+            wanted
+        };
+        let cell_w = across.min(widest);
         let show_values = cell_w >= wanted;
         let cell_h = if show_values {
             28
         } else {
             cell_w.clamp(16, 28)
         };
-        let label_chars = self
-            .row_labels
-            .iter()
-            .map(|l| l.chars().count())
-            .max()
-            .unwrap_or(1)
-            .clamp(2, 10);
-        let grid_x = PAD + label_chars as u32 * 7 + 10;
-        let grid_y = CAPTION_H + COL_LABEL_H + if self.col_groups > 1 { BAND_H + 2 } else { 0 };
+        let col_labels_upright = label_w > cell_w;
+        let col_label_h = if col_labels_upright {
+            col_chars as u32 * CHAR_W + 8
+        } else {
+            COL_LABEL_H
+        };
+        let label_chars = longest_label(self.row_labels).max(2);
+        let grid_x = PAD + label_chars as u32 * CHAR_W + 10;
+        let grid_y = CAPTION_H + col_label_h + if self.col_groups > 1 { BAND_H + 2 } else { 0 };
         Layout {
             width: grid_x + cols as u32 * cell_w + BAR_GAP + BAR_W + BAR_LABEL_W,
             height: grid_y + rows as u32 * cell_h + PAD,
@@ -144,8 +167,20 @@ impl Heatmap<'_> {
             cell_h,
             show_values,
             label_chars,
+            col_label_h,
+            col_labels_upright,
         }
     }
+}
+
+/// The characters in the longest of `labels`, at most [`LABEL_MAX`] and at least one.
+fn longest_label(labels: &[String]) -> usize {
+    labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(1)
+        .clamp(1, LABEL_MAX)
 }
 
 /// The most characters any value of `values` takes when written with `decimals` places.
@@ -247,21 +282,34 @@ fn draw_scaled<DB: DrawingBackend>(
         font(11, theme.muted).pos(Pos::new(HPos::Left, VPos::Top)),
     ))?;
 
-    let col_chars = ((layout.cell_w.saturating_sub(4)) / 7).max(1) as usize;
-    let label_y = CAPTION_H + COL_LABEL_H / 2;
+    let label_bottom = CAPTION_H + layout.col_label_h;
     for (c, label) in map.col_labels.iter().enumerate().take(cols) {
         let x = layout.grid_x + c as u32 * layout.cell_w + layout.cell_w / 2;
-        area.draw(&Text::new(
-            label_text(label, col_chars),
-            (s(x), s(label_y)),
-            font(FONT, theme.text).pos(Pos::new(HPos::Center, VPos::Center)),
-        ))?;
+        let text = label_text(label, LABEL_MAX);
+        let style = font(FONT, theme.text);
+        let element = if layout.col_labels_upright {
+            // Read from the bottom up, ending just above its column.
+            Text::new(
+                text,
+                (s(x), s(label_bottom - 4)),
+                style
+                    .transform(FontTransform::Rotate270)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            )
+        } else {
+            Text::new(
+                text,
+                (s(x), s(label_bottom - COL_LABEL_H / 2)),
+                style.pos(Pos::new(HPos::Center, VPos::Center)),
+            )
+        };
+        area.draw(&element)?;
     }
     if map.col_groups > 1 && cols % map.col_groups == 0 {
         let per = cols / map.col_groups;
         for g in 0..map.col_groups {
             let x0 = layout.grid_x + (g * per) as u32 * layout.cell_w;
-            let y0 = CAPTION_H + COL_LABEL_H;
+            let y0 = CAPTION_H + layout.col_label_h;
             area.draw(&Rectangle::new(
                 [
                     (s(x0) + 1, s(y0)),
@@ -511,6 +559,46 @@ mod tests {
         assert_eq!(l.cell_at(x, y, 3, 4), Some((1, 2)));
         assert_eq!(l.cell_at(0.0, 0.0, 3, 4), None);
         assert!(l.show_values);
+    }
+
+    fn square_layout(tokens: &[&str]) -> Layout {
+        let labels: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
+        let m = Matrix::from_element(labels.len(), labels.len(), 0.25);
+        Heatmap {
+            values: &m,
+            row_labels: &labels,
+            col_labels: &labels,
+            row_axis: "queries",
+            col_axis: "keys",
+            palette: Palette::Sequential,
+            range: 1.0,
+            col_groups: 1,
+            decimals: 2,
+            highlight: Highlight::default(),
+            theme: Theme::LIGHT,
+        }
+        .layout()
+    }
+
+    #[test]
+    fn a_short_column_label_widens_its_cell_rather_than_being_cut() {
+        let l = square_layout(&["I", "am", "hungry"]);
+        assert!(!l.col_labels_upright);
+        assert!(l.cell_w >= 6 * CHAR_W + 8, "{l:?}");
+        assert!(l.show_values);
+    }
+
+    #[test]
+    fn a_long_column_label_is_written_upwards_whole() {
+        let l = square_layout(&["the", "extraordinary", "cat"]);
+        assert!(l.col_labels_upright, "{l:?}");
+        assert!(l.col_label_h >= 13 * CHAR_W, "{l:?}");
+        assert_eq!(l.label_chars, 13);
+        // The grid starts below the turned labels, so a click finds the same cells.
+        assert_eq!(l.grid_y, CAPTION_H + l.col_label_h);
+        let short = square_layout(&["the", "cat", "sat"]);
+        assert_eq!(short.col_label_h, COL_LABEL_H);
+        assert!(!short.col_labels_upright);
     }
 
     #[test]

@@ -120,6 +120,8 @@ mod tests {
             cell_h: 20,
             show_values: true,
             label_chars: 4,
+            col_label_h: 18,
+            col_labels_upright: false,
         };
         // Drawn 200 wide, shown 400 wide: every CSS pixel is half a drawing pixel.
         assert_eq!(

@@ -65,6 +65,7 @@ pub fn App() -> impl IntoView {
     fit_to_window(move || {
         stage.track();
         head.track();
+        ui.projection_part.track();
         trace.track();
     });
 
@@ -128,7 +129,7 @@ pub fn App() -> impl IntoView {
     view! {
         <div class="app" class:embed=embed class:presenting=move || presenting.get()
             class:no-controls=!show_controls data-testid="app"
-            style=move || format!("--zoom: {:.3}", ui.zoom())>
+            style=move || format!("--zoom: {:.3}; --given-zoom: {:.3}", ui.zoom(), ui.given_zoom())>
             {(!embed).then(|| view! {
                 <header class="topbar">
                     <div class="brand">

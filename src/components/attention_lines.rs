@@ -125,7 +125,6 @@ pub fn AttentionLines(
                 viewBox=format!("0 0 {} {}", num(WIDTH), num(height))
                 width=num(WIDTH)
                 height=num(height)
-                style=format!("--lines-w: {}", num(WIDTH))
                 role="group"
                 aria-label=format!("Attention lines of head {}: queries on the left, keys on the right, thicker lines carry more weight.", head + 1)
             >

@@ -38,6 +38,11 @@ pub struct UiContext {
     /// How much larger than normal heatmaps are drawn while presenting: the largest zoom at
     /// which the step fits the window.
     pub zoom_level: RwSignal<f64>,
+    /// The zoom of a step's operands as a share of `zoom_level`: below 1 when the operands are
+    /// drawn smaller so the result can be read from afar.
+    pub given_share: RwSignal<f64>,
+    /// Which of the projection's products (0 Q, 1 K, 2 V) presenter mode shows.
+    pub projection_part: RwSignal<usize>,
     /// A compact embed (`?embed=1&controls=0`): one stage and one head at a time, stepped with
     /// Previous and Next.
     pub compact: bool,
@@ -53,6 +58,15 @@ impl UiContext {
     pub fn zoom(&self) -> f64 {
         if self.presenting.get() {
             self.zoom_level.get()
+        } else {
+            1.0
+        }
+    }
+
+    /// How much larger than normal the operands of a step are drawn.
+    pub fn given_zoom(&self) -> f64 {
+        if self.presenting.get() {
+            self.zoom_level.get() * self.given_share.get()
         } else {
             1.0
         }
@@ -105,6 +119,8 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         reduced_motion: media_matches("(prefers-reduced-motion: reduce)"),
         presenting: RwSignal::new(false),
         zoom_level: RwSignal::new(1.0),
+        given_share: RwSignal::new(1.0),
+        projection_part: RwSignal::new(0),
         compact,
         narrow,
     };

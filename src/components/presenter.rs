@@ -4,38 +4,52 @@
 use super::context::ui_context;
 use super::keyboard::{is_text_field, key_target};
 use crate::attention::Stage;
-use crate::words::stage_name;
+use crate::plot::CELL_FONT_PX;
+use crate::words::{projection_part_name, stage_name};
 use leptos::prelude::*;
 
-/// The step a clicker moves to from `stage` showing `head` of `n_heads`: a per-head stage shows
-/// its heads one at a time before the next stage, and going back enters a per-head stage at its
-/// last head. `None` past either end.
+/// How many steps `stage` takes in presenter mode, with `n_heads` heads: a per-head stage shows
+/// its heads one at a time, and the projection its three products (Q, K, V) one at a time, so
+/// that each can be drawn large.
+pub fn presenter_parts(stage: Stage, n_heads: usize) -> usize {
+    if stage.is_per_head() {
+        n_heads.max(1)
+    } else if stage == Stage::Projection {
+        3
+    } else {
+        1
+    }
+}
+
+/// The step a clicker moves to from part `part` of `stage` (see [`presenter_parts`]): the next
+/// or previous part, or the next stage at its first part, or the previous stage at its last.
+/// `None` past either end.
 pub fn presenter_step(
     forward: bool,
     stage: Stage,
-    head: usize,
+    part: usize,
     n_heads: usize,
 ) -> Option<(Stage, usize)> {
-    let per_head = stage.is_per_head();
+    let parts = presenter_parts(stage, n_heads);
     if forward {
-        if per_head && head + 1 < n_heads {
-            return Some((stage, head + 1));
+        if part + 1 < parts {
+            return Some((stage, part + 1));
         }
         stage.next().map(|s| (s, 0))
     } else {
-        if per_head && head > 0 {
-            return Some((stage, head.min(n_heads) - 1));
+        if part > 0 {
+            return Some((stage, part.min(parts) - 1));
         }
-        stage.prev().map(|s| {
-            (
-                s,
-                if s.is_per_head() {
-                    n_heads.max(1) - 1
-                } else {
-                    0
-                },
-            )
-        })
+        stage.prev().map(|s| (s, presenter_parts(s, n_heads) - 1))
+    }
+}
+
+/// Which part of `stage` is shown: the head, or for the projection which of its products.
+fn presenter_part(stage: Stage, head: usize, projection_part: usize) -> usize {
+    if stage == Stage::Projection {
+        projection_part
+    } else {
+        head
     }
 }
 
@@ -71,14 +85,18 @@ pub fn PresenterBar(
     n_heads: Signal<usize>,
 ) -> impl IntoView {
     let ui = ui_context();
-    let head_shown = move || {
-        let n = n_heads.get();
-        (stage.get().is_per_head() && n > 1)
-            .then(|| format!("Head {} of {n}", head.get().min(n - 1) + 1))
+    let part = move || presenter_part(stage.get(), head.get(), ui.projection_part.get());
+    let part_shown = move || {
+        let (s, n) = (stage.get(), n_heads.get());
+        if s == Stage::Projection {
+            Some(projection_part_name(part()).to_string())
+        } else {
+            (s.is_per_head() && n > 1).then(|| format!("Head {} of {n}", part().min(n - 1) + 1))
+        }
     };
     view! {
         <div class="presenter-bar" data-testid="presenter-bar"
-            data-step=move || format!("{}-{}", stage.get().key(), head.get())>
+            data-step=move || format!("{}-{}", stage.get().key(), part())>
             <ol class="presenter-progress" aria-label="Progress" data-testid="presenter-progress">
                 {Stage::ALL.into_iter().map(|s| view! {
                     <li class:current=move || stage.get() == s class:done={move || stage.get() > s}
@@ -87,7 +105,7 @@ pub fn PresenterBar(
                     </li>
                 }).collect_view()}
             </ol>
-            <span class="presenter-head" data-testid="presenter-head">{head_shown}</span>
+            <span class="presenter-head" data-testid="presenter-head">{part_shown}</span>
             <span class="presenter-help">"← → Space: step · f: full screen · Esc: leave"</span>
             <button type="button" data-testid="leave-presenter"
                 on:click=move |_| { ui.presenting.set(false); set_fullscreen(false); }>"Leave"</button>
@@ -98,7 +116,8 @@ pub fn PresenterBar(
 /// Steps with the clicker's keys while presenting, even when a heatmap or a button has the focus:
 /// the keys are taken before anything in the page sees them. Only a text field keeps them.
 pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads: Signal<usize>) {
-    let presenting = ui_context().presenting;
+    let ui = ui_context();
+    let presenting = ui.presenting;
     let on_key = move |ev: web_sys::KeyboardEvent| {
         if !presenting.get_untracked() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
@@ -111,9 +130,18 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         }
         ev.prevent_default();
         ev.stop_propagation();
-        let from = (stage.get_untracked(), head.get_untracked());
-        if let Some((s, h)) = presenter_step(forward, from.0, from.1, n_heads.get_untracked()) {
-            head.set(h);
+        let from = stage.get_untracked();
+        let part = presenter_part(
+            from,
+            head.get_untracked(),
+            ui.projection_part.get_untracked(),
+        );
+        if let Some((s, p)) = presenter_step(forward, from, part, n_heads.get_untracked()) {
+            if s == Stage::Projection {
+                ui.projection_part.set(p);
+            } else {
+                head.set(p);
+            }
             stage.set(s);
         }
     };
@@ -150,8 +178,9 @@ pub fn fit_to_window(track: impl Fn() + 'static) {
             return;
         }
         request_animation_frame(move || {
-            if let Some(zoom) = largest_fitting_zoom() {
+            if let Some((zoom, share)) = largest_fitting_zoom() {
                 ui.zoom_level.set(zoom);
+                ui.given_share.set(share);
             }
         });
     });
@@ -166,11 +195,28 @@ const ZOOM_STEPS: usize = 10;
 /// worth a little size.
 const ONE_ROW_SHARE: f64 = 0.85;
 
-/// Measures the page at zooms chosen by bisection and returns the largest at which the stage
-/// fits: its bottom inside the window and no line wider than its box. Each line of pictures is
-/// kept on one row unless that makes the step much smaller (see [`ONE_ROW_SHARE`]). The style
-/// sheet sizes the canvases from `--zoom`, so each try is one synchronous layout, no repaint.
-fn largest_fitting_zoom() -> Option<f64> {
+/// The size of the numbers in the cells, in CSS pixels, that the back of a lecture hall can read.
+const READABLE_DIGITS_PX: f64 = 28.0;
+
+/// The zoom at which the cells' numbers are [`READABLE_DIGITS_PX`] tall, rounded up to the
+/// thousandths the page's `--zoom` keeps.
+fn readable_zoom() -> f64 {
+    (READABLE_DIGITS_PX / CELL_FONT_PX * 1000.0).ceil() / 1000.0
+}
+
+/// The smallest an operand is drawn, as a share of its result's zoom.
+const LEAST_GIVEN_SHARE: f64 = 0.3;
+
+/// Measures the page at zooms chosen by bisection and returns the largest (zoom, operand share)
+/// at which the stage fits:
+/// its bottom inside the window and no line wider than its box. Each line of pictures is kept on
+/// one row unless that makes the step much smaller (see [`ONE_ROW_SHARE`]).
+///
+/// When everything drawn at one zoom would leave the result's numbers too small to read from
+/// the back of a room, the operands (drawn large on the steps before) are made smaller instead,
+/// as long as that lets the result reach [`readable_zoom`]. The style sheet sizes the canvases
+/// from `--zoom` and `--given-zoom`, so each try is one synchronous layout, no repaint.
+fn largest_fitting_zoom() -> Option<(f64, f64)> {
     use wasm_bindgen::JsCast;
     let doc = document();
     let app: web_sys::HtmlElement = doc.query_selector(".app").ok()??.dyn_into().ok()?;
@@ -178,11 +224,15 @@ fn largest_fitting_zoom() -> Option<f64> {
     window().scroll_to_with_x_and_y(0.0, 0.0);
     let height = window().inner_height().ok()?.as_f64()?;
     let style = app.style();
-    let set_zoom = |zoom: f64| {
+    let set_zoom = |zoom: f64, share: f64| {
         let _ = style.set_property("--zoom", &format!("{zoom:.3}"));
+        let _ = style.set_property("--given-zoom", &format!("{:.3}", zoom * share));
     };
-    let fits = |zoom: f64| {
-        set_zoom(zoom);
+    let set_one_row = |one_row: bool| {
+        let _ = app.set_attribute("data-one-row", if one_row { "true" } else { "false" });
+    };
+    let fits = |zoom: f64, share: f64| {
+        set_zoom(zoom, share);
         if stage.get_bounding_client_rect().bottom() > height - 8.0 {
             return false;
         }
@@ -194,33 +244,48 @@ fn largest_fitting_zoom() -> Option<f64> {
             .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
             .all(|line| line.scroll_width() <= line.client_width() + 1)
     };
-    let largest = |one_row: bool| {
-        let _ = app.set_attribute("data-one-row", if one_row { "true" } else { "false" });
-        let (mut lo, mut hi) = ZOOM_RANGE;
-        if !fits(lo) {
-            return lo;
+    // The largest value in `range` for which `ok` holds, assuming it holds below any that
+    // does; `None` when it fails even at the low end. Rounded down, so the value kept is one
+    // that was measured to fit.
+    let bisect = |(mut lo, mut hi): (f64, f64), ok: &dyn Fn(f64) -> bool| {
+        if !ok(lo) {
+            return None;
         }
         for _ in 0..ZOOM_STEPS {
             let mid = (lo + hi) / 2.0;
-            if fits(mid) {
+            if ok(mid) {
                 lo = mid;
             } else {
                 hi = mid;
             }
         }
-        // Rounded down, so the zoom the page keeps is one that was measured to fit.
-        (lo * 1000.0).floor() / 1000.0
+        Some((lo * 1000.0).floor() / 1000.0)
     };
-    let wrapped = largest(false);
-    let one_row = largest(true);
-    let zoom = if one_row >= ONE_ROW_SHARE * wrapped {
-        one_row
-    } else {
-        let _ = app.set_attribute("data-one-row", "false");
-        wrapped
+    // The best (zoom, share) with lines wrapped or kept on one row.
+    let best = |one_row: bool| -> (f64, f64) {
+        set_one_row(one_row);
+        let uniform = bisect(ZOOM_RANGE, &|z| fits(z, 1.0)).unwrap_or(ZOOM_RANGE.0);
+        let readable = readable_zoom();
+        if uniform >= readable {
+            return (uniform, 1.0);
+        }
+        match bisect((LEAST_GIVEN_SHARE, 1.0), &|share| fits(readable, share)) {
+            Some(share) => (readable, share),
+            None => (uniform, 1.0),
+        }
     };
-    set_zoom(zoom);
-    Some(zoom)
+    let wrapped = best(false);
+    let one_row = best(true);
+    let (zoom, share) =
+        if one_row.0 >= ONE_ROW_SHARE * wrapped.0 && one_row.1 >= ONE_ROW_SHARE * wrapped.1 {
+            set_one_row(true);
+            one_row
+        } else {
+            set_one_row(false);
+            wrapped
+        };
+    set_zoom(zoom, share);
+    Some((zoom, share))
 }
 
 #[cfg(test)]
@@ -241,6 +306,15 @@ mod tests {
             presenter_step(true, Stage::Input, 0, 2),
             Some((Stage::Projection, 0))
         );
+        // The projection shows Q, K and V one at a time.
+        assert_eq!(
+            presenter_step(true, Stage::Projection, 1, 2),
+            Some((Stage::Projection, 2))
+        );
+        assert_eq!(
+            presenter_step(true, Stage::Projection, 2, 2),
+            Some((Stage::SplitHeads, 0))
+        );
         assert_eq!(presenter_step(true, Stage::OutputProjection, 0, 2), None);
     }
 
@@ -256,7 +330,11 @@ mod tests {
         );
         assert_eq!(
             presenter_step(false, Stage::SplitHeads, 0, 4),
-            Some((Stage::Projection, 0))
+            Some((Stage::Projection, 2))
+        );
+        assert_eq!(
+            presenter_step(false, Stage::Projection, 0, 4),
+            Some((Stage::Input, 0))
         );
         assert_eq!(presenter_step(false, Stage::Input, 0, 4), None);
         // One head: one step per stage.

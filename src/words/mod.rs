@@ -29,8 +29,8 @@ pub use number::{format_value, subscript};
 pub use presets::claim_text;
 pub use settings::scale_mode_label;
 pub use stages::{
-    shape_text, stage_explanation, stage_formula, stage_formula_mathml, stage_name, stage_note,
-    stage_progress, stage_rail_name,
+    projection_part_name, shape_text, stage_explanation, stage_formula, stage_formula_mathml,
+    stage_name, stage_note, stage_progress, stage_rail_name,
 };
 pub use whatif::{
     comparison_summary, correct_title, shown_title, whatif_explanation, whatif_label, NO_MISTAKE,

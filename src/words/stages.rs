@@ -20,6 +20,15 @@ pub fn stage_name(stage: Stage) -> &'static str {
     }
 }
 
+/// Which product of the projection stage presenter mode shows, `part` 0, 1 or 2.
+pub fn projection_part_name(part: usize) -> &'static str {
+    match part {
+        0 => "Queries: Q = X·W_q",
+        1 => "Keys: K = X·W_k",
+        _ => "Values: V = X·W_v",
+    }
+}
+
 /// The stage's name in three parts for the stage rail, which shows only the middle one (a word
 /// or two) where space is short; the three together are [`stage_name`], so the button's
 /// accessible name holds what it shows.

@@ -84,6 +84,34 @@ async function expectStepFits(page: Page, viewport: { width: number; height: num
   }
 }
 
+/**
+ * Steps through presenter mode from the first step to the last, checking that each step fits
+ * the window and, at 1920×1080, that the numbers of each step's result (the heatmaps it
+ * computes; its operands were the results of earlier steps) can be read from the back of a room.
+ */
+async function presentEveryStep(page: Page, viewport: { width: number; height: number }): Promise<string[]> {
+  const bar = page.getByTestId("presenter-bar");
+  const steps: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    const step = (await bar.getAttribute("data-step"))!;
+    steps.push(step);
+    await expectStepFits(page, viewport, step);
+    if (viewport.width === 1920) {
+      const results = await page.locator(".stage canvas:not(.given canvas)").all();
+      expect(results.length, `${step}: a result`).toBeGreaterThan(0);
+      for (const canvas of results) {
+        expect(await digitSize(canvas), `${step}: cell digits`).toBeGreaterThanOrEqual(28);
+      }
+    }
+    if (step === "output-0") break;
+    // Page down from the bottom of the window: the step must not scroll the page.
+    await page.mouse.wheel(0, 400);
+    await page.keyboard.press("PageDown");
+    await expect(bar).not.toHaveAttribute("data-step", step);
+  }
+  return steps;
+}
+
 for (const viewport of [
   { width: 1024, height: 768 },
   { width: 1920, height: 1080 },
@@ -91,29 +119,14 @@ for (const viewport of [
   test(`presenter mode at ${viewport.width}×${viewport.height}: every step fits the screen, one head at a time`, async ({ app, page }) => {
     await page.setViewportSize(viewport);
     await app.goto("./?present=1");
-    const bar = page.getByTestId("presenter-bar");
-    const steps: string[] = [];
-    for (let i = 0; i < 40; i++) {
-      const step = (await bar.getAttribute("data-step"))!;
-      steps.push(step);
-      await expectStepFits(page, viewport, step);
-      if (step.startsWith("softmax") && viewport.width === 1920) {
-        // Read from the back of a lecture hall: the numbers in the cells are large.
-        for (const canvas of await page.locator(".stage canvas").all()) {
-          expect(await digitSize(canvas), `${step}: cell digits`).toBeGreaterThanOrEqual(28);
-        }
-        if (step === "softmax-0") await app.screenshot("presenter-1920x1080");
-      }
-      if (step === "output-0") break;
-      // Page down from the bottom of the window: the step must not scroll the page.
-      await page.mouse.wheel(0, 400);
-      await page.keyboard.press("PageDown");
-      await expect(bar).not.toHaveAttribute("data-step", step);
-    }
-    // The two heads of each per-head stage are steps of their own.
+    const steps = await presentEveryStep(page, viewport);
+    // The two heads of each per-head stage, and the projection's three products, are steps of
+    // their own.
     expect(steps).toEqual([
       "input-0",
       "projection-0",
+      "projection-1",
+      "projection-2",
       "split-0",
       "split-1",
       "scores-0",
@@ -130,8 +143,30 @@ for (const viewport of [
       "output-0",
     ]);
     await expect(page.locator(".stage .heatmap canvas[data-testid$='-h1']")).toHaveCount(0);
+    if (viewport.width === 1920) {
+      await page.keyboard.press("PageUp");
+      await page.keyboard.press("PageUp");
+      await page.keyboard.press("PageUp");
+      await page.keyboard.press("PageUp");
+      await page.keyboard.press("PageUp");
+      await expect(page.getByTestId("presenter-bar")).toHaveAttribute("data-step", "softmax-0");
+      await expectStepFits(page, viewport, "softmax-0");
+      await app.screenshot("presenter-1920x1080");
+    }
   });
 }
+
+test("presenter mode at 1920×1080 draws the results of eight tokens with digits a room can read", async ({ app, page }) => {
+  const viewport = { width: 1920, height: 1080 };
+  await page.setViewportSize(viewport);
+  await app.goto("./");
+  await page.getByTestId("sentence-input").fill("the cat sat on the mat because hungry");
+  await expect(page.getByTestId("token")).toHaveCount(8);
+  await page.getByTestId("present").click();
+  const steps = await presentEveryStep(page, viewport);
+  expect(steps).toContain("softmax-1");
+  expect(steps.at(-1)).toBe("output-0");
+});
 
 test("clicker keys step in presenter mode even with a heatmap or a button focused", async ({ app, page }) => {
   await app.goto("./?present=1&stage=scores");

@@ -34,11 +34,16 @@ pub(super) fn StageBody(
             (0..n).collect()
         };
         let comparing = compare.get() && !ui.presenting.get();
-        let shown = if comparing && s.is_per_head() && n > 1 {
+        let mut shown = if comparing && s.is_per_head() && n > 1 {
             vec![compare_line(&panels, s, n)]
         } else {
             stage_lines(&panels, trace, s, &heads)
         };
+        // A lecture hall sees the projection's three products one at a time.
+        if ui.presenting.get() && s == Stage::Projection {
+            let part = ui.projection_part.get().min(shown.len().saturating_sub(1));
+            shown = shown.into_iter().skip(part).take(1).collect();
+        }
         shown
             .into_iter()
             .map(|line| {
@@ -47,6 +52,9 @@ pub(super) fn StageBody(
                     .into_iter()
                     .map(|item| match item {
                         Item::Panel(data) => view! { <HeatmapView data /> }.into_any(),
+                        Item::Given(data) => {
+                            view! { <div class="given"><HeatmapView data /></div> }.into_any()
+                        }
                         Item::Op(text) => {
                             // A product's dot is one small glyph: drawn larger to be seen.
                             let dot = text == "·";

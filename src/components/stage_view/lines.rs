@@ -9,8 +9,11 @@ use leptos::prelude::*;
 
 /// One thing on a line.
 pub(super) enum Item {
-    /// A heatmap.
+    /// A heatmap the line computes.
     Panel(PanelData),
+    /// A heatmap the line starts from: an operand, computed by an earlier stage. Presenter mode
+    /// may draw it smaller than the line's result when both cannot be large.
+    Given(PanelData),
     /// An operator between panels: `·`, `=`, `÷ √2`.
     Op(String),
     /// The attention lines of a head.
@@ -43,15 +46,16 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
         heads.iter().map(|&h| head_line(h, row(h))).collect()
     };
     let head = |m: HeadMatrix, h: usize| Item::Panel(p.head(m, h));
+    let given = |m: HeadMatrix, h: usize| Item::Given(p.head(m, h));
     match s {
         Stage::Input => {
-            let mut items = vec![Item::Panel(PanelData {
+            let mut items = vec![Item::Given(PanelData {
                 title: "E (embeddings)".into(),
                 ..p.whole(MatrixId::Embeddings, 1)
             })];
             if layout.positional {
                 items.push(op("+"));
-                items.push(Item::Panel(PanelData {
+                items.push(Item::Given(PanelData {
                     title: "P (positions)".into(),
                     ..p.whole(MatrixId::Positional, 1)
                 }));
@@ -72,12 +76,12 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
         .map(|(w, result)| Line {
             heading: None,
             items: vec![
-                Item::Panel(PanelData {
+                Item::Given(PanelData {
                     name: x_copy_panel(w),
                     ..p.whole(MatrixId::X, 1)
                 }),
                 op("·"),
-                Item::Panel(p.weight(w)),
+                Item::Given(p.weight(w)),
                 op("="),
                 Item::Panel(p.whole(result, n)),
             ],
@@ -87,7 +91,7 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
             let mut out = vec![Line {
                 heading: Some("Before: one band of columns per head".into()),
                 items: [MatrixId::Q, MatrixId::K, MatrixId::V]
-                    .map(|m| Item::Panel(p.whole(m, n)))
+                    .map(|m| Item::Given(p.whole(m, n)))
                     .into(),
             }];
             out.extend(per_head(&|h| {
@@ -101,9 +105,9 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
         }
         Stage::Scores => per_head(&|h| {
             vec![
-                head(HeadMatrix::Q, h),
+                given(HeadMatrix::Q, h),
                 op("·"),
-                head(HeadMatrix::KTransposed, h),
+                given(HeadMatrix::KTransposed, h),
                 op("="),
                 head(HeadMatrix::Scores, h),
             ]
@@ -116,7 +120,7 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
             });
             per_head(&|h| {
                 vec![
-                    head(HeadMatrix::Scores, h),
+                    given(HeadMatrix::Scores, h),
                     op(&div),
                     head(HeadMatrix::Scaled, h),
                 ]
@@ -124,14 +128,14 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
         }
         Stage::Mask => per_head(&|h| {
             vec![
-                head(HeadMatrix::Scaled, h),
+                given(HeadMatrix::Scaled, h),
                 op("mask →"),
                 head(HeadMatrix::Masked, h),
             ]
         }),
         Stage::Softmax => per_head(&|h| {
             vec![
-                head(HeadMatrix::Masked, h),
+                given(HeadMatrix::Masked, h),
                 op("softmax →"),
                 head(HeadMatrix::Weights, h),
                 Item::Lines(h),
@@ -139,9 +143,9 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
         }),
         Stage::WeightedSum => per_head(&|h| {
             vec![
-                head(HeadMatrix::Weights, h),
+                given(HeadMatrix::Weights, h),
                 op("·"),
-                head(HeadMatrix::V, h),
+                given(HeadMatrix::V, h),
                 op("="),
                 head(HeadMatrix::Context, h),
             ]
@@ -152,7 +156,7 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
                 if h > 0 {
                     items.push(op("|"));
                 }
-                items.push(head(HeadMatrix::Context, h));
+                items.push(given(HeadMatrix::Context, h));
             }
             vec![
                 Line {
@@ -168,9 +172,9 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
         Stage::OutputProjection => vec![Line {
             heading: None,
             items: vec![
-                Item::Panel(p.whole(MatrixId::Concat, n)),
+                Item::Given(p.whole(MatrixId::Concat, n)),
                 op("·"),
-                Item::Panel(p.weight(WeightName::O)),
+                Item::Given(p.weight(WeightName::O)),
                 op("="),
                 Item::Panel(PanelData {
                     title: "Y (output)".into(),

@@ -126,6 +126,22 @@ pub fn App() -> impl IntoView {
     let show_controls = options.controls;
     let embed = options.embed;
 
+    // The top bar's actions: a row on wide screens, one menu on a phone.
+    let actions = move || {
+        view! {
+            <label class="toggle tables-toggle">
+                <input type="checkbox" data-testid="show-tables"
+                    prop:checked=move || ui.show_tables.get()
+                    on:change=move |ev| ui.show_tables.set(event_target_checked(&ev)) />
+                " Show numbers as tables"
+            </label>
+            <ShareButtons />
+            <ExportMenu model trace report />
+            <button type="button" class="present" data-testid="present"
+                on:click=move |_| presenting.set(true)>"Present"</button>
+        }
+    };
+
     view! {
         <div class="app" class:embed=embed class:presenting=move || presenting.get()
             class:no-controls=!show_controls data-testid="app"
@@ -136,18 +152,17 @@ pub fn App() -> impl IntoView {
                         <h1>"attention-lens"</h1>
                         <p class="tagline">"Multi-head self-attention, one stage at a time, with every number."</p>
                     </div>
-                    <div class="actions">
-                        <label class="toggle tables-toggle">
-                            <input type="checkbox" data-testid="show-tables"
-                                prop:checked=move || ui.show_tables.get()
-                                on:change=move |ev| ui.show_tables.set(event_target_checked(&ev)) />
-                            " Show numbers as tables"
-                        </label>
-                        <ShareButtons />
-                        <ExportMenu model trace report />
-                        <button type="button" class="present" data-testid="present"
-                            on:click=move |_| presenting.set(true)>"Present"</button>
-                    </div>
+                    {move || if ui.narrow.get() {
+                        // A phone folds them into one menu, leaving the screen to the stage.
+                        view! {
+                            <details class="menu actions-menu">
+                                <summary data-testid="actions-menu">"Share & export"</summary>
+                                <div class="menu-body actions">{actions()}</div>
+                            </details>
+                        }.into_any()
+                    } else {
+                        view! { <div class="actions">{actions()}</div> }.into_any()
+                    }}
                 </header>
             }.into_any())}
             {embed.then(|| view! {

@@ -85,14 +85,14 @@ pub fn StageControls(
         <div class="stage-controls">
             <button type="button" data-testid="prev" disabled=move || stage.get().prev().is_none()
                 on:click=move |_| { if let Some(p) = stage.get_untracked().prev() { stage.set(p) } }>
-                "← Previous"
+                <span aria-hidden="true">"←"</span><span class="step-word">" Previous"</span>
             </button>
             <span class="progress" data-testid="progress" aria-live="polite">
                 {move || stage_progress(stage.get())}
             </span>
             <button type="button" data-testid="next" disabled=move || stage.get().next().is_none()
                 on:click=move |_| { if let Some(n) = stage.get_untracked().next() { stage.set(n) } }>
-                "Next →"
+                <span class="step-word">"Next "</span><span aria-hidden="true">"→"</span>
             </button>
             <button type="button" class="play" data-testid="play" aria-pressed=move || playing.get().to_string()
                 on:click=toggle_play>

@@ -129,7 +129,9 @@ test("every stage in presenter mode", async ({ app, page }) => {
 test("a phone-sized screen with the number tables shown", async ({ app, page }) => {
   await page.setViewportSize({ width: 375, height: 700 });
   await app.goto("./#v=1&d=8&causal=1");
+  await app.openActionsMenu();
   await page.getByTestId("show-tables").check();
+  await page.getByTestId("actions-menu").click();
   for (const key of ["projection", "softmax", "output"] as const) {
     await app.openStage(key);
     await expectDrawn(page);

@@ -149,6 +149,14 @@ export class AppPage {
     await expect(this.page.locator("body > *").first()).toBeAttached();
   }
 
+  /** Opens the top bar's one menu, which holds the actions on a phone-sized screen. */
+  async openActionsMenu(): Promise<void> {
+    const menu = this.page.getByTestId("actions-menu");
+    await expect(menu).toBeVisible();
+    await menu.click();
+    await expect(this.page.getByTestId("show-tables")).toBeVisible();
+  }
+
   /** The token chips, in sentence order. */
   get tokens(): Locator {
     return this.page.getByTestId("token");
@@ -221,9 +229,10 @@ export class AppPage {
     return { name: download.suggestedFilename(), bytes: readFileSync((await download.path())!) };
   }
 
-  /** Saves a screenshot of the page to docs/screenshots/`name`.png. */
-  async screenshot(name: string): Promise<void> {
-    await this.page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  /** Saves a screenshot of the window (or with `fullPage`, the whole page) to
+   * docs/screenshots/`name`.png. */
+  async screenshot(name: string, fullPage = false): Promise<void> {
+    await this.page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage });
   }
 }
 

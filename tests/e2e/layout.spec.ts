@@ -241,6 +241,50 @@ test("on a phone a tapped cell is explained in a sheet that leaves the cell in v
   await app.screenshot("phone-375x812-explain");
 });
 
+test("on a phone the stage comes first, the actions fold into one menu and the stepper stays at the foot", async ({ app, page }) => {
+  const viewport = { width: 375, height: 812 };
+  await page.setViewportSize(viewport);
+  await app.goto();
+  await app.openStage("softmax");
+  // One row of chrome above the stage, whose first heatmap is on the first screen.
+  const bar = await box(page.locator(".topbar"));
+  expect(bar.height, "the top bar is one row").toBeLessThanOrEqual(64);
+  for (const id of ["copy-link", "copy-embed", "export-menu", "present", "show-tables"]) {
+    await expect(page.getByTestId(id), `${id} is in the menu`).toBeHidden();
+  }
+  const first = page.locator(".stage canvas").first();
+  await expect(first).toHaveAttribute("data-drawn", "true");
+  await page.evaluate(() => window.scrollTo(0, 0));
+  expectInside(await box(first), viewport, "the first heatmap");
+  // Previous, the stage number and Next: one row at the foot of the window, 44 px targets.
+  const controls = page.locator(".stage-area > .stage-controls");
+  const foot = await box(controls);
+  expect(foot.y + foot.height, "the stepper sits at the foot").toBeGreaterThan(viewport.height - 2);
+  expect(foot.height, "the stepper is one row").toBeLessThanOrEqual(64);
+  for (const id of ["prev", "next"]) {
+    const b = await box(page.getByTestId(id));
+    expect(b.height, `${id} height`).toBeGreaterThanOrEqual(44);
+    expect(b.width, `${id} width`).toBeGreaterThanOrEqual(44);
+  }
+  await expect(page.getByTestId("progress")).toBeVisible();
+  // The menu holds every action, each a target of at least 24 px.
+  await app.openActionsMenu();
+  for (const id of ["copy-link", "copy-embed", "export-menu", "present", "show-tables", "embed-editors"]) {
+    const target = page.getByTestId(id);
+    await expect(target, `${id} in the open menu`).toBeVisible();
+    const b = await box(target);
+    expectInside(b, viewport, id);
+    expect(Math.min(b.width, b.height), `${id} size`).toBeGreaterThanOrEqual(24);
+  }
+  await page.getByTestId("export-menu").click();
+  await expect(page.getByTestId("export-trace-json")).toBeVisible();
+  expectInside(await box(page.getByTestId("export-trace-json")), viewport, "an export in the menu");
+  await page.getByTestId("actions-menu").click();
+  await expect(page.getByTestId("copy-link")).toBeHidden();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await app.screenshot("phone-375x812");
+});
+
 test("keyboard focus on a heatmap starts at its first cell, a pointer press does not", async ({ app, page }) => {
   await app.goto();
   await app.openStage("scores");

@@ -93,10 +93,19 @@ test("presenter mode steps with clicker keys and leaves with Escape", async ({ a
   await expect(page.locator(".controls")).toBeHidden();
   await page.keyboard.press("Space");
   await expect(page.getByTestId("stage-title")).toHaveText("Projections Q, K, V");
+  // Q, K and V are three steps, each drawn large.
+  const head = page.getByTestId("presenter-head");
+  await expect(head).toHaveText("Queries: Q = X·W_q");
+  await page.keyboard.press("PageDown");
+  await expect(head).toHaveText("Keys: K = X·W_k");
+  await page.keyboard.press("PageDown");
+  await expect(head).toHaveText("Values: V = X·W_v");
+  await expect(page.locator(".stage canvas:not(.given canvas)")).toHaveCount(1);
   await page.keyboard.press("PageDown");
   await expect(page.getByTestId("stage-title")).toHaveText("Split into heads");
   await page.keyboard.press("PageUp");
   await expect(page.getByTestId("stage-title")).toHaveText("Projections Q, K, V");
+  await expect(head).toHaveText("Values: V = X·W_v");
   await page.keyboard.press("ArrowRight");
   await expect(page.getByTestId("presenter-progress").locator("li.current")).toHaveCount(1);
   await page.keyboard.press("f");

@@ -92,7 +92,13 @@ pub fn MatrixEditors(
                             }
                         }
                     >
-                        {t.label()}
+                        // "Embeddings E": the word gives way to the symbol in a narrow column.
+                        {match t.label().rsplit_once(' ') {
+                            Some((word, symbol)) => view! {
+                                <span class="tab-word">{word}" "</span>{symbol}
+                            }.into_any(),
+                            None => t.label().into_any(),
+                        }}
                     </button>
                 }.into_any()).collect_view()}
             </div>

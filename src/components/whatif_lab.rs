@@ -151,12 +151,12 @@ pub fn WhatIfLab(
             </p>
             {move || {
                 let title = correct_title(h());
-                let name = shown_title(chosen.get().is_some());
+                let name = shown_title(h(), chosen.get().is_some());
                 view! {
                     <div class="equation">
                         <HeatmapView data=weights_panel("whatif-correct", title, correct_values) />
                         <span class="op" aria-hidden="true">"vs"</span>
-                        <HeatmapView data=weights_panel("whatif-shown", name.to_string(), shown_values)
+                        <HeatmapView data=weights_panel("whatif-shown", name, shown_values)
                             highlight=leaked />
                     </div>
                 }
@@ -173,12 +173,20 @@ pub fn WhatIfLab(
                             <tr>
                                 <th scope="row">{p.head_dim}</th>
                                 <td data-value=p.unscaled.to_string()>
-                                    <span class="bar" style=format!("width: {:.0}%", p.unscaled * 100.0)></span>
-                                    {format_value(p.unscaled, 2)}
+                                    <span class="meter">
+                                        <span class="track" aria-hidden="true">
+                                            <span class="bar" style=format!("width: {:.0}%", p.unscaled * 100.0)></span>
+                                        </span>
+                                        {format_value(p.unscaled, 2)}
+                                    </span>
                                 </td>
                                 <td data-value=p.scaled.to_string()>
-                                    <span class="bar" style=format!("width: {:.0}%", p.scaled * 100.0)></span>
-                                    {format_value(p.scaled, 2)}
+                                    <span class="meter">
+                                        <span class="track" aria-hidden="true">
+                                            <span class="bar" style=format!("width: {:.0}%", p.scaled * 100.0)></span>
+                                        </span>
+                                        {format_value(p.scaled, 2)}
+                                    </span>
                                 </td>
                             </tr>
                         }).collect_view()}

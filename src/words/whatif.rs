@@ -37,12 +37,13 @@ pub fn correct_title(h: usize) -> String {
     format!("A{} correct", subscript(h + 1))
 }
 
-/// The title of the other side's weights, with the mistake on or not.
-pub fn shown_title(mistake_on: bool) -> &'static str {
+/// The title of the other side's weights for head `h`, with the mistake on or not.
+pub fn shown_title(h: usize, mistake_on: bool) -> String {
+    let name = format!("A{}", subscript(h + 1));
     if mistake_on {
-        "A with the mistake"
+        format!("{name} with the mistake")
     } else {
-        "A (no mistake on)"
+        format!("{name} (no mistake on)")
     }
 }
 

@@ -74,3 +74,28 @@ test("a preset loads its sentence and shows the pattern its caption claims", asy
   expect(Math.max(...weights[it])).toBe(weights[it][sushi]);
   await expect(page.getByTestId("sentence-input")).toHaveValue(/sushi/);
 });
+
+test("at 1366×768 the lab puts its two sides side by side and keeps each bar off its digits", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto();
+  await page.getByTestId("whatif-scale_by_seq_len").click();
+  await page.getByTestId("whatif-head-1").click();
+  await expect(page.getByTestId("whatif-lab").locator(".heatmap-title")).toHaveText(["A₂ correct", "A₂ with the mistake"]);
+  const correct = (await page.getByTestId("canvas-whatif-correct").boundingBox())!;
+  const shown = (await page.getByTestId("canvas-whatif-shown").boundingBox())!;
+  expect(Math.abs(correct.y - shown.y), "one row").toBeLessThan(2);
+  expect(shown.x, "the mistake to the right of the correct side").toBeGreaterThan(correct.x + correct.width);
+  // Each value of the saturation table sits clear of its bar's track.
+  const overlaps = await page.getByTestId("saturation").evaluate((table) =>
+    [...table.querySelectorAll(".meter")].filter((meter) => {
+      const track = meter.querySelector(".track")!.getBoundingClientRect();
+      const text = [...meter.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim())!;
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      const digits = range.getBoundingClientRect();
+      return digits.width === 0 || track.right > digits.left;
+    }).length,
+  );
+  expect(overlaps, "bars crossing their digits").toBe(0);
+  await expect(page.getByTestId("saturation").locator(".meter")).toHaveCount(16);
+});

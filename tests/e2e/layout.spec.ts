@@ -330,3 +330,32 @@ test("the copied embed code is compact: it fits a 700 px blog column and shows t
     await host.close();
   }
 });
+
+for (const viewport of [
+  { width: 1366, height: 768 },
+  { width: 1024, height: 768 },
+]) {
+  test(`at ${viewport.width}×${viewport.height} the matrix tabs share one row and a long number keeps its minus in view`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    await app.goto();
+    const list = await box(page.getByRole("tablist", { name: "Matrix to edit" }));
+    const tabs = await page.getByRole("tab").all();
+    expect(tabs.length).toBe(5);
+    for (const tab of tabs) {
+      const b = await box(tab);
+      expect(Math.abs(b.y - list.y), `${await tab.textContent()} on the first row`).toBeLessThan(2);
+      expect(b.x + b.width, `${await tab.textContent()} inside the tab list`).toBeLessThanOrEqual(list.x + list.width + 0.5);
+    }
+    // The tab keeps its full name for screen readers.
+    await expect(page.getByRole("tab", { name: "Embeddings E" })).toBeVisible();
+
+    const cell = page.getByTestId("cell-w_q-0-0");
+    await cell.click();
+    await cell.press("ControlOrMeta+a");
+    await page.keyboard.type("-0.12345");
+    await expect(cell).toHaveValue("-0.12345");
+    const view = await cell.evaluate((el: HTMLInputElement) => ({ left: el.scrollLeft, overflow: el.scrollWidth - el.clientWidth }));
+    expect(view.left, "scrolled to the start").toBe(0);
+    expect(view.overflow, "the whole number shows").toBeLessThanOrEqual(0);
+  });
+}

@@ -130,6 +130,18 @@ fn markdown_has_every_stage_and_the_tokens() {
 }
 
 #[test]
+fn the_handout_says_whether_word_order_shows_for_the_switches_given() {
+    let plain = stdout(&run(&["trace", "--format", "markdown"]));
+    assert!(plain.contains("cannot tell word order apart"), "{plain}");
+    let masked = stdout(&run(&["trace", "--format", "markdown", "--causal"]));
+    assert!(masked.contains("the causal mask still makes order matter"));
+    assert!(!masked.contains("cannot tell word order"));
+    let positions = stdout(&run(&["trace", "--format", "markdown", "--positional"]));
+    assert!(positions.contains("each row of X carries its position"));
+    assert!(!positions.contains("cannot tell word order"));
+}
+
+#[test]
 fn csv_has_the_header_and_one_line_per_value() {
     let csv = stdout(&run(&["trace", "--format", "csv"]));
     let lines: Vec<&str> = csv.lines().collect();

@@ -484,11 +484,25 @@ fn input_cells_add_positions_or_say_they_are_off() {
 
     let without = default_trace();
     let e = cell(&without, MatrixId::X, 0, 0);
-    assert_eq!(
-        e.note.as_deref(),
-        Some("X = E: positional encoding is off.")
+    let note = e.note.as_deref().unwrap();
+    assert!(
+        note.starts_with("X = E: positional encoding is off."),
+        "{note}"
     );
+    assert!(note.contains("cannot tell word order apart"), "{note}");
     assert_eq!(e.expansion, "E[I, d1] = 0.18");
+    // With the causal mask on, order shows even without positions.
+    let masked = Scenario {
+        causal: true,
+        ..Scenario::default()
+    };
+    let masked = forward(&masked.to_inputs().unwrap()).unwrap();
+    let note = cell(&masked, MatrixId::X, 0, 0).note.unwrap();
+    assert!(
+        note.contains("the causal mask still makes order matter"),
+        "{note}"
+    );
+    assert!(!note.contains("cannot"), "{note}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 //! `crate::formats::report`'s; numbers here have the `decimals` it asks for.
 
 use super::number::{format_value, subscript};
+use super::settings::word_order_text;
 use crate::attention::{ScaleMode, Stage, Trace};
 use std::fmt::Write as _;
 
@@ -89,12 +90,15 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
         ),
         line(
             "Positional encoding".to_string(),
-            if c.positional_encoding {
-                "on, sinusoidal positions are added to the embeddings.".to_string()
-            } else {
-                "off, so X is just the token embeddings and attention cannot see word order."
-                    .to_string()
-            },
+            format!(
+                "{}. {}",
+                if c.positional_encoding {
+                    "on, sinusoidal positions are added to the embeddings"
+                } else {
+                    "off"
+                },
+                word_order_text(c.positional_encoding, c.causal)
+            ),
         ),
         line(
             "Softmax temperature".to_string(),

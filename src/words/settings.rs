@@ -1,4 +1,4 @@
-//! The labels of the settings' menus.
+//! The labels of the settings' menus, and what the settings mean together.
 
 use crate::attention::ScaleMode;
 
@@ -8,5 +8,41 @@ pub fn scale_mode_label(mode: ScaleMode) -> &'static str {
         ScaleMode::SqrtHeadDim => "÷ √d_k (correct)",
         ScaleMode::SqrtSeqLen => "÷ √seq_len (common mistake)",
         ScaleMode::None => "no scaling",
+    }
+}
+
+/// Whether, and how, the layer can tell word order with positional encoding and the causal mask
+/// switched as given. Without either, attention treats the sentence as a set: reorder the
+/// tokens and every result's rows are reordered the same way, nothing else changes. The causal
+/// mask alone already breaks that, since each token sees a different set of tokens.
+pub fn word_order_text(positional: bool, causal: bool) -> &'static str {
+    match (positional, causal) {
+        (false, false) => {
+            "With positional encoding and the causal mask both off, attention cannot tell word order apart: reorder the tokens and every result's rows are reordered the same way, and nothing else changes."
+        }
+        (false, true) => {
+            "Positional encoding is off, so X holds no positions, but the causal mask still makes order matter: each token sees only itself and the tokens before it, so the same word attends differently at different places."
+        }
+        (true, false) => {
+            "Positional encoding is on: each row of X carries its position, so the same word gets different queries, keys and values at different places."
+        }
+        (true, true) => {
+            "Order shows twice here: positional encoding puts each token's position into its row of X, and the causal mask lets each token see only itself and the tokens before it."
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_order_is_invisible_only_without_positions_and_without_the_mask() {
+        assert!(word_order_text(false, false).contains("cannot tell word order"));
+        for (p, c) in [(false, true), (true, false), (true, true)] {
+            let text = word_order_text(p, c);
+            assert!(!text.contains("cannot"), "{p} {c}: {text}");
+        }
+        assert!(word_order_text(false, true).contains("causal mask still makes order matter"));
     }
 }

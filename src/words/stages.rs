@@ -2,6 +2,7 @@
 //! paragraph on what happens and why, the shapes involved, and a note on the current numbers.
 
 use super::number::format_value;
+use super::settings::word_order_text;
 use crate::attention::{ScaleMode, Stage, Trace};
 
 /// The name shown to people.
@@ -82,7 +83,7 @@ pub fn stage_formula_mathml(stage: Stage) -> &'static str {
 /// A paragraph in plain language: what happens here and why.
 pub fn stage_explanation(stage: Stage) -> &'static str {
     match stage {
-        Stage::Input => "Each token becomes one row of numbers, its embedding. Stacked, the rows form X, one row per token. Attention itself ignores word order, so when positional encoding is on, a pattern of sines and cosines that is different for every position is added to each row.",
+        Stage::Input => "Each token becomes one row of numbers, its embedding. Stacked, the rows form X, one row per token. The dot products of attention do not look at where a token stands, so positional encoding, when it is on, adds to each row a pattern of sines and cosines that is different for every position.",
         Stage::Projection => "Every token row is multiplied by three learned matrices. The query Q says what a token is looking for, the key K what it offers to others, and the value V what it passes on when it is chosen. The same matrices are used for every token.",
         Stage::SplitHeads => "The columns of Q, K and V are cut into equal slices, one per head, each d_k = d_model ÷ heads wide. Each head works on its own slice, so different heads can learn to look for different things.",
         Stage::Scores => "In each head, every query row is compared with every key row by a dot product. A large score means the query token finds that key token relevant. Rows are queries (the token that is looking), columns are keys (the token being looked at).",
@@ -134,10 +135,7 @@ pub fn shape_text(stage: Stage, seq_len: usize, d_model: usize, n_heads: usize) 
 pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
     let c = &trace.config;
     match stage {
-        Stage::Input if !c.positional_encoding => Some(
-            "Positional encoding is off, so X is just the embeddings: attention cannot tell word order apart."
-                .into(),
-        ),
+        Stage::Input => Some(word_order_text(c.positional_encoding, c.causal).into()),
         Stage::Scale => Some(match c.scale {
             ScaleMode::SqrtHeadDim => format!(
                 "Here d_k = {}, so every score is divided by √{} ≈ {}.",

@@ -10,6 +10,7 @@ mod terms;
 
 use super::matrices::{cell_kind, cell_name, col_label, dim, label, row_label, token};
 use super::number::format_value;
+use super::settings::word_order_text;
 use crate::attention::{cell_work, CellWork, Computation, MatrixId, Operand, Trace, Wave};
 use terms::{after_op, capitalised, columns_text, dot, num, rounded, rounding_note};
 
@@ -199,7 +200,10 @@ fn input(trace: &Trace, work: &CellWork, e: f64, p: Option<f64>) -> Text {
         None => Text {
             formula: "X[i, c] = E[i, c]".to_string(),
             steps: cell_name(trace, MatrixId::Embeddings, work.row, work.col),
-            notes: vec!["X = E: positional encoding is off.".to_string()],
+            notes: vec![format!(
+                "X = E: positional encoding is off. {}",
+                word_order_text(false, trace.config.causal)
+            )],
         },
     }
 }

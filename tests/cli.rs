@@ -118,7 +118,10 @@ fn markdown_has_every_stage_and_the_tokens() {
     let md = stdout(&run(&["trace", "--format", "markdown"]));
     for stage in attention_lens::attention::Stage::ALL {
         assert!(
-            md.contains(attention_lens::words::stage_name(stage)),
+            md.contains(&attention_lens::words::stage_title(
+                stage,
+                &attention_lens::attention::Config::default()
+            )),
             "missing {stage:?}"
         );
     }
@@ -139,6 +142,24 @@ fn the_handout_says_whether_word_order_shows_for_the_switches_given() {
     let positions = stdout(&run(&["trace", "--format", "markdown", "--positional"]));
     assert!(positions.contains("each row of X carries its position"));
     assert!(!positions.contains("cannot tell word order"));
+}
+
+#[test]
+fn the_handout_formulas_follow_the_settings() {
+    let md = stdout(&run(&["trace", "--format", "markdown", "--scale", "none"]));
+    assert!(md.contains("## 5. Scale: off (no scaling)"), "{md}");
+    assert!(md.contains("`Zₕ = Sₕ`"));
+    assert!(!md.contains("Sₕ / √d_k"));
+    assert!(md.contains("`X = E`") && md.contains("`Mₕ = Zₕ`"));
+    let md = stdout(&run(&[
+        "trace",
+        "--format",
+        "markdown",
+        "--causal",
+        "--positional",
+    ]));
+    assert!(md.contains("`X = E + P`") && md.contains("−∞ if j > i"));
+    assert!(md.contains("## 5. Scale ÷√d_k"));
 }
 
 #[test]

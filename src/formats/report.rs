@@ -27,7 +27,7 @@ use crate::attention::{HeadTrace, Matrix, Stage, Trace};
 use crate::words::{
     configuration, configuration_warning, format_value, handout_stage_note, handout_title,
     head_heading, matrix_description, matrix_symbol, rounding_remark, stage_explanation,
-    stage_formula, stage_name, CONFIGURATION, FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
+    stage_formula, stage_title, CONFIGURATION, FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
 };
 use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
@@ -287,8 +287,12 @@ pub fn trace_markdown(trace: &Trace) -> String {
 
     let matrices = trace_matrices(trace);
     for (i, stage) in Stage::ALL.into_iter().enumerate() {
-        let _ = writeln!(out, "## {}. {}\n", i + 1, stage_name(stage));
-        let _ = writeln!(out, "{FORMULA}: `{}`\n", stage_formula(stage));
+        let _ = writeln!(out, "## {}. {}\n", i + 1, stage_title(stage, &trace.config));
+        let _ = writeln!(
+            out,
+            "{FORMULA}: `{}`\n",
+            stage_formula(stage, &trace.config)
+        );
         let _ = writeln!(out, "{}\n", stage_explanation(stage));
         let note = handout_stage_note(trace, stage, MARKDOWN_DECIMALS);
         let _ = writeln!(out, "{note}\n");
@@ -621,8 +625,9 @@ mod tests {
         let md = trace_markdown(&default_trace());
         assert!(md.starts_with("# Self-attention, step by step: I am hungry\n"));
         for (i, stage) in Stage::ALL.into_iter().enumerate() {
-            assert!(md.contains(&format!("## {}. {}\n", i + 1, stage_name(stage))));
-            assert!(md.contains(stage_formula(stage)));
+            let title = stage_title(stage, &Config::default());
+            assert!(md.contains(&format!("## {}. {title}\n", i + 1)));
+            assert!(md.contains(&stage_formula(stage, &Config::default())));
         }
         assert!(md.contains("d_k = d_model ÷ heads = 4 ÷ 2 = 2"));
         assert!(md.contains("divided by √d_k = √2 ≈ 1.414"));

@@ -30,7 +30,7 @@ pub use presets::claim_text;
 pub use settings::{scale_mode_label, word_order_text};
 pub use stages::{
     projection_part_name, shape_text, stage_explanation, stage_formula, stage_formula_mathml,
-    stage_name, stage_note, stage_progress, stage_rail_name,
+    stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
 };
 pub use whatif::{
     comparison_summary, correct_title, shown_title, whatif_explanation, whatif_label, NO_MISTAKE,

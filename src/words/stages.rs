@@ -3,7 +3,7 @@
 
 use super::number::format_value;
 use super::settings::word_order_text;
-use crate::attention::{ScaleMode, Stage, Trace};
+use crate::attention::{Config, ScaleMode, Stage, Trace};
 
 /// The name shown to people.
 pub fn stage_name(stage: Stage) -> &'static str {
@@ -12,7 +12,7 @@ pub fn stage_name(stage: Stage) -> &'static str {
         Stage::Projection => "Projections Q, K, V",
         Stage::SplitHeads => "Split into heads",
         Stage::Scores => "Scores QₕKₕᵀ",
-        Stage::Scale => "Scale ÷√d_k",
+        Stage::Scale => "Scale the scores",
         Stage::Mask => "Causal mask",
         Stage::Softmax => "Softmax",
         Stage::WeightedSum => "Weighted sum AₕVₕ",
@@ -39,7 +39,7 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
         Stage::Projection => ("Projections ", "Q, K, V", ""),
         Stage::SplitHeads => ("Split into ", "heads", ""),
         Stage::Scores => ("", "Scores", " QₕKₕᵀ"),
-        Stage::Scale => ("", "Scale", " ÷√d_k"),
+        Stage::Scale => ("", "Scale", " the scores"),
         Stage::Mask => ("Causal ", "mask", ""),
         Stage::Softmax => ("", "Softmax", ""),
         Stage::WeightedSum => ("Weighted ", "sum", " AₕVₕ"),
@@ -48,35 +48,116 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
     }
 }
 
-/// The formula in plain Unicode text.
-pub fn stage_formula(stage: Stage) -> &'static str {
+/// The stage's title for the settings in `c`: the name, with what the settings do to it where
+/// they depart from standard attention or switch the stage off.
+pub fn stage_title(stage: Stage, c: &Config) -> String {
     match stage {
-        Stage::Input => "X = E + P",
-        Stage::Projection => "Q = X·W_q,  K = X·W_k,  V = X·W_v",
-        Stage::SplitHeads => "Qₕ = Q[:, h·d_k … (h+1)·d_k),  likewise Kₕ, Vₕ",
-        Stage::Scores => "Sₕ = Qₕ·Kₕᵀ",
-        Stage::Scale => "Zₕ = Sₕ / √d_k",
-        Stage::Mask => "Mₕ[i, j] = −∞ if j > i, else Zₕ[i, j]",
-        Stage::Softmax => "Aₕ[i, j] = exp(Mₕ[i, j] / T) / Σⱼ′ exp(Mₕ[i, j′] / T)",
-        Stage::WeightedSum => "Cₕ = Aₕ·Vₕ",
-        Stage::Concat => "C = [C₁ | C₂ | … | C_H]",
-        Stage::OutputProjection => "Y = C·W_o",
+        Stage::Scale => match c.scale {
+            ScaleMode::SqrtHeadDim => "Scale ÷√d_k".into(),
+            ScaleMode::SqrtSeqLen => "Scale ÷√seq_len (a common mistake)".into(),
+            ScaleMode::None => "Scale: off (no scaling)".into(),
+        },
+        Stage::Mask if !c.causal => "Causal mask: off".into(),
+        Stage::Softmax if c.temperature != 1.0 => {
+            format!("Softmax at temperature T = {}", c.temperature)
+        }
+        _ => stage_name(stage).into(),
     }
 }
 
-/// The formula as presentation MathML (the inside of a `<math>` element).
-pub fn stage_formula_mathml(stage: Stage) -> &'static str {
+/// The formula in plain Unicode text, for the settings in `c`. Heads, rows and columns count
+/// from 1, like the labels beside the pictures.
+pub fn stage_formula(stage: Stage, c: &Config) -> String {
     match stage {
-        Stage::Input => "<mi>X</mi><mo>=</mo><mi>E</mi><mo>+</mo><mi>P</mi>",
-        Stage::Projection => "<mi>Q</mi><mo>=</mo><mi>X</mi><msub><mi>W</mi><mi>q</mi></msub><mo>,</mo><mspace width=\"1em\"/><mi>K</mi><mo>=</mo><mi>X</mi><msub><mi>W</mi><mi>k</mi></msub><mo>,</mo><mspace width=\"1em\"/><mi>V</mi><mo>=</mo><mi>X</mi><msub><mi>W</mi><mi>v</mi></msub>",
-        Stage::SplitHeads => "<msub><mi>Q</mi><mi>h</mi></msub><mo>=</mo><mi>Q</mi><mo>[</mo><mo>:</mo><mo>,</mo><mi>h</mi><msub><mi>d</mi><mi>k</mi></msub><mo>…</mo><mo>(</mo><mi>h</mi><mo>+</mo><mn>1</mn><mo>)</mo><msub><mi>d</mi><mi>k</mi></msub><mo>)</mo>",
-        Stage::Scores => "<msub><mi>S</mi><mi>h</mi></msub><mo>=</mo><msub><mi>Q</mi><mi>h</mi></msub><msubsup><mi>K</mi><mi>h</mi><mi>T</mi></msubsup>",
-        Stage::Scale => "<msub><mi>Z</mi><mi>h</mi></msub><mo>=</mo><mfrac><msub><mi>S</mi><mi>h</mi></msub><msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></mfrac>",
-        Stage::Mask => "<msub><mi>M</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub><mo>=</mo><mrow><mo>{</mo><mtable><mtr><mtd><mo>−</mo><mi>∞</mi></mtd><mtd><mtext>if </mtext><mi>j</mi><mo>&gt;</mo><mi>i</mi></mtd></mtr><mtr><mtd><msub><mi>Z</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub></mtd><mtd><mtext>otherwise</mtext></mtd></mtr></mtable></mrow>",
-        Stage::Softmax => "<msub><mi>A</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub><mo>=</mo><mfrac><mrow><mi>exp</mi><mo>(</mo><msub><mi>M</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub><mo>/</mo><mi>T</mi><mo>)</mo></mrow><mrow><munder><mo>∑</mo><msup><mi>j</mi><mo>′</mo></msup></munder><mi>exp</mi><mo>(</mo><msub><mi>M</mi><mrow><mi>i</mi><msup><mi>j</mi><mo>′</mo></msup></mrow></msub><mo>/</mo><mi>T</mi><mo>)</mo></mrow></mfrac>",
-        Stage::WeightedSum => "<msub><mi>C</mi><mi>h</mi></msub><mo>=</mo><msub><mi>A</mi><mi>h</mi></msub><msub><mi>V</mi><mi>h</mi></msub>",
-        Stage::Concat => "<mi>C</mi><mo>=</mo><mo>[</mo><msub><mi>C</mi><mn>1</mn></msub><mo>|</mo><msub><mi>C</mi><mn>2</mn></msub><mo>|</mo><mo>…</mo><mo>|</mo><msub><mi>C</mi><mi>H</mi></msub><mo>]</mo>",
-        Stage::OutputProjection => "<mi>Y</mi><mo>=</mo><mi>C</mi><msub><mi>W</mi><mi>o</mi></msub>",
+        Stage::Input if c.positional_encoding => "X = E + P".into(),
+        Stage::Input => "X = E".into(),
+        Stage::Projection => "Q = X·W_q,  K = X·W_k,  V = X·W_v".into(),
+        Stage::SplitHeads => "Qₕ = columns (h−1)·d_k + 1 … h·d_k of Q,  likewise Kₕ, Vₕ".into(),
+        Stage::Scores => "Sₕ = Qₕ·Kₕᵀ".into(),
+        Stage::Scale => match c.scale {
+            ScaleMode::SqrtHeadDim => "Zₕ = Sₕ / √d_k".into(),
+            ScaleMode::SqrtSeqLen => "Zₕ = Sₕ / √seq_len".into(),
+            ScaleMode::None => "Zₕ = Sₕ".into(),
+        },
+        Stage::Mask if c.causal => "Mₕ[i, j] = −∞ if j > i, else Zₕ[i, j]".into(),
+        Stage::Mask => "Mₕ = Zₕ".into(),
+        Stage::Softmax if c.temperature != 1.0 => {
+            "Aₕ[i, j] = exp(Mₕ[i, j] / T) / Σⱼ′ exp(Mₕ[i, j′] / T)".into()
+        }
+        Stage::Softmax => "Aₕ[i, j] = exp(Mₕ[i, j]) / Σⱼ′ exp(Mₕ[i, j′])".into(),
+        Stage::WeightedSum => "Cₕ = Aₕ·Vₕ".into(),
+        Stage::Concat => "C = [C₁ | C₂ | … | C_H]".into(),
+        Stage::OutputProjection => "Y = C·W_o".into(),
+    }
+}
+
+/// `<msub><mi>{base}</mi><mi>{sub}</mi></msub>`.
+fn msub(base: &str, sub: &str) -> String {
+    format!("<msub><mi>{base}</mi><mi>{sub}</mi></msub>")
+}
+
+/// The formula as presentation MathML (the inside of a `<math>` element), for the settings in
+/// `c`: the same formula as [`stage_formula`].
+pub fn stage_formula_mathml(stage: Stage, c: &Config) -> String {
+    let (dk, ij, ijp) = (
+        msub("d", "k"),
+        "<mrow><mi>i</mi><mi>j</mi></mrow>",
+        "<mrow><mi>i</mi><msup><mi>j</mi><mo>′</mo></msup></mrow>",
+    );
+    match stage {
+        Stage::Input if c.positional_encoding => {
+            "<mi>X</mi><mo>=</mo><mi>E</mi><mo>+</mo><mi>P</mi>".into()
+        }
+        Stage::Input => "<mi>X</mi><mo>=</mo><mi>E</mi>".into(),
+        Stage::Projection => ["q", "k", "v"]
+            .iter()
+            .zip(["Q", "K", "V"])
+            .map(|(w, m)| format!("<mi>{m}</mi><mo>=</mo><mi>X</mi>{}", msub("W", w)))
+            .collect::<Vec<_>>()
+            .join("<mo>,</mo><mspace width=\"1em\"/>"),
+        Stage::SplitHeads => format!(
+            "{}<mo>=</mo><mi>Q</mi><mo>[</mo><mo>:</mo><mo>,</mo><mo>(</mo><mi>h</mi><mo>−</mo><mn>1</mn><mo>)</mo>{dk}<mo>+</mo><mn>1</mn><mo>…</mo><mi>h</mi>{dk}<mo>]</mo>",
+            msub("Q", "h")
+        ),
+        Stage::Scores => format!(
+            "{}<mo>=</mo>{}<msubsup><mi>K</mi><mi>h</mi><mi>T</mi></msubsup>",
+            msub("S", "h"),
+            msub("Q", "h")
+        ),
+        Stage::Scale => {
+            let (z, s) = (msub("Z", "h"), msub("S", "h"));
+            match c.scale {
+                ScaleMode::SqrtHeadDim => {
+                    format!("{z}<mo>=</mo><mfrac>{s}<msqrt>{dk}</msqrt></mfrac>")
+                }
+                ScaleMode::SqrtSeqLen => format!(
+                    "{z}<mo>=</mo><mfrac>{s}<msqrt><mtext>seq_len</mtext></msqrt></mfrac>"
+                ),
+                ScaleMode::None => format!("{z}<mo>=</mo>{s}"),
+            }
+        }
+        Stage::Mask if c.causal => format!(
+            "<msub><mi>M</mi>{ij}</msub><mo>=</mo><mrow><mo>{{</mo><mtable><mtr><mtd><mo>−</mo><mi>∞</mi></mtd><mtd><mtext>if </mtext><mi>j</mi><mo>&gt;</mo><mi>i</mi></mtd></mtr><mtr><mtd><msub><mi>Z</mi>{ij}</msub></mtd><mtd><mtext>otherwise</mtext></mtd></mtr></mtable></mrow>"
+        ),
+        Stage::Mask => format!("{}<mo>=</mo>{}", msub("M", "h"), msub("Z", "h")),
+        Stage::Softmax => {
+            let over_t = if c.temperature != 1.0 {
+                "<mo>/</mo><mi>T</mi>"
+            } else {
+                ""
+            };
+            format!(
+                "<msub><mi>A</mi>{ij}</msub><mo>=</mo><mfrac><mrow><mi>exp</mi><mo>(</mo><msub><mi>M</mi>{ij}</msub>{over_t}<mo>)</mo></mrow><mrow><munder><mo>∑</mo><msup><mi>j</mi><mo>′</mo></msup></munder><mi>exp</mi><mo>(</mo><msub><mi>M</mi>{ijp}</msub>{over_t}<mo>)</mo></mrow></mfrac>"
+            )
+        }
+        Stage::WeightedSum => format!(
+            "{}<mo>=</mo>{}{}",
+            msub("C", "h"),
+            msub("A", "h"),
+            msub("V", "h")
+        ),
+        Stage::Concat => "<mi>C</mi><mo>=</mo><mo>[</mo><msub><mi>C</mi><mn>1</mn></msub><mo>|</mo><msub><mi>C</mi><mn>2</mn></msub><mo>|</mo><mo>…</mo><mo>|</mo><msub><mi>C</mi><mi>H</mi></msub><mo>]</mo>".into(),
+        Stage::OutputProjection => format!("<mi>Y</mi><mo>=</mo><mi>C</mi>{}", msub("W", "o")),
     }
 }
 
@@ -191,15 +272,60 @@ mod tests {
                 "{stage:?} is barely explained"
             );
             assert!(!stage_name(stage).is_empty());
-            assert!(!stage_formula(stage).is_empty());
-            assert!(stage_formula_mathml(stage).starts_with('<'));
+            assert!(!stage_formula(stage, &Config::default()).is_empty());
+            assert!(stage_formula_mathml(stage, &Config::default()).starts_with('<'));
         }
     }
 
     #[test]
     fn the_scale_stage_teaches_the_head_width_not_the_sentence_length() {
         assert!(stage_explanation(Stage::Scale).contains("not the sentence length"));
-        assert!(stage_formula(Stage::Scale).contains("√d_k"));
+        assert!(stage_formula(Stage::Scale, &Config::default()).contains("√d_k"));
+    }
+
+    #[test]
+    fn titles_and_formulas_follow_the_settings() {
+        let standard = Config::default();
+        assert_eq!(stage_formula(Stage::Input, &standard), "X = E");
+        assert_eq!(stage_title(Stage::Mask, &standard), "Causal mask: off");
+        assert_eq!(stage_formula(Stage::Mask, &standard), "Mₕ = Zₕ");
+        assert!(!stage_formula(Stage::Softmax, &standard).contains('T'));
+        assert!(!stage_formula_mathml(Stage::Softmax, &standard).contains("<mi>T</mi>"));
+        let changed = Config {
+            positional_encoding: true,
+            causal: true,
+            temperature: 0.5,
+            scale: ScaleMode::SqrtSeqLen,
+            ..standard
+        };
+        assert_eq!(stage_formula(Stage::Input, &changed), "X = E + P");
+        assert_eq!(stage_title(Stage::Mask, &changed), "Causal mask");
+        assert!(stage_formula(Stage::Mask, &changed).contains("−∞ if j > i"));
+        assert!(stage_formula(Stage::Softmax, &changed).contains("/ T"));
+        assert!(stage_formula_mathml(Stage::Softmax, &changed).contains("<mi>T</mi>"));
+        assert_eq!(
+            stage_title(Stage::Softmax, &changed),
+            "Softmax at temperature T = 0.5"
+        );
+        assert_eq!(
+            stage_title(Stage::Scale, &changed),
+            "Scale ÷√seq_len (a common mistake)"
+        );
+        assert_eq!(stage_formula(Stage::Scale, &changed), "Zₕ = Sₕ / √seq_len");
+        assert!(stage_formula_mathml(Stage::Scale, &changed).contains("seq_len"));
+        let unscaled = Config {
+            scale: ScaleMode::None,
+            ..standard
+        };
+        assert_eq!(stage_formula(Stage::Scale, &unscaled), "Zₕ = Sₕ");
+        assert!(!stage_title(Stage::Scale, &unscaled).contains('√'));
+        assert!(!stage_formula_mathml(Stage::Scale, &unscaled).contains("msqrt"));
+    }
+
+    #[test]
+    fn the_split_formula_counts_heads_from_one_like_the_labels() {
+        let f = stage_formula(Stage::SplitHeads, &Config::default());
+        assert!(f.contains("(h−1)·d_k + 1 … h·d_k"), "{f}");
     }
 
     #[test]

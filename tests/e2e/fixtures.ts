@@ -32,14 +32,14 @@ export const STAGES = [
 ] as const;
 export type StageKey = (typeof STAGES)[number];
 
-/** The title each stage shows, in the order of `STAGES`. */
+/** The title each stage shows with the default settings (the mask off), in the order of `STAGES`. */
 export const STAGE_TITLES = [
   "Input X",
   "Projections Q, K, V",
   "Split into heads",
   "Scores QₕKₕᵀ",
   "Scale ÷√d_k",
-  "Causal mask",
+  "Causal mask: off",
   "Softmax",
   "Weighted sum AₕVₕ",
   "Concatenate heads",

@@ -3,7 +3,7 @@
 
 use crate::attention::{Stage, Trace};
 use crate::words::{
-    shape_text, stage_explanation, stage_formula_mathml, stage_name, stage_note, stage_progress,
+    shape_text, stage_explanation, stage_formula_mathml, stage_note, stage_progress, stage_title,
 };
 use leptos::prelude::*;
 
@@ -23,10 +23,10 @@ pub(super) fn StageHeader(
         <header class="stage-header">
             <div class="stage-heading">
                 <p class="stage-kicker">{move || stage_progress(stage.get())}</p>
-                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{move || stage_name(stage.get())}</h2>
+                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{move || trace.with(|t| stage_title(stage.get(), &t.config))}</h2>
             </div>
             <div class="formula" data-testid="formula"
-                inner_html=move || format!("<math display=\"block\">{}</math>", stage_formula_mathml(stage.get()))>
+                inner_html=move || format!("<math display=\"block\">{}</math>", trace.with(|t| stage_formula_mathml(stage.get(), &t.config)))>
             </div>
             <p class="shapes" data-testid="shapes">{shapes}</p>
         </header>

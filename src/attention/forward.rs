@@ -94,6 +94,14 @@ pub struct HeadTrace {
     pub fully_masked_rows: Vec<usize>,
 }
 
+impl HeadTrace {
+    /// The spread (population standard deviation) of the raw scores and of the scaled scores:
+    /// how far a typical score lies from their mean, before and after the division.
+    pub fn score_spread(&self) -> (f64, f64) {
+        (self.scores.variance().sqrt(), self.scaled.variance().sqrt())
+    }
+}
+
 /// Every intermediate matrix of one multi-head attention layer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trace {

@@ -168,7 +168,7 @@ pub fn stage_explanation(stage: Stage) -> &'static str {
         Stage::Projection => "Every token row is multiplied by three learned matrices. The query Q says what a token is looking for, the key K what it offers to others, and the value V what it passes on when it is chosen. The same matrices are used for every token.",
         Stage::SplitHeads => "The columns of Q, K and V are cut into equal slices, one per head, each d_k = d_model ÷ heads wide. Each head works on its own slice, so different heads can learn to look for different things.",
         Stage::Scores => "In each head, every query row is compared with every key row by a dot product. A large score means the query token finds that key token relevant. Rows are queries (the token that is looking), columns are keys (the token being looked at).",
-        Stage::Scale => "The scores are divided by √d_k, the square root of the head width. A dot product of d_k terms grows with d_k, and large scores would push the softmax to all-or-nothing. The divisor is the head width, not the sentence length: the sentence length does not change the size of one dot product.",
+        Stage::Scale => "Standard attention divides the scores by √d_k, the square root of the head width. Why the square root: if the components of a query and a key were independent, with mean 0 and variance 1, their dot product, a sum of d_k such products, would have variance d_k, so its typical size (its standard deviation) would be √d_k. Dividing by √d_k brings that back to about 1 whatever the head width, so the softmax neither saturates into all-or-nothing weights nor loses its gradient. The divisor is the head width, not the sentence length: the number of tokens does not change the size of one dot product.",
         Stage::Mask => "In a language model a token may not look at tokens that come after it. The causal mask sets those scores to −∞ (above the diagonal), so the softmax gives them exactly zero weight. With the mask off, every token can see every other.",
         Stage::Softmax => "Each row of scores becomes a probability distribution: every entry is exponentiated and divided by the row's total, so the weights are positive and each row sums to 1. The row maximum is subtracted first, which changes nothing mathematically but keeps exp from overflowing.",
         Stage::WeightedSum => "Each token's new vector is a weighted average of all value rows, using that token's attention weights. A token that puts most of its weight on another token mostly copies that token's value.",
@@ -217,21 +217,45 @@ pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
     let c = &trace.config;
     match stage {
         Stage::Input => Some(word_order_text(c.positional_encoding, c.causal).into()),
-        Stage::Scale => Some(match c.scale {
-            ScaleMode::SqrtHeadDim => format!(
-                "Here d_k = {}, so every score is divided by √{} ≈ {}.",
-                c.head_dim(),
-                c.head_dim(),
-                format_value(trace.scale_divisor, 3)
-            ),
-            ScaleMode::SqrtSeqLen => format!(
-                "You chose √seq_len: the scores are divided by √{} ≈ {}. This is the common mistake: the size of a dot product depends on d_k = {}, not on how many tokens there are.",
-                trace.seq_len(),
-                format_value(trace.scale_divisor, 3),
-                c.head_dim()
-            ),
-            ScaleMode::None => "Scaling is off: the scores go into the softmax as they are, so larger heads give sharper, more all-or-nothing weights.".into(),
-        }),
+        Stage::Scale => {
+            let divisor = format_value(trace.scale_divisor, 3);
+            let mut note = match c.scale {
+                ScaleMode::SqrtHeadDim => format!(
+                    "Here d_k = {}, so every score is divided by √{} ≈ {divisor}.",
+                    c.head_dim(),
+                    c.head_dim(),
+                ),
+                ScaleMode::SqrtSeqLen => format!(
+                    "You chose √seq_len: the scores are divided by √{} ≈ {divisor}. This is a common mistake (see the what-if lab): the size of a dot product depends on d_k = {}, not on how many tokens there are.",
+                    trace.seq_len(),
+                    c.head_dim()
+                ),
+                ScaleMode::None => format!(
+                    "Scaling is off, which differs from standard attention (see the what-if lab): the scores go into the softmax as they are. With d_k = {} they would be divided by √{}.",
+                    c.head_dim(),
+                    c.head_dim()
+                ),
+            };
+            let spreads: Vec<String> = trace
+                .heads
+                .iter()
+                .enumerate()
+                .map(|(h, head)| {
+                    let (before, after) = head.score_spread();
+                    format!(
+                        "head {}: {} → {}",
+                        h + 1,
+                        format_value(before, 2),
+                        format_value(after, 2)
+                    )
+                })
+                .collect();
+            note.push_str(&format!(
+                " The spread (standard deviation) of the scores, before → after: {}.",
+                spreads.join("; ")
+            ));
+            Some(note)
+        }
         Stage::Mask if !c.causal => Some(
             "The causal mask is off: nothing is hidden and every token sees every other. Switch it on in Settings to see −∞ above the diagonal."
                 .into(),
@@ -345,10 +369,24 @@ mod tests {
 
     #[test]
     fn the_scale_note_gives_the_real_divisor_and_flags_the_mistake() {
-        assert_eq!(
-            stage_note(Stage::Scale, &trace(ScaleMode::SqrtHeadDim)).unwrap(),
-            "Here d_k = 2, so every score is divided by √2 ≈ 1.414."
+        let t = trace(ScaleMode::SqrtHeadDim);
+        let note = stage_note(Stage::Scale, &t).unwrap();
+        assert!(
+            note.starts_with("Here d_k = 2, so every score is divided by √2 ≈ 1.414."),
+            "{note}"
         );
+        // The learner's own spreads, before and after: divided by exactly √2.
+        for (h, head) in t.heads.iter().enumerate() {
+            let (before, after) = head.score_spread();
+            assert!((before / after - 2f64.sqrt()).abs() < 1e-12);
+            let shown = format!(
+                "head {}: {} → {}",
+                h + 1,
+                format_value(before, 2),
+                format_value(after, 2)
+            );
+            assert!(note.contains(&shown), "{note} lacks {shown}");
+        }
         let t = trace(ScaleMode::SqrtSeqLen);
         assert!(stage_note(Stage::Scale, &t)
             .unwrap()

@@ -28,7 +28,7 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
         WhatIf::SoftmaxOverColumns => "Each column is normalised instead of each row, so the weights add up to 1 down every column rather than across every row. A row is one token asking where to look; a column is one token being looked at. Normalising columns shares out each key among the queries, so a token no longer divides one unit of attention among the others: its row can total more or less than 1, its output is no longer an average of value vectors but is blown up or shrunk, and a key that several queries like has its share split between them. Check the sums: the rows drift away from 1 while every column sums to exactly 1.",
         WhatIf::NoCausalMask => "The causal mask is switched off, so each token can attend to the tokens after it. In a model that predicts the next word this is cheating: during training the word to be predicted is right there in the input, so the model learns to copy it rather than predict it, and when the model generates text those future words do not exist yet. The highlighted cells are the leaks: every cell above the diagonal that now has a positive weight is a token looking at its own future. The weight they take is missing from the earlier tokens, so even the allowed weights change.",
         WhatIf::Temperature(_) => "The scaled scores are divided by a temperature T before the softmax. Below 1 the gaps between scores are magnified and each row sharpens towards its single highest score; as T approaches 0 the row becomes all-or-nothing. Above 1 the gaps shrink and each row flattens; as T grows every weight approaches 1 divided by the number of visible tokens. Attention itself uses T = 1; a language model uses a temperature the same way when it picks its next word, to make its choice bolder or more random. The entropy of a row measures how spread out it is, and it falls as T falls.",
-        WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score. In exact arithmetic that gives the same answer, but computer numbers have limits: exp(z) overflows to infinity once z is above about 709.78, and infinity divided by infinity is NaN, not a number (and if every score in a row is below about −745, every exp rounds to 0 and 0 divided by 0 is NaN too). Toy scores are far too small for that, so both sides here use scores 1000 times larger (W_q is multiplied by 1000), a size that untrained or unscaled models do reach. The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1; the naive one returns NaN, and the NaN spreads into every number computed from that row.",
+        WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score, and in 32-bit floats (f32), as models compute. In exact arithmetic that gives the same answer, but float numbers have limits: in f32, exp(z) overflows to infinity once z is above about 88.7 (in 16-bit floats, above about 11.1), and infinity divided by infinity is NaN, not a number; if every score in a row is below about −104 in f32, every exp rounds to 0 and 0 divided by 0 is NaN too. Toy scores are far too small for that, so both sides here use scores 100 times larger (W_q is multiplied by 100), a size that untrained or unscaled models do reach. The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a row with a score past the limit turns into NaN, and the NaN spreads into every number computed from that row; rows whose scores all stay within the limits come out right.",
     }
 }
 
@@ -72,9 +72,18 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
             ));
         }
         if !head.non_finite.is_empty() {
+            let mut rows: Vec<usize> = head.non_finite.iter().map(|&(r, _)| r).collect();
+            rows.dedup();
+            let n = head.weights.nrows();
             lines.push(format!(
-                "{} weights are NaN or infinite: exp overflowed without the maximum subtracted.",
-                head.non_finite.len()
+                "{} of {n} rows turned into NaN: exp overflowed in f32 without the maximum \
+                 subtracted.{}",
+                rows.len(),
+                if rows.len() < n {
+                    " The other rows stayed within the limits and are right."
+                } else {
+                    ""
+                }
             ));
         }
     }
@@ -110,6 +119,18 @@ mod tests {
         texts.sort_unstable();
         texts.dedup();
         assert_eq!(texts.len(), WhatIf::ALL.len());
+    }
+
+    #[test]
+    fn the_overflow_limits_quoted_are_those_of_f32_and_f16() {
+        use crate::attention::whatif::{f16_exp_overflow, f32_exp_overflow, HUGE_SCORES};
+        let text = whatif_explanation(WhatIf::UnstableSoftmax);
+        assert!(text.contains(&format!("above about {:.1} (", f32_exp_overflow())));
+        assert!(text.contains(&format!("above about {:.1})", f16_exp_overflow())));
+        // exp rounds to 0 in f32 below ln(2⁻¹⁵⁰), the half of the smallest subnormal.
+        assert!(text.contains(&format!("below about −{:.0}", 150.0 * 2f64.ln())));
+        assert!(text.contains(&format!("{HUGE_SCORES} times larger")));
+        assert!(!text.contains("709"));
     }
 
     #[test]

@@ -15,17 +15,30 @@ pub fn softmax_columns(z: &Matrix, temperature: f64) -> Matrix {
     softmax_rows(&z.transpose(), temperature).0.transpose()
 }
 
+/// The largest `z` whose `exp(z)` is finite in 32-bit floats: ln(f32::MAX) ≈ 88.72.
+pub fn f32_exp_overflow() -> f64 {
+    f64::from(f32::MAX).ln()
+}
+
+/// The largest `z` whose `exp(z)` is finite in 16-bit floats (largest value 65504): ≈ 11.09.
+pub fn f16_exp_overflow() -> f64 {
+    65504f64.ln()
+}
+
 /// Row-wise softmax straight from the definition, `exp(z/T) / Σ exp(z/T)`, with no maximum
-/// subtracted and no special cases: a row with a score above about `709.78·T` overflows to
-/// `∞/∞ = NaN`, a row whose scores are all below about `−745·T` underflows to `0/0 = NaN`, and a
-/// fully masked row is `0/0 = NaN`. Kept only to show why [`softmax_rows`] is written the way it
-/// is. (rows, cols) → (rows, cols)
+/// subtracted and no special cases, computed in 32-bit floats (`f32`) as models compute: a row
+/// with a score above about `88.72·T` (see [`f32_exp_overflow`]) overflows to `∞/∞ = NaN`, a
+/// row whose scores are all below about `−104·T` underflows to `0/0 = NaN`, and a fully masked
+/// row is `0/0 = NaN`; any other row comes out right, to f32 precision. Kept only to show why
+/// [`softmax_rows`] is written the way it is. (rows, cols) → (rows, cols)
 pub fn naive_softmax_rows(z: &Matrix, temperature: f64) -> Matrix {
-    let exps = z.map(|v| (v / temperature).exp());
+    // The narrowing to f32 is the point: it is the precision the mistake is made in.
+    let t = temperature as f32;
+    let exps = z.map(|v| f64::from((v as f32 / t).exp()));
     let mut out = exps.clone();
     for (i, mut row) in out.row_iter_mut().enumerate() {
-        let sum = exps.row(i).sum();
-        row /= sum;
+        let sum = exps.row(i).iter().map(|&e| e as f32).sum::<f32>();
+        row.apply(|e| *e = f64::from(*e as f32 / sum));
     }
     out
 }
@@ -289,6 +302,21 @@ mod tests {
     use crate::attention::whatif::tests::close;
 
     #[test]
+    fn the_naive_softmax_overflows_at_the_f32_limit() {
+        assert!((f32_exp_overflow() - 88.72).abs() < 0.01);
+        assert!((f16_exp_overflow() - 11.09).abs() < 0.01);
+        // 88 is inside f32's range, 89 past it: only the second row turns into NaN.
+        let z = Matrix::from_row_slice(2, 2, &[88.0, 0.0, 89.0, 0.0]);
+        let naive = naive_softmax_rows(&z, 1.0);
+        assert!(close(naive[(0, 0)], 1.0) && naive[(0, 1)] < 1e-30);
+        assert!(naive[(1, 0)].is_nan());
+        // Below about −104 every exp rounds to 0 in f32, though not in f64.
+        let z = Matrix::from_row_slice(1, 2, &[-110.0, -110.0]);
+        assert!(naive_softmax_rows(&z, 1.0)[(0, 0)].is_nan());
+        assert!((-110f64).exp() > 0.0);
+    }
+
+    #[test]
     fn the_naive_softmax_overflows_where_the_stable_one_does_not() {
         let z = Matrix::from_row_slice(3, 2, &[1000.0, 0.0, -1000.0, -1000.0, 3f64.ln(), 0.0]);
         let naive = naive_softmax_rows(&z, 1.0);
@@ -301,7 +329,7 @@ mod tests {
         assert!(naive[(1, 0)].is_nan() && naive[(1, 1)].is_nan());
         assert_eq!((stable[(1, 0)], stable[(1, 1)]), (0.5, 0.5));
         // Row 3: small scores agree: exp(ln 3) = 3, exp(0) = 1, so 3/4 and 1/4.
-        assert!(close(naive[(2, 0)], 0.75) && close(naive[(2, 1)], 0.25));
+        assert!((naive[(2, 0)] - 0.75).abs() < 1e-6 && (naive[(2, 1)] - 0.25).abs() < 1e-6);
         assert!(close(stable[(2, 0)], 0.75) && close(stable[(2, 1)], 0.25));
     }
 

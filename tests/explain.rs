@@ -768,3 +768,45 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_position_cell_counts_tokens_and_columns_from_one() {
+    let t = causal_trace();
+    // Row 2 is "sat", token 3; column 3 is d4, the cos of pair 2.
+    let e = cell(&t, MatrixId::Positional, 2, 3);
+    let note = e.note.as_deref().unwrap();
+    assert!(
+        note.contains("“sat” is token 3, so p = i − 1 = 2"),
+        "{note}"
+    );
+    assert!(note.contains("pair 2"), "{note}");
+    assert!(!note.contains("count from 0"), "{note}");
+    assert!(e.formula.contains("p = i − 1"), "{}", e.formula);
+    assert!(
+        e.expansion.starts_with("cos(2 / 10000^(2/6))"),
+        "{}",
+        e.expansion
+    );
+}
+
+#[test]
+fn a_head_slice_cell_names_its_column_as_the_layer_does_and_counts_heads_from_one() {
+    let t = default_trace();
+    let e = cell(&t, MatrixId::Head(1, HeadMatrix::Q), 0, 0);
+    assert!(
+        e.formula.contains("(h − 1)·d_k + 1 … h·d_k"),
+        "{}",
+        e.formula
+    );
+    assert!(
+        e.expansion.starts_with("Q₂[I, d3] = Q[I, d3]"),
+        "{}",
+        e.expansion
+    );
+    let e = cell(&t, MatrixId::Concat, 2, 3);
+    assert!(
+        e.expansion.starts_with("C[hungry, d4] = C₂[hungry, d4]"),
+        "{}",
+        e.expansion
+    );
+}

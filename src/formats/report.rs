@@ -13,15 +13,18 @@
 //! | `x`                 |      | Input             | tokens       | d1..d_model |
 //! | `w_q`, `w_k`, `w_v` |      | Projection        | d1..d_model  | d1..d_model |
 //! | `q`, `k`, `v`       |      | Projection        | tokens       | d1..d_model |
-//! | `q`, `k`, `v`       | h    | Split into heads  | tokens       | c1..d_k     |
+//! | `q`, `k`, `v`       | h    | Split into heads  | tokens       | head's d…   |
 //! | `scores`            | h    | Scores            | query tokens | key tokens  |
 //! | `scaled`            | h    | Scale             | query tokens | key tokens  |
 //! | `masked`            | h    | Causal mask       | query tokens | key tokens  |
 //! | `weights`           | h    | Softmax           | query tokens | key tokens  |
-//! | `context`           | h    | Weighted sum      | tokens       | c1..d_k     |
+//! | `context`           | h    | Weighted sum      | tokens       | head's d…   |
 //! | `concat`            |      | Concatenate heads | tokens       | d1..d_model |
 //! | `w_o`               |      | Output projection | d1..d_model  | d1..d_model |
 //! | `output`            |      | Output projection | tokens       | d1..d_model |
+//!
+//! A head's own columns keep their names in the whole layer, as on the app's heatmaps: head h
+//! of width d_k has d((h−1)·d_k + 1) … d(h·d_k).
 
 use crate::attention::{HeadTrace, Matrix, Stage, Trace};
 use crate::words::{
@@ -46,7 +49,8 @@ pub enum Axis {
     Tokens,
     /// One per model dimension, `d1..d_model`.
     Dims,
-    /// One per column of a head's slice, `c1..head_dim`.
+    /// One per column of a head's slice, named as in the whole layer: head h (from 0) of width
+    /// d_k has `d(h·d_k + 1)..d((h + 1)·d_k)`.
     HeadDims,
 }
 
@@ -330,8 +334,8 @@ fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMat
         matrix_symbol(m.key, m.head),
         matrix_description(m.key, m.head.is_some())
     );
-    let row_labels = labels(m.rows, rows, tokens);
-    let mut col_labels = labels(m.cols, cols, tokens);
+    let row_labels = labels(m.rows, rows, tokens, m.head);
+    let mut col_labels = labels(m.cols, cols, tokens, m.head);
     let softmax = m.key == "weights";
     if softmax {
         col_labels.push(ROW_SUM.to_string());
@@ -357,11 +361,20 @@ fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMat
     out.push('\n');
 }
 
-fn labels(axis: Axis, n: usize, tokens: &[String]) -> Vec<String> {
+/// The `n` labels along `axis`; `head` places a head's columns in the layer.
+fn labels(axis: Axis, n: usize, tokens: &[String], head: Option<usize>) -> Vec<String> {
+    (0..n)
+        .map(|i| axis_label(axis, i, n, tokens, head))
+        .collect()
+}
+
+/// The label of index `i` of `n` along `axis`, counted from 1 like everything a learner reads:
+/// a head's slice of `n` columns starts after the `n` columns of each head before it.
+fn axis_label(axis: Axis, i: usize, n: usize, tokens: &[String], head: Option<usize>) -> String {
     match axis {
-        Axis::Tokens => tokens.to_vec(),
-        Axis::Dims => (1..=n).map(|i| format!("d{i}")).collect(),
-        Axis::HeadDims => (1..=n).map(|i| format!("c{i}")).collect(),
+        Axis::Tokens => tokens.get(i).cloned().unwrap_or_default(),
+        Axis::Dims => format!("d{}", i + 1),
+        Axis::HeadDims => format!("d{}", head.unwrap_or(0) * n + i + 1),
     }
 }
 
@@ -396,7 +409,7 @@ fn escape_markdown(text: &str) -> String {
 /// `matrix` is the key of [`trace_matrices`] (the JSON name); `head` counts from 1 and is empty
 /// for whole-layer matrices; `row` and `col` count from 1; `row_token` is the row's token (empty
 /// for the rows of a weight matrix); `col_label` is the key token for query × key matrices and
-/// `d1`, `d2`, … otherwise (within the head for per-head matrices). Values are written in full
+/// `d1`, `d2`, … otherwise (a head's columns named as in the whole layer). Values are written in full
 /// precision (the shortest text that reads back as the same `f64`), −∞ as `-inf`. Fields are
 /// quoted as RFC 4180 asks when they hold a comma, a quote or a line break; lines end in `\n`.
 pub fn trace_csv(trace: &Trace) -> String {
@@ -410,10 +423,11 @@ pub fn trace_csv(trace: &Trace) -> String {
                 Axis::Tokens => csv_field(token(trace, i)),
                 _ => String::new(),
             };
-            for j in 0..m.matrix.ncols() {
+            let cols = m.matrix.ncols();
+            for j in 0..cols {
                 let col_label = match m.cols {
                     Axis::Tokens => csv_field(token(trace, j)),
-                    _ => format!("d{}", j + 1),
+                    axis => axis_label(axis, j, cols, &[], m.head),
                 };
                 let _ = writeln!(
                     out,
@@ -618,6 +632,24 @@ mod tests {
         let text = json.to_string();
         assert_eq!(text.matches("null").count(), 2 * 3 + 1);
         assert!(!text.contains("inf") && !text.contains("NaN"));
+    }
+
+    #[test]
+    fn a_heads_columns_keep_the_names_the_app_gives_them() {
+        let trace = default_trace();
+        let csv = trace_csv(&trace);
+        // Head 2 of width 2 holds d3 and d4, as its heatmaps say.
+        assert!(csv.contains("\ncontext,2,1,I,1,d3,"), "{csv}");
+        assert!(csv.contains("\nq,2,3,hungry,2,d4,"), "{csv}");
+        assert!(csv.contains("\ncontext,1,1,I,2,d2,"), "{csv}");
+        let md = trace_markdown(&trace);
+        assert!(!md.contains("| c1 |") && !md.contains("c1–"), "{md}");
+        let app = crate::words::col_label(
+            &trace,
+            crate::attention::MatrixId::Head(1, crate::attention::HeadMatrix::Context),
+            0,
+        );
+        assert_eq!(app, "d3");
     }
 
     #[test]

@@ -167,7 +167,7 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
                 })
                 .collect();
             format!(
-                "Each head's {head_dim} columns are called c1–c{head_dim} inside the head: {}.",
+                "Each head takes {head_dim} columns and keeps their names: {}.",
                 ranges.join(", ")
             )
         }
@@ -229,8 +229,9 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
             note
         }
         Stage::WeightedSum => format!(
-            "Row i of Cₕ is the sum of the rows of Vₕ, each times its weight in row i of Aₕ. \
-             Columns c1–c{head_dim} are the head's own columns."
+            "Row i of Cₕ is the sum of the rows of Vₕ, each times its weight in row i of Aₕ, so \
+             Cₕ has the columns of Vₕ: d_v = {head_dim} of them, the head's own slice (here, as \
+             in most models, d_v = d_k)."
         ),
         Stage::Concat => {
             "Head 1's context fills the first columns, head 2's the next, and so on.".to_string()

@@ -123,7 +123,10 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
         ) => {
             let symbol = label(*whole);
             Text {
-                formula: format!("{symbol}ₕ[i, c] = {symbol}[i, h·d_k + c]"),
+                formula: format!(
+                    "{symbol}ₕ[i, c] = {symbol}[i, c], for c in the head's columns \
+                     (h − 1)·d_k + 1 … h·d_k"
+                ),
                 steps: format!("{name} = {}", cell_name(trace, *whole, i, *column)),
                 notes: vec![format!(
                     "Head {} takes {} of {symbol} (d_k = {head_dim} per head); this cell is \
@@ -137,7 +140,8 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
         (Computation::Concat { head, column }, _) => {
             let context = MatrixId::Head(*head, crate::attention::HeadMatrix::Context);
             Text {
-                formula: "C[i, c] = Cₕ[i, c − h·d_k], for the head h whose columns hold c"
+                formula: "C[i, c] = Cₕ[i, c], for the head h whose columns \
+                          (h − 1)·d_k + 1 … h·d_k hold c"
                     .to_string(),
                 steps: format!("{name} = {}", cell_name(trace, context, i, *column)),
                 notes: vec![format!(
@@ -171,17 +175,20 @@ fn position(trace: &Trace, pos: usize, wave: Wave, pair: usize, angle: f64) -> T
         Wave::Cos => "cos",
     };
     let t = token(trace, pos);
+    let (i, k) = (pos + 1, pair / 2 + 1);
     Text {
         formula: format!(
-            "P[pos, c] = {f}(pos / 10000^(2k / d_model)), with 2k = c rounded down to even"
+            "P[i, c] = {f}(p / 10000^(2(k − 1) / d_model)), with p = i − 1 and columns \
+             d(2k − 1) (sin) and d(2k) (cos) forming pair k"
         ),
         steps: format!(
             "{f}({pos} / 10000^({pair}/{d_model})) = {f}({})",
             format_value(angle, 4)
         ),
         notes: vec![format!(
-            "Positions count from 0: “{t}” is at position {pos}. Even columns use sin, odd \
-             columns cos, and each pair of columns a slower wave than the pair before."
+            "“{t}” is token {i}, so p = i − 1 = {pos}: the waves start at p = 0, which gives the \
+             first token sin 0 = 0 and cos 0 = 1. This cell is in pair {k}; each pair of columns \
+             is a slower wave than the pair before."
         )],
     }
 }

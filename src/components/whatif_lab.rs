@@ -4,14 +4,14 @@
 
 use super::heatmap::{HeatmapView, PanelData};
 use crate::attention::whatif::{
-    compare, saturation_by_head_dim, Comparison, WhatIf, SATURATION_HEAD_DIMS,
+    compare, saturation_by_head_dim, standard, Comparison, WhatIf, SATURATION_HEAD_DIMS,
 };
 use crate::attention::{Matrix, ScaleMode, Trace};
 use crate::plot::{Highlight, Palette};
 use crate::state::Model;
 use crate::words::{
-    comparison_summary, correct_title, format_value, shown_title, whatif_explanation, whatif_label,
-    NO_MISTAKE,
+    comparison_summary, correct_title, format_value, no_mistake_text, shown_title,
+    whatif_explanation, whatif_label,
 };
 use leptos::prelude::*;
 
@@ -55,24 +55,26 @@ pub fn WhatIfLab(
             .map(|(a, b)| if altered { b.clone() } else { a.clone() })
             .unwrap_or_else(|| Matrix::zeros(0, 0))
     };
+    let head_weights = |t: &Trace, h: usize| {
+        t.heads
+            .get(h)
+            .map(|x| x.weights.clone())
+            .unwrap_or_else(|| Matrix::zeros(0, 0))
+    };
+    // Switched off: standard attention on the learner's inputs, whatever their scale and
+    // temperature, beside the learner's own weights.
+    let reference = Memo::new(move |_| model.with(|m| standard(&m.inputs()).ok()));
     let correct_values: Signal<Matrix> = Memo::new(move |_| {
         comparison
             .with(|c| c.as_ref().map(|c| pick(c, h(), false)))
-            .unwrap_or_else(|| {
-                // Switched off: the learner's own weights for this head.
-                trace.with(|t| {
-                    t.heads
-                        .get(h())
-                        .map(|x| x.weights.clone())
-                        .unwrap_or_else(|| Matrix::zeros(0, 0))
-                })
-            })
+            .or_else(|| reference.with(|r| r.as_ref().map(|t| head_weights(t, h()))))
+            .unwrap_or_else(|| trace.with(|t| head_weights(t, h())))
     })
     .into();
     let shown_values: Signal<Matrix> = Memo::new(move |_| {
         comparison
             .with(|c| c.as_ref().map(|c| pick(c, h(), true)))
-            .unwrap_or_else(|| correct_values.get())
+            .unwrap_or_else(|| trace.with(|t| head_weights(t, h())))
     })
     .into();
     let leaked = Signal::derive(move || Highlight {
@@ -147,7 +149,10 @@ pub fn WhatIfLab(
                 </div>
             }.into_any())}
             <p class="whatif-explanation" data-testid="whatif-explanation">
-                {move || chosen.get().map(whatif_explanation).unwrap_or(NO_MISTAKE)}
+                {move || match chosen.get() {
+                    Some(what) => whatif_explanation(what).to_string(),
+                    None => trace.with(|t| no_mistake_text(&t.config)),
+                }}
             </p>
             {move || {
                 let title = correct_title(h());

@@ -33,5 +33,6 @@ pub use stages::{
     stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
 };
 pub use whatif::{
-    comparison_summary, correct_title, shown_title, whatif_explanation, whatif_label, NO_MISTAKE,
+    comparison_summary, correct_title, no_mistake_text, shown_title, whatif_explanation,
+    whatif_label,
 };

@@ -2,11 +2,32 @@
 //! what the mistake did to the numbers.
 
 use super::number::{format_value, subscript};
-use crate::attention::whatif::{Comparison, WhatIf};
+use super::settings::scale_mode_label;
+use crate::attention::whatif::{is_standard, Comparison, WhatIf};
+use crate::attention::{Config, ScaleMode};
 
-/// What the lab says while no mistake is switched on.
-pub const NO_MISTAKE: &str =
-    "No mistake is switched on: both sides show the correct attention weights.";
+/// What the two sides show while no mistake is switched on, with the learner's `config`.
+pub fn no_mistake_text(config: &Config) -> String {
+    if is_standard(config) {
+        "No mistake is switched on, and your settings are those of standard attention (÷√d_k, \
+         T = 1), so both sides agree."
+            .to_string()
+    } else {
+        let mut yours = Vec::new();
+        if config.scale != ScaleMode::SqrtHeadDim {
+            yours.push(scale_mode_label(config.scale).to_string());
+        }
+        if config.temperature != 1.0 {
+            yours.push(format!("T = {}", config.temperature));
+        }
+        format!(
+            "No mistake is switched on. The left side is standard attention (÷√d_k, T = 1, with \
+             your mask and weights); the right side uses your own settings ({}), which differ \
+             from it.",
+            yours.join(", ")
+        )
+    }
+}
 
 /// A short label for menus.
 pub fn whatif_label(what: WhatIf) -> &'static str {
@@ -34,16 +55,17 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
 
 /// The title of the correct side's weights for head `h`: `A₁ correct`.
 pub fn correct_title(h: usize) -> String {
-    format!("A{} correct", subscript(h + 1))
+    format!("A{}, standard attention", subscript(h + 1))
 }
 
-/// The title of the other side's weights for head `h`, with the mistake on or not.
+/// The title of the other side's weights for head `h`: with the mistake on, or the learner's
+/// own settings when none is.
 pub fn shown_title(h: usize, mistake_on: bool) -> String {
     let name = format!("A{}", subscript(h + 1));
     if mistake_on {
         format!("{name} with the mistake")
     } else {
-        format!("{name} (no mistake on)")
+        format!("{name} with your settings")
     }
 }
 
@@ -119,6 +141,26 @@ mod tests {
         texts.sort_unstable();
         texts.dedup();
         assert_eq!(texts.len(), WhatIf::ALL.len());
+    }
+
+    #[test]
+    fn with_no_mistake_on_the_lab_says_whether_the_settings_are_standard() {
+        let standard = Config::default();
+        assert!(no_mistake_text(&standard).contains("both sides agree"));
+        let yours = Config {
+            scale: ScaleMode::SqrtSeqLen,
+            temperature: 0.5,
+            ..standard
+        };
+        let text = no_mistake_text(&yours);
+        assert!(text.contains("left side is standard attention"), "{text}");
+        assert!(
+            text.contains("√seq_len") && text.contains("T = 0.5"),
+            "{text}"
+        );
+        assert!(!text.contains("agree"), "{text}");
+        assert_eq!(correct_title(1), "A₂, standard attention");
+        assert_eq!(shown_title(0, false), "A₁ with your settings");
     }
 
     #[test]

@@ -83,7 +83,7 @@ test("at 1366×768 the lab puts its two sides side by side and keeps each bar of
   await app.goto();
   await page.getByTestId("whatif-scale_by_seq_len").click();
   await page.getByTestId("whatif-head-1").click();
-  await expect(page.getByTestId("whatif-lab").locator(".heatmap-title")).toHaveText(["A₂ correct", "A₂ with the mistake"]);
+  await expect(page.getByTestId("whatif-lab").locator(".heatmap-title")).toHaveText(["A₂, standard attention", "A₂ with the mistake"]);
   const correct = (await page.getByTestId("canvas-whatif-correct").boundingBox())!;
   const shown = (await page.getByTestId("canvas-whatif-shown").boundingBox())!;
   expect(Math.abs(correct.y - shown.y), "one row").toBeLessThan(2);
@@ -101,4 +101,19 @@ test("at 1366×768 the lab puts its two sides side by side and keeps each bar of
   );
   expect(overlaps, "bars crossing their digits").toBe(0);
   await expect(page.getByTestId("saturation").locator(".meter")).toHaveCount(16);
+});
+
+test("with no mistake on, the reference side stays standard attention whatever the learner's settings", async ({ app, page }) => {
+  await app.goto();
+  const standard = await app.tableValues("whatif-correct");
+  await page.getByTestId("scale-mode").selectOption("sqrt_seq_len");
+  await page.getByTestId("temperature").fill("0.5");
+  await page.getByTestId("temperature").press("Enter");
+  const lab = page.getByTestId("whatif-lab");
+  await expect(lab.locator(".heatmap-title")).toHaveText(["A₁, standard attention", "A₁ with your settings"]);
+  await expect(page.getByTestId("whatif-explanation")).toContainText("left side is standard attention");
+  await expect(page.getByTestId("whatif-explanation")).toContainText("T = 0.5");
+  // The reference side did not move; the learner's side did.
+  await expect.poll(async () => JSON.stringify(await app.tableValues("whatif-shown"))).not.toBe(JSON.stringify(standard));
+  expect(await app.tableValues("whatif-correct")).toEqual(standard);
 });

@@ -236,12 +236,29 @@ pub fn compare_unstable(inputs: &Inputs, huge_scores: f64) -> Result<Comparison,
     })
 }
 
-/// `inputs` with the textbook settings: √d_k, temperature 1, and the mask on when the mistake
-/// is to switch it off.
+/// `inputs` with the settings of standard attention: the scores divided by √d_k and the
+/// softmax at temperature 1; the tokens, weights, mask and positions are the learner's.
+pub fn standard_inputs(inputs: &Inputs) -> Inputs {
+    let mut standard = inputs.clone();
+    standard.config.scale = ScaleMode::SqrtHeadDim;
+    standard.config.temperature = 1.0;
+    standard
+}
+
+/// Standard attention on `inputs` (see [`standard_inputs`]): what the lab's reference side
+/// shows, whatever the learner's own scale and temperature.
+pub fn standard(inputs: &Inputs) -> Result<Trace, AttentionError> {
+    forward(&standard_inputs(inputs))
+}
+
+/// Whether `config` computes standard attention: √d_k and temperature 1.
+pub fn is_standard(config: &Config) -> bool {
+    config.scale == ScaleMode::SqrtHeadDim && config.temperature == 1.0
+}
+
+/// [`standard_inputs`], with the mask on when the mistake is to switch it off.
 fn textbook(inputs: &Inputs, what: WhatIf) -> Inputs {
-    let mut textbook = inputs.clone();
-    textbook.config.scale = ScaleMode::SqrtHeadDim;
-    textbook.config.temperature = 1.0;
+    let mut textbook = standard_inputs(inputs);
     if what == WhatIf::NoCausalMask {
         textbook.config.causal = true;
     }

@@ -18,8 +18,8 @@ mod measures;
 mod sweeps;
 
 pub use comparison::{
-    compare, compare_unstable, f16_exp_overflow, f32_exp_overflow, naive_softmax_rows,
-    softmax_columns, AlteredHead, AlteredTrace, Comparison,
+    compare, compare_unstable, f16_exp_overflow, f32_exp_overflow, is_standard, naive_softmax_rows,
+    softmax_columns, standard, standard_inputs, AlteredHead, AlteredTrace, Comparison,
 };
 pub use measures::{column_sums, row_sums, Saturation};
 pub use sweeps::{

@@ -90,7 +90,8 @@ pub struct HeadTrace {
     pub weights: Matrix,
     /// Weighted sum of value rows, weights·V_h. (seq_len, head_dim)
     pub context: Matrix,
-    /// Rows whose every key was masked: their weights are all zero by definition.
+    /// Rows whose every key was masked: their weights are set to zero, a convention (the
+    /// formula gives 0/0). The causal mask alone never makes one, since the diagonal is visible.
     pub fully_masked_rows: Vec<usize>,
 }
 

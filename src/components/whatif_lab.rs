@@ -80,7 +80,13 @@ pub fn WhatIfLab(
     let leaked = Signal::derive(move || Highlight {
         cells: comparison.with(|c| {
             c.as_ref()
-                .and_then(|c| c.altered.heads.get(h()).map(|x| x.leaked.clone()))
+                .and_then(|c| {
+                    c.altered.heads.get(h()).map(|x| {
+                        let mut cells = x.leaked.clone();
+                        cells.extend(&x.future_dependent);
+                        cells
+                    })
+                })
                 .unwrap_or_default()
         }),
         ..Highlight::default()

@@ -223,15 +223,15 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
             if trace.heads.iter().any(|h| !h.fully_masked_rows.is_empty()) {
                 note.push_str(
                     " A row whose every key is masked has no key to attend to: its weights are \
-                     all 0 by definition.",
+                     set to 0, a convention rather than a result of the formula, which gives 0/0 \
+                     (PyTorch, for one, returns NaN).",
                 );
             }
             note
         }
         Stage::WeightedSum => format!(
             "Row i of Cₕ is the sum of the rows of Vₕ, each times its weight in row i of Aₕ, so \
-             Cₕ has the columns of Vₕ: d_v = {head_dim} of them, the head's own slice (here, as \
-             in most models, d_v = d_k)."
+             Cₕ has the {head_dim} columns of Vₕ, the head's own slice."
         ),
         Stage::Concat => {
             "Head 1's context fills the first columns, head 2's the next, and so on.".to_string()

@@ -43,9 +43,16 @@ test("softmax over columns breaks the row sums and no mask leaks the future", as
     const sum = cols.reduce((s, row) => s + row[j], 0);
     expect(Math.abs(sum - 1), `column ${j} sums to 1`).toBeLessThan(1e-9);
   }
+  await expect(page.getByTestId("whatif-summary")).not.toContainText("leaks the future");
   await page.getByTestId("whatif-no_causal_mask").click();
   await expect(page.getByTestId("whatif-summary")).toContainText("sees the future");
   await expect(page.getByTestId("canvas-whatif-shown")).toHaveAttribute("data-highlight", /cells:0\.1,/);
+  // Under the causal mask a column softmax leaks too: the first two rows' visible weights are
+  // divided by column totals that include later tokens.
+  await page.getByTestId("causal").check();
+  await page.getByTestId("whatif-softmax_over_columns").click();
+  await expect(page.getByTestId("whatif-summary")).toContainText("leaks the future too: 3 weights");
+  await expect(page.getByTestId("canvas-whatif-shown")).toHaveAttribute("data-highlight", /cells:0\.0,1\.0,1\.1$/);
 });
 
 test("the temperature slider and the unstable softmax", async ({ app, page }) => {

@@ -63,6 +63,10 @@ pub struct AlteredHead {
     pub leaked: Vec<(usize, usize)>,
     /// `(row, column)` cells of `weights` that are NaN or infinite. Row-major order.
     pub non_finite: Vec<(usize, usize)>,
+    /// `(row, column)` cells whose weight depends on the scores of later queries, though the
+    /// mask hides nothing more from them: a softmax over columns under the causal mask divides
+    /// by a column total that includes later tokens. Row-major order; empty otherwise.
+    pub future_dependent: Vec<(usize, usize)>,
     /// How peaked the altered weights are.
     pub saturation: Saturation,
 }
@@ -98,8 +102,20 @@ impl AlteredHead {
             context,
             leaked,
             non_finite,
+            future_dependent: Vec::new(),
         }
     }
+}
+
+/// The visible cells of `masked` whose column has a visible cell in a later row: normalised
+/// over columns, their weight depends on a query that comes after their own.
+fn depends_on_later_queries(masked: &Matrix) -> Vec<(usize, usize)> {
+    let (rows, cols) = masked.shape();
+    let visible = |i: usize, j: usize| masked[(i, j)] != f64::NEG_INFINITY;
+    (0..rows)
+        .flat_map(|i| (0..cols).map(move |j| (i, j)))
+        .filter(|&(i, j)| visible(i, j) && (i + 1..rows).any(|later| visible(later, j)))
+        .collect()
 }
 
 /// The layer computed with the mistake.
@@ -193,7 +209,15 @@ pub fn compare(inputs: &Inputs, what: WhatIf) -> Result<Comparison, AttentionErr
     let correct_inputs = textbook(inputs, what);
     let correct = forward(&correct_inputs)?;
     let altered = match what {
-        WhatIf::SoftmaxOverColumns => reweigh(&correct, softmax_columns),
+        WhatIf::SoftmaxOverColumns => {
+            let mut altered = reweigh(&correct, softmax_columns);
+            if correct.config.causal {
+                for (head, c) in altered.heads.iter_mut().zip(&correct.heads) {
+                    head.future_dependent = depends_on_later_queries(&c.masked);
+                }
+            }
+            altered
+        }
         _ => {
             let mut altered_inputs = correct_inputs;
             let config = &mut altered_inputs.config;
@@ -348,6 +372,23 @@ mod tests {
         // Row 3: small scores agree: exp(ln 3) = 3, exp(0) = 1, so 3/4 and 1/4.
         assert!((naive[(2, 0)] - 0.75).abs() < 1e-6 && (naive[(2, 1)] - 0.25).abs() < 1e-6);
         assert!(close(stable[(2, 0)], 0.75) && close(stable[(2, 1)], 0.25));
+    }
+
+    #[test]
+    fn under_the_mask_a_column_softmax_makes_earlier_weights_depend_on_later_queries() {
+        let n = f64::NEG_INFINITY;
+        // Three tokens under the causal mask.
+        let masked = Matrix::from_row_slice(3, 3, &[0.0, n, n, 0.0, 0.0, n, 0.0, 0.0, 0.0]);
+        // Row 3 has no later query; (1, 1) is the last visible cell of column 2 but one.
+        assert_eq!(
+            depends_on_later_queries(&masked),
+            vec![(0, 0), (1, 0), (1, 1)]
+        );
+        // Without the mask every row but the last depends on a later one.
+        assert_eq!(
+            depends_on_later_queries(&Matrix::zeros(2, 2)),
+            vec![(0, 0), (0, 1)]
+        );
     }
 
     #[test]

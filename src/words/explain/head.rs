@@ -210,7 +210,9 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
         let (steps, note) = if max == f64::NEG_INFINITY {
             (
                 format!("every key of query “{query}” is masked, so {name}"),
-                "With no key left to attend to, the row's weights are all zero by definition.",
+                "With no key left to attend to, the row's weights are set to zero: a convention, \
+                 not a result of the formula, which gives 0/0 here (PyTorch, for one, returns NaN). \
+                 The causal mask alone never does this, since every token sees itself.",
             )
         } else {
             (

@@ -32,6 +32,6 @@ pub use preset_picker::PresetPicker;
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;
 pub use share::{post_height_to_parent, sync_with_url, ShareButtons, Shared};
-pub use stage_rail::{StageControls, StageRail};
+pub use stage_rail::{EditNote, StageControls, StageRail};
 pub use stage_view::StageView;
 pub use whatif_lab::WhatIfLab;

@@ -183,7 +183,7 @@ pub fn App() -> impl IntoView {
             <div class="layout">
                 {show_controls.then(|| view! {
                     <aside class="controls" aria-label="Inputs">
-                        <SentenceInput model />
+                        <SentenceInput model stage head />
                         <Settings model />
                         <MatrixEditors model />
                         // Beside the heatmaps, so it never covers the cell it explains.

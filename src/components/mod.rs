@@ -8,6 +8,7 @@ mod download;
 mod explain_panel;
 mod export;
 mod heatmap;
+mod help;
 pub(crate) mod keyboard;
 mod matrix_editor;
 mod perf;
@@ -25,6 +26,7 @@ pub use context::{provide_ui_context, Selection, SelectionContext, UiContext};
 pub use explain_panel::{provide_selection, ExplainPanel};
 pub use export::{import_file, ExportMenu};
 pub use heatmap::{HeatmapView, PanelData};
+pub use help::Help;
 pub use matrix_editor::MatrixEditors;
 
 pub use presenter::{fit_to_window, set_fullscreen, step_with_clicker, PresenterBar};

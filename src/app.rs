@@ -1,15 +1,17 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
 use crate::attention::{Stage, Trace};
+use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
     fit_to_window, import_file, post_height_to_parent, provide_selection, provide_ui_context,
-    set_fullscreen, step_with_clicker, sync_with_url, ExplainPanel, ExportMenu, MatrixEditors,
-    PresenterBar, SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail,
-    StageView, WhatIfLab,
+    set_fullscreen, step_with_clicker, sync_with_url, EditNote, ExplainPanel, ExportMenu,
+    MatrixEditors, PresenterBar, SentenceInput, Settings, ShareButtons, Shared, StageControls,
+    StageRail, StageView, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
+use crate::words::START_HERE;
 use leptos::ev;
 use leptos::prelude::*;
 
@@ -56,6 +58,14 @@ pub fn App() -> impl IntoView {
     let error = move || result.with(|r| r.as_ref().err().map(|e| e.to_string()));
     let stage = RwSignal::new(Stage::Input);
     let head = RwSignal::new(0usize);
+    // Which stages the last edit changed that the learner has not looked at (see `changes`).
+    let trail = Memo::new(move |prev: Option<&Trail>| {
+        let current = stage.get();
+        model.with(|m| match prev {
+            Some(trail) => trail.step(m, current),
+            None => Trail::start(m),
+        })
+    });
     let (picked, explanation) = provide_selection(trace);
     let presenting = ui.presenting;
     presenting.set(options.present);
@@ -189,7 +199,7 @@ pub fn App() -> impl IntoView {
             <div class="layout">
                 {show_controls.then(|| view! {
                     <aside class="controls" aria-label="Inputs">
-                        <SentenceInput model />
+                        <SentenceInput model stage head />
                         <Settings model />
                         <MatrixEditors model />
                         // Beside the heatmaps, so it never covers the cell it explains.
@@ -204,8 +214,12 @@ pub fn App() -> impl IntoView {
                     }.into_any())}
                     // A compact embed steps with Previous and Next alone.
                     {move || (!presenting.get()).then(|| view! {
-                        {(!ui.compact).then(|| view! { <StageRail stage /> })}
+                        {move || (!embed && stage.get() == Stage::Input).then(|| view! {
+                            <p class="start-here" data-testid="start-here">{START_HERE}</p>
+                        })}
+                        {(!ui.compact).then(|| view! { <StageRail stage trail /> })}
                         <StageControls stage />
+                        {show_controls.then(|| view! { <EditNote stage trail /> })}
                     }.into_any())}
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>
                     <StageView trace stage head />

@@ -6,12 +6,14 @@
 //! - [`panels`]: the heatmap panels the views draw, by name, and the table of head matrices.
 //! - [`plot`]: plotters drawing, generic over the drawing backend.
 //! - [`state`]: the learner's model (sentence, settings, edited matrices), free of view code.
+//! - [`changes`]: which parameter the learner edited last and which stages it changed unseen.
 //! - [`formats`]: the scenario file, the share link and the trace export.
 //! - [`components`] and [`app`]: the Leptos user interface.
 //! - [`cli`]: the native `attention-lens` command.
 
 pub mod app;
 pub mod attention;
+pub mod changes;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod components;

@@ -6,7 +6,7 @@
 //! the attention weights so it can be checked (by `tests/presets.rs`, or by the app after a
 //! learner edits the numbers).
 
-use crate::attention::{forward, Inputs, Trace};
+use crate::attention::{forward, HeadMatrix, Inputs, MatrixId, Stage, Trace};
 use crate::formats::scenario::Scenario;
 use crate::words;
 use std::sync::OnceLock;
@@ -80,6 +80,33 @@ impl Claim {
     }
 }
 
+/// Where a preset opens: the cell its caption talks about first, so the stage, the head and
+/// the explanation of that cell are on screen when it loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opening {
+    /// The matrix holding the cell.
+    pub matrix: MatrixId,
+    /// Row, from 0.
+    pub row: usize,
+    /// Column, from 0.
+    pub col: usize,
+}
+
+impl Opening {
+    /// The stage that shows the cell.
+    pub fn stage(&self) -> Stage {
+        self.matrix.stage()
+    }
+
+    /// The head of the cell; 0 for a matrix of the whole layer.
+    pub fn head(&self) -> usize {
+        match self.matrix {
+            MatrixId::Head(h, _) => h,
+            _ => 0,
+        }
+    }
+}
+
 /// A named scenario with its caption and the pattern it claims.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Preset {
@@ -93,6 +120,8 @@ pub struct Preset {
     pub json: &'static str,
     /// What the caption promises, checked on the weights.
     pub claims: &'static [Claim],
+    /// The cell it opens on.
+    pub opening: Opening,
     scenario: Scenario,
 }
 
@@ -137,6 +166,7 @@ struct Source {
     key: &'static str,
     json: &'static str,
     claims: &'static [Claim],
+    opening: Opening,
 }
 
 fn load(source: &Source) -> Preset {
@@ -151,6 +181,7 @@ fn load(source: &Source) -> Preset {
         caption: scenario.caption.clone().unwrap_or_default(),
         json: source.json,
         claims: source.claims,
+        opening: source.opening,
         scenario,
     }
 }
@@ -164,7 +195,17 @@ const fn claim(head: usize, query: usize, keys: &'static [usize], at_least: f64)
     }
 }
 
-// Token indices, from 0, are noted beside each claim.
+/// The attention weight of `query` on `key` in `head`, on the softmax stage.
+const fn weight(head: usize, query: usize, key: usize) -> Opening {
+    Opening {
+        matrix: MatrixId::Head(head, HeadMatrix::Weights),
+        row: query,
+        col: key,
+    }
+}
+
+// Token indices, from 0, are noted beside each claim. Each preset opens on the weight its
+// caption discusses first.
 const SOURCES: [Source; 6] = [
     Source {
         key: "first-look",
@@ -176,6 +217,8 @@ const SOURCES: [Source; 6] = [
             claim(1, 1, &[1], 0.95),
             claim(1, 2, &[2], 0.95),
         ],
+        // hungry → I, "the row for hungry puts about 0.89 of its weight on I".
+        opening: weight(0, 2, 0),
     },
     Source {
         key: "pronoun",
@@ -186,6 +229,8 @@ const SOURCES: [Source; 6] = [
             claim(0, 6, &[0], 0.9),
             claim(1, 7, &[6], 0.9),
         ],
+        // it → sushi, "the row for it puts about 0.93 of its weight on sushi".
+        opening: weight(0, 4, 2),
     },
     Source {
         key: "adjective",
@@ -195,6 +240,8 @@ const SOURCES: [Source; 6] = [
             claim(0, 6, &[5], 0.95),
             claim(1, 2, &[1], 0.95),
         ],
+        // dog → lazy, "read the row for dog".
+        opening: weight(0, 6, 5),
     },
     Source {
         key: "previous-token",
@@ -209,6 +256,8 @@ const SOURCES: [Source; 6] = [
             claim(0, 5, &[4], 0.9),
             claim(0, 6, &[5], 0.9),
         ],
+        // looks → word: "every token from the second on puts over 0.9 … on its left neighbour".
+        opening: weight(0, 2, 1),
     },
     Source {
         key: "sink",
@@ -225,6 +274,8 @@ const SOURCES: [Source; 6] = [
             claim(0, 7, &[0], 0.9),
             claim(0, 8, &[7], 0.95),
         ],
+        // time → once: "Even time … falls back on once".
+        opening: weight(0, 3, 0),
     },
     Source {
         key: "same-word",
@@ -240,5 +291,40 @@ const SOURCES: [Source; 6] = [
             claim(0, 6, &[0, 3, 6], 0.95),
             claim(0, 7, &[1, 4, 7], 0.95),
         ],
+        // the second rose → the first: "the three roses … share the weight, about 0.33 each".
+        opening: weight(0, 4, 1),
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_opens_on_a_weight_its_claims_check() {
+        for preset in all() {
+            let o = preset.opening;
+            assert_eq!(o.stage(), Stage::Softmax, "{}", preset.key);
+            let claimed = preset
+                .claims
+                .iter()
+                .any(|c| c.head == o.head() && c.query == o.row && c.keys.contains(&o.col));
+            assert!(claimed, "{} opens on a cell no claim checks", preset.key);
+            let trace = forward(&preset.inputs()).unwrap();
+            assert!(
+                o.matrix.value(&trace, o.row, o.col).is_some(),
+                "{}",
+                preset.key
+            );
+        }
+    }
+
+    #[test]
+    fn a_preset_opens_on_the_row_its_caption_names() {
+        let first = find("first-look").unwrap();
+        let trace = forward(&first.inputs()).unwrap();
+        assert_eq!(trace.tokens[first.opening.row], "hungry");
+        assert_eq!(trace.tokens[first.opening.col], "I");
+        assert!(first.caption.contains("the row for hungry"));
+    }
+}

@@ -1,8 +1,9 @@
 //! Editable grids for the embeddings and the four projection matrices.
 
-use crate::attention::{Init, WeightName};
+use crate::attention::{Init, MatrixId, WeightName};
 use crate::plot::{band_color, parse_cell};
 use crate::state::{EditTarget, Model};
+use crate::words::matrix_help;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -51,6 +52,14 @@ fn focus_cell(target: EditTarget, r: usize, c: usize) {
     }
 }
 
+/// The matrix an editor tab changes, as the heatmaps title it.
+fn edited_matrix(target: EditTarget) -> MatrixId {
+    match target {
+        EditTarget::Embeddings => MatrixId::Embeddings,
+        EditTarget::Weight(w) => MatrixId::Weight(w),
+    }
+}
+
 /// Tabs with one editor per matrix.
 #[component]
 pub fn MatrixEditors(
@@ -58,6 +67,11 @@ pub fn MatrixEditors(
     model: RwSignal<Model>,
 ) -> impl IntoView {
     let selected = RwSignal::new(EditTarget::Weight(WeightName::Q));
+    // The tab whose help shows: under the pointer, else the focused one. The tips sit outside
+    // the tab list, which may hold tabs only.
+    let hovered = RwSignal::new(None::<EditTarget>);
+    let focused = RwSignal::new(None::<EditTarget>);
+    let tip_shown = move |t: EditTarget| hovered.get().or(focused.get()) == Some(t);
     view! {
         <section class="panel editors" aria-labelledby="editors-title">
             <h2 id="editors-title" class="panel-title">"Matrices"</h2>
@@ -70,9 +84,24 @@ pub fn MatrixEditors(
                         data-testid=format!("editor-tab-{}", t.key())
                         aria-selected=move || (selected.get() == t).to_string()
                         aria-controls="editor-panel"
+                        aria-describedby=format!("help-tab-{}", t.key())
                         tabindex=move || if selected.get() == t { "0" } else { "-1" }
-                        on:click=move |_| selected.set(t)
+                        on:click=move |_| {
+                            selected.set(t);
+                            // Chosen: the help has done its job (and a tap leaves no hover).
+                            hovered.set(None);
+                            focused.set(None);
+                        }
+                        on:mouseenter=move |_| hovered.set(Some(t))
+                        on:mouseleave=move |_| hovered.set(None)
+                        on:focus=move |_| focused.set(Some(t))
+                        on:blur=move |_| focused.set(None)
                         on:keydown=move |ev: web_sys::KeyboardEvent| {
+                            if ev.key() == "Escape" {
+                                hovered.set(None);
+                                focused.set(None);
+                                return;
+                            }
                             let i = EditTarget::ALL.iter().position(|x| *x == t).unwrap_or(0);
                             let n = EditTarget::ALL.len();
                             let next = match ev.key().as_str() {
@@ -100,6 +129,14 @@ pub fn MatrixEditors(
                             None => t.label().into_any(),
                         }}
                     </button>
+                }.into_any()).collect_view()}
+            </div>
+            <div class="tab-tips">
+                {EditTarget::ALL.into_iter().map(|t| view! {
+                    <span role="tooltip" id=format!("help-tab-{}", t.key()) class="help-tip"
+                        class:shown=move || tip_shown(t) data-testid=format!("tip-tab-{}", t.key())>
+                        {matrix_help(edited_matrix(t))}
+                    </span>
                 }.into_any()).collect_view()}
             </div>
             <div id="editor-panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", selected.get().key())>

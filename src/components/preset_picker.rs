@@ -1,16 +1,35 @@
 //! A menu of named scenarios whose weights make a head do something recognisable.
 
+use super::context::{Selection, SelectionContext};
+use crate::attention::Stage;
+use crate::panels::panel_name;
 use crate::presets;
 use crate::state::Model;
 use leptos::prelude::*;
 
-/// The preset menu and the caption of the preset last loaded.
+/// Captions longer than this many characters, title included, are folded to two lines with a
+/// "more" button: two lines of the narrowest column hold about this much.
+pub const FOLDED_CAPTION_CHARS: usize = 90;
+
+/// Whether a caption with this title is long enough to fold.
+pub fn caption_folds(title: &str, caption: &str) -> bool {
+    title.chars().count() + 1 + caption.chars().count() > FOLDED_CAPTION_CHARS
+}
+
+/// The preset menu and the caption of the preset last loaded. Loading a preset opens the stage
+/// and head its caption talks about, with the cell it names selected and explained.
 #[component]
 pub fn PresetPicker(
     /// The model a preset replaces.
     model: RwSignal<Model>,
+    /// The stage shown.
+    stage: RwSignal<Stage>,
+    /// The head shown.
+    head: RwSignal<usize>,
 ) -> impl IntoView {
+    let picked = use_context::<SelectionContext>();
     let loaded = RwSignal::new(None::<&'static presets::Preset>);
+    let expanded = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let on_change = move |ev| {
         let key = event_target_value(&ev);
@@ -19,8 +38,19 @@ pub fn PresetPicker(
         };
         match preset.scenario().to_model() {
             Ok(m) => {
+                let opening = preset.opening;
                 model.set(m);
+                stage.set(opening.stage());
+                head.set(opening.head());
+                if let Some(picked) = picked {
+                    picked.selection.set(Some(Selection {
+                        panel: panel_name(opening.matrix),
+                        row: opening.row,
+                        col: opening.col,
+                    }));
+                }
                 loaded.set(Some(preset));
+                expanded.set(false);
                 error.set(None);
             }
             Err(e) => error.set(Some(e.to_string())),
@@ -37,13 +67,42 @@ pub fn PresetPicker(
                 }.into_any()).collect_view()}
             </select>
             <p class="error" role="alert">{move || error.get()}</p>
-            {move || loaded.get().map(|p| view! {
-                <div class="preset-caption" data-testid="preset-caption">
-                    <p><strong>{p.title.clone()}</strong> " " {p.caption.clone()}</p>
-                    <button type="button" class="explain-close" aria-label="Hide the caption"
-                        on:click=move |_| loaded.set(None)>"×"</button>
-                </div>
-            }.into_any())}
+            {move || loaded.get().map(|p| {
+                let folds = caption_folds(&p.title, &p.caption);
+                view! {
+                    <div class="preset-caption" data-testid="preset-caption">
+                        <div class="preset-caption-body">
+                            <p id="preset-caption-text" data-testid="preset-caption-text"
+                                class:folded=move || folds && !expanded.get()>
+                                <strong>{p.title.clone()}</strong> " " {p.caption.clone()}
+                            </p>
+                            {folds.then(|| view! {
+                                <button type="button" class="caption-more" data-testid="caption-more"
+                                    aria-expanded=move || expanded.get().to_string()
+                                    aria-controls="preset-caption-text"
+                                    on:click=move |_| expanded.update(|e| *e = !*e)>
+                                    {move || if expanded.get() { "less" } else { "more" }}
+                                </button>
+                            })}
+                        </div>
+                        <button type="button" class="explain-close" aria-label="Hide the caption"
+                            on:click=move |_| loaded.set(None)>"×"</button>
+                    </div>
+                }
+            })}
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_caption_folds_and_a_short_one_does_not() {
+        for p in presets::all() {
+            assert!(caption_folds(&p.title, &p.caption), "{}", p.key);
+        }
+        assert!(!caption_folds("Short", "A caption of one line."));
     }
 }

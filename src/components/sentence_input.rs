@@ -1,6 +1,6 @@
 //! The sentence box and its token chips.
 
-use crate::attention::{tokenize, MAX_TOKENS};
+use crate::attention::{tokenize, Stage, MAX_TOKENS};
 use crate::state::Model;
 use leptos::prelude::*;
 
@@ -10,6 +10,10 @@ use leptos::prelude::*;
 pub fn SentenceInput(
     /// The model to update.
     model: RwSignal<Model>,
+    /// The stage shown, which a preset sets.
+    stage: RwSignal<Stage>,
+    /// The head shown, which a preset sets.
+    head: RwSignal<usize>,
 ) -> impl IntoView {
     let text = RwSignal::new(model.get_untracked().sentence);
     let error = RwSignal::new(None::<String>);
@@ -36,7 +40,7 @@ pub fn SentenceInput(
     view! {
         <section class="panel sentence" aria-labelledby="sentence-label">
             <label id="sentence-label" for="sentence-input" class="panel-title">"Sentence"</label>
-            <super::preset_picker::PresetPicker model />
+            <super::preset_picker::PresetPicker model stage head />
             <input
                 id="sentence-input"
                 data-testid="sentence-input"

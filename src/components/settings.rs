@@ -1,10 +1,27 @@
 //! Model width, heads, mask, positions, scale mode and temperature.
 
+use super::help::Help;
 use crate::attention::{Config, ScaleMode, D_MODEL_RANGE, TEMPERATURE_RANGE};
 use crate::plot::parse_cell;
 use crate::state::Model;
-use crate::words::scale_mode_label;
+use crate::words::{scale_mode_label, setting_help, Setting};
 use leptos::prelude::*;
+
+/// A setting's name and its "?" help, in the first column of the grid.
+fn setting_name(setting: Setting, control: Option<&'static str>) -> impl IntoView {
+    let name = setting.name();
+    let label = match control {
+        Some(id) => view! { <label for=id>{name}</label> }.into_any(),
+        None => view! { <span id=format!("{}-name", setting.key())>{name}</span> }.into_any(),
+    };
+    view! {
+        <span class="setting-name">
+            {label}
+            <Help id=setting.key() text=setting_help(setting) label=format!("About {name}")
+                class="help-icon">"?"</Help>
+        </span>
+    }
+}
 
 /// The settings form. Only valid choices are offered; a bad temperature shows a message and is
 /// not applied.
@@ -61,16 +78,18 @@ pub fn Settings(
         <section class="panel settings" aria-labelledby="settings-title">
             <h2 id="settings-title" class="panel-title">"Settings"</h2>
             <div class="settings-grid">
-                <label for="d-model">"d_model"</label>
+                {setting_name(Setting::DModel, Some("d-model"))}
                 <select id="d-model" data-testid="d-model" on:change=set_d_model
+                    aria-describedby="help-d-model"
                     prop:value=move || config.get().d_model.to_string()>
                     {D_MODEL_RANGE.map(|d| view! {
                         <option value=d.to_string() selected=move || config.get().d_model == d>{d}</option>
                     }.into_any()).collect_view()}
                 </select>
 
-                <label for="n-heads">"Heads"</label>
+                {setting_name(Setting::Heads, Some("n-heads"))}
                 <select id="n-heads" data-testid="n-heads" on:change=set_heads
+                    aria-describedby="help-heads"
                     prop:value=move || config.get().n_heads.to_string()>
                     {move || {
                         let c = config.get();
@@ -82,21 +101,30 @@ pub fn Settings(
                     }}
                 </select>
 
-                <label for="scale-mode">"Scale"</label>
+                {setting_name(Setting::DK, None)}
+                <output data-testid="d-k" aria-labelledby="d-k-name">
+                    {move || {
+                        let c = config.get();
+                        format!("{} (d_model ÷ heads)", c.d_model / c.n_heads.max(1))
+                    }}
+                </output>
+
+                {setting_name(Setting::Scale, Some("scale-mode"))}
                 <select id="scale-mode" data-testid="scale-mode" on:change=set_scale
+                    aria-describedby="help-scale"
                     prop:value=move || config.get().scale.key().to_string()>
                     {ScaleMode::ALL.into_iter().map(|s| view! {
                         <option value=s.key() selected=move || config.get().scale == s>{scale_mode_label(s)}</option>
                     }.into_any()).collect_view()}
                 </select>
 
-                <label for="temperature">"Temperature"</label>
+                {setting_name(Setting::Temperature, Some("temperature"))}
                 <div>
                     <input id="temperature" data-testid="temperature" type="text" inputmode="decimal"
                         prop:value=move || config.get().temperature.to_string()
                         on:change=set_temperature
                         aria-invalid=move || temperature_error.with(|e| e.is_some().to_string())
-                        aria-describedby="temperature-error" />
+                        aria-describedby="help-temperature temperature-error" />
                     <p id="temperature-error" class="error" role="alert" data-testid="temperature-error">
                         {move || temperature_error.get()}
                     </p>

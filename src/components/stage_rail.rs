@@ -1,8 +1,12 @@
-//! Where you are among the ten stages, and how to move: rail, Previous/Next, Play.
+//! Where you are among the ten stages, and how to move: rail, Previous/Next, Play; and where
+//! the last edit changed numbers you have not seen.
 
 use super::context::ui_context;
 use crate::attention::Stage;
-use crate::words::{stage_name, stage_progress, stage_rail_name};
+use crate::changes::Trail;
+use crate::words::{
+    edit_note, go_to_stage, stage_name, stage_progress, stage_rail_name, CHANGED_BY_EDIT,
+};
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -11,7 +15,10 @@ use std::time::Duration;
 pub fn StageRail(
     /// The current stage.
     stage: RwSignal<Stage>,
+    /// The last edit and the stages it changed that the learner has not seen yet.
+    trail: Memo<Trail>,
 ) -> impl IntoView {
+    let marked = move |s: Stage| trail.with(|t| t.unseen.is_marked(s));
     view! {
         <nav class="rail" aria-label="Stages">
             <ol>
@@ -21,6 +28,8 @@ pub fn StageRail(
                             type="button"
                             data-testid=format!("stage-{}", s.key())
                             class:done={move || stage.get() > s}
+                            class:changed=move || marked(s)
+                            data-changed=move || marked(s).to_string()
                             aria-current=move || (stage.get() == s).then_some("step")
                             title=stage_name(s)
                             on:click=move |_| stage.set(s)
@@ -30,11 +39,41 @@ pub fn StageRail(
                             <span class="visually-hidden">{stage_rail_name(s).0}</span>
                             <span class="rail-name">{stage_rail_name(s).1}</span>
                             <span class="visually-hidden">{stage_rail_name(s).2}</span>
+                            {move || marked(s).then(|| view! {
+                                <span class="rail-changed" aria-hidden="true"></span>
+                                <span class="visually-hidden">{format!(", {CHANGED_BY_EDIT}")}</span>
+                            })}
                         </button>
                     </li>
                 }.into_any()).collect_view()}
             </ol>
         </nav>
+    }
+}
+
+/// Where the last edit matters, on a stage it does not change, with a button that goes there.
+#[component]
+pub fn EditNote(
+    /// The current stage.
+    stage: RwSignal<Stage>,
+    /// The last edit and the stages it changed that the learner has not seen yet.
+    trail: Memo<Trail>,
+) -> impl IntoView {
+    let pointer = move || {
+        let current = stage.get();
+        trail.with(|t| t.unseen.pointer(current))
+    };
+    view! {
+        <div class="edit-note-region" role="status">
+            {move || pointer().map(|(edited, next)| view! {
+                <p class="edit-note" data-testid="edit-note">
+                    <span>{edit_note(edited, next)}</span>
+                    <button type="button" data-testid="edit-note-go" on:click=move |_| stage.set(next)>
+                        {go_to_stage(next)}
+                    </button>
+                </p>
+            })}
+        </div>
     }
 }
 

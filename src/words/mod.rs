@@ -1,6 +1,6 @@
 //! Everything a learner reads: the stages' names, formulas (as text and as MathML),
 //! explanations, shapes and notes; the arithmetic behind a cell; the what-if lab's texts; the
-//! handout's sentences; preset claims and menu labels; and how numbers and matrices are written.
+//! handout's sentences; the first minutes' guidance and one-line help; preset claims and menu labels; and how numbers and matrices are written.
 //! A teacher who wants to reword the app, or translate it, edits this module.
 //!
 //! The presets' titles and captions are data: they stay with their numbers in
@@ -10,6 +10,7 @@
 //! the plots or the components, which read it.
 
 mod explain;
+mod guide;
 mod handout;
 mod matrices;
 mod number;
@@ -19,6 +20,9 @@ mod stages;
 mod whatif;
 
 pub use explain::{explain, Explanation, NO_CELL};
+pub use guide::{
+    edit_note, go_to_stage, matrix_help, setting_help, Setting, CHANGED_BY_EDIT, START_HERE,
+};
 pub use handout::{
     configuration, configuration_warning, handout_stage_note, handout_title, head_heading,
     matrix_description, matrix_symbol, rounding_remark, ConfigLine, CONFIGURATION, FORMULA,

@@ -11,8 +11,10 @@ mod queue;
 mod table;
 
 use super::context::{ui_context, Selection, SelectionContext};
+use super::help::Help;
 use crate::attention::Matrix;
 use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
+use crate::words::matrix_help;
 use export::ImageFormat;
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -394,7 +396,17 @@ pub fn HeatmapView(
     view! {
         <figure class="heatmap" data-testid=format!("panel-{name}")>
             <figcaption>
-                <span class="heatmap-title">{title.clone()}</span>
+                {match crate::panels::parse(&name) {
+                    Some(matrix) => {
+                        let shown = title.clone();
+                        view! {
+                            <Help id=format!("panel-{name}") text=matrix_help(matrix) class="heatmap-title">
+                                {shown}
+                            </Help>
+                        }.into_any()
+                    }
+                    None => view! { <span class="heatmap-title">{title.clone()}</span> }.into_any(),
+                }}
                 <span class="heatmap-shape">{shape}</span>
                 <span class="heatmap-export">
                     <button type="button" data-testid=format!("export-png-{name}") on:click=export_png

@@ -5,6 +5,7 @@ use crate::attention::Stage;
 use crate::panels::panel_name;
 use crate::presets;
 use crate::state::Model;
+use crate::words::claim_broken_text;
 use leptos::prelude::*;
 
 /// Captions longer than this many characters, title included, are folded to two lines with a
@@ -31,6 +32,23 @@ pub fn PresetPicker(
     let loaded = RwSignal::new(None::<&'static presets::Preset>);
     let expanded = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    // The caption's claims, checked again after every edit: what no longer holds, with the
+    // numbers found instead.
+    let broken = Memo::new(move |_| {
+        let preset = loaded.get()?;
+        let trace = model.with(|m| m.trace().ok())?;
+        let found: Vec<String> = preset
+            .claims
+            .iter()
+            .filter_map(|c| c.check(&trace).err())
+            .collect();
+        (!found.is_empty()).then(|| {
+            found
+                .into_iter()
+                .map(|f| claim_broken_text(&f))
+                .collect::<Vec<_>>()
+        })
+    });
     let on_change = move |ev| {
         let key = event_target_value(&ev);
         let Some(preset) = presets::find(&key) else {
@@ -76,6 +94,11 @@ pub fn PresetPicker(
                                 class:folded=move || folds && !expanded.get()>
                                 <strong>{p.title.clone()}</strong> " " {p.caption.clone()}
                             </p>
+                            {move || broken.get().map(|lines| view! {
+                                <p class="caption-broken" role="status" data-testid="caption-broken">
+                                    {lines.join(" ")}
+                                </p>
+                            })}
                             {folds.then(|| view! {
                                 <button type="button" class="caption-more" data-testid="caption-more"
                                     aria-expanded=move || expanded.get().to_string()

@@ -30,7 +30,7 @@ pub use handout::{
 };
 pub use matrices::{cell_kind, cell_name, col_label, dim, label, row_label, token};
 pub use number::{format_value, subscript};
-pub use presets::claim_text;
+pub use presets::{claim_broken_text, claim_text};
 pub use settings::{scale_mode_label, word_order_text};
 pub use stages::{
     projection_part_name, shape_text, stage_explanation, stage_formula, stage_formula_mathml,

@@ -25,6 +25,12 @@ pub fn claim_text(
     )
 }
 
+/// What a preset's caption says once an edit has broken one of its claims; `found` is the
+/// claim with what the numbers show now.
+pub fn claim_broken_text(found: &str) -> String {
+    format!("Your edits changed what this caption describes: {found}.")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -124,3 +124,20 @@ test("with no mistake on, the reference side stays standard attention whatever t
   await expect.poll(async () => JSON.stringify(await app.tableValues("whatif-shown"))).not.toBe(JSON.stringify(standard));
   expect(await app.tableValues("whatif-correct")).toEqual(standard);
 });
+
+test("a preset's caption says so when an edit breaks what it promises, and recovers", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("preset").selectOption("pronoun");
+  await expect(page.getByTestId("preset-caption")).toContainText("sushi");
+  await expect(page.getByTestId("caption-broken")).toHaveCount(0);
+  // A hot softmax flattens every row: no token keeps most of its weight on one other.
+  await page.getByTestId("temperature").fill("10");
+  await page.getByTestId("temperature").press("Enter");
+  const broken = page.getByTestId("caption-broken");
+  await expect(broken).toContainText("Your edits changed what this caption describes");
+  await expect(broken).toContainText("“it”");
+  await expect(broken).toContainText(/found 0\.\d+ in total/);
+  await page.getByTestId("temperature").fill("1");
+  await page.getByTestId("temperature").press("Enter");
+  await expect(broken).toHaveCount(0);
+});

@@ -260,3 +260,79 @@ fn same_word_copies_share_their_weight_evenly() {
     let m = weights(&moved, 0);
     assert!((m[(1, 1)] - m[(1, 7)]).abs() > 0.1);
 }
+
+#[test]
+fn sink_copies_the_first_tokens_value_into_almost_every_context_unless_w_v_drops_it() {
+    let p = preset("sink");
+    let t = trace("sink");
+    let caption = &p.caption;
+    assert!(!caption.contains("harmless to look"), "{caption}");
+    assert!(caption.contains("between 0.93 and 1 for every word but dragon"));
+    let context = &t.heads[0].context;
+    let dragon = t.tokens.iter().position(|w| w == "dragon").unwrap();
+    for i in 0..t.seq_len() {
+        let d1 = context[(i, 0)];
+        if i == dragon {
+            assert!(d1 < 0.1, "dragon's d1 {d1}");
+        } else {
+            assert!(
+                (0.925..=1.0 + TOL).contains(&d1),
+                "{}: d1 {d1}",
+                t.tokens[i]
+            );
+        }
+    }
+    // The first row of W_v zeroed: d1 of every context is 0, every other column unchanged.
+    let mut inputs = p.inputs();
+    inputs.weights.w_v.row_mut(0).fill(0.0);
+    let quiet = forward(&inputs).unwrap();
+    let quiet_context = &quiet.heads[0].context;
+    for i in 0..t.seq_len() {
+        assert_close(quiet_context[(i, 0)], 0.0, "d1 without the sink's value");
+        for j in 1..4 {
+            assert_close(quiet_context[(i, j)], context[(i, j)], "other columns");
+        }
+    }
+}
+
+#[test]
+fn same_word_stops_being_a_same_word_head_with_positional_encoding() {
+    let p = preset("same-word");
+    assert!(p.caption.contains("stops being a same-word head at all"));
+    assert!(p.caption.contains("about 0.9 of its weight on roses"));
+    let mut inputs = p.inputs();
+    inputs.config.positional_encoding = true;
+    let t = forward(&inputs).unwrap();
+    let w = weights(&t, 0);
+    let own_word = |i: usize| -> f64 {
+        (0..t.seq_len())
+            .filter(|&j| t.tokens[j] == t.tokens[i])
+            .map(|j| w[(i, j)])
+            .sum()
+    };
+    // The first a now looks at roses, not at a.
+    let roses: f64 = (0..t.seq_len())
+        .filter(|&j| t.tokens[j] == "rose")
+        .map(|j| w[(0, j)])
+        .sum();
+    assert!((roses - 0.9).abs() < 0.05, "{roses}");
+    assert!(own_word(0) < 0.5);
+    // Several rows no longer put most of their weight on their own word.
+    assert!((0..t.seq_len()).filter(|&i| own_word(i) < 0.5).count() >= 3);
+}
+
+#[test]
+fn pronoun_head_two_looks_at_me_but_brings_nothing_back() {
+    let p = preset("pronoun");
+    assert!(p.caption.contains("head 2 brings nothing back from me"));
+    let t = trace("pronoun");
+    let (happy, me) = (7, 6);
+    assert_eq!(
+        (t.tokens[happy].as_str(), t.tokens[me].as_str()),
+        ("happy", "me")
+    );
+    assert!((weights(&t, 1)[(happy, me)] - 0.93).abs() < 0.01);
+    // Head 2's slice of V (d5–d8) is all zeros for me, so happy's head-2 context is near 0.
+    assert!(t.heads[1].v.row(me).iter().all(|&v| v == 0.0));
+    assert!(t.heads[1].context.row(happy).iter().all(|v| v.abs() < 0.05));
+}

@@ -205,7 +205,7 @@ fn readable_zoom() -> f64 {
 }
 
 /// The smallest an operand is drawn, as a share of its result's zoom.
-const LEAST_GIVEN_SHARE: f64 = 0.3;
+const LEAST_GIVEN_SHARE: f64 = 0.25;
 
 /// Measures the page at zooms chosen by bisection and returns the largest (zoom, operand share)
 /// at which the stage fits:

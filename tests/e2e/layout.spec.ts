@@ -359,3 +359,27 @@ for (const viewport of [
     expect(view.overflow, "the whole number shows").toBeLessThanOrEqual(0);
   });
 }
+
+test("at 1024×768 every setting shows its whole value in the narrow inputs column", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto();
+  for (const id of ["d-model", "n-heads", "scale-mode"]) {
+    const room = await page.getByTestId(id).evaluate((select: HTMLSelectElement) => {
+      const probe = document.createElement("span");
+      probe.textContent = select.selectedOptions[0].textContent;
+      probe.style.font = getComputedStyle(select).font;
+      probe.style.whiteSpace = "nowrap";
+      document.body.append(probe);
+      const text = probe.getBoundingClientRect().width;
+      probe.remove();
+      // Room for the text: the box less its padding and the menu's arrow.
+      return select.clientWidth - 40 - text;
+    });
+    expect(room, `${id} holds its value`).toBeGreaterThanOrEqual(0);
+  }
+  const dk = await box(page.getByTestId("d-k"));
+  expect(dk.height, "d_k on one line").toBeLessThan(30);
+  const presets = await box(page.getByTestId("preset"));
+  const panel = await box(page.locator(".controls .panel").first());
+  expect(presets.x + presets.width, "the preset menu inside its panel").toBeLessThanOrEqual(panel.x + panel.width);
+});

@@ -281,6 +281,19 @@ test("on a phone the stage comes first, the actions fold into one menu and the s
   expectInside(await box(page.getByTestId("export-trace-json")), viewport, "an export in the menu");
   await page.getByTestId("actions-menu").click();
   await expect(page.getByTestId("copy-link")).toBeHidden();
+  // Below the stage, the inputs' small controls are touch targets too.
+  const targets = [
+    page.locator(".heatmap-export button").first(),
+    page.getByTestId("causal"),
+    page.getByTestId("positional"),
+    page.getByTestId("cell-w_q-0-0"),
+  ];
+  for (const target of targets) {
+    await target.scrollIntoViewIfNeeded();
+    const b = await box(target);
+    expect(Math.min(b.width, b.height), `${await target.evaluate((el) => el.outerHTML.slice(0, 60))}`).toBeGreaterThanOrEqual(24);
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.evaluate(() => window.scrollTo(0, 0));
   await app.screenshot("phone-375x812");
 });

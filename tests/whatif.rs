@@ -13,6 +13,7 @@ use attention_lens::attention::whatif::{
 use attention_lens::attention::{
     AttentionError, Config, Inputs, Matrix, ScaleMode, Stage, Weights,
 };
+use attention_lens::words::comparison_summary;
 
 const TOL: f64 = 1e-6;
 
@@ -345,7 +346,7 @@ fn the_naive_softmax_gives_nan_on_huge_scores_where_the_stable_one_sums_to_one()
     }
     assert!(c.max_output_change().is_nan());
     assert!(altered.saturation.mean_max_weight.is_nan());
-    let summary = attention_lens::words::comparison_summary(&c, 0).join(" ");
+    let summary = comparison_summary(&c, 0).join(" ");
     assert!(summary.contains("1 of 2 rows turned into NaN"), "{summary}");
     assert!(
         summary.contains("The other rows stayed within the limits"),
@@ -442,4 +443,62 @@ fn the_saturation_series_is_reproducible_from_its_seed() {
         a[1]
     );
     assert!(saturation_by_head_dim(&[0], 42, ScaleMode::None).is_empty());
+}
+
+/// Two tokens whose scores are S = [[2, 0], [0, 1]] in one head of width d_k = 4 (see
+/// `two_tokens_for_overflow`), with or without the causal mask.
+fn two_tokens(causal: bool) -> Inputs {
+    let x = Matrix::from_row_slice(2, 4, &[1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    one_head(x, Matrix::identity(4, 4), Matrix::identity(4, 4), causal)
+}
+
+#[test]
+fn dividing_by_d_k_instead_of_its_root_flattens_the_weights() {
+    let c = compare(&two_tokens(false), WhatIf::ScaleByHeadDim).unwrap();
+    // Correct: S/√4 = [[1, 0], [0, 0.5]]. Mistake: S/4 = [[0.5, 0], [0, 0.25]].
+    let altered = &c.altered.heads[0];
+    assert_close(altered.scaled[(0, 0)], 0.5, "S/d_k");
+    assert_close(altered.scaled[(1, 1)], 0.25, "S/d_k");
+    assert_close(c.altered.scale_divisor, 4.0, "divisor d_k");
+    // Row 0: e/(e + 1) ≈ 0.731 correct, e^0.5/(e^0.5 + 1) ≈ 0.622 with the mistake.
+    assert_close(weight(&c, false, 0, 0), e() / (e() + 1.0), "correct row 0");
+    let half = 0.5f64.exp();
+    assert_close(weight(&c, true, 0, 0), half / (half + 1.0), "d_k row 0");
+    let summary = comparison_summary(&c, 0).join(" ");
+    assert!(
+        summary.contains("0.68 correct, 0.59 with the mistake"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_softmax_sum_that_repeats_one_term_gives_one_over_n_and_nan_under_the_mask() {
+    let c = compare(&two_tokens(false), WhatIf::RepeatedDenominator).unwrap();
+    // exp(z_ij) / (2·exp(z_ij)) = 1/2 in every cell, whatever the scores.
+    for i in 0..2 {
+        for j in 0..2 {
+            assert_eq!(weight(&c, true, i, j), 0.5);
+        }
+    }
+    // First row, first key: 2·e¹ ≈ 5.44 repeated, e¹ + e⁰ ≈ 3.72 as it should be.
+    let (wrong, right) = c.first_row_denominators(0).unwrap();
+    assert_close(wrong, 2.0 * e(), "repeated sum");
+    assert_close(right, e() + 1.0, "right sum");
+    let summary = comparison_summary(&c, 0).join(" ");
+    assert!(
+        summary.contains("the repeated sum is 5.44, the right one 3.72"),
+        "{summary}"
+    );
+
+    // Under the mask token 0 cannot see token 1: exp(−∞)/(2·exp(−∞)) = 0/0.
+    let c = compare(&two_tokens(true), WhatIf::RepeatedDenominator).unwrap();
+    let altered = &c.altered.heads[0];
+    assert_eq!(altered.weights[(0, 0)], 0.5);
+    assert!(altered.weights[(0, 1)].is_nan());
+    assert_eq!(altered.non_finite, vec![(0, 1)]);
+    let summary = comparison_summary(&c, 0).join(" ");
+    assert!(
+        summary.contains("1 of 2 rows turned into NaN: a hidden key gives 0/0"),
+        "{summary}"
+    );
 }

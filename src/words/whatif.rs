@@ -38,6 +38,8 @@ pub fn whatif_label(what: WhatIf) -> &'static str {
         WhatIf::NoCausalMask => "Switch off the causal mask",
         WhatIf::Temperature(_) => "Change the softmax temperature",
         WhatIf::UnstableSoftmax => "Softmax without subtracting the maximum",
+        WhatIf::ScaleByHeadDim => "Divide by d_k instead of √d_k",
+        WhatIf::RepeatedDenominator => "Softmax whose sum repeats one term",
     }
 }
 
@@ -50,6 +52,8 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
         WhatIf::NoCausalMask => "The causal mask is switched off, so each token can attend to the tokens after it. In a model that predicts the next word this is cheating: during training the word to be predicted is right there in the input, so the model learns to copy it rather than predict it, and when the model generates text those future words do not exist yet. The highlighted cells are the leaks: every cell above the diagonal that now has a positive weight is a token looking at its own future. The weight they take is missing from the earlier tokens, so even the allowed weights change.",
         WhatIf::Temperature(_) => "The scaled scores are divided by a temperature T before the softmax. Below 1 the gaps between scores are magnified and each row sharpens towards its single highest score; as T approaches 0 the row becomes all-or-nothing. Above 1 the gaps shrink and each row flattens; as T grows every weight approaches 1 divided by the number of visible tokens. Attention itself uses T = 1; a language model uses a temperature the same way when it picks its next word, to make its choice bolder or more random. The entropy of a row measures how spread out it is, and it falls as T falls.",
         WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score, and in 32-bit floats (f32), as models compute. In exact arithmetic that gives the same answer, but float numbers have limits: in f32, exp(z) overflows to infinity once z is above about 88.7 (in 16-bit floats, above about 11.1), and infinity divided by infinity is NaN, not a number; if every score in a row is below about −104 in f32, every exp rounds to 0 and 0 divided by 0 is NaN too. Toy scores are far too small for that, so both sides here use scores 100 times larger (W_q is multiplied by 100), a size that untrained or unscaled models do reach. The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a row with a score past the limit turns into NaN, and the NaN spreads into every number computed from that row; rows whose scores all stay within the limits come out right.",
+        WhatIf::ScaleByHeadDim => "The scores are divided by d_k, the head width itself, instead of its square root. A dot product of d_k terms has a typical size of √d_k, not d_k: the terms' spreads add up in variance, not in size. So dividing by d_k over-corrects: the typical score becomes 1/√d_k, smaller the wider the head, and the softmax flattens towards 1 divided by the number of tokens, so the head can hardly prefer one token to another. With d_k = 1 the two agree; with d_k = 4 the scores come out 2 times too small, with d_k = 64 8 times. Compare the mean largest weight per row on both sides.",
+        WhatIf::RepeatedDenominator => "The softmax is written exp(z_ij) / Σ_j′ exp(z_ij): the sum runs over j′, but its term still says j, so it adds up n copies of the numerator's own exp instead of one exp per key. Every weight is then exp(z_ij) / (n·exp(z_ij)) = 1/n, whatever the scores. Each row still sums to 1, so nothing looks wrong, but the scores have been thrown away and every token attends to all n tokens equally. Under the causal mask it is worse: a hidden key gives exp(−∞) / (n·exp(−∞)) = 0/0, which is NaN. The right denominator, Σ_j′ exp(z_ij′), adds one term per key and is the same for the whole row; the summary shows both for the first row.",
     }
 }
 
@@ -87,6 +91,15 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
                 sums.join(", ")
             ));
         }
+        if c.what == WhatIf::RepeatedDenominator {
+            if let Some((wrong, right)) = c.first_row_denominators(h) {
+                lines.push(format!(
+                    "First row, first key: the repeated sum is {}, the right one {}.",
+                    format_value(wrong, 2),
+                    format_value(right, 2)
+                ));
+            }
+        }
         if !head.future_dependent.is_empty() {
             lines.push(format!(
                 "Under the causal mask this leaks the future too: {} weights (outlined) are \
@@ -104,9 +117,13 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
             let mut rows: Vec<usize> = head.non_finite.iter().map(|&(r, _)| r).collect();
             rows.dedup();
             let n = head.weights.nrows();
+            let why = if c.what == WhatIf::RepeatedDenominator {
+                "a hidden key gives 0/0"
+            } else {
+                "exp overflowed in f32 without the maximum subtracted"
+            };
             lines.push(format!(
-                "{} of {n} rows turned into NaN: exp overflowed in f32 without the maximum \
-                 subtracted.{}",
+                "{} of {n} rows turned into NaN: {why}.{}",
                 rows.len(),
                 if rows.len() < n {
                     " The other rows stayed within the limits and are right."

@@ -43,6 +43,18 @@ pub fn naive_softmax_rows(z: &Matrix, temperature: f64) -> Matrix {
     out
 }
 
+/// The softmax with the mistake of a denominator that repeats the numerator's term,
+/// `exp(z_ij/T) / Σ_j′ exp(z_ij/T) = exp(z_ij/T) / (n·exp(z_ij/T))`, computed as written: every
+/// visible weight is `1/n` whatever the scores, with `n` the number of keys, and a masked key
+/// gives `exp(−∞) / (n·exp(−∞)) = 0/0 = NaN`. (rows, cols) → (rows, cols)
+pub fn repeated_denominator_rows(z: &Matrix, temperature: f64) -> Matrix {
+    let n = z.ncols() as f64;
+    z.map(|v| {
+        let e = (v / temperature).exp();
+        e / (n * e)
+    })
+}
+
 /// One head of the altered computation, with the flags that show the consequence.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlteredHead {
@@ -148,6 +160,21 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// For [`WhatIf::RepeatedDenominator`]: the denominator of head `h`'s first row at its first
+    /// key as the mistake writes it, `n·exp(z₁₁/T)`, and as it should be, `Σ_j′ exp(z₁j′/T)`,
+    /// both from the correct side's masked scores. `None` for an empty head.
+    pub fn first_row_denominators(&self, h: usize) -> Option<(f64, f64)> {
+        let z = &self.correct.heads.get(h)?.masked;
+        if z.nrows() == 0 || z.ncols() == 0 {
+            return None;
+        }
+        let t = self.correct.config.temperature;
+        let row = z.row(0);
+        let wrong = row.len() as f64 * (row[0] / t).exp();
+        let right = row.iter().map(|v| (v / t).exp()).sum();
+        Some((wrong, right))
+    }
+
     /// The stage where the mistake is made.
     pub fn stage(&self) -> Stage {
         self.what.stage()
@@ -209,6 +236,18 @@ pub fn compare(inputs: &Inputs, what: WhatIf) -> Result<Comparison, AttentionErr
     let correct_inputs = textbook(inputs, what);
     let correct = forward(&correct_inputs)?;
     let altered = match what {
+        WhatIf::RepeatedDenominator => reweigh(&correct, repeated_denominator_rows),
+        WhatIf::ScaleByHeadDim => {
+            // S/d_k is the correct S/√d_k divided once more by √d_k.
+            let extra = (correct.config.head_dim() as f64).sqrt();
+            let mut altered = reweigh(&correct, |z, t| softmax_rows(&(z / extra), t).0);
+            for head in &mut altered.heads {
+                head.scaled /= extra;
+                head.masked /= extra;
+            }
+            altered.scale_divisor = correct.scale_divisor * extra;
+            altered
+        }
         WhatIf::SoftmaxOverColumns => {
             let mut altered = reweigh(&correct, softmax_columns);
             if correct.config.causal {
@@ -226,7 +265,10 @@ pub fn compare(inputs: &Inputs, what: WhatIf) -> Result<Comparison, AttentionErr
                 WhatIf::NoScaling => config.scale = ScaleMode::None,
                 WhatIf::NoCausalMask => config.causal = false,
                 WhatIf::Temperature(t) => config.temperature = t,
-                WhatIf::SoftmaxOverColumns | WhatIf::UnstableSoftmax => {}
+                WhatIf::SoftmaxOverColumns
+                | WhatIf::UnstableSoftmax
+                | WhatIf::RepeatedDenominator
+                | WhatIf::ScaleByHeadDim => {}
             }
             from_trace(forward(&altered_inputs)?, &correct)
         }

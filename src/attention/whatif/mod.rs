@@ -45,6 +45,8 @@ pub enum WhatIf {
     ScaleBySeqLen,
     /// Do not divide the scores at all.
     NoScaling,
+    /// Divide the scores by d_k, with no square root.
+    ScaleByHeadDim,
     /// Normalise each column (key) instead of each row (query).
     SoftmaxOverColumns,
     /// Let every token see the tokens after it.
@@ -53,6 +55,9 @@ pub enum WhatIf {
     Temperature(f64),
     /// Compute `exp(z) / Σ exp(z)` without subtracting the row maximum, on huge scores.
     UnstableSoftmax,
+    /// A softmax whose denominator repeats the numerator's term, `exp(z_ij) / Σ_j′ exp(z_ij)`,
+    /// instead of summing over every key.
+    RepeatedDenominator,
 }
 
 impl WhatIf {
@@ -60,10 +65,12 @@ impl WhatIf {
     pub const DEFAULT_TEMPERATURE: f64 = 0.25;
 
     /// Every mistake, in menu order; the temperature is [`WhatIf::DEFAULT_TEMPERATURE`].
-    pub const ALL: [WhatIf; 6] = [
+    pub const ALL: [WhatIf; 8] = [
         Self::ScaleBySeqLen,
         Self::NoScaling,
+        Self::ScaleByHeadDim,
         Self::SoftmaxOverColumns,
+        Self::RepeatedDenominator,
         Self::NoCausalMask,
         Self::Temperature(Self::DEFAULT_TEMPERATURE),
         Self::UnstableSoftmax,
@@ -83,10 +90,12 @@ impl WhatIf {
         match self {
             Self::ScaleBySeqLen => "scale_by_seq_len",
             Self::NoScaling => "no_scaling",
+            Self::ScaleByHeadDim => "scale_by_head_dim",
             Self::SoftmaxOverColumns => "softmax_over_columns",
             Self::NoCausalMask => "no_causal_mask",
             Self::Temperature(_) => "temperature",
             Self::UnstableSoftmax => "unstable_softmax",
+            Self::RepeatedDenominator => "repeated_denominator",
         }
     }
 
@@ -98,11 +107,12 @@ impl WhatIf {
     /// The stage where the mistake is made.
     pub fn stage(self) -> Stage {
         match self {
-            Self::ScaleBySeqLen | Self::NoScaling => Stage::Scale,
+            Self::ScaleBySeqLen | Self::NoScaling | Self::ScaleByHeadDim => Stage::Scale,
             Self::NoCausalMask => Stage::Mask,
-            Self::SoftmaxOverColumns | Self::Temperature(_) | Self::UnstableSoftmax => {
-                Stage::Softmax
-            }
+            Self::SoftmaxOverColumns
+            | Self::Temperature(_)
+            | Self::UnstableSoftmax
+            | Self::RepeatedDenominator => Stage::Softmax,
         }
     }
 }

@@ -229,7 +229,7 @@ pub fn App() -> impl IntoView {
                     }.into_any())}
                     {move || (!presenting.get() && !embed).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
-                        <WhatIfLab model trace />
+                        <WhatIfLab model trace stage />
                     }.into_any())}
                 </main>
             </div>

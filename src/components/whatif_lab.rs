@@ -6,12 +6,12 @@ use super::heatmap::{HeatmapView, PanelData};
 use crate::attention::whatif::{
     compare, saturation_by_head_dim, standard, Comparison, WhatIf, SATURATION_HEAD_DIMS,
 };
-use crate::attention::{Matrix, ScaleMode, Trace};
+use crate::attention::{Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{Highlight, Palette};
 use crate::state::Model;
 use crate::words::{
-    comparison_summary, correct_title, format_value, no_mistake_text, shown_title,
-    whatif_explanation, whatif_label,
+    comparison_summary, correct_title, format_value, no_mistake_text, shown_title, stage_name,
+    whatif_explanation, whatif_label, MistakePlace, TUTORIAL_MISTAKES,
 };
 use leptos::prelude::*;
 
@@ -28,6 +28,8 @@ pub fn WhatIfLab(
     model: RwSignal<Model>,
     /// The app's trace, shown while no mistake is on.
     trace: Memo<Trace>,
+    /// The stage shown, for the mistakes best seen on a stage.
+    stage: RwSignal<Stage>,
 ) -> impl IntoView {
     // None: the mistake is switched off and the correct result is displayed.
     let active = RwSignal::new(None::<WhatIf>);
@@ -120,6 +122,34 @@ pub fn WhatIfLab(
         <section class="panel whatif" aria-labelledby="whatif-title" data-testid="whatif-lab">
             <h2 id="whatif-title" class="panel-title">"What-if lab"</h2>
             <p class="help">"Break the maths on purpose: switch one mistake on and compare its result with the correct one."</p>
+            <details class="mistakes-read" data-testid="mistakes-read">
+                <summary>"Mistakes you may have read"</summary>
+                <ul>
+                    {TUTORIAL_MISTAKES.iter().enumerate().map(|(i, m)| {
+                        let place = m.place;
+                        let go = move |_| match place {
+                            MistakePlace::WhatIf(w) => active.set(Some(w)),
+                            MistakePlace::Stage(s) => {
+                                stage.set(s);
+                                if let Some(el) = document().get_element_by_id("stage-title") {
+                                    el.scroll_into_view();
+                                }
+                            }
+                        };
+                        let link = match place {
+                            MistakePlace::WhatIf(w) => format!("Switch it on: {}", whatif_label(w)),
+                            MistakePlace::Stage(s) => format!("See stage {}: {}", s.index() + 1, stage_name(s)),
+                        };
+                        view! {
+                            <li>
+                                <strong>{m.read}</strong>" "{m.wrong}" "
+                                <button type="button" class="link-button" data-testid=format!("mistake-{i}")
+                                    on:click=go>{link}</button>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            </details>
             <div class="whatif-toggles" role="group" aria-label="Mistakes">
                 {WhatIf::ALL.into_iter().map(|w| {
                     let key = w.key();

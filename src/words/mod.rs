@@ -38,5 +38,5 @@ pub use stages::{
 };
 pub use whatif::{
     comparison_summary, correct_title, no_mistake_text, shown_title, whatif_explanation,
-    whatif_label,
+    whatif_label, MistakePlace, TutorialMistake, TUTORIAL_MISTAKES,
 };

@@ -4,7 +4,7 @@
 use super::number::{format_value, subscript};
 use super::settings::scale_mode_label;
 use crate::attention::whatif::{is_standard, Comparison, WhatIf};
-use crate::attention::{Config, ScaleMode};
+use crate::attention::{Config, ScaleMode, Stage};
 
 /// What the two sides show while no mistake is switched on, with the learner's `config`.
 pub fn no_mistake_text(config: &Config) -> String {
@@ -29,7 +29,67 @@ pub fn no_mistake_text(config: &Config) -> String {
     }
 }
 
-/// A short label for menus.
+/// Where the app shows a mistake that tutorials make.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MistakePlace {
+    /// A what-if of the lab computes it beside the correct result.
+    WhatIf(WhatIf),
+    /// The stage that computes the step correctly.
+    Stage(Stage),
+}
+
+/// A mistake that tutorials make, as a learner may have read it, what goes wrong, and where the
+/// app shows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TutorialMistake {
+    /// The mistake as it is written.
+    pub read: &'static str,
+    /// Why it is wrong.
+    pub wrong: &'static str,
+    /// Where to see it.
+    pub place: MistakePlace,
+}
+
+/// The mistakes tutorials make, each shown as a mistake.
+pub const TUTORIAL_MISTAKES: [TutorialMistake; 7] = [
+    TutorialMistake {
+        read: "“Divide the scores by the square root of the sequence length.”",
+        wrong: "The size of a dot product depends on d_k, the head width, not on how many tokens there are.",
+        place: MistakePlace::WhatIf(WhatIf::ScaleBySeqLen),
+    },
+    TutorialMistake {
+        read: "“Divide the scores by d_k.”",
+        wrong: "A dot product of d_k terms is about √d_k in size, so dividing by d_k makes the scores √d_k times too small and the weights too flat.",
+        place: MistakePlace::WhatIf(WhatIf::ScaleByHeadDim),
+    },
+    TutorialMistake {
+        read: "“Softmax makes each column sum to 1.”",
+        wrong: "Each row sums to 1: a row is one query sharing out its attention. The columns need not.",
+        place: MistakePlace::WhatIf(WhatIf::SoftmaxOverColumns),
+    },
+    TutorialMistake {
+        read: "A softmax whose sum repeats one term: exp(z_ij) / Σ_j′ exp(z_ij).",
+        wrong: "The sum must add one exp per key, exp(z_ij′); repeating the numerator's term makes every weight 1/n.",
+        place: MistakePlace::WhatIf(WhatIf::RepeatedDenominator),
+    },
+    TutorialMistake {
+        read: "“The score of I for am is q_I · k_I.”",
+        wrong: "It is q_I · k_am, the query of one token with the key of the other. With q_I · k_I every score in a row would be the same, and the row would say nothing about am.",
+        place: MistakePlace::Stage(Stage::Scores),
+    },
+    TutorialMistake {
+        read: "“Mask by setting the future keys to −∞.”",
+        wrong: "The mask replaces scores, not keys. A key is shared by every query, so it would be hidden from earlier and later queries alike, and q · (−∞, …, −∞) is +∞, −∞ or NaN depending on the signs in q. Only the scores above the diagonal become −∞.",
+        place: MistakePlace::Stage(Stage::Mask),
+    },
+    TutorialMistake {
+        read: "Attention that ends with the concatenation, without W_o.",
+        wrong: "Without W_o each output column comes from one head only; W_o mixes the heads' findings into every column of the output.",
+        place: MistakePlace::Stage(Stage::OutputProjection),
+    },
+];
+
+/// A short label for menus./// A short label for menus.
 pub fn whatif_label(what: WhatIf) -> &'static str {
     match what {
         WhatIf::ScaleBySeqLen => "Divide by √seq_len instead of √d_k",
@@ -165,6 +225,20 @@ mod tests {
         texts.sort_unstable();
         texts.dedup();
         assert_eq!(texts.len(), WhatIf::ALL.len());
+    }
+
+    #[test]
+    fn every_tutorial_mistake_has_a_place_and_each_what_if_is_in_the_lab() {
+        for m in TUTORIAL_MISTAKES {
+            assert!(m.read.len() > 10 && m.wrong.len() > 40, "{}", m.read);
+            if let MistakePlace::WhatIf(w) = m.place {
+                assert!(WhatIf::ALL.contains(&w), "{}", w.key());
+            }
+        }
+        let places: Vec<MistakePlace> = TUTORIAL_MISTAKES.iter().map(|m| m.place).collect();
+        assert!(places.contains(&MistakePlace::WhatIf(WhatIf::ScaleByHeadDim)));
+        assert!(places.contains(&MistakePlace::Stage(Stage::Mask)));
+        assert!(places.contains(&MistakePlace::Stage(Stage::OutputProjection)));
     }
 
     #[test]

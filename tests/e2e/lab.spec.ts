@@ -141,3 +141,21 @@ test("a preset's caption says so when an edit breaks what it promises, and recov
   await page.getByTestId("temperature").press("Enter");
   await expect(broken).toHaveCount(0);
 });
+
+test("the mistakes tutorials make are listed, each leading to a what-if or a stage", async ({ app, page }) => {
+  await app.goto();
+  const list = page.getByTestId("mistakes-read");
+  await list.locator("summary").click();
+  await expect(list.locator("li")).toHaveCount(7);
+  await expect(list).toContainText("q_I · k_am");
+  await page.getByTestId("mistake-1").click();
+  await expect(page.getByTestId("whatif-scale_by_head_dim")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("whatif-explanation")).toContainText("dividing by d_k over-corrects");
+  await page.getByTestId("mistake-3").click();
+  await expect(page.getByTestId("whatif-repeated_denominator")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("whatif-summary")).toContainText("the repeated sum is");
+  const uniform = await app.tableValues("whatif-shown");
+  for (const row of uniform) for (const v of row) expect(Math.abs(v - 1 / 3)).toBeLessThan(1e-12);
+  await page.getByTestId("mistake-5").click();
+  await expect(page.getByTestId("stage-title")).toHaveText("Causal mask: off");
+});

@@ -502,3 +502,28 @@ fn a_softmax_sum_that_repeats_one_term_gives_one_over_n_and_nan_under_the_mask()
         "{summary}"
     );
 }
+
+#[test]
+fn leaving_out_w_o_keeps_the_weights_and_ends_at_the_concatenation() {
+    let mut inputs = two_tokens(false);
+    // W_o = 2·I: the correct output is twice the concatenation.
+    inputs.weights.w_o = Matrix::identity(4, 4) * 2.0;
+    let c = compare(&inputs, WhatIf::NoOutputProjection).unwrap();
+    let (correct, altered) = c.weights(0).unwrap();
+    assert_eq!(correct, altered);
+    let (y, without) = c.outputs();
+    assert_eq!(without, &c.correct.concat);
+    assert_eq!(y, &(&c.correct.concat * 2.0));
+    // Row 0 of C: weights [e/(e + 1), 1/(e + 1)] times V = X, so d1 = e/(e + 1).
+    assert_close(without[(0, 0)], e() / (e() + 1.0), "C[0, d1]");
+    assert_close(
+        c.max_output_change(),
+        without.iter().fold(0.0, |m: f64, v| m.max(v.abs())),
+        "largest change = largest |C|",
+    );
+    let summary = comparison_summary(&c, 0).join(" ");
+    assert!(!summary.contains("Mean largest weight"), "{summary}");
+    // With W_o the identity, nothing changes.
+    let c = compare(&two_tokens(false), WhatIf::NoOutputProjection).unwrap();
+    assert_eq!(c.max_output_change(), 0.0);
+}

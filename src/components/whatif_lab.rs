@@ -10,8 +10,8 @@ use crate::attention::{Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{Highlight, Palette};
 use crate::state::Model;
 use crate::words::{
-    comparison_summary, correct_title, format_value, no_mistake_text, shown_title, stage_name,
-    whatif_explanation, whatif_label, MistakePlace, TUTORIAL_MISTAKES,
+    comparison_summary, correct_title, format_value, no_mistake_text, output_titles, shown_title,
+    stage_name, whatif_explanation, whatif_label, MistakePlace, TUTORIAL_MISTAKES,
 };
 use leptos::prelude::*;
 
@@ -108,6 +108,43 @@ pub fn WhatIfLab(
         row_sums: true,
     };
 
+    // Leaving out W_o changes no weight: the outputs show the difference.
+    let output_of = move |altered: bool| -> Signal<Matrix> {
+        Memo::new(move |_| {
+            comparison.with(|c| {
+                c.as_ref()
+                    .map(|c| {
+                        let (correct, mistaken) = c.outputs();
+                        if altered {
+                            mistaken.clone()
+                        } else {
+                            correct.clone()
+                        }
+                    })
+                    .unwrap_or_else(|| Matrix::zeros(0, 0))
+            })
+        })
+        .into()
+    };
+    let (correct_output, shown_output) = (output_of(false), output_of(true));
+    let dims: Signal<Vec<String>> = Memo::new(move |_| {
+        model.with(|m| (1..=m.config.d_model).map(|i| format!("d{i}")).collect())
+    })
+    .into();
+    let outputs_panel =
+        move |name: &str, title: &'static str, values: Signal<Matrix>, groups: usize| PanelData {
+            name: name.into(),
+            title: title.into(),
+            values,
+            rows: tokens,
+            cols: dims,
+            axes: ("tokens", "dimensions"),
+            palette: Palette::Diverging,
+            range: None,
+            col_groups: groups,
+            row_sums: false,
+        };
+
     let summary = move || comparison.with(|c| c.as_ref().map(|c| comparison_summary(c, h())));
 
     let saturation_rows = move || {
@@ -191,6 +228,17 @@ pub fn WhatIfLab(
                 }}
             </p>
             {move || {
+                if chosen.get() == Some(WhatIf::NoOutputProjection) {
+                    let (with, without) = output_titles();
+                    return view! {
+                        <div class="equation">
+                            <HeatmapView data=outputs_panel("whatif-correct", with, correct_output, 1) />
+                            <span class="op" aria-hidden="true">"vs"</span>
+                            <HeatmapView data=outputs_panel("whatif-shown", without, shown_output, n_heads.get()) />
+                        </div>
+                    }
+                    .into_any();
+                }
                 let title = correct_title(h());
                 let name = shown_title(h(), chosen.get().is_some());
                 view! {
@@ -201,6 +249,7 @@ pub fn WhatIfLab(
                             highlight=leaked />
                     </div>
                 }
+                .into_any()
             }}
             <ul class="whatif-summary" data-testid="whatif-summary">
                 {move || summary().unwrap_or_default().into_iter().map(|l| view! { <li>{l}</li> }.into_any()).collect_view()}

@@ -85,7 +85,7 @@ pub const TUTORIAL_MISTAKES: [TutorialMistake; 7] = [
     TutorialMistake {
         read: "Attention that ends with the concatenation, without W_o.",
         wrong: "Without W_o each output column comes from one head only; W_o mixes the heads' findings into every column of the output.",
-        place: MistakePlace::Stage(Stage::OutputProjection),
+        place: MistakePlace::WhatIf(WhatIf::NoOutputProjection),
     },
 ];
 
@@ -100,6 +100,7 @@ pub fn whatif_label(what: WhatIf) -> &'static str {
         WhatIf::UnstableSoftmax => "Softmax without subtracting the maximum",
         WhatIf::ScaleByHeadDim => "Divide by d_k instead of √d_k",
         WhatIf::RepeatedDenominator => "Softmax whose sum repeats one term",
+        WhatIf::NoOutputProjection => "Leave out the output projection W_o",
     }
 }
 
@@ -114,12 +115,18 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
         WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score, and in 32-bit floats (f32), as models compute. In exact arithmetic that gives the same answer, but float numbers have limits: in f32, exp(z) overflows to infinity once z is above about 88.7 (in 16-bit floats, above about 11.1), and infinity divided by infinity is NaN, not a number; if every score in a row is below about −104 in f32, every exp rounds to 0 and 0 divided by 0 is NaN too. Toy scores are far too small for that, so both sides here use scores 100 times larger (W_q is multiplied by 100), a size that untrained or unscaled models do reach. The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a row with a score past the limit turns into NaN, and the NaN spreads into every number computed from that row; rows whose scores all stay within the limits come out right.",
         WhatIf::ScaleByHeadDim => "The scores are divided by d_k, the head width itself, instead of its square root. A dot product of d_k terms has a typical size of √d_k, not d_k: the terms' spreads add up in variance, not in size. So dividing by d_k over-corrects: the typical score becomes 1/√d_k, smaller the wider the head, and the softmax flattens towards 1 divided by the number of tokens, so the head can hardly prefer one token to another. With d_k = 1 the two agree; with d_k = 4 the scores come out 2 times too small, with d_k = 64 8 times. Compare the mean largest weight per row on both sides.",
         WhatIf::RepeatedDenominator => "The softmax is written exp(z_ij) / Σ_j′ exp(z_ij): the sum runs over j′, but its term still says j, so it adds up n copies of the numerator's own exp instead of one exp per key. Every weight is then exp(z_ij) / (n·exp(z_ij)) = 1/n, whatever the scores. Each row still sums to 1, so nothing looks wrong, but the scores have been thrown away and every token attends to all n tokens equally. Under the causal mask it is worse: a hidden key gives exp(−∞) / (n·exp(−∞)) = 0/0, which is NaN. The right denominator, Σ_j′ exp(z_ij′), adds one term per key and is the same for the whole row; the summary shows both for the first row.",
+        WhatIf::NoOutputProjection => "The layer stops at the concatenation C and leaves out Y = C·W_o. The attention weights do not change, so the lab shows the outputs instead: Y on the left, C on the right. In C each column still comes from one head only, head 1's columns first; W_o is what mixes the heads' findings, so that every column of the output can draw on every head, and it is learned like W_q, W_k and W_v. Without it the heads cannot combine what they found, and each output column is stuck with one head's slice. When W_o happens to be the identity matrix, the two sides are the same.",
     }
 }
 
 /// The title of the correct side's weights for head `h`: `A₁ correct`.
 pub fn correct_title(h: usize) -> String {
     format!("A{}, standard attention", subscript(h + 1))
+}
+
+/// The titles of the two outputs compared when W_o is left out: with it, and without.
+pub fn output_titles() -> (&'static str, &'static str) {
+    ("Y = C·W_o, with W_o", "C, without W_o")
 }
 
 /// The title of the other side's weights for head `h`: with the mistake on, or the learner's
@@ -136,7 +143,8 @@ pub fn shown_title(h: usize, mistake_on: bool) -> String {
 /// What the mistake did to head `h` and to the layer's output, one sentence a line.
 pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
-    if let Some((right, wrong)) = c.saturation(h) {
+    let weights_unchanged = c.what == WhatIf::NoOutputProjection;
+    if let Some((right, wrong)) = c.saturation(h).filter(|_| !weights_unchanged) {
         lines.push(format!(
             "Mean largest weight per row: {} correct, {} with the mistake.",
             format_value(right.mean_max_weight, 2),
@@ -238,7 +246,7 @@ mod tests {
         let places: Vec<MistakePlace> = TUTORIAL_MISTAKES.iter().map(|m| m.place).collect();
         assert!(places.contains(&MistakePlace::WhatIf(WhatIf::ScaleByHeadDim)));
         assert!(places.contains(&MistakePlace::Stage(Stage::Mask)));
-        assert!(places.contains(&MistakePlace::Stage(Stage::OutputProjection)));
+        assert!(places.contains(&MistakePlace::WhatIf(WhatIf::NoOutputProjection)));
     }
 
     #[test]

@@ -159,3 +159,13 @@ test("the mistakes tutorials make are listed, each leading to a what-if or a sta
   await page.getByTestId("mistake-5").click();
   await expect(page.getByTestId("stage-title")).toHaveText("Causal mask: off");
 });
+
+test("leaving out W_o compares the outputs, Y beside C", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("whatif-no_output_projection").click();
+  await expect(page.getByTestId("whatif-lab").locator(".heatmap-title")).toHaveText(["Y = C·W_o, with W_o", "C, without W_o"]);
+  const trace = loadTrace();
+  expectMatrixClose(await app.tableValues("whatif-correct"), trace.output, 1e-9, "Y");
+  expectMatrixClose(await app.tableValues("whatif-shown"), trace.concat, 1e-9, "C");
+  await expect(page.getByTestId("whatif-summary")).toContainText("Largest change in the layer's output");
+});

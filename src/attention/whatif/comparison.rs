@@ -237,6 +237,11 @@ pub fn compare(inputs: &Inputs, what: WhatIf) -> Result<Comparison, AttentionErr
     let correct = forward(&correct_inputs)?;
     let altered = match what {
         WhatIf::RepeatedDenominator => reweigh(&correct, repeated_denominator_rows),
+        WhatIf::NoOutputProjection => {
+            let mut altered = reweigh(&correct, |z, t| softmax_rows(z, t).0);
+            altered.output = altered.concat.clone();
+            altered
+        }
         WhatIf::ScaleByHeadDim => {
             // S/d_k is the correct S/√d_k divided once more by √d_k.
             let extra = (correct.config.head_dim() as f64).sqrt();
@@ -268,7 +273,8 @@ pub fn compare(inputs: &Inputs, what: WhatIf) -> Result<Comparison, AttentionErr
                 WhatIf::SoftmaxOverColumns
                 | WhatIf::UnstableSoftmax
                 | WhatIf::RepeatedDenominator
-                | WhatIf::ScaleByHeadDim => {}
+                | WhatIf::ScaleByHeadDim
+                | WhatIf::NoOutputProjection => {}
             }
             from_trace(forward(&altered_inputs)?, &correct)
         }

@@ -58,6 +58,8 @@ pub enum WhatIf {
     /// A softmax whose denominator repeats the numerator's term, `exp(z_ij) / Σ_j′ exp(z_ij)`,
     /// instead of summing over every key.
     RepeatedDenominator,
+    /// End the layer with the concatenated heads, leaving out the output projection W_o.
+    NoOutputProjection,
 }
 
 impl WhatIf {
@@ -65,7 +67,7 @@ impl WhatIf {
     pub const DEFAULT_TEMPERATURE: f64 = 0.25;
 
     /// Every mistake, in menu order; the temperature is [`WhatIf::DEFAULT_TEMPERATURE`].
-    pub const ALL: [WhatIf; 8] = [
+    pub const ALL: [WhatIf; 9] = [
         Self::ScaleBySeqLen,
         Self::NoScaling,
         Self::ScaleByHeadDim,
@@ -74,6 +76,7 @@ impl WhatIf {
         Self::NoCausalMask,
         Self::Temperature(Self::DEFAULT_TEMPERATURE),
         Self::UnstableSoftmax,
+        Self::NoOutputProjection,
     ];
 
     /// A temperature mistake, with `t` clamped to [`LAB_TEMPERATURE_RANGE`] (NaN gives the
@@ -96,6 +99,7 @@ impl WhatIf {
             Self::Temperature(_) => "temperature",
             Self::UnstableSoftmax => "unstable_softmax",
             Self::RepeatedDenominator => "repeated_denominator",
+            Self::NoOutputProjection => "no_output_projection",
         }
     }
 
@@ -113,6 +117,7 @@ impl WhatIf {
             | Self::Temperature(_)
             | Self::UnstableSoftmax
             | Self::RepeatedDenominator => Stage::Softmax,
+            Self::NoOutputProjection => Stage::OutputProjection,
         }
     }
 }

@@ -265,7 +265,7 @@ pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
                 .into(),
         ),
         Stage::Softmax if c.temperature != 1.0 => Some(format!(
-            "Temperature T = {}: the scores are divided by it before the softmax ({}).",
+            "Temperature T = {}: the scores are divided by it before the softmax ({}). Standard attention uses T = 1; see the temperature what-if in the lab.",
             c.temperature,
             if c.temperature < 1.0 { "sharper" } else { "flatter" }
         )),

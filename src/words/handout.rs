@@ -4,6 +4,7 @@
 
 use super::number::{format_value, subscript};
 use super::settings::word_order_text;
+use super::stages::score_spreads;
 use crate::attention::{ScaleMode, Stage, Trace};
 use std::fmt::Write as _;
 
@@ -181,25 +182,11 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
                 ),
                 ScaleMode::None => "1: scaling is off".to_string(),
             };
-            let spreads: Vec<String> = trace
-                .heads
-                .iter()
-                .enumerate()
-                .map(|(h, head)| {
-                    let (before, after) = head.score_spread();
-                    format!(
-                        "head {}: {} → {}",
-                        h + 1,
-                        format_value(before, decimals),
-                        format_value(after, decimals)
-                    )
-                })
-                .collect();
             format!(
                 "Every score is divided by {} ({how}). The spread (standard deviation) of the \
                  scores, before → after: {}. {QUERY_KEY_NOTE}",
                 format_value(trace.scale_divisor, decimals),
-                spreads.join("; ")
+                score_spreads(trace, decimals)
             )
         }
         Stage::Mask if c.causal => format!(

@@ -212,6 +212,26 @@ pub fn shape_text(stage: Stage, seq_len: usize, d_model: usize, n_heads: usize) 
     }
 }
 
+/// Each head's spread of scores before and after the division, `head 1: 1.52 → 1.07; …`, with
+/// `decimals` places.
+pub fn score_spreads(trace: &Trace, decimals: usize) -> String {
+    let spreads: Vec<String> = trace
+        .heads
+        .iter()
+        .enumerate()
+        .map(|(h, head)| {
+            let (before, after) = head.score_spread();
+            format!(
+                "head {}: {} → {}",
+                h + 1,
+                format_value(before, decimals),
+                format_value(after, decimals)
+            )
+        })
+        .collect();
+    spreads.join("; ")
+}
+
 /// What the numbers of this trace say about the stage, beyond the general explanation.
 pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
     let c = &trace.config;
@@ -236,23 +256,9 @@ pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
                     c.head_dim()
                 ),
             };
-            let spreads: Vec<String> = trace
-                .heads
-                .iter()
-                .enumerate()
-                .map(|(h, head)| {
-                    let (before, after) = head.score_spread();
-                    format!(
-                        "head {}: {} → {}",
-                        h + 1,
-                        format_value(before, 2),
-                        format_value(after, 2)
-                    )
-                })
-                .collect();
             note.push_str(&format!(
                 " The spread (standard deviation) of the scores, before → after: {}.",
-                spreads.join("; ")
+                score_spreads(trace, 2)
             ));
             Some(note)
         }

@@ -161,8 +161,9 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
         }
         if c.what == WhatIf::RepeatedDenominator {
             if let Some((wrong, right)) = c.first_row_denominators(h) {
+                let first = c.correct.tokens.first().cloned().unwrap_or_default();
                 lines.push(format!(
-                    "First row, first key: the repeated sum is {}, the right one {}.",
+                    "Row “{first}”, key “{first}”: the repeated sum is {}, the right one {}.",
                     format_value(wrong, 2),
                     format_value(right, 2)
                 ));

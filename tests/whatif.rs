@@ -486,7 +486,7 @@ fn a_softmax_sum_that_repeats_one_term_gives_one_over_n_and_nan_under_the_mask()
     assert_close(right, e() + 1.0, "right sum");
     let summary = comparison_summary(&c, 0).join(" ");
     assert!(
-        summary.contains("the repeated sum is 5.44, the right one 3.72"),
+        summary.contains("Row “t0”, key “t0”: the repeated sum is 5.44, the right one 3.72"),
         "{summary}"
     );
 

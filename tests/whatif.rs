@@ -13,7 +13,7 @@ use attention_lens::attention::whatif::{
 use attention_lens::attention::{
     AttentionError, Config, Inputs, Matrix, ScaleMode, Stage, Weights,
 };
-use attention_lens::words::comparison_summary;
+use attention_lens::words::{comparison_summary, denominators_text};
 
 const TOL: f64 = 1e-6;
 
@@ -480,15 +480,23 @@ fn a_softmax_sum_that_repeats_one_term_gives_one_over_n_and_nan_under_the_mask()
             assert_eq!(weight(&c, true, i, j), 0.5);
         }
     }
-    // First row, first key: 2·e¹ ≈ 5.44 repeated, e¹ + e⁰ ≈ 3.72 as it should be.
-    let (wrong, right) = c.first_row_denominators(0).unwrap();
+    // Row 0, key 0: 2·e¹ ≈ 5.44 repeated, e¹ + e⁰ ≈ 3.72 as it should be. Row 1 = [0, 0.5],
+    // key 0: 2·e⁰ = 2 repeated, 1 + e^0.5 ≈ 2.65 as it should be.
+    let (wrong, right) = c.denominators(0, 0, 0).unwrap();
     assert_close(wrong, 2.0 * e(), "repeated sum");
     assert_close(right, e() + 1.0, "right sum");
-    let summary = comparison_summary(&c, 0).join(" ");
+    let text = denominators_text(&c, 0, 0, 0).unwrap();
     assert!(
-        summary.contains("Row “t0”, key “t0”: the repeated sum is 5.44, the right one 3.72"),
-        "{summary}"
+        text.starts_with("Row “t0”, key “t0”: the repeated sum is 5.44, the right one 3.72"),
+        "{text}"
     );
+    let (wrong, right) = c.denominators(0, 1, 0).unwrap();
+    assert_close(wrong, 2.0, "repeated sum, row 1");
+    assert_close(right, 1.0 + 0.5f64.exp(), "right sum, row 1");
+    assert!(denominators_text(&c, 0, 1, 0)
+        .unwrap()
+        .starts_with("Row “t1”, key “t0”"));
+    assert!(c.denominators(0, 2, 0).is_none());
 
     // Under the mask token 0 cannot see token 1: exp(−∞)/(2·exp(−∞)) = 0/0.
     let c = compare(&two_tokens(true), WhatIf::RepeatedDenominator).unwrap();

@@ -10,8 +10,9 @@ use crate::attention::{Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{Highlight, Palette};
 use crate::state::Model;
 use crate::words::{
-    comparison_summary, correct_title, format_value, no_mistake_text, output_titles, shown_title,
-    stage_name, whatif_explanation, whatif_label, MistakePlace, TUTORIAL_MISTAKES,
+    comparison_summary, correct_title, denominators_text, format_value, no_mistake_text,
+    output_titles, shown_title, stage_name, whatif_explanation, whatif_label, MistakePlace,
+    TUTORIAL_MISTAKES,
 };
 use leptos::prelude::*;
 
@@ -145,7 +146,24 @@ pub fn WhatIfLab(
             row_sums: false,
         };
 
-    let summary = move || comparison.with(|c| c.as_ref().map(|c| comparison_summary(c, h())));
+    // A cell clicked in the lab's own heatmaps, for the lines about one cell.
+    let picked = use_context::<super::context::SelectionContext>();
+    let lab_cell = move || {
+        picked
+            .and_then(|p| p.selection.get())
+            .filter(|s| s.panel.starts_with("whatif-"))
+            .map_or((0, 0), |s| (s.row, s.col))
+    };
+    let summary = move || {
+        comparison.with(|c| {
+            c.as_ref().map(|c| {
+                let mut lines = comparison_summary(c, h());
+                let (row, col) = lab_cell();
+                lines.extend(denominators_text(c, h(), row, col));
+                lines
+            })
+        })
+    };
 
     let saturation_rows = move || {
         matches!(

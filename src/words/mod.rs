@@ -37,6 +37,7 @@ pub use stages::{
     stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
 };
 pub use whatif::{
-    comparison_summary, correct_title, no_mistake_text, output_titles, shown_title,
-    whatif_explanation, whatif_label, MistakePlace, TutorialMistake, TUTORIAL_MISTAKES,
+    comparison_summary, correct_title, denominators_text, no_mistake_text, output_titles,
+    shown_title, whatif_explanation, whatif_label, MistakePlace, TutorialMistake,
+    TUTORIAL_MISTAKES,
 };

@@ -114,7 +114,7 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
         WhatIf::Temperature(_) => "The scaled scores are divided by a temperature T before the softmax. Below 1 the gaps between scores are magnified and each row sharpens towards its single highest score; as T approaches 0 the row becomes all-or-nothing. Above 1 the gaps shrink and each row flattens; as T grows every weight approaches 1 divided by the number of visible tokens. Attention itself uses T = 1; a language model uses a temperature the same way when it picks its next word, to make its choice bolder or more random. The entropy of a row measures how spread out it is, and it falls as T falls.",
         WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score, and in 32-bit floats (f32), as models compute. In exact arithmetic that gives the same answer, but float numbers have limits: in f32, exp(z) overflows to infinity once z is above about 88.7 (in 16-bit floats, above about 11.1), and infinity divided by infinity is NaN, not a number; if every score in a row is below about −104 in f32, every exp rounds to 0 and 0 divided by 0 is NaN too. Toy scores are far too small for that, so both sides here use scores 100 times larger (W_q is multiplied by 100), a size that untrained or unscaled models do reach. The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a row with a score past the limit turns into NaN, and the NaN spreads into every number computed from that row; rows whose scores all stay within the limits come out right.",
         WhatIf::ScaleByHeadDim => "The scores are divided by d_k, the head width itself, instead of its square root. A dot product of d_k terms has a typical size of √d_k, not d_k: the terms' spreads add up in variance, not in size. So dividing by d_k over-corrects: the typical score becomes 1/√d_k, smaller the wider the head, and the softmax flattens towards 1 divided by the number of tokens, so the head can hardly prefer one token to another. With d_k = 1 the two agree; with d_k = 4 the scores come out 2 times too small, with d_k = 64 8 times. Compare the mean largest weight per row on both sides.",
-        WhatIf::RepeatedDenominator => "The softmax is written exp(z_ij) / Σ_j′ exp(z_ij): the sum runs over j′, but its term still says j, so it adds up n copies of the numerator's own exp instead of one exp per key. Every weight is then exp(z_ij) / (n·exp(z_ij)) = 1/n, whatever the scores. Each row still sums to 1, so nothing looks wrong, but the scores have been thrown away and every token attends to all n tokens equally. Under the causal mask it is worse: a hidden key gives exp(−∞) / (n·exp(−∞)) = 0/0, which is NaN. The right denominator, Σ_j′ exp(z_ij′), adds one term per key and is the same for the whole row; the summary shows both for the first row.",
+        WhatIf::RepeatedDenominator => "The softmax is written exp(z_ij) / Σ_j′ exp(z_ij): the sum runs over j′, but its term still says j, so it adds up n copies of the numerator's own exp instead of one exp per key. Every weight is then exp(z_ij) / (n·exp(z_ij)) = 1/n, whatever the scores. Each row still sums to 1, so nothing looks wrong, but the scores have been thrown away and every token attends to all n tokens equally. Under the causal mask it is worse: a hidden key gives exp(−∞) / (n·exp(−∞)) = 0/0, which is NaN. The right denominator, Σ_j′ exp(z_ij′), adds one term per key and is the same for the whole row; the summary shows both for the cell you click (the first one until you do).",
         WhatIf::NoOutputProjection => "The layer stops at the concatenation C and leaves out Y = C·W_o. The attention weights do not change, so the lab shows the outputs instead: Y on the left, C on the right. In C each column still comes from one head only, head 1's columns first; W_o is what mixes the heads' findings, so that every column of the output can draw on every head, and it is learned like W_q, W_k and W_v. Without it the heads cannot combine what they found, and each output column is stuck with one head's slice. When W_o happens to be the identity matrix, the two sides are the same.",
     }
 }
@@ -140,6 +140,24 @@ pub fn shown_title(h: usize, mistake_on: bool) -> String {
     }
 }
 
+/// For the repeated-term softmax: the wrong sum beside the right one for the cell (`row`, `col`)
+/// of head `h`, naming its query and key.
+pub fn denominators_text(c: &Comparison, h: usize, row: usize, col: usize) -> Option<String> {
+    if c.what != WhatIf::RepeatedDenominator {
+        return None;
+    }
+    let (wrong, right) = c.denominators(h, row, col)?;
+    let token = |i: usize| c.correct.tokens.get(i).cloned().unwrap_or_default();
+    Some(format!(
+        "Row “{}”, key “{}”: the repeated sum is {}, the right one {}. Click a cell to see \
+         another.",
+        token(row),
+        token(col),
+        format_value(wrong, 2),
+        format_value(right, 2)
+    ))
+}
+
 /// What the mistake did to head `h` and to the layer's output, one sentence a line.
 pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
@@ -158,16 +176,6 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
                 "Row sums with the mistake: {} (they should all be 1.00).",
                 sums.join(", ")
             ));
-        }
-        if c.what == WhatIf::RepeatedDenominator {
-            if let Some((wrong, right)) = c.first_row_denominators(h) {
-                let first = c.correct.tokens.first().cloned().unwrap_or_default();
-                lines.push(format!(
-                    "Row “{first}”, key “{first}”: the repeated sum is {}, the right one {}.",
-                    format_value(wrong, 2),
-                    format_value(right, 2)
-                ));
-            }
         }
         if !head.future_dependent.is_empty() {
             lines.push(format!(

@@ -156,6 +156,12 @@ test("the mistakes tutorials make are listed, each leading to a what-if or a sta
   await expect(page.getByTestId("whatif-summary")).toContainText("the repeated sum is");
   const uniform = await app.tableValues("whatif-shown");
   for (const row of uniform) for (const v of row) expect(Math.abs(v - 1 / 3)).toBeLessThan(1e-12);
+  await expect(page.getByTestId("whatif-summary")).toContainText("Row “I”, key “I”");
+  // Picking another cell of the lab's heatmap compares that cell's sums.
+  const shown = page.getByTestId("canvas-whatif-shown");
+  await shown.focus();
+  for (const key of ["ArrowDown", "ArrowDown", "ArrowRight"]) await page.keyboard.press(key);
+  await expect(page.getByTestId("whatif-summary")).toContainText("Row “hungry”, key “am”: the repeated sum is");
   await page.getByTestId("mistake-5").click();
   await expect(page.getByTestId("stage-title")).toHaveText("Causal mask: off");
 });

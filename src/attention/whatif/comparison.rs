@@ -160,18 +160,19 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// For [`WhatIf::RepeatedDenominator`]: the denominator of head `h`'s first row at its first
-    /// key as the mistake writes it, `n·exp(z₁₁/T)`, and as it should be, `Σ_j′ exp(z₁j′/T)`,
-    /// both from the correct side's masked scores. `None` for an empty head.
-    pub fn first_row_denominators(&self, h: usize) -> Option<(f64, f64)> {
+    /// For [`WhatIf::RepeatedDenominator`]: the softmax denominator of head `h`'s cell (`row`,
+    /// `col`) as the mistake writes it, `n·exp(z_row,col/T)`, and as it should be,
+    /// `Σ_j′ exp(z_row,j′/T)`, both from the correct side's masked scores. `None` past the
+    /// matrix.
+    pub fn denominators(&self, h: usize, row: usize, col: usize) -> Option<(f64, f64)> {
         let z = &self.correct.heads.get(h)?.masked;
-        if z.nrows() == 0 || z.ncols() == 0 {
+        if row >= z.nrows() || col >= z.ncols() {
             return None;
         }
         let t = self.correct.config.temperature;
-        let row = z.row(0);
-        let wrong = row.len() as f64 * (row[0] / t).exp();
-        let right = row.iter().map(|v| (v / t).exp()).sum();
+        let r = z.row(row);
+        let wrong = r.len() as f64 * (r[col] / t).exp();
+        let right = r.iter().map(|v| (v / t).exp()).sum();
         Some((wrong, right))
     }
 

@@ -4,7 +4,8 @@
 
 use super::heatmap::{HeatmapView, PanelData};
 use crate::attention::whatif::{
-    compare, saturation_by_head_dim, standard, Comparison, WhatIf, SATURATION_HEAD_DIMS,
+    compare, is_standard, saturation_by_head_dim, standard, Comparison, WhatIf,
+    SATURATION_HEAD_DIMS,
 };
 use crate::attention::{Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{Highlight, Palette};
@@ -66,7 +67,14 @@ pub fn WhatIfLab(
     };
     // Switched off: standard attention on the learner's inputs, whatever their scale and
     // temperature, beside the learner's own weights.
-    let reference = Memo::new(move |_| model.with(|m| standard(&m.inputs()).ok()));
+    // With standard settings the learner's own trace is the reference: no second forward pass.
+    let reference = Memo::new(move |_| {
+        model.with(|m| {
+            (!is_standard(&m.config))
+                .then(|| standard(&m.inputs()).ok())
+                .flatten()
+        })
+    });
     let correct_values: Signal<Matrix> = Memo::new(move |_| {
         comparison
             .with(|c| c.as_ref().map(|c| pick(c, h(), false)))

@@ -19,14 +19,24 @@ pub(super) fn StageHeader(
         let s = stage.get();
         trace.with(|t| shape_text(s, t.seq_len(), t.config.d_model, t.config.n_heads))
     };
+    // Memos: an edit of the numbers leaves them unchanged, and the formula is not laid out again.
+    let title = Memo::new(move |_| trace.with(|t| stage_title(stage.get(), &t.config)));
+    let formula = Memo::new(move |_| {
+        trace.with(|t| {
+            format!(
+                "<math display=\"block\">{}</math>",
+                stage_formula_mathml(stage.get(), &t.config)
+            )
+        })
+    });
     view! {
         <header class="stage-header">
             <div class="stage-heading">
                 <p class="stage-kicker">{move || stage_progress(stage.get())}</p>
-                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{move || trace.with(|t| stage_title(stage.get(), &t.config))}</h2>
+                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{title}</h2>
             </div>
             <div class="formula" data-testid="formula"
-                inner_html=move || format!("<math display=\"block\">{}</math>", trace.with(|t| stage_formula_mathml(stage.get(), &t.config)))>
+                inner_html=formula>
             </div>
             <p class="shapes" data-testid="shapes">{shapes}</p>
         </header>

@@ -199,7 +199,7 @@ pub fn App() -> impl IntoView {
             <div class="layout">
                 {show_controls.then(|| view! {
                     <aside class="controls" aria-label="Inputs">
-                        <SentenceInput model stage head />
+                        <SentenceInput model stage head trace />
                         <Settings model />
                         <MatrixEditors model />
                         // Beside the heatmaps, so it never covers the cell it explains.

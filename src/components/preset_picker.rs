@@ -1,7 +1,7 @@
 //! A menu of named scenarios whose weights make a head do something recognisable.
 
 use super::context::{Selection, SelectionContext};
-use crate::attention::Stage;
+use crate::attention::{Stage, Trace};
 use crate::panels::panel_name;
 use crate::presets;
 use crate::state::Model;
@@ -27,6 +27,8 @@ pub fn PresetPicker(
     stage: RwSignal<Stage>,
     /// The head shown.
     head: RwSignal<usize>,
+    /// The one trace, against which the loaded preset's claims are checked.
+    trace: Memo<Trace>,
 ) -> impl IntoView {
     let picked = use_context::<SelectionContext>();
     let loaded = RwSignal::new(None::<&'static presets::Preset>);
@@ -36,12 +38,13 @@ pub fn PresetPicker(
     // numbers found instead.
     let broken = Memo::new(move |_| {
         let preset = loaded.get()?;
-        let trace = model.with(|m| m.trace().ok())?;
-        let found: Vec<String> = preset
-            .claims
-            .iter()
-            .filter_map(|c| c.check(&trace).err())
-            .collect();
+        let found: Vec<String> = trace.with(|t| {
+            preset
+                .claims
+                .iter()
+                .filter_map(|c| c.check(t).err())
+                .collect()
+        });
         (!found.is_empty()).then(|| {
             found
                 .into_iter()

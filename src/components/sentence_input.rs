@@ -1,6 +1,6 @@
 //! The sentence box and its token chips.
 
-use crate::attention::{tokenize, Stage, MAX_TOKENS};
+use crate::attention::{tokenize, Stage, Trace, MAX_TOKENS};
 use crate::state::Model;
 use leptos::prelude::*;
 
@@ -14,6 +14,8 @@ pub fn SentenceInput(
     stage: RwSignal<Stage>,
     /// The head shown, which a preset sets.
     head: RwSignal<usize>,
+    /// The one trace, against which a preset's claims are checked.
+    trace: Memo<Trace>,
 ) -> impl IntoView {
     let text = RwSignal::new(model.get_untracked().sentence);
     let error = RwSignal::new(None::<String>);
@@ -40,7 +42,7 @@ pub fn SentenceInput(
     view! {
         <section class="panel sentence" aria-labelledby="sentence-label">
             <label id="sentence-label" for="sentence-input" class="panel-title">"Sentence"</label>
-            <super::preset_picker::PresetPicker model stage head />
+            <super::preset_picker::PresetPicker model stage head trace />
             <input
                 id="sentence-input"
                 data-testid="sentence-input"

@@ -11,7 +11,7 @@ use crate::attention::{Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{Highlight, Palette};
 use crate::state::Model;
 use crate::words::{
-    comparison_summary, correct_title, denominators_text, format_value, no_mistake_text,
+    comparison_summary, correct_title, denominators_text, dim, format_value, no_mistake_text,
     output_titles, shown_title, stage_name, whatif_explanation, whatif_label, MistakePlace,
     TUTORIAL_MISTAKES,
 };
@@ -136,10 +136,8 @@ pub fn WhatIfLab(
         .into()
     };
     let (correct_output, shown_output) = (output_of(false), output_of(true));
-    let dims: Signal<Vec<String>> = Memo::new(move |_| {
-        model.with(|m| (1..=m.config.d_model).map(|i| format!("d{i}")).collect())
-    })
-    .into();
+    let dims: Signal<Vec<String>> =
+        Memo::new(move |_| model.with(|m| (0..m.config.d_model).map(dim).collect())).into();
     let outputs_panel =
         move |name: &str, title: &'static str, values: Signal<Matrix>, groups: usize| PanelData {
             name: name.into(),

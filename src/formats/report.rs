@@ -28,7 +28,7 @@
 
 use crate::attention::{HeadTrace, Matrix, Stage, Trace};
 use crate::words::{
-    configuration, configuration_warning, format_value, handout_stage_note, handout_title,
+    configuration, configuration_warning, dim, format_value, handout_stage_note, handout_title,
     head_heading, matrix_description, matrix_symbol, rounding_remark, stage_explanation,
     stage_formula, stage_title, CONFIGURATION, FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
 };
@@ -373,8 +373,8 @@ fn labels(axis: Axis, n: usize, tokens: &[String], head: Option<usize>) -> Vec<S
 fn axis_label(axis: Axis, i: usize, n: usize, tokens: &[String], head: Option<usize>) -> String {
     match axis {
         Axis::Tokens => tokens.get(i).cloned().unwrap_or_default(),
-        Axis::Dims => format!("d{}", i + 1),
-        Axis::HeadDims => format!("d{}", head.unwrap_or(0) * n + i + 1),
+        Axis::Dims => dim(i),
+        Axis::HeadDims => dim(head.unwrap_or(0) * n + i),
     }
 }
 

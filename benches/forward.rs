@@ -54,6 +54,8 @@ mod native {
                 n_heads,
                 ..Config::default()
             },
+            source: None,
+            block: None,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
-use crate::attention::{Stage, Trace};
+use crate::attention::{Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
@@ -31,10 +31,10 @@ fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
 
 /// What an arrow key does to the stage outside presenter mode (which steps with a clicker's
 /// keys of its own).
-pub fn stage_step(key: &str, stage: Stage) -> Option<Stage> {
+pub fn stage_step(key: &str, stage: Stage, order: Option<Norm>) -> Option<Stage> {
     match key {
-        "ArrowRight" => stage.next(),
-        "ArrowLeft" => stage.prev(),
+        "ArrowRight" => stage.next_in(order),
+        "ArrowLeft" => stage.prev_in(order),
         _ => None,
     }
 }
@@ -58,6 +58,16 @@ pub fn App() -> impl IntoView {
     let error = move || result.with(|r| r.as_ref().err().map(|e| e.to_string()));
     let stage = RwSignal::new(Stage::Input);
     let head = RwSignal::new(0usize);
+    // The stages shown follow the block switch; a stage that is no longer shown gives way to
+    // the last one of attention.
+    let order = Memo::new(move |_| trace.with(|t| t.norm()));
+    Effect::new(move |_| {
+        let o = order.get();
+        ui.order.set(o);
+        if stage.get_untracked().position(o).is_none() {
+            stage.set(Stage::OutputProjection);
+        }
+    });
     // Which stages the last edit changed that the learner has not looked at (see `changes`).
     let trail = Memo::new(move |prev: Option<&Trail>| {
         let current = stage.get();
@@ -101,7 +111,7 @@ pub fn App() -> impl IntoView {
         let key = ev.key();
         // While presenting, the clicker's keys were taken before the page saw them.
         if !presenting.get_untracked() {
-            if let Some(s) = stage_step(&key, stage.get_untracked()) {
+            if let Some(s) = stage_step(&key, stage.get_untracked(), ui.order.get_untracked()) {
                 ev.prevent_default();
                 stage.set(s);
             }
@@ -244,14 +254,17 @@ mod tests {
     #[test]
     fn arrows_step_through_the_stages_and_stop_at_the_ends() {
         assert_eq!(
-            stage_step("ArrowRight", Stage::Input),
+            stage_step("ArrowRight", Stage::Input, None),
             Some(Stage::Projection)
         );
-        assert_eq!(stage_step("ArrowRight", Stage::OutputProjection), None);
         assert_eq!(
-            stage_step("ArrowLeft", Stage::Projection),
+            stage_step("ArrowRight", Stage::OutputProjection, None),
+            None
+        );
+        assert_eq!(
+            stage_step("ArrowLeft", Stage::Projection, None),
             Some(Stage::Input)
         );
-        assert_eq!(stage_step("PageDown", Stage::Input), None);
+        assert_eq!(stage_step("PageDown", Stage::Input, None), None);
     }
 }

@@ -6,7 +6,7 @@
 //! next edit replaces every mark. A change of several parameters at once (loading a preset, a
 //! link or a file) is not an edit of one thing: it clears every mark.
 
-use crate::attention::{Parameter, Stage, WeightName};
+use crate::attention::{BlockParam, Parameter, Stage, WeightName, Wiring};
 use crate::state::Model;
 
 /// How the model changed between two states.
@@ -36,6 +36,12 @@ pub fn change_between(before: &Model, after: &Model) -> Change {
             Change::Many
         };
     }
+    // A switch that adds or removes stages is not an edit of one number.
+    if before.wiring().cross != after.wiring().cross
+        || before.wiring().block != after.wiring().block
+    {
+        return Change::Many;
+    }
     let (b, a) = (&before.config, &after.config);
     let mut changed = Vec::new();
     let mut note = |differs: bool, p: Parameter| {
@@ -62,6 +68,24 @@ pub fn change_between(before: &Model, after: &Model) -> Change {
     note(b.scale != a.scale, Parameter::Scale);
     note(b.causal != a.causal, Parameter::Causal);
     note(b.temperature != a.temperature, Parameter::Temperature);
+    if after.cross {
+        note(before.source != after.source, Parameter::Source);
+        note(
+            before.source_overrides != after.source_overrides,
+            Parameter::SourceEmbeddings,
+        );
+    }
+    if after.block_on {
+        let (bb, ab) = (&before.block, &after.block);
+        if bb.d_ff() != ab.d_ff() {
+            note(true, Parameter::DFf);
+        } else {
+            for p in BlockParam::ALL {
+                note(bb.get(p) != ab.get(p), Parameter::Block(p));
+            }
+        }
+        note(bb.activation != ab.activation, Parameter::Activation);
+    }
     match changed.as_slice() {
         [] => Change::None,
         [one] => Change::One(*one),
@@ -76,21 +100,27 @@ pub struct Unseen {
     pub edit: Option<Parameter>,
     /// The stages it changed that have not been shown since, in order.
     pub stages: Vec<Stage>,
+    /// The source and block switches when it was made.
+    pub wiring: Wiring,
 }
 
 impl Unseen {
-    /// After `change` made while `current` is shown.
-    pub fn after(change: Change, current: Stage) -> Self {
+    /// After `change` made while `current` is shown, with the switches of `wiring`.
+    pub fn after(change: Change, current: Stage, wiring: Wiring) -> Self {
         match change {
             Change::One(p) => Self {
                 edit: Some(p),
                 stages: p
-                    .changed_stages()
+                    .changed_stages(wiring)
                     .into_iter()
                     .filter(|s| *s != current)
                     .collect(),
+                wiring,
             },
-            Change::None | Change::Many => Self::default(),
+            Change::None | Change::Many => Self {
+                wiring,
+                ..Self::default()
+            },
         }
     }
 
@@ -108,10 +138,10 @@ impl Unseen {
     /// stage it changes, as long as that stage is still unseen.
     pub fn pointer(&self, current: Stage) -> Option<(Parameter, Stage)> {
         let edit = self.edit?;
-        if current.is_changed_by(edit) {
+        if current.is_changed_by(edit, self.wiring) {
             return None;
         }
-        let next = edit.next_stage_after(current)?;
+        let next = edit.next_stage_after(current, self.wiring)?;
         self.is_marked(next).then_some((edit, next))
     }
 }
@@ -141,7 +171,7 @@ impl Trail {
             unseen.visit(stage);
             unseen
         } else {
-            Unseen::after(change_between(&self.model, model), stage)
+            Unseen::after(change_between(&self.model, model), stage, model.wiring())
         };
         Self {
             model: model.clone(),
@@ -199,13 +229,16 @@ mod tests {
         assert_eq!(change_between(&b, &a), Change::Many);
         let (b, a) = edited(|m| m.seed += 1);
         assert_eq!(change_between(&b, &a), Change::None);
-        assert_eq!(Unseen::after(Change::Many, Stage::Input), Unseen::default());
+        assert_eq!(
+            Unseen::after(Change::Many, Stage::Input, Wiring::default()),
+            Unseen::default()
+        );
     }
 
     #[test]
     fn an_edit_marks_the_stages_it_changes_except_the_one_on_screen() {
         let wv = Parameter::Weight(WeightName::V);
-        let unseen = Unseen::after(Change::One(wv), Stage::Projection);
+        let unseen = Unseen::after(Change::One(wv), Stage::Projection, Wiring::default());
         assert_eq!(
             unseen.stages,
             [
@@ -221,7 +254,7 @@ mod tests {
     #[test]
     fn the_note_points_to_the_next_unseen_stage_until_it_is_seen() {
         let wq = Parameter::Weight(WeightName::Q);
-        let mut unseen = Unseen::after(Change::One(wq), Stage::Input);
+        let mut unseen = Unseen::after(Change::One(wq), Stage::Input, Wiring::default());
         assert_eq!(unseen.pointer(Stage::Input), Some((wq, Stage::Projection)));
         // The edited matrix is in use on stage 4: no note there.
         assert_eq!(unseen.pointer(Stage::Scores), None);
@@ -253,7 +286,7 @@ mod tests {
     #[test]
     fn past_its_first_stage_the_note_points_forward() {
         let wv = Parameter::Weight(WeightName::V);
-        let unseen = Unseen::after(Change::One(wv), Stage::Scale);
+        let unseen = Unseen::after(Change::One(wv), Stage::Scale, Wiring::default());
         assert_eq!(unseen.pointer(Stage::Scale), Some((wv, Stage::WeightedSum)));
     }
 }

@@ -10,7 +10,7 @@
 //! into sentences) and [`crate::components`] (which maps the colouring to a plot palette) can
 //! both read it.
 
-use crate::attention::{HeadMatrix, MatrixId, WeightName};
+use crate::attention::{BlockMatrix, BlockParam, HeadMatrix, MatrixId, WeightName};
 
 /// What a matrix's numbers are, which decides how they are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,15 +93,22 @@ pub fn panel_name(matrix: MatrixId) -> String {
         MatrixId::Head(h, m) => format!("{}-h{h}", head_panel(m).key),
         MatrixId::Concat => "concat".to_string(),
         MatrixId::Output => "output".to_string(),
+        MatrixId::SourceEmbeddings => "embeddings-src".to_string(),
+        MatrixId::SourcePositional => "positional-src".to_string(),
+        MatrixId::SourceX => "x-src".to_string(),
+        MatrixId::BlockParam(p) => p.key().to_string(),
+        MatrixId::Block(b) => b.key().to_string(),
     }
 }
 
 /// Every panel name that shows `matrix`: X is also drawn beside each projection as `x-q`, `x-k`
-/// and `x-v`.
+/// and `x-v`, and so are X_src and N₁ when they are what the projections read.
 pub fn panel_names(matrix: MatrixId) -> Vec<String> {
     let mut names = vec![panel_name(matrix)];
-    if matrix == MatrixId::X {
-        names.extend([WeightName::Q, WeightName::K, WeightName::V].map(x_copy_panel));
+    if matrix == MatrixId::X || COPIED_INPUTS.contains(&matrix) {
+        names.extend(
+            [WeightName::Q, WeightName::K, WeightName::V].map(|w| input_copy_panel(matrix, w)),
+        );
     }
     names
 }
@@ -110,6 +117,21 @@ pub fn panel_names(matrix: MatrixId) -> Vec<String> {
 pub fn x_copy_panel(w: WeightName) -> String {
     format!("x-{}", w.key().strip_prefix("w_").unwrap_or(w.key()))
 }
+
+/// The copy of `input` drawn beside `w` on the Projection stage: `x-q`, `x-src-k`, `norm_1-q`.
+pub fn input_copy_panel(input: MatrixId, w: WeightName) -> String {
+    if input == MatrixId::X {
+        return x_copy_panel(w);
+    }
+    format!(
+        "{}-{}",
+        panel_name(input),
+        w.key().strip_prefix("w_").unwrap_or(w.key())
+    )
+}
+
+/// The matrices drawn in copies beside the projections.
+const COPIED_INPUTS: [MatrixId; 2] = [MatrixId::SourceX, MatrixId::Block(BlockMatrix::Norm1)];
 
 /// The panel in which an operand of a cell of `explained` lights up: the one drawn beside it.
 /// X is drawn beside each projection, so a cell of Q lights its row of X in `x-q`.
@@ -121,7 +143,9 @@ pub fn operand_panel(explained: MatrixId, operand: MatrixId) -> String {
         _ => None,
     };
     match beside {
-        Some(w) if operand == MatrixId::X => x_copy_panel(w),
+        Some(w) if operand == MatrixId::X || COPIED_INPUTS.contains(&operand) => {
+            input_copy_panel(operand, w)
+        }
         _ => panel_name(operand),
     }
 }
@@ -141,10 +165,29 @@ pub fn parse(name: &str) -> Option<MatrixId> {
         "v" => Some(MatrixId::V),
         "concat" => Some(MatrixId::Concat),
         "output" => Some(MatrixId::Output),
-        _ => None,
+        "embeddings-src" => Some(MatrixId::SourceEmbeddings),
+        "positional-src" => Some(MatrixId::SourcePositional),
+        "x-src" => Some(MatrixId::SourceX),
+        _ => BlockParam::ALL
+            .into_iter()
+            .find(|p| p.key() == name)
+            .map(MatrixId::BlockParam)
+            .or_else(|| {
+                BlockMatrix::ALL
+                    .into_iter()
+                    .find(|b| b.key() == name)
+                    .map(MatrixId::Block)
+            }),
     };
     if whole.is_some() {
         return whole;
+    }
+    for suffix in ["-q", "-k", "-v"] {
+        if let Some(base) = name.strip_suffix(suffix) {
+            if let Some(m) = COPIED_INPUTS.into_iter().find(|m| panel_name(*m) == base) {
+                return Some(m);
+            }
+        }
     }
     let (key, head) = name.rsplit_once("-h")?;
     let panel = HEAD_PANELS.iter().find(|p| p.key == key)?;
@@ -173,8 +216,13 @@ mod tests {
             MatrixId::V,
             MatrixId::Concat,
             MatrixId::Output,
+            MatrixId::SourceEmbeddings,
+            MatrixId::SourcePositional,
+            MatrixId::SourceX,
         ];
         ids.extend(WeightName::ALL.map(MatrixId::Weight));
+        ids.extend(BlockParam::ALL.map(MatrixId::BlockParam));
+        ids.extend(BlockMatrix::ALL.map(MatrixId::Block));
         for h in [0, 1, 7, 12] {
             ids.extend(HeadMatrix::ALL.map(|m| MatrixId::Head(h, m)));
         }

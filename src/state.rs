@@ -2,8 +2,8 @@
 //! change or returns an error and leaves the model as it was.
 
 use crate::attention::{
-    forward, tokenize, toy_embedding, AttentionError, Config, Init, Inputs, Matrix, ScaleMode,
-    Trace, WeightName, Weights,
+    forward, tokenize, toy_embedding, Activation, AttentionError, Block, BlockParam, Config, Init,
+    Inputs, Matrix, Norm, ScaleMode, Source, SplitMix64, Trace, WeightName, Weights, Wiring,
 };
 use std::collections::BTreeMap;
 
@@ -14,9 +14,27 @@ pub enum EditTarget {
     Embeddings,
     /// One of the projection matrices.
     Weight(WeightName),
+    /// The source sentence's token embeddings.
+    SourceEmbeddings,
+    /// A parameter of the block.
+    Block(BlockParam),
 }
 
 impl EditTarget {
+    /// The editable matrices with `wiring`, in tab order: the source's embeddings with a
+    /// source, the block's parameters with the block.
+    pub fn shown(wiring: Wiring) -> Vec<EditTarget> {
+        let mut all = vec![Self::Embeddings];
+        if wiring.cross {
+            all.push(Self::SourceEmbeddings);
+        }
+        all.extend(WeightName::ALL.map(Self::Weight));
+        if wiring.block.is_some() {
+            all.extend(BlockParam::ALL.map(Self::Block));
+        }
+        all
+    }
+
     /// Every editable matrix, in tab order.
     pub const ALL: [EditTarget; 5] = [
         Self::Embeddings,
@@ -31,6 +49,8 @@ impl EditTarget {
         match self {
             Self::Embeddings => "x",
             Self::Weight(w) => w.key(),
+            Self::SourceEmbeddings => "x_src",
+            Self::Block(p) => p.key(),
         }
     }
 
@@ -39,12 +59,18 @@ impl EditTarget {
         match self {
             Self::Embeddings => "Embeddings E",
             Self::Weight(w) => w.label(),
+            Self::SourceEmbeddings => "Source E_src",
+            Self::Block(p) => p.label(),
         }
     }
 }
 
 /// The sentence the app opens with.
 pub const DEFAULT_SENTENCE: &str = "I am hungry";
+
+/// The source sentence offered when cross-attention is first switched on: the default
+/// sentence in French.
+pub const DEFAULT_SOURCE: &str = "J'ai faim";
 
 /// Edited embedding rows by token text, in token order so that links list them in one order.
 pub type Overrides = BTreeMap<String, Vec<f64>>;
@@ -63,6 +89,16 @@ pub struct Model {
     pub embedding_overrides: Overrides,
     /// The seed of the Random buttons.
     pub seed: u64,
+    /// The last valid source sentence, kept while cross-attention is off.
+    pub source: String,
+    /// Keys and values come from the source sentence (cross-attention).
+    pub cross: bool,
+    /// Edited source embeddings, by token text.
+    pub source_overrides: Overrides,
+    /// The block's switches and parameters, kept while it is hidden.
+    pub block: Block,
+    /// Show the whole transformer block around attention.
+    pub block_on: bool,
 }
 
 impl Default for Model {
@@ -74,8 +110,27 @@ impl Default for Model {
             weights: Weights::new(Init::Default, config.d_model),
             embedding_overrides: Overrides::new(),
             seed: 42,
+            source: DEFAULT_SOURCE.to_string(),
+            cross: false,
+            source_overrides: Overrides::new(),
+            block: Block::new(config.d_model, Block::default_d_ff(config.d_model)),
+            block_on: false,
         }
     }
+}
+
+/// Rows of `overrides` or the toy embedding of each token. (tokens, d)
+fn embedding_rows(tokens: &[String], overrides: &Overrides, d: usize) -> Matrix {
+    let rows: Vec<Vec<f64>> = tokens
+        .iter()
+        .map(|t| {
+            overrides
+                .get(t)
+                .cloned()
+                .unwrap_or_else(|| toy_embedding(t, d))
+        })
+        .collect();
+    Matrix::from_fn(tokens.len(), d, |i, j| rows[i][j])
 }
 
 impl Model {
@@ -86,18 +141,34 @@ impl Model {
 
     /// The embedding matrix E, edited rows included. (seq_len, d_model)
     pub fn embeddings(&self) -> Matrix {
-        let tokens = self.tokens();
-        let d = self.config.d_model;
-        let rows: Vec<Vec<f64>> = tokens
-            .iter()
-            .map(|t| {
-                self.embedding_overrides
-                    .get(t)
-                    .cloned()
-                    .unwrap_or_else(|| toy_embedding(t, d))
-            })
-            .collect();
-        Matrix::from_fn(tokens.len(), d, |i, j| rows[i][j])
+        embedding_rows(
+            &self.tokens(),
+            &self.embedding_overrides,
+            self.config.d_model,
+        )
+    }
+
+    /// The tokens of the source sentence.
+    pub fn source_tokens(&self) -> Vec<String> {
+        tokenize(&self.source).unwrap_or_default()
+    }
+
+    /// The source's embedding matrix E_src, edited rows included. (src_len, d_model)
+    pub fn source_embeddings(&self) -> Matrix {
+        embedding_rows(
+            &self.source_tokens(),
+            &self.source_overrides,
+            self.config.d_model,
+        )
+    }
+
+    /// The source and block switches.
+    pub fn wiring(&self) -> Wiring {
+        Wiring {
+            cross: self.cross,
+            block: self.block_on.then_some(self.block.norm),
+            activation: self.block.activation,
+        }
     }
 
     /// The inputs of the forward pass.
@@ -107,6 +178,11 @@ impl Model {
             embeddings: self.embeddings(),
             weights: self.weights.clone(),
             config: self.config,
+            source: self.cross.then(|| Source {
+                tokens: self.source_tokens(),
+                embeddings: self.source_embeddings(),
+            }),
+            block: self.block_on.then(|| self.block.clone()),
         }
     }
 
@@ -120,7 +196,48 @@ impl Model {
         match target {
             EditTarget::Embeddings => self.embeddings(),
             EditTarget::Weight(w) => self.weights.get(w).clone(),
+            EditTarget::SourceEmbeddings => self.source_embeddings(),
+            EditTarget::Block(p) => self.block.get(p).clone(),
         }
+    }
+
+    /// Replaces the source sentence if it tokenizes.
+    pub fn set_source(&mut self, source: &str) -> Result<(), AttentionError> {
+        tokenize(source).map_err(AttentionError::for_source)?;
+        self.source = source.to_string();
+        Ok(())
+    }
+
+    /// Switches cross-attention on or off. The causal mask belongs to self-attention, so
+    /// switching a source on switches the mask off.
+    pub fn set_cross(&mut self, on: bool) {
+        self.cross = on;
+        if on {
+            self.config.causal = false;
+        }
+    }
+
+    /// Shows or hides the block; its parameters are kept either way.
+    pub fn set_block_on(&mut self, on: bool) {
+        self.block_on = on;
+    }
+
+    /// Where the block's norms sit.
+    pub fn set_norm(&mut self, norm: Norm) {
+        self.block.norm = norm;
+    }
+
+    /// The block's activation.
+    pub fn set_activation(&mut self, activation: Activation) {
+        self.block.activation = activation;
+    }
+
+    /// Changes d_ff: W₁, b₁ and W₂ keep their values where they overlap.
+    pub fn set_d_ff(&mut self, d_ff: usize) -> Result<(), AttentionError> {
+        let resized = self.block.resized(self.config.d_model, d_ff);
+        resized.validate(self.config.d_model)?;
+        self.block = resized;
+        Ok(())
     }
 
     /// Replaces the sentence if it tokenizes.
@@ -147,6 +264,14 @@ impl Model {
                 .unwrap_or(1);
         }
         config.validate()?;
+        // A d_ff left at its default, 4·d_model, follows the new width.
+        let old_d_ff = self.block.d_ff();
+        let d_ff = if old_d_ff == Block::default_d_ff(self.config.d_model) {
+            Block::default_d_ff(d_model)
+        } else {
+            old_d_ff
+        };
+        self.block = self.block.resized(d_model, d_ff);
         let old = self.config.d_model;
         for name in WeightName::ALL {
             let fresh = Init::Default.matrix(name, d_model);
@@ -160,7 +285,11 @@ impl Model {
             });
             *self.weights.get_mut(name) = resized;
         }
-        for (token, row) in self.embedding_overrides.iter_mut() {
+        for (token, row) in self
+            .embedding_overrides
+            .iter_mut()
+            .chain(self.source_overrides.iter_mut())
+        {
             let toy = toy_embedding(token, d_model);
             row.resize(d_model, 0.0);
             for (j, value) in row.iter_mut().enumerate().skip(old) {
@@ -185,6 +314,9 @@ impl Model {
             self.set_d_model(config.d_model)?;
         }
         config.validate()?;
+        if config.causal && self.cross {
+            return Err(AttentionError::CausalWithSource);
+        }
         self.config = config;
         Ok(())
     }
@@ -211,19 +343,32 @@ impl Model {
             });
         }
         match target {
-            EditTarget::Embeddings => {
-                let tokens = self.tokens();
+            EditTarget::Embeddings | EditTarget::SourceEmbeddings => {
+                let source = target == EditTarget::SourceEmbeddings;
+                let (tokens, matrix) = if source {
+                    (self.source_tokens(), self.source_embeddings())
+                } else {
+                    (self.tokens(), self.embeddings())
+                };
                 let Some(token) = tokens.get(row).filter(|_| col < d) else {
                     return Err(out_of_range(target, (tokens.len(), d), row, col));
                 };
-                let mut vector = self
-                    .embeddings()
-                    .row(row)
-                    .iter()
-                    .copied()
-                    .collect::<Vec<_>>();
+                let mut vector = matrix.row(row).iter().copied().collect::<Vec<_>>();
                 vector[col] = value;
-                self.embedding_overrides.insert(token.clone(), vector);
+                let overrides = if source {
+                    &mut self.source_overrides
+                } else {
+                    &mut self.embedding_overrides
+                };
+                overrides.insert(token.clone(), vector);
+            }
+            EditTarget::Block(p) => {
+                let m = self.block.get_mut(p);
+                let shape = m.shape();
+                let Some(cell) = m.get_mut((row, col)) else {
+                    return Err(out_of_range(target, shape, row, col));
+                };
+                *cell = value;
             }
             EditTarget::Weight(name) => {
                 if row >= d || col >= d {
@@ -241,53 +386,100 @@ impl Model {
         let d = self.config.d_model;
         match target {
             EditTarget::Weight(name) => *self.weights.get_mut(name) = init.matrix(name, d),
-            EditTarget::Embeddings => {
-                if init == Init::Default {
-                    self.embedding_overrides.clear();
-                    return;
-                }
-                let tokens = self.tokens();
-                let mut rng = match init {
-                    Init::Random(seed) => Some(crate::attention::SplitMix64::new(seed)),
-                    _ => None,
-                };
-                self.embedding_overrides.clear();
-                for (i, token) in tokens.iter().enumerate() {
-                    if self.embedding_overrides.contains_key(token) {
-                        continue;
+            EditTarget::Block(p) => {
+                let (rows, cols) = self.block.get(p).shape();
+                let filled = match init {
+                    Init::Default => p.default_values(d, self.block.d_ff()),
+                    Init::Random(seed) => {
+                        let mut rng = SplitMix64::new(seed ^ (0xB10C + p as u64));
+                        Matrix::from_fn(rows, cols, |_, _| rng.next_signed(2))
                     }
-                    let row = (0..d)
-                        .map(|j| match (&mut rng, init) {
-                            (Some(rng), _) => rng.next_signed(2),
-                            (None, Init::Identity) => f64::from(u8::from(i == j)),
-                            _ => 0.0,
-                        })
-                        .collect();
-                    self.embedding_overrides.insert(token.clone(), row);
-                }
+                    // A pass-through: ones on the diagonal, γ = 1, β and biases 0.
+                    Init::Identity if !p.is_vector() => Matrix::identity(rows, cols),
+                    Init::Identity if matches!(p, BlockParam::Ln1Gamma | BlockParam::Ln2Gamma) => {
+                        Matrix::from_element(rows, cols, 1.0)
+                    }
+                    Init::Identity | Init::Zero => Matrix::zeros(rows, cols),
+                };
+                *self.block.get_mut(p) = filled;
+            }
+            EditTarget::SourceEmbeddings => {
+                let tokens = self.source_tokens();
+                // Its own stream, so the source's rows differ from the sentence's.
+                self.source_overrides = filled_rows(&tokens, init, d, 0x50C);
+            }
+            EditTarget::Embeddings => {
+                self.embedding_overrides = filled_rows(&self.tokens(), init, d, 0);
             }
         }
     }
 
     /// The model of `sentence` with these inputs; with `edited_embeddings`, each token's row
-    /// of `inputs.embeddings` is kept as an edited row (the first row of a repeated token).
-    pub fn from_inputs(sentence: &str, inputs: Inputs, edited_embeddings: bool) -> Self {
-        let mut overrides = Overrides::new();
-        if edited_embeddings {
-            for (i, token) in inputs.tokens.iter().enumerate() {
-                overrides
-                    .entry(token.clone())
-                    .or_insert_with(|| inputs.embeddings.row(i).iter().copied().collect());
+    /// of `inputs.embeddings` is kept as an edited row (the first row of a repeated token), and
+    /// likewise the source's rows with `edited_source`.
+    pub fn from_inputs(
+        sentence: &str,
+        source: Option<&str>,
+        inputs: Inputs,
+        edited_embeddings: bool,
+        edited_source: bool,
+    ) -> Self {
+        let overrides = |on: bool, tokens: &[String], embeddings: &Matrix| {
+            let mut out = Overrides::new();
+            if on {
+                for (i, token) in tokens.iter().enumerate() {
+                    out.entry(token.clone())
+                        .or_insert_with(|| embeddings.row(i).iter().copied().collect());
+                }
             }
-        }
-        Self {
+            out
+        };
+        let d = inputs.config.d_model;
+        let mut model = Self {
             sentence: sentence.to_string(),
             config: inputs.config,
+            embedding_overrides: overrides(edited_embeddings, &inputs.tokens, &inputs.embeddings),
             weights: inputs.weights,
-            embedding_overrides: overrides,
-            seed: 42,
+            ..Self::default()
+        };
+        model.block = Block::new(d, Block::default_d_ff(d));
+        if let (Some(text), Some(src)) = (source, &inputs.source) {
+            model.source = text.to_string();
+            model.cross = true;
+            model.source_overrides = overrides(edited_source, &src.tokens, &src.embeddings);
         }
+        if let Some(block) = inputs.block {
+            model.block = block;
+            model.block_on = true;
+        }
+        model
     }
+}
+
+/// Rows for `tokens` filled by `init` (one-hot for Identity), or none for the toy defaults.
+fn filled_rows(tokens: &[String], init: Init, d: usize, salt: u64) -> Overrides {
+    let mut out = Overrides::new();
+    if init == Init::Default {
+        return out;
+    }
+    let mut rng = match init {
+        Init::Random(seed) => Some(SplitMix64::new(seed ^ salt)),
+        _ => None,
+    };
+    for (i, token) in tokens.iter().enumerate() {
+        if out.contains_key(token) {
+            continue;
+        }
+        let row = (0..d)
+            .map(|j| match (&mut rng, init) {
+                (Some(rng), _) => rng.next_signed(2),
+                (None, Init::Identity) => f64::from(u8::from(i == j)),
+                _ => 0.0,
+            })
+            .collect();
+        out.insert(token.clone(), row);
+    }
+    out
 }
 
 fn out_of_range(

@@ -120,7 +120,8 @@ fn markdown_has_every_stage_and_the_tokens() {
         assert!(
             md.contains(&attention_lens::words::stage_title(
                 stage,
-                &attention_lens::attention::Config::default()
+                &attention_lens::attention::Config::default(),
+                attention_lens::attention::Wiring::default()
             )),
             "missing {stage:?}"
         );

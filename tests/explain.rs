@@ -95,6 +95,8 @@ fn tiny_trace() -> Trace {
             n_heads: 1,
             ..Config::default()
         },
+        source: None,
+        block: None,
     };
     forward(&inputs).expect("the tiny fixture runs")
 }
@@ -665,6 +667,8 @@ fn sums_of_rounded_numbers_that_miss_the_result_say_so() {
             n_heads: 1,
             ..Config::default()
         },
+        source: None,
+        block: None,
     };
     let trace = forward(&inputs).unwrap();
     let e = cell(&trace, MatrixId::Q, 0, 0);
@@ -720,6 +724,8 @@ fn inputs() -> impl Strategy<Value = Inputs> {
                         w_o: square(3),
                     },
                     config,
+                    source: None,
+                    block: None,
                 }
             })
     })

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 const TOLERANCE: f64 = 1e-9;
 
 /// How many scenarios the reference holds; a deleted or added file must be a deliberate change.
-const SCENARIO_COUNT: usize = 11;
+const SCENARIO_COUNT: usize = 19;
 
 /// At most this many differing cells are listed per scenario.
 const MAX_REPORTED: usize = 8;
@@ -122,6 +122,78 @@ fn compare_trace(trace: &Trace, expected: &Value) -> Vec<String> {
         compare_matrix(key, actual, field(expected, key), &mut out);
     }
 
+    // Cross-attention: the source's tokens and its input X_src.
+    match (&trace.source, expected.get("source_tokens")) {
+        (Some(source), Some(want)) => {
+            let want: Vec<&str> = want
+                .as_array()
+                .expect("`source_tokens` is an array")
+                .iter()
+                .map(|t| t.as_str().expect("every source token is a string"))
+                .collect();
+            if source.tokens != want {
+                out.push(format!(
+                    "source_tokens: rust {:?}, reference {want:?}",
+                    source.tokens
+                ));
+            }
+            compare_matrix("source_x", &source.x, field(expected, "source_x"), &mut out);
+        }
+        (None, None) => {}
+        (rust, _) => out.push(format!(
+            "source: rust {}, reference {}",
+            if rust.is_some() {
+                "has one"
+            } else {
+                "has none"
+            },
+            if expected.get("source_tokens").is_some() {
+                "has one"
+            } else {
+                "has none"
+            }
+        )),
+    }
+
+    // The block: every intermediate, and its output.
+    match (&trace.block, expected.get("block")) {
+        (Some(block), Some(want)) => {
+            let matrices = [
+                ("attention_input", &block.attention_input),
+                ("sum_1", &block.sum_1),
+                ("norm_1", &block.norm_1),
+                ("hidden", &block.hidden),
+                ("activated", &block.activated),
+                ("ffn", &block.ffn),
+                ("sum_2", &block.sum_2),
+                ("norm_2", &block.norm_2),
+                ("out", block.out()),
+            ];
+            for (key, actual) in matrices {
+                compare_matrix(
+                    &format!("block `{key}`"),
+                    actual,
+                    field(want, key),
+                    &mut out,
+                );
+            }
+        }
+        (None, None) => {}
+        (rust, _) => out.push(format!(
+            "block: rust {}, reference {}",
+            if rust.is_some() {
+                "has one"
+            } else {
+                "has none"
+            },
+            if expected.get("block").is_some() {
+                "has one"
+            } else {
+                "has none"
+            }
+        )),
+    }
+
     let heads = field(expected, "heads")
         .as_array()
         .expect("`heads` is an array");
@@ -215,6 +287,15 @@ fn a_tampered_expected_value_is_reported_with_its_matrix_head_and_cell() {
     expected["heads"][0]["masked"][1][1] = Value::Null;
     let problems = compare_trace(&trace, &expected);
     assert_eq!(problems.len(), 2, "{problems:#?}");
+    // The block's matrices are compared too.
+    let name = "block_pre_gelu.json";
+    let (_, inputs) = Scenario::parse_inputs(&read("scenarios", name)).unwrap();
+    let block_trace = forward(&inputs).unwrap();
+    let mut block_expected: Value = serde_json::from_str(&read("expected", name)).unwrap();
+    block_expected["block"]["activated"][0][1] = Value::from(99.0);
+    let block_problems = compare_trace(&block_trace, &block_expected);
+    assert_eq!(block_problems.len(), 1, "{block_problems:#?}");
+    assert!(block_problems[0].starts_with("block `activated`, cell (row 0, column 1)"));
     assert!(
         problems[0].starts_with("head 0 `masked`, cell (row 1, column 1)"),
         "{}",

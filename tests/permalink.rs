@@ -291,6 +291,12 @@ fn model() -> impl Strategy<Value = Model> {
                     weights,
                     embedding_overrides: overrides.into_iter().collect(),
                     seed,
+                    // Switched off, the block is not in the link: its defaults for this width.
+                    block: attention_lens::attention::Block::new(
+                        d,
+                        attention_lens::attention::Block::default_d_ff(d),
+                    ),
+                    ..Model::default()
                 }
             },
         )

@@ -75,6 +75,8 @@ fn inputs_for(config: Config) -> impl Strategy<Value = Inputs> {
                 embeddings,
                 weights: Weights { w_q, w_k, w_v, w_o },
                 config,
+                source: None,
+                block: None,
             })
     })
 }
@@ -386,6 +388,8 @@ fn fixed_inputs(config: Config, rows: &[&[f64]], weights: Weights) -> Inputs {
         embeddings: Matrix::from_row_slice(rows.len(), d, &flat),
         weights,
         config,
+        source: None,
+        block: None,
     }
 }
 

@@ -63,6 +63,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 w_k,
                 w_v,
                 w_o,
+                source: None,
+                source_embeddings: None,
+                block: None,
             },
         )
 }

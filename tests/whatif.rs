@@ -48,6 +48,8 @@ fn one_head(embeddings: Matrix, w_q: Matrix, w_k: Matrix, causal: bool) -> Input
             scale: ScaleMode::SqrtHeadDim,
             temperature: 1.0,
         },
+        source: None,
+        block: None,
     }
 }
 

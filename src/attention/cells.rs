@@ -4,10 +4,11 @@
 //!
 //! Matrices are named by [`MatrixId`], a plain enum; rows and columns are counted from 0.
 
+use super::block::{row_stats, Activation, BlockParam, Norm, LAYER_NORM_EPS};
 use super::config::ScaleMode;
 use super::embeddings::encoding_angle;
 use super::forward::Trace;
-use super::matrix_id::{HeadMatrix, MatrixId};
+use super::matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
 use super::weights::WeightName;
 use super::Matrix;
 
@@ -158,6 +159,56 @@ pub enum Computation {
         /// The column within that head.
         column: usize,
     },
+    /// A residual sum `left[i, c] + right[i, c]`.
+    Sum {
+        /// The first matrix added.
+        left: MatrixId,
+        /// The second.
+        right: MatrixId,
+        /// `left[i, c]`.
+        a: f64,
+        /// `right[i, c]`.
+        b: f64,
+    },
+    /// A cell of a LayerNorm: `(input[i, c] − mean) / √(var + ε) · γ[c] + β[c]`.
+    LayerNorm {
+        /// The matrix normalised.
+        input: MatrixId,
+        /// 1 or 2.
+        which: usize,
+        /// `input[i, c]`.
+        x: f64,
+        /// The mean of row i.
+        mean: f64,
+        /// The biased variance of row i.
+        var: f64,
+        /// ε.
+        eps: f64,
+        /// γ[c].
+        gamma: f64,
+        /// β[c].
+        beta: f64,
+    },
+    /// A cell of H or F: `Σ_m input[i, m] · W[m, c] + b[c]`.
+    Affine {
+        /// The left factor.
+        input: MatrixId,
+        /// W₁ or W₂.
+        weight: BlockParam,
+        /// `(input[i, m], W[m, c])` for every m.
+        terms: Vec<(f64, f64)>,
+        /// b[c].
+        bias: f64,
+    },
+    /// A cell of G: `act(H[i, c])`.
+    Activate {
+        /// ReLU or GELU.
+        activation: Activation,
+        /// H[i, c].
+        input: f64,
+    },
+    /// A cell of a block parameter: set, not computed.
+    BlockParameter,
 }
 
 /// One cell, what it holds and how it was computed.
@@ -182,13 +233,16 @@ pub fn cell_work(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Opt
     let value = matrix.value(trace, row, col)?;
     let (i, c) = (row, col);
     let (computation, operands) = match matrix {
-        MatrixId::Embeddings => (Computation::Embedding, Vec::new()),
-        MatrixId::Positional => (position(trace, i, c), Vec::new()),
+        MatrixId::Embeddings | MatrixId::SourceEmbeddings => (Computation::Embedding, Vec::new()),
+        MatrixId::Positional | MatrixId::SourcePositional => (position(trace, i, c), Vec::new()),
         MatrixId::X => input(trace, i, c)?,
+        MatrixId::SourceX => source_input(trace, i, c)?,
         MatrixId::Weight(_) => (Computation::Weight, Vec::new()),
-        MatrixId::Q => projection(trace, MatrixId::X, WeightName::Q, i, c)?,
-        MatrixId::K => projection(trace, MatrixId::X, WeightName::K, i, c)?,
-        MatrixId::V => projection(trace, MatrixId::X, WeightName::V, i, c)?,
+        MatrixId::BlockParam(_) => (Computation::BlockParameter, Vec::new()),
+        MatrixId::Q => projection(trace, query_input(trace), WeightName::Q, i, c)?,
+        MatrixId::K => projection(trace, key_input(trace), WeightName::K, i, c)?,
+        MatrixId::V => projection(trace, key_input(trace), WeightName::V, i, c)?,
+        MatrixId::Block(b) => block_cell(trace, b, i, c)?,
         MatrixId::Output => projection(trace, MatrixId::Concat, WeightName::O, i, c)?,
         MatrixId::Head(h, m) => match m {
             HeadMatrix::Q | HeadMatrix::K | HeadMatrix::V => split(trace, h, m, i, c)?,
@@ -222,6 +276,125 @@ pub fn cell_work(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Opt
 
 /// A computation and the operands it read.
 type Work = (Computation, Vec<Operand>);
+
+/// What the queries were computed from: X, or N₁ in a pre-norm block.
+fn query_input(trace: &Trace) -> MatrixId {
+    if trace.norm() == Some(Norm::Pre) {
+        MatrixId::Block(BlockMatrix::Norm1)
+    } else {
+        MatrixId::X
+    }
+}
+
+/// What keys and values were computed from.
+fn key_input(trace: &Trace) -> MatrixId {
+    if trace.source.is_some() {
+        MatrixId::SourceX
+    } else {
+        query_input(trace)
+    }
+}
+
+fn source_input(trace: &Trace, i: usize, c: usize) -> Option<Work> {
+    let source = trace.source.as_ref()?;
+    let embedding = at(&source.embeddings, i, c)?;
+    let mut operands = vec![Operand::cell(MatrixId::SourceEmbeddings, i, c)];
+    let positional = match &source.positional {
+        Some(positions) => {
+            operands.push(Operand::cell(MatrixId::SourcePositional, i, c));
+            Some(at(positions, i, c)?)
+        }
+        None => None,
+    };
+    Some((
+        Computation::Input {
+            embedding,
+            positional,
+        },
+        operands,
+    ))
+}
+
+fn block_cell(trace: &Trace, b: BlockMatrix, i: usize, c: usize) -> Option<Work> {
+    use BlockMatrix as B;
+    let block = trace.block.as_ref()?;
+    let pre = block.norm == Norm::Pre;
+    let id = MatrixId::Block;
+    let sum = |left: MatrixId, right: MatrixId| -> Option<Work> {
+        let (a, b) = (left.value(trace, i, c)?, right.value(trace, i, c)?);
+        Some((
+            Computation::Sum { left, right, a, b },
+            vec![Operand::cell(left, i, c), Operand::cell(right, i, c)],
+        ))
+    };
+    let norm = |input: MatrixId, which: usize| -> Option<Work> {
+        let m = input.stored(trace)?;
+        let (gamma, beta) = if which == 1 {
+            (BlockParam::Ln1Gamma, BlockParam::Ln1Beta)
+        } else {
+            (BlockParam::Ln2Gamma, BlockParam::Ln2Beta)
+        };
+        let (mean, var) = row_stats(m, i);
+        Some((
+            Computation::LayerNorm {
+                input,
+                which,
+                x: at(m, i, c)?,
+                mean,
+                var,
+                eps: LAYER_NORM_EPS,
+                gamma: at(block.params.get(gamma), 0, c)?,
+                beta: at(block.params.get(beta), 0, c)?,
+            },
+            vec![
+                Operand::row(input, i),
+                Operand::cell(MatrixId::BlockParam(gamma), 0, c),
+                Operand::cell(MatrixId::BlockParam(beta), 0, c),
+            ],
+        ))
+    };
+    let affine = |input: MatrixId, weight: BlockParam, bias: BlockParam| -> Option<Work> {
+        let left = input.stored(trace)?;
+        let right = block.params.get(weight);
+        let terms = (0..left.ncols())
+            .map(|m| Some((at(left, i, m)?, at(right, m, c)?)))
+            .collect::<Option<Vec<_>>>()?;
+        Some((
+            Computation::Affine {
+                input,
+                weight,
+                terms,
+                bias: at(block.params.get(bias), 0, c)?,
+            },
+            vec![
+                Operand::row(input, i),
+                Operand::col(MatrixId::BlockParam(weight), c),
+                Operand::cell(MatrixId::BlockParam(bias), 0, c),
+            ],
+        ))
+    };
+    match b {
+        B::Sum1 => sum(MatrixId::X, MatrixId::Output),
+        B::Norm1 if pre => norm(MatrixId::X, 1),
+        B::Norm1 => norm(id(B::Sum1), 1),
+        B::Norm2 if pre => norm(id(B::Sum1), 2),
+        B::Norm2 => norm(id(B::Sum2), 2),
+        B::Hidden => affine(
+            id(if pre { B::Norm2 } else { B::Norm1 }),
+            BlockParam::W1,
+            BlockParam::B1,
+        ),
+        B::Activated => Some((
+            Computation::Activate {
+                activation: block.activation,
+                input: at(&block.hidden, i, c)?,
+            },
+            vec![Operand::cell(id(B::Hidden), i, c)],
+        )),
+        B::Ffn => affine(id(B::Activated), BlockParam::W2, BlockParam::B2),
+        B::Sum2 => sum(id(if pre { B::Sum1 } else { B::Norm1 }), id(B::Ffn)),
+    }
+}
 
 fn position(trace: &Trace, pos: usize, c: usize) -> Computation {
     Computation::Position {
@@ -320,7 +493,7 @@ fn scale(trace: &Trace, h: usize, i: usize, j: usize) -> Option<Work> {
     let mode = trace.config.scale;
     let root_of = match mode {
         ScaleMode::SqrtHeadDim => trace.head_dim(),
-        ScaleMode::SqrtSeqLen => trace.seq_len(),
+        ScaleMode::SqrtSeqLen => trace.n_keys(),
         ScaleMode::None => 1,
     };
     Some((

@@ -1,3 +1,4 @@
+use super::block::{Activation, Norm};
 use super::error::AttentionError;
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -170,6 +171,38 @@ impl Config {
         N_HEADS_RANGE
             .filter(|h| d_model.is_multiple_of(*h))
             .collect()
+    }
+}
+
+/// What surrounds attention: whether keys and values come from a source sentence, and the
+/// transformer block. It decides which stages exist and what their formulas read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Wiring {
+    /// Keys and values come from a source sentence (cross-attention).
+    pub cross: bool,
+    /// The block around attention, by where its norms sit; `None` without a block.
+    pub block: Option<Norm>,
+    /// The block's non-linearity (unused without a block).
+    pub activation: Activation,
+}
+
+impl Wiring {
+    /// The queries' input symbol: `N₁` in a pre-norm block, else `X`.
+    pub fn query_input(&self) -> &'static str {
+        if self.block == Some(Norm::Pre) {
+            "N₁"
+        } else {
+            "X"
+        }
+    }
+
+    /// The keys' and values' input symbol: `X_src` with a source, else the queries' input.
+    pub fn key_input(&self) -> &'static str {
+        if self.cross {
+            "X_src"
+        } else {
+            self.query_input()
+        }
     }
 }
 

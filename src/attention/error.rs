@@ -61,4 +61,23 @@ pub enum AttentionError {
         .stage.key()
     )]
     Overflow { stage: Stage },
+    /// The feed-forward width is outside the supported range.
+    #[error("d_ff is {d_ff}, but it must be between {min} and {max}.")]
+    DffOutOfRange { d_ff: usize, min: usize, max: usize },
+    /// The causal mask was asked for together with a source sentence.
+    #[error(
+        "The causal mask hides later tokens of the same sentence, so it belongs to \
+         self-attention: switch it off to attend to a source sentence."
+    )]
+    CausalWithSource,
+    /// Something is wrong with the source sentence.
+    #[error("In the source sentence: {0}")]
+    Source(Box<AttentionError>),
+}
+
+impl AttentionError {
+    /// The same error, said of the source sentence.
+    pub fn for_source(self) -> Self {
+        Self::Source(Box::new(self))
+    }
 }

@@ -1,6 +1,7 @@
 //! The forward pass, one small function per stage.
 
-use super::config::{Config, Limits};
+use super::block::{self, layer_norm, Block, BlockTrace, Norm};
+use super::config::{Config, Limits, Wiring};
 use super::embeddings::{positional_encoding, toy_embeddings};
 use super::error::AttentionError;
 use super::stage::Stage;
@@ -20,6 +21,28 @@ pub struct Inputs {
     pub weights: Weights,
     /// Shape and switches.
     pub config: Config,
+    /// The other sentence, for cross-attention: keys and values come from it.
+    pub source: Option<Source>,
+    /// The transformer block around attention, when it is shown.
+    pub block: Option<Block>,
+}
+
+/// The sentence attended to in cross-attention (e.g. the sentence being translated).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    /// Its tokens, in order.
+    pub tokens: Vec<String>,
+    /// Its token embeddings before positions. (src_len, d_model)
+    pub embeddings: Matrix,
+}
+
+impl Source {
+    /// The source `sentence` with the toy embeddings of its tokens.
+    pub fn from_sentence(sentence: &str, d_model: usize) -> Result<Self, AttentionError> {
+        let tokens = tokenize(sentence).map_err(AttentionError::for_source)?;
+        let embeddings = toy_embeddings(&tokens, d_model);
+        Ok(Self { tokens, embeddings })
+    }
 }
 
 impl Inputs {
@@ -37,12 +60,27 @@ impl Inputs {
             embeddings,
             weights,
             config,
+            source: None,
+            block: None,
         })
     }
 
     /// Number of tokens.
     pub fn seq_len(&self) -> usize {
         self.tokens.len()
+    }
+
+    /// The source and block switches.
+    pub fn wiring(&self) -> Wiring {
+        Wiring {
+            cross: self.source.is_some(),
+            block: self.block.as_ref().map(|b| b.norm),
+            activation: self
+                .block
+                .as_ref()
+                .map(|b| b.activation)
+                .unwrap_or_default(),
+        }
     }
 
     /// Checks every shape and number against the app's limits.
@@ -67,7 +105,30 @@ impl Inputs {
             &self.embeddings,
             (self.seq_len(), self.config.d_model),
         )?;
-        self.weights.validate(self.config.d_model)
+        self.weights.validate(self.config.d_model)?;
+        if let Some(source) = &self.source {
+            if self.config.causal {
+                return Err(AttentionError::CausalWithSource);
+            }
+            if source.tokens.is_empty() {
+                return Err(AttentionError::for_source(AttentionError::EmptySentence));
+            }
+            if source.tokens.len() > limits.max_tokens {
+                return Err(AttentionError::for_source(AttentionError::TooManyTokens {
+                    count: source.tokens.len(),
+                    max: limits.max_tokens,
+                }));
+            }
+            check_matrix(
+                "The source's embedding matrix",
+                &source.embeddings,
+                (source.tokens.len(), self.config.d_model),
+            )?;
+        }
+        if let Some(block) = &self.block {
+            block.validate(self.config.d_model)?;
+        }
+        Ok(())
     }
 }
 
@@ -76,17 +137,18 @@ impl Inputs {
 pub struct HeadTrace {
     /// This head's slice of Q. (seq_len, head_dim)
     pub q: Matrix,
-    /// This head's slice of K. (seq_len, head_dim)
+    /// This head's slice of K. (n_keys, head_dim): n_keys is src_len with a source, else
+    /// seq_len.
     pub k: Matrix,
-    /// This head's slice of V. (seq_len, head_dim)
+    /// This head's slice of V. (n_keys, head_dim)
     pub v: Matrix,
-    /// Raw scores Q_h·K_hᵀ; row = query, column = key. (seq_len, seq_len)
+    /// Raw scores Q_h·K_hᵀ; row = query, column = key. (seq_len, n_keys)
     pub scores: Matrix,
-    /// Scores divided by the scale divisor. (seq_len, seq_len)
+    /// Scores divided by the scale divisor. (seq_len, n_keys)
     pub scaled: Matrix,
-    /// Scaled scores with −∞ where the mask hides a key. (seq_len, seq_len)
+    /// Scaled scores with −∞ where the mask hides a key. (seq_len, n_keys)
     pub masked: Matrix,
-    /// Row-wise softmax of masked / temperature; each row sums to 1. (seq_len, seq_len)
+    /// Row-wise softmax of masked / temperature; each row sums to 1. (seq_len, n_keys)
     pub weights: Matrix,
     /// Weighted sum of value rows, weights·V_h. (seq_len, head_dim)
     pub context: Matrix,
@@ -118,11 +180,13 @@ pub struct Trace {
     pub x: Matrix,
     /// The projection matrices used.
     pub weights: Weights,
-    /// Queries X·W_q. (seq_len, d_model)
+    /// The source sentence of cross-attention, when one is set.
+    pub source: Option<SourceTrace>,
+    /// Queries X·W_q (N₁·W_q in a pre-norm block). (seq_len, d_model)
     pub q: Matrix,
-    /// Keys X·W_k. (seq_len, d_model)
+    /// Keys X·W_k, or X_src·W_k with a source. (n_keys, d_model)
     pub k: Matrix,
-    /// Values X·W_v. (seq_len, d_model)
+    /// Values X·W_v, or X_src·W_v with a source. (n_keys, d_model)
     pub v: Matrix,
     /// What the scores were divided by.
     pub scale_divisor: f64,
@@ -132,6 +196,22 @@ pub struct Trace {
     pub concat: Matrix,
     /// concat·W_o, the layer's output. (seq_len, d_model)
     pub output: Matrix,
+    /// The transformer block around attention, when it is on.
+    pub block: Option<BlockTrace>,
+}
+
+/// The source sentence as cross-attention reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceTrace {
+    /// Its tokens, in order.
+    pub tokens: Vec<String>,
+    /// Its token embeddings. (src_len, d_model)
+    pub embeddings: Matrix,
+    /// Its positional encoding, positions counted from its own first token, when switched on.
+    /// (src_len, d_model)
+    pub positional: Option<Matrix>,
+    /// X_src = E_src (+ P_src): what keys and values are computed from. (src_len, d_model)
+    pub x: Matrix,
 }
 
 impl Trace {
@@ -143,6 +223,66 @@ impl Trace {
     /// Width of each head.
     pub fn head_dim(&self) -> usize {
         self.config.head_dim()
+    }
+
+    /// Number of keys (columns of the scores): the source's length, or seq_len without one.
+    pub fn n_keys(&self) -> usize {
+        self.k.nrows()
+    }
+
+    /// The tokens the keys and values belong to: the source's, or the sentence's own.
+    pub fn key_tokens(&self) -> &[String] {
+        match &self.source {
+            Some(source) => &source.tokens,
+            None => &self.tokens,
+        }
+    }
+
+    /// Where the LayerNorms sit, when the block is on.
+    pub fn norm(&self) -> Option<Norm> {
+        self.block.as_ref().map(|b| b.norm)
+    }
+
+    /// The source and block switches.
+    pub fn wiring(&self) -> Wiring {
+        Wiring {
+            cross: self.source.is_some(),
+            block: self.norm(),
+            activation: self
+                .block
+                .as_ref()
+                .map(|b| b.activation)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The stages shown for this trace, in order.
+    pub fn stages(&self) -> &'static [Stage] {
+        Stage::sequence(self.norm())
+    }
+
+    /// What the queries are computed from: X, or N₁ in a pre-norm block.
+    pub fn attention_input(&self) -> &Matrix {
+        match &self.block {
+            Some(block) => &block.attention_input,
+            None => &self.x,
+        }
+    }
+
+    /// What keys and values are computed from: the source's X_src, or the queries' input.
+    pub fn key_input(&self) -> &Matrix {
+        match &self.source {
+            Some(source) => &source.x,
+            None => self.attention_input(),
+        }
+    }
+
+    /// The last matrix computed: the block's output when it is on, else Y.
+    pub fn final_output(&self) -> &Matrix {
+        match &self.block {
+            Some(block) => block.out(),
+            None => &self.output,
+        }
     }
 
     /// The columns of Q, K, V and concat that belong to head `h`.
@@ -168,15 +308,34 @@ pub fn forward_within(inputs: &Inputs, limits: &Limits) -> Result<Trace, Attenti
     let head_dim = config.head_dim();
 
     let (positional, x) = input(&inputs.embeddings, config.positional_encoding);
+    let attention_input = match &inputs.block {
+        Some(b) if b.norm == Norm::Pre => {
+            let n1 = layer_norm(&x, &b.ln_1_gamma, &b.ln_1_beta);
+            check_finite(Stage::Norm1, [&n1])?;
+            n1
+        }
+        _ => x.clone(),
+    };
+    let source = inputs.source.as_ref().map(|s| {
+        // Positions restart at the source's first token.
+        let (positional, x) = input(&s.embeddings, config.positional_encoding);
+        SourceTrace {
+            tokens: s.tokens.clone(),
+            embeddings: s.embeddings.clone(),
+            positional,
+            x,
+        }
+    });
+    let key_input = source.as_ref().map_or(&attention_input, |s| &s.x);
     let w = &inputs.weights;
     let (q, k, v) = (
-        project(&x, &w.w_q),
-        project(&x, &w.w_k),
-        project(&x, &w.w_v),
+        project(&attention_input, &w.w_q),
+        project(key_input, &w.w_k),
+        project(key_input, &w.w_v),
     );
     check_finite(Stage::Projection, [&q, &k, &v])?;
 
-    let scale_divisor = config.scale.divisor(head_dim, seq_len);
+    let scale_divisor = config.scale.divisor(head_dim, k.nrows());
     let mut heads = Vec::with_capacity(config.n_heads);
     for h in 0..config.n_heads {
         let cols = head_columns(h, head_dim);
@@ -208,6 +367,14 @@ pub fn forward_within(inputs: &Inputs, limits: &Limits) -> Result<Trace, Attenti
     let concat = concat(&heads, seq_len, config.d_model);
     let output = project(&concat, &w.w_o);
     check_finite(Stage::OutputProjection, [&output])?;
+    let block = match &inputs.block {
+        Some(b) => {
+            let trace = block::run(b, &x, &attention_input, &output);
+            check_finite(Stage::Residual2, [&trace.sum_2, &trace.norm_2])?;
+            Some(trace)
+        }
+        None => None,
+    };
 
     Ok(Trace {
         tokens: inputs.tokens.clone(),
@@ -216,6 +383,7 @@ pub fn forward_within(inputs: &Inputs, limits: &Limits) -> Result<Trace, Attenti
         positional,
         x,
         weights: inputs.weights.clone(),
+        source,
         q,
         k,
         v,
@@ -223,6 +391,7 @@ pub fn forward_within(inputs: &Inputs, limits: &Limits) -> Result<Trace, Attenti
         heads,
         concat,
         output,
+        block,
     })
 }
 
@@ -257,7 +426,7 @@ fn scale(scores: &Matrix, divisor: f64) -> Matrix {
     scores / divisor
 }
 
-/// −∞ above the diagonal (key after query) when causal. (seq_len, seq_len)
+/// −∞ above the diagonal (key after query) when causal. (seq_len, n_keys)
 fn mask(scaled: &Matrix, causal: bool) -> Matrix {
     let mut masked = scaled.clone();
     if causal {

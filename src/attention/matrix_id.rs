@@ -1,6 +1,7 @@
 //! Names for every matrix a [`Trace`] holds, including the views' Kₕᵀ, and access to their
 //! values by name.
 
+use super::block::{BlockParam, BlockTrace};
 use super::forward::Trace;
 use super::stage::Stage;
 use super::weights::WeightName;
@@ -44,6 +45,77 @@ impl HeadMatrix {
     ];
 }
 
+/// One of the matrices the transformer block computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockMatrix {
+    /// S₁ = X + Y. (seq_len, d_model)
+    Sum1,
+    /// N₁. (seq_len, d_model)
+    Norm1,
+    /// H. (seq_len, d_ff)
+    Hidden,
+    /// G = act(H). (seq_len, d_ff)
+    Activated,
+    /// F. (seq_len, d_model)
+    Ffn,
+    /// S₂. (seq_len, d_model)
+    Sum2,
+    /// N₂. (seq_len, d_model)
+    Norm2,
+}
+
+impl BlockMatrix {
+    /// All of them, in post-norm order.
+    pub const ALL: [BlockMatrix; 7] = [
+        Self::Sum1,
+        Self::Norm1,
+        Self::Hidden,
+        Self::Activated,
+        Self::Ffn,
+        Self::Sum2,
+        Self::Norm2,
+    ];
+
+    /// The name used in trace files: `sum_1`, `norm_1`, `hidden`, ….
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Sum1 => "sum_1",
+            Self::Norm1 => "norm_1",
+            Self::Hidden => "hidden",
+            Self::Activated => "activated",
+            Self::Ffn => "ffn",
+            Self::Sum2 => "sum_2",
+            Self::Norm2 => "norm_2",
+        }
+    }
+
+    /// The stage that computes it.
+    pub fn stage(self) -> Stage {
+        match self {
+            Self::Sum1 => Stage::Residual1,
+            Self::Norm1 => Stage::Norm1,
+            Self::Hidden => Stage::Hidden,
+            Self::Activated => Stage::Activation,
+            Self::Ffn => Stage::FeedForward,
+            Self::Sum2 => Stage::Residual2,
+            Self::Norm2 => Stage::Norm2,
+        }
+    }
+
+    /// Its values in a block trace.
+    pub fn of(self, b: &BlockTrace) -> &Matrix {
+        match self {
+            Self::Sum1 => &b.sum_1,
+            Self::Norm1 => &b.norm_1,
+            Self::Hidden => &b.hidden,
+            Self::Activated => &b.activated,
+            Self::Ffn => &b.ffn,
+            Self::Sum2 => &b.sum_2,
+            Self::Norm2 => &b.norm_2,
+        }
+    }
+}
+
 /// Any matrix a trace holds, as the views draw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MatrixId {
@@ -67,17 +139,35 @@ pub enum MatrixId {
     Concat,
     /// Y = C·W_o. (seq_len, d_model)
     Output,
+    /// E_src, the source sentence's token embeddings. (src_len, d_model)
+    SourceEmbeddings,
+    /// P_src, the source's positional encoding. (src_len, d_model)
+    SourcePositional,
+    /// X_src = E_src + P_src, what keys and values read in cross-attention. (src_len, d_model)
+    SourceX,
+    /// A parameter of the block; vectors are one row.
+    BlockParam(BlockParam),
+    /// A result of the block.
+    Block(BlockMatrix),
 }
 
 impl MatrixId {
-    /// Every matrix `trace` holds, in stage order; P only when positions are switched on.
+    /// Every matrix `trace` holds, in the order of its stages; P only when positions are
+    /// switched on, the source's and the block's only when they are.
     pub fn all(trace: &Trace) -> Vec<MatrixId> {
         let mut all = vec![Self::Embeddings];
         if trace.positional.is_some() {
             all.push(Self::Positional);
         }
+        all.push(Self::X);
+        if let Some(source) = &trace.source {
+            all.push(Self::SourceEmbeddings);
+            if source.positional.is_some() {
+                all.push(Self::SourcePositional);
+            }
+            all.push(Self::SourceX);
+        }
         all.extend([
-            Self::X,
             Self::Weight(WeightName::Q),
             Self::Weight(WeightName::K),
             Self::Weight(WeightName::V),
@@ -89,6 +179,30 @@ impl MatrixId {
             all.extend(HeadMatrix::ALL.map(|m| Self::Head(h, m)));
         }
         all.extend([Self::Concat, Self::Weight(WeightName::O), Self::Output]);
+        if trace.block.is_some() {
+            use BlockMatrix as B;
+            use BlockParam as P;
+            all.extend([
+                Self::Block(B::Sum1),
+                Self::BlockParam(P::Ln1Gamma),
+                Self::BlockParam(P::Ln1Beta),
+                Self::Block(B::Norm1),
+                Self::BlockParam(P::W1),
+                Self::BlockParam(P::B1),
+                Self::Block(B::Hidden),
+                Self::Block(B::Activated),
+                Self::BlockParam(P::W2),
+                Self::BlockParam(P::B2),
+                Self::Block(B::Ffn),
+                Self::Block(B::Sum2),
+                Self::BlockParam(P::Ln2Gamma),
+                Self::BlockParam(P::Ln2Beta),
+                Self::Block(B::Norm2),
+            ]);
+            // Pre-norm moves N₁ before attention and N₂ before the feed-forward network.
+            let norm = trace.norm();
+            all.sort_by_key(|m| m.stage().position(norm));
+        }
         all
     }
 
@@ -107,6 +221,14 @@ impl MatrixId {
                 HeadMatrix::Context => Stage::WeightedSum,
             },
             Self::Concat => Stage::Concat,
+            Self::SourceEmbeddings | Self::SourcePositional | Self::SourceX => Stage::Input,
+            Self::BlockParam(p) => match p {
+                BlockParam::W1 | BlockParam::B1 => Stage::Hidden,
+                BlockParam::W2 | BlockParam::B2 => Stage::FeedForward,
+                BlockParam::Ln1Gamma | BlockParam::Ln1Beta => Stage::Norm1,
+                BlockParam::Ln2Gamma | BlockParam::Ln2Beta => Stage::Norm2,
+            },
+            Self::Block(b) => b.stage(),
         }
     }
 
@@ -165,6 +287,11 @@ impl MatrixId {
             }
             Self::Concat => &trace.concat,
             Self::Output => &trace.output,
+            Self::SourceEmbeddings => &trace.source.as_ref()?.embeddings,
+            Self::SourcePositional => trace.source.as_ref()?.positional.as_ref()?,
+            Self::SourceX => &trace.source.as_ref()?.x,
+            Self::BlockParam(p) => trace.block.as_ref()?.params.get(*p),
+            Self::Block(b) => b.of(trace.block.as_ref()?),
         })
     }
 

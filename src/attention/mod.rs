@@ -20,6 +20,7 @@
 //! It is the maths and only the maths: what a learner reads about it is in `crate::words`, and
 //! the views decide how its matrices are named and drawn.
 
+mod block;
 mod cells;
 mod config;
 mod embeddings;
@@ -33,12 +34,20 @@ mod tokens;
 mod weights;
 pub mod whatif;
 
+pub use block::{
+    layer_norm, row_stats, Activation, Block, BlockParam, BlockTrace, Norm, D_FF_RANGE,
+    LAYER_NORM_EPS,
+};
 pub use cells::{cell_work, CellWork, Computation, Operand, Wave};
-pub use config::{Config, Limits, ScaleMode, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE};
+pub use config::{
+    Config, Limits, ScaleMode, Wiring, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
+};
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
 pub use error::AttentionError;
-pub use forward::{forward, forward_within, softmax_rows, HeadTrace, Inputs, Trace};
-pub use matrix_id::{HeadMatrix, MatrixId};
+pub use forward::{
+    forward, forward_within, softmax_rows, HeadTrace, Inputs, Source, SourceTrace, Trace,
+};
+pub use matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
 pub use parameter::Parameter;
 pub use rng::SplitMix64;
 pub use stage::Stage;

@@ -1,6 +1,10 @@
-//! The ten stages of multi-head attention, shared by the trace, the stepper, the plots and the
-//! explanations, so the names a learner sees are the names in the code. What a learner reads
-//! about each stage is in `crate::words`.
+//! The stages of multi-head attention and of the transformer block around it, shared by the
+//! trace, the stepper, the plots and the explanations, so the names a learner sees are the names
+//! in the code. What a learner reads about each stage is in `crate::words`.
+//!
+//! Which stages are shown, and in which order, depends on the block: [`Stage::sequence`].
+
+use super::block::Norm;
 
 /// One step of multi-head self-attention, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,41 +29,135 @@ pub enum Stage {
     Concat,
     /// The concatenation times W_o: the layer's output.
     OutputProjection,
+    /// S₁ = X + Y: the first residual sum.
+    Residual1,
+    /// N₁: the first LayerNorm (of S₁ after attention, or of X before it in pre-norm).
+    Norm1,
+    /// H = N·W₁ + b₁: the feed-forward network's hidden layer.
+    Hidden,
+    /// G = act(H): the non-linearity.
+    Activation,
+    /// F = G·W₂ + b₂: back to d_model.
+    FeedForward,
+    /// S₂: the second residual sum.
+    Residual2,
+    /// N₂: the second LayerNorm.
+    Norm2,
 }
 
-impl Stage {
-    /// All stages, in order.
-    pub const ALL: [Stage; 10] = [
-        Self::Input,
-        Self::Projection,
-        Self::SplitHeads,
-        Self::Scores,
-        Self::Scale,
-        Self::Mask,
-        Self::Softmax,
-        Self::WeightedSum,
-        Self::Concat,
-        Self::OutputProjection,
-    ];
+/// The stages of attention alone.
+const ATTENTION: [Stage; 10] = [
+    Stage::Input,
+    Stage::Projection,
+    Stage::SplitHeads,
+    Stage::Scores,
+    Stage::Scale,
+    Stage::Mask,
+    Stage::Softmax,
+    Stage::WeightedSum,
+    Stage::Concat,
+    Stage::OutputProjection,
+];
 
-    /// Position in [`Stage::ALL`], from 0.
-    pub fn index(self) -> usize {
-        Self::ALL.iter().position(|s| *s == self).unwrap_or(0)
+/// A post-norm block: attention, then add & norm, feed-forward, add & norm.
+const POST_NORM: [Stage; 17] = [
+    Stage::Input,
+    Stage::Projection,
+    Stage::SplitHeads,
+    Stage::Scores,
+    Stage::Scale,
+    Stage::Mask,
+    Stage::Softmax,
+    Stage::WeightedSum,
+    Stage::Concat,
+    Stage::OutputProjection,
+    Stage::Residual1,
+    Stage::Norm1,
+    Stage::Hidden,
+    Stage::Activation,
+    Stage::FeedForward,
+    Stage::Residual2,
+    Stage::Norm2,
+];
+
+/// A pre-norm block: norm, attention, add; norm, feed-forward, add.
+const PRE_NORM: [Stage; 17] = [
+    Stage::Input,
+    Stage::Norm1,
+    Stage::Projection,
+    Stage::SplitHeads,
+    Stage::Scores,
+    Stage::Scale,
+    Stage::Mask,
+    Stage::Softmax,
+    Stage::WeightedSum,
+    Stage::Concat,
+    Stage::OutputProjection,
+    Stage::Residual1,
+    Stage::Norm2,
+    Stage::Hidden,
+    Stage::Activation,
+    Stage::FeedForward,
+    Stage::Residual2,
+];
+
+impl Stage {
+    /// The stages of attention alone, in order.
+    pub const ALL: [Stage; 10] = ATTENTION;
+
+    /// Every stage there is, attention's first.
+    pub const EVERY: [Stage; 17] = POST_NORM;
+
+    /// The stages shown, in order: attention alone without a block (`None`), else the block's
+    /// stages in the order of its norm.
+    pub fn sequence(block: Option<Norm>) -> &'static [Stage] {
+        match block {
+            None => &ATTENTION,
+            Some(Norm::Post) => &POST_NORM,
+            Some(Norm::Pre) => &PRE_NORM,
+        }
     }
 
-    /// The stage at `index`, if there is one.
+    /// Position in `sequence(block)`, from 0; `None` when the stage is not shown.
+    pub fn position(self, block: Option<Norm>) -> Option<usize> {
+        Self::sequence(block).iter().position(|s| *s == self)
+    }
+
+    /// The next stage shown, if any.
+    pub fn next_in(self, block: Option<Norm>) -> Option<Stage> {
+        let seq = Self::sequence(block);
+        seq.get(self.position(block)? + 1).copied()
+    }
+
+    /// The previous stage shown, if any.
+    pub fn prev_in(self, block: Option<Norm>) -> Option<Stage> {
+        let seq = Self::sequence(block);
+        seq.get(self.position(block)?.checked_sub(1)?).copied()
+    }
+
+    /// Whether the stage belongs to the block rather than to attention.
+    pub fn is_block(self) -> bool {
+        self.index() >= ATTENTION.len()
+    }
+
+    /// Position in [`Stage::EVERY`], from 0: a fixed order, for maps and sorting.
+    pub fn index(self) -> usize {
+        Self::EVERY.iter().position(|s| *s == self).unwrap_or(0)
+    }
+
+    /// The stage at `index` of [`Stage::ALL`], if there is one.
     pub fn from_index(index: usize) -> Option<Stage> {
         Self::ALL.get(index).copied()
     }
 
-    /// The next stage, if any.
+    /// The next stage of attention alone, if any.
     pub fn next(self) -> Option<Stage> {
-        Self::from_index(self.index() + 1)
+        self.next_in(None)
     }
 
-    /// The previous stage, if any.
+    /// The previous stage of attention alone, if any.
     pub fn prev(self) -> Option<Stage> {
-        self.index().checked_sub(1).and_then(Self::from_index)
+        self.prev_in(None)
     }
 
     /// A short machine name, used in URLs and files.
@@ -75,12 +173,19 @@ impl Stage {
             Self::WeightedSum => "weighted-sum",
             Self::Concat => "concat",
             Self::OutputProjection => "output",
+            Self::Residual1 => "residual-1",
+            Self::Norm1 => "norm-1",
+            Self::Hidden => "ffn-hidden",
+            Self::Activation => "activation",
+            Self::FeedForward => "ffn-out",
+            Self::Residual2 => "residual-2",
+            Self::Norm2 => "norm-2",
         }
     }
 
     /// The stage whose key is `key`.
     pub fn from_key(key: &str) -> Option<Stage> {
-        Self::ALL.into_iter().find(|s| s.key() == key)
+        Self::EVERY.into_iter().find(|s| s.key() == key)
     }
 
     /// Whether the stage has one result per head.
@@ -116,8 +221,35 @@ mod tests {
     }
 
     #[test]
+    fn both_norms_show_every_block_stage_once_and_pre_norm_normalises_first() {
+        for norm in [Norm::Post, Norm::Pre] {
+            let seq = Stage::sequence(Some(norm));
+            let mut sorted = seq.to_vec();
+            sorted.sort();
+            assert_eq!(sorted, Stage::EVERY);
+            let mut stage = seq[0];
+            while let Some(next) = stage.next_in(Some(norm)) {
+                assert_eq!(next.prev_in(Some(norm)), Some(stage));
+                stage = next;
+            }
+            assert_eq!(stage, *seq.last().unwrap());
+        }
+        assert_eq!(Stage::Input.next_in(Some(Norm::Pre)), Some(Stage::Norm1));
+        assert_eq!(
+            Stage::sequence(Some(Norm::Post)).last(),
+            Some(&Stage::Norm2)
+        );
+        assert_eq!(
+            Stage::sequence(Some(Norm::Pre)).last(),
+            Some(&Stage::Residual2)
+        );
+        assert_eq!(Stage::OutputProjection.next(), None);
+        assert_eq!(Stage::Norm1.position(None), None);
+    }
+
+    #[test]
     fn keys_round_trip() {
-        for stage in Stage::ALL {
+        for stage in Stage::EVERY {
             assert_eq!(Stage::from_key(stage.key()), Some(stage));
         }
         assert_eq!(Stage::from_key("Softmax"), None);

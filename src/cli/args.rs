@@ -3,7 +3,9 @@
 
 use super::error::usage_error;
 use super::{CliError, Command, Format, Source, TraceOptions};
-use crate::attention::{Config, ScaleMode, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE};
+use crate::attention::{
+    Config, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
+};
 use crate::formats::scenario::DEFAULT_SENTENCE;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
@@ -100,6 +102,31 @@ struct TraceArgs {
         allow_negative_numbers = true
     )]
     temperature: Option<f64>,
+    /// Cross-attention: queries from the sentence, keys and values from this source sentence.
+    #[arg(long, value_name = "TEXT")]
+    source: Option<String>,
+    /// Run the whole transformer block around attention (add & norm, feed-forward, add & norm).
+    #[arg(long)]
+    block: bool,
+    /// Where the block's LayerNorms sit: post (the original Transformer) or pre (GPT-2); implies
+    /// --block.
+    #[arg(long, value_name = "NORM", value_parser = ["post", "pre"])]
+    norm: Option<String>,
+    #[arg(
+        long = "d-ff",
+        value_name = "N",
+        help = format!(
+            "Width of the feed-forward hidden layer, {} to {}; implies --block",
+            D_FF_RANGE.start(),
+            D_FF_RANGE.end()
+        ),
+        value_parser = whole_number(D_FF_RANGE),
+        allow_negative_numbers = true
+    )]
+    d_ff: Option<usize>,
+    /// The feed-forward activation: relu or gelu; implies --block.
+    #[arg(long, value_name = "NAME", value_parser = ["relu", "gelu"])]
+    activation: Option<String>,
     /// How to print the trace.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -206,6 +233,11 @@ impl From<TraceArgs> for TraceOptions {
             positional: switch(args.positional, args.no_positional),
             scale: args.scale,
             temperature: args.temperature,
+            source: args.source,
+            block: args.block,
+            norm: args.norm.and_then(|n| n.parse().ok()),
+            d_ff: args.d_ff,
+            activation: args.activation.and_then(|a| a.parse().ok()),
             format: args.format,
         }
     }

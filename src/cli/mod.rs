@@ -60,6 +60,16 @@ pub struct TraceOptions {
     pub scale: Option<ScaleMode>,
     /// A new softmax temperature.
     pub temperature: Option<f64>,
+    /// A source sentence for cross-attention.
+    pub source: Option<String>,
+    /// Show the transformer block around attention.
+    pub block: bool,
+    /// Where the block's norms sit (implies the block).
+    pub norm: Option<crate::attention::Norm>,
+    /// The block's hidden width (implies the block).
+    pub d_ff: Option<usize>,
+    /// The block's activation (implies the block).
+    pub activation: Option<crate::attention::Activation>,
     /// How to print the trace.
     pub format: Format,
 }

@@ -4,7 +4,7 @@
 use super::{CliError, Format, Source, TraceOptions};
 use crate::attention::{forward, tokenize, toy_embedding};
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
-use crate::formats::scenario::{Scenario, ScenarioError};
+use crate::formats::scenario::{BlockFields, Scenario, ScenarioError};
 use std::io::{self, Read};
 
 pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<String, CliError> {
@@ -71,6 +71,53 @@ pub fn apply_options(scenario: &mut Scenario, options: &TraceOptions) -> Result<
                 scenario.embeddings = None;
             }
         }
+        if let Some(rows) = &scenario.source_embeddings {
+            if !fits(rows, None, d) {
+                scenario.source_embeddings = None;
+            }
+        }
+        // The block's parameters are all sized by d_model: its defaults take over.
+        if let Some(block) = &mut scenario.block {
+            *block = BlockFields {
+                norm: block.norm.take(),
+                activation: block.activation.take(),
+                d_ff: block.d_ff,
+                ..BlockFields::default()
+            };
+        }
+    }
+    if let Some(source) = &options.source {
+        tokenize(source).map_err(|error| CliError::Option {
+            flag: "--source",
+            value: format!("{source:?}"),
+            error,
+        })?;
+        if scenario.source.as_deref() != Some(source.as_str()) {
+            scenario.source_embeddings = None;
+        }
+        scenario.source = Some(source.clone());
+    }
+    let wants_block = options.block
+        || options.norm.is_some()
+        || options.d_ff.is_some()
+        || options.activation.is_some();
+    if wants_block {
+        let block = scenario.block.get_or_insert_with(BlockFields::default);
+        if let Some(norm) = options.norm {
+            block.norm = Some(norm.key().to_string());
+        }
+        if let Some(activation) = options.activation {
+            block.activation = Some(activation.key().to_string());
+        }
+        if let Some(d_ff) = options.d_ff.filter(|n| block.d_ff != Some(*n)) {
+            block.d_ff = Some(d_ff);
+            block.w_1 = None;
+            block.b_1 = None;
+            block.w_2 = None;
+        }
+    }
+    if scenario.source.is_some() || scenario.block.is_some() {
+        scenario.version = scenario.version.max(2);
     }
     if let Some(n) = options.n_heads {
         scenario.n_heads = n;

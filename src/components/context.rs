@@ -48,6 +48,8 @@ pub struct UiContext {
     pub compact: bool,
     /// Whether the window is narrow (phones, small tablets): one column, stage first.
     pub narrow: RwSignal<bool>,
+    /// Which stages are shown, by the block's norm (`None`: attention alone).
+    pub order: RwSignal<Option<crate::attention::Norm>>,
 }
 
 /// The widest window, in CSS pixels, laid out as one column; the style sheet uses the same.
@@ -123,6 +125,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         projection_part: RwSignal::new(0),
         compact,
         narrow,
+        order: RwSignal::new(None),
     };
     provide_context(ctx);
     ctx

@@ -1,9 +1,9 @@
-//! Editable grids for the embeddings and the four projection matrices.
+//! Editable grids for the embeddings, the four projection matrices, and the source's and the block's parameters when they are on.
 
-use crate::attention::{Init, MatrixId, WeightName};
+use crate::attention::{BlockParam, Init, MatrixId, WeightName};
 use crate::plot::{band_color, parse_cell};
 use crate::state::{EditTarget, Model};
-use crate::words::matrix_help;
+use crate::words::{label, matrix_help};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -57,6 +57,8 @@ fn edited_matrix(target: EditTarget) -> MatrixId {
     match target {
         EditTarget::Embeddings => MatrixId::Embeddings,
         EditTarget::Weight(w) => MatrixId::Weight(w),
+        EditTarget::SourceEmbeddings => MatrixId::SourceEmbeddings,
+        EditTarget::Block(p) => MatrixId::BlockParam(p),
     }
 }
 
@@ -72,11 +74,18 @@ pub fn MatrixEditors(
     let hovered = RwSignal::new(None::<EditTarget>);
     let focused = RwSignal::new(None::<EditTarget>);
     let tip_shown = move |t: EditTarget| hovered.get().or(focused.get()) == Some(t);
+    // The source's and the block's matrices have tabs while they are switched on.
+    let targets = Memo::new(move |_| model.with(|m| EditTarget::shown(m.wiring())));
+    Effect::new(move |_| {
+        if !targets.with(|ts| ts.contains(&selected.get_untracked())) {
+            selected.set(EditTarget::Weight(WeightName::Q));
+        }
+    });
     view! {
         <section class="panel editors" aria-labelledby="editors-title">
             <h2 id="editors-title" class="panel-title">"Matrices"</h2>
             <div class="tabs" role="tablist" aria-label="Matrix to edit">
-                {EditTarget::ALL.into_iter().map(|t| view! {
+                {move || targets.get().into_iter().map(|t| view! {
                     <button
                         role="tab"
                         type="button"
@@ -102,8 +111,9 @@ pub fn MatrixEditors(
                                 focused.set(None);
                                 return;
                             }
-                            let i = EditTarget::ALL.iter().position(|x| *x == t).unwrap_or(0);
-                            let n = EditTarget::ALL.len();
+                            let all = targets.get_untracked();
+                            let i = all.iter().position(|x| *x == t).unwrap_or(0);
+                            let n = all.len();
                             let next = match ev.key().as_str() {
                                 "ArrowRight" => Some((i + 1) % n),
                                 "ArrowLeft" => Some((i + n - 1) % n),
@@ -111,7 +121,7 @@ pub fn MatrixEditors(
                             };
                             if let Some(j) = next {
                                 ev.prevent_default();
-                                let target = EditTarget::ALL[j];
+                                let target = all[j];
                                 selected.set(target);
                                 if let Some(el) = document().get_element_by_id(&format!("tab-{}", target.key())) {
                                     if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
@@ -132,7 +142,7 @@ pub fn MatrixEditors(
                 }.into_any()).collect_view()}
             </div>
             <div class="tab-tips">
-                {EditTarget::ALL.into_iter().map(|t| view! {
+                {move || targets.get().into_iter().map(|t| view! {
                     <span role="tooltip" id=format!("help-tab-{}", t.key()) class="help-tip"
                         class:shown=move || tip_shown(t) data-testid=format!("tip-tab-{}", t.key())>
                         {matrix_help(edited_matrix(t))}
@@ -201,11 +211,25 @@ pub fn MatrixEditor(
     let shape = Memo::new(move |_| {
         model.with(|m| {
             let d = m.config.d_model;
-            let rows = match target {
-                EditTarget::Embeddings => m.tokens(),
-                EditTarget::Weight(_) => (1..=d).map(|i| format!("d{i}")).collect(),
+            let f = m.block.d_ff();
+            let dims = |n: usize| (1..=n).map(|i| format!("d{i}")).collect::<Vec<_>>();
+            let units = |n: usize| (1..=n).map(|i| format!("f{i}")).collect::<Vec<_>>();
+            let (rows, cols) = match target {
+                EditTarget::Embeddings => (m.tokens(), dims(d)),
+                EditTarget::SourceEmbeddings => (m.source_tokens(), dims(d)),
+                EditTarget::Weight(_) => (dims(d), dims(d)),
+                EditTarget::Block(BlockParam::W1) => (dims(d), units(f)),
+                EditTarget::Block(BlockParam::W2) => (units(f), dims(d)),
+                EditTarget::Block(p) => {
+                    let cols = if p == BlockParam::B1 {
+                        units(f)
+                    } else {
+                        dims(d)
+                    };
+                    (vec![label(MatrixId::BlockParam(p))], cols)
+                }
             };
-            (rows, d, m.config.n_heads)
+            (rows, cols, m.config.n_heads)
         })
     });
     let errors = RwSignal::new(CellErrors::default());
@@ -405,7 +429,8 @@ pub fn MatrixEditor(
     };
 
     let grid = move || {
-        let (rows, d, n_heads) = shape.get();
+        let (rows, cols, n_heads) = shape.get();
+        let d = cols.len();
         let head_dim = d / n_heads.max(1);
         let band = move |i: usize| {
             let color = band_color(i / head_dim.max(1)).hex();
@@ -419,9 +444,9 @@ pub fn MatrixEditor(
                 <thead>
                     <tr>
                         <th></th>
-                        {(0..d).map(|c| view! {
+                        {cols.into_iter().enumerate().map(|(c, name)| view! {
                             <th scope="col" class:band=col_bands style=if col_bands { band(c) } else { String::new() }>
-                                {format!("d{}", c + 1)}
+                                {name}
                             </th>
                         }.into_any()).collect_view()}
                     </tr>
@@ -442,6 +467,13 @@ pub fn MatrixEditor(
 
     let note = match target {
         EditTarget::Embeddings => "One row per token. Editing a word's row changes every copy of that word.",
+        EditTarget::SourceEmbeddings => "One row per source token. Editing a word's row changes every copy of it in the source.",
+        EditTarget::Block(BlockParam::W1) => "Rows are model dimensions, columns the d_ff hidden units f1, f2, ….",
+        EditTarget::Block(BlockParam::W2) => "Rows are the d_ff hidden units, columns model dimensions.",
+        EditTarget::Block(BlockParam::B1) => "One number per hidden unit, added to every token's row of N·W₁.",
+        EditTarget::Block(BlockParam::B2) => "One number per model dimension, added to every token's row of G·W₂.",
+        EditTarget::Block(BlockParam::Ln1Gamma | BlockParam::Ln2Gamma) => "One scale per column, multiplying every normalised row. Identity sets them to 1.",
+        EditTarget::Block(_) => "One shift per column, added to every normalised row. Identity sets them to 0.",
         EditTarget::Weight(WeightName::O) => "Rows are the concatenated head columns (coloured by head); columns are output dimensions.",
         EditTarget::Weight(_) => "Column bands show which columns belong to which head.",
     };

@@ -3,7 +3,7 @@
 
 use super::context::ui_context;
 use super::keyboard::{is_text_field, key_target};
-use crate::attention::Stage;
+use crate::attention::{Norm, Stage};
 use crate::plot::CELL_FONT_PX;
 use crate::words::{projection_part_name, stage_name};
 use leptos::prelude::*;
@@ -29,18 +29,21 @@ pub fn presenter_step(
     stage: Stage,
     part: usize,
     n_heads: usize,
+    order: Option<Norm>,
 ) -> Option<(Stage, usize)> {
     let parts = presenter_parts(stage, n_heads);
     if forward {
         if part + 1 < parts {
             return Some((stage, part + 1));
         }
-        stage.next().map(|s| (s, 0))
+        stage.next_in(order).map(|s| (s, 0))
     } else {
         if part > 0 {
             return Some((stage, part.min(parts) - 1));
         }
-        stage.prev().map(|s| (s, presenter_parts(s, n_heads) - 1))
+        stage
+            .prev_in(order)
+            .map(|s| (s, presenter_parts(s, n_heads) - 1))
     }
 }
 
@@ -98,12 +101,19 @@ pub fn PresenterBar(
         <div class="presenter-bar" data-testid="presenter-bar"
             data-step=move || format!("{}-{}", stage.get().key(), part())>
             <ol class="presenter-progress" aria-label="Progress" data-testid="presenter-progress">
-                {Stage::ALL.into_iter().map(|s| view! {
-                    <li class:current=move || stage.get() == s class:done={move || stage.get() > s}
-                        aria-current=move || (stage.get() == s).then_some("step")>
-                        <span class="visually-hidden">{stage_name(s)}</span>
-                    </li>
-                }).collect_view()}
+                {move || {
+                    let order = ui.order.get();
+                    Stage::sequence(order).iter().map(|&s| {
+                        let at = s.position(order);
+                        let done = move || stage.get().position(order) > at;
+                        view! {
+                            <li class:current=move || stage.get() == s class:done=done
+                                aria-current=move || (stage.get() == s).then_some("step")>
+                                <span class="visually-hidden">{stage_name(s)}</span>
+                            </li>
+                        }
+                    }).collect_view()
+                }}
             </ol>
             <span class="presenter-head" data-testid="presenter-head">{part_shown}</span>
             <span class="presenter-help">"← → Space: step · f: full screen · Esc: leave"</span>
@@ -136,7 +146,8 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
             head.get_untracked(),
             ui.projection_part.get_untracked(),
         );
-        if let Some((s, p)) = presenter_step(forward, from, part, n_heads.get_untracked()) {
+        let order = ui.order.get_untracked();
+        if let Some((s, p)) = presenter_step(forward, from, part, n_heads.get_untracked(), order) {
             if s == Stage::Projection {
                 ui.projection_part.set(p);
             } else {
@@ -295,51 +306,54 @@ mod tests {
     #[test]
     fn a_per_head_stage_steps_through_its_heads_first() {
         assert_eq!(
-            presenter_step(true, Stage::Scores, 0, 2),
+            presenter_step(true, Stage::Scores, 0, 2, None),
             Some((Stage::Scores, 1))
         );
         assert_eq!(
-            presenter_step(true, Stage::Scores, 1, 2),
+            presenter_step(true, Stage::Scores, 1, 2, None),
             Some((Stage::Scale, 0))
         );
         assert_eq!(
-            presenter_step(true, Stage::Input, 0, 2),
+            presenter_step(true, Stage::Input, 0, 2, None),
             Some((Stage::Projection, 0))
         );
         // The projection shows Q, K and V one at a time.
         assert_eq!(
-            presenter_step(true, Stage::Projection, 1, 2),
+            presenter_step(true, Stage::Projection, 1, 2, None),
             Some((Stage::Projection, 2))
         );
         assert_eq!(
-            presenter_step(true, Stage::Projection, 2, 2),
+            presenter_step(true, Stage::Projection, 2, 2, None),
             Some((Stage::SplitHeads, 0))
         );
-        assert_eq!(presenter_step(true, Stage::OutputProjection, 0, 2), None);
+        assert_eq!(
+            presenter_step(true, Stage::OutputProjection, 0, 2, None),
+            None
+        );
     }
 
     #[test]
     fn stepping_back_enters_a_per_head_stage_at_its_last_head() {
         assert_eq!(
-            presenter_step(false, Stage::Scale, 1, 4),
+            presenter_step(false, Stage::Scale, 1, 4, None),
             Some((Stage::Scale, 0))
         );
         assert_eq!(
-            presenter_step(false, Stage::Scale, 0, 4),
+            presenter_step(false, Stage::Scale, 0, 4, None),
             Some((Stage::Scores, 3))
         );
         assert_eq!(
-            presenter_step(false, Stage::SplitHeads, 0, 4),
+            presenter_step(false, Stage::SplitHeads, 0, 4, None),
             Some((Stage::Projection, 2))
         );
         assert_eq!(
-            presenter_step(false, Stage::Projection, 0, 4),
+            presenter_step(false, Stage::Projection, 0, 4, None),
             Some((Stage::Input, 0))
         );
-        assert_eq!(presenter_step(false, Stage::Input, 0, 4), None);
+        assert_eq!(presenter_step(false, Stage::Input, 0, 4, None), None);
         // One head: one step per stage.
         assert_eq!(
-            presenter_step(true, Stage::Scores, 0, 1),
+            presenter_step(true, Stage::Scores, 0, 1, None),
             Some((Stage::Scale, 0))
         );
     }

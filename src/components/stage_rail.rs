@@ -1,4 +1,4 @@
-//! Where you are among the ten stages, and how to move: rail, Previous/Next, Play; and where
+//! Where you are among the stages, and how to move: rail, Previous/Next, Play; and where
 //! the last edit changed numbers you have not seen.
 
 use super::context::ui_context;
@@ -19,22 +19,26 @@ pub fn StageRail(
     trail: Memo<Trail>,
 ) -> impl IntoView {
     let marked = move |s: Stage| trail.with(|t| t.unseen.is_marked(s));
+    let order = ui_context().order;
     view! {
         <nav class="rail" aria-label="Stages">
             <ol>
-                {Stage::ALL.into_iter().map(|s| view! {
+                {move || {
+                let o = order.get();
+                Stage::sequence(o).iter().map(|&s| view! {
                     <li>
                         <button
                             type="button"
                             data-testid=format!("stage-{}", s.key())
-                            class:done={move || stage.get() > s}
+                            class:block=s.is_block()
+                            class:done={move || stage.get().position(o) > s.position(o)}
                             class:changed=move || marked(s)
                             data-changed=move || marked(s).to_string()
                             aria-current=move || (stage.get() == s).then_some("step")
                             title=stage_name(s)
                             on:click=move |_| stage.set(s)
                         >
-                            <span class="rail-number">{s.index() + 1}</span>
+                            <span class="rail-number">{s.position(o).unwrap_or(0) + 1}</span>
                             " "
                             <span class="visually-hidden">{stage_rail_name(s).0}</span>
                             <span class="rail-name">{stage_rail_name(s).1}</span>
@@ -45,7 +49,8 @@ pub fn StageRail(
                             })}
                         </button>
                     </li>
-                }.into_any()).collect_view()}
+                }.into_any()).collect_view()
+                }}
             </ol>
         </nav>
     }
@@ -61,15 +66,19 @@ pub fn EditNote(
 ) -> impl IntoView {
     let pointer = move || {
         let current = stage.get();
-        trail.with(|t| t.unseen.pointer(current))
+        trail.with(|t| {
+            t.unseen
+                .pointer(current)
+                .map(|(p, s)| (p, s, t.unseen.wiring))
+        })
     };
     view! {
         <div class="edit-note-region" role="status">
-            {move || pointer().map(|(edited, next)| view! {
+            {move || pointer().map(|(edited, next, wiring)| view! {
                 <p class="edit-note" data-testid="edit-note">
-                    <span>{edit_note(edited, next)}</span>
+                    <span>{edit_note(edited, next, wiring)}</span>
                     <button type="button" data-testid="edit-note-go" on:click=move |_| stage.set(next)>
-                        {go_to_stage(next)}
+                        {go_to_stage(next, wiring.block)}
                     </button>
                 </p>
             })}
@@ -99,13 +108,17 @@ pub fn StageControls(
             stop();
             return;
         }
-        if stage.get_untracked().next().is_none() {
+        if stage
+            .get_untracked()
+            .next_in(ui.order.get_untracked())
+            .is_none()
+        {
             stage.set(Stage::Input);
         }
         // Without animations a slower pace leaves time to read.
         let period = if ui.reduced_motion { 4000 } else { 2500 };
         let handle = set_interval_with_handle(
-            move || match stage.get_untracked().next() {
+            move || match stage.get_untracked().next_in(ui.order.get_untracked()) {
                 Some(next) => stage.set(next),
                 None => stop(),
             },
@@ -122,15 +135,15 @@ pub fn StageControls(
 
     view! {
         <div class="stage-controls">
-            <button type="button" data-testid="prev" disabled=move || stage.get().prev().is_none()
-                on:click=move |_| { if let Some(p) = stage.get_untracked().prev() { stage.set(p) } }>
+            <button type="button" data-testid="prev" disabled=move || stage.get().prev_in(ui.order.get()).is_none()
+                on:click=move |_| { if let Some(p) = stage.get_untracked().prev_in(ui.order.get_untracked()) { stage.set(p) } }>
                 <span aria-hidden="true">"←"</span><span class="step-word">" Previous"</span>
             </button>
             <span class="progress" data-testid="progress" aria-live="polite">
-                {move || stage_progress(stage.get())}
+                {move || stage_progress(stage.get(), ui.order.get())}
             </span>
-            <button type="button" data-testid="next" disabled=move || stage.get().next().is_none()
-                on:click=move |_| { if let Some(n) = stage.get_untracked().next() { stage.set(n) } }>
+            <button type="button" data-testid="next" disabled=move || stage.get().next_in(ui.order.get()).is_none()
+                on:click=move |_| { if let Some(n) = stage.get_untracked().next_in(ui.order.get_untracked()) { stage.set(n) } }>
                 <span class="step-word">"Next "</span><span aria-hidden="true">"→"</span>
             </button>
             <button type="button" class="play" data-testid="play" aria-pressed=move || playing.get().to_string()

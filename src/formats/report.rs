@@ -3,8 +3,8 @@
 //! Plain functions returning values or strings, with no I/O, so the CLI prints them and the web
 //! app's export buttons can offer them as downloads.
 //!
-//! Every rendering lists the same matrices in the same order: the order of [`Stage::ALL`], and
-//! within a per-head stage head 1 first.
+//! Every rendering lists the same matrices in the same order: the order of the trace's stages
+//! ([`Trace::stages`]), and within a per-head stage head 1 first.
 //!
 //! | matrix              | head | stage             | rows         | columns     |
 //! |---------------------|------|-------------------|--------------|-------------|
@@ -23,10 +23,20 @@
 //! | `w_o`               |      | Output projection | d1..d_model  | d1..d_model |
 //! | `output`            |      | Output projection | tokens       | d1..d_model |
 //!
+//! With a source sentence (cross-attention), `source_embeddings`, `source_positional` (when on)
+//! and `source_x` follow `x`, with source tokens as rows; `k`, `v` and each head's `k`, `v` have
+//! one row per source token, and the query × key matrices one column per source token.
+//!
+//! With the block, its matrices follow in the order of its stages (pre-norm moves `ln_1_gamma`,
+//! `ln_1_beta` and `norm_1` before the projections): `sum_1`; `ln_1_gamma`, `ln_1_beta`,
+//! `norm_1`; `w_1`, `b_1`, `hidden`; `activated`; `w_2`, `b_2`, `ffn`; `sum_2`; `ln_2_gamma`,
+//! `ln_2_beta`, `norm_2`. `hidden`, `activated`, the columns of `w_1` and `b_1` and the rows of
+//! `w_2` are named `f1..f_dff`; biases, γ and β are one row.
+//!
 //! A head's own columns keep their names in the whole layer, as on the app's heatmaps: head h
 //! of width d_k has d((h−1)·d_k + 1) … d(h·d_k).
 
-use crate::attention::{HeadTrace, Matrix, Stage, Trace};
+use crate::attention::{BlockParam, BlockTrace, HeadTrace, Matrix, Stage, Trace};
 use crate::words::{
     configuration, configuration_warning, dim, format_value, handout_stage_note, handout_title,
     head_heading, matrix_description, matrix_symbol, rounding_remark, stage_explanation,
@@ -52,6 +62,12 @@ pub enum Axis {
     /// One per column of a head's slice, named as in the whole layer: head h (from 0) of width
     /// d_k has `d(h·d_k + 1)..d((h + 1)·d_k)`.
     HeadDims,
+    /// One per key token: the source's tokens in cross-attention, else the sentence's.
+    KeyTokens,
+    /// One per unit of the feed-forward network's hidden layer, `f1..f_dff`.
+    Hidden,
+    /// The single row of a vector (a bias, γ or β).
+    Single,
 }
 
 /// One matrix of a trace, with what its rows and columns mean.
@@ -82,7 +98,7 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
         rows,
         cols: Axis::Dims,
     };
-    for stage in Stage::ALL {
+    for &stage in trace.stages() {
         match stage {
             Stage::Input => {
                 out.push(whole(stage, "embeddings", &trace.embeddings, Axis::Tokens));
@@ -90,6 +106,14 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
                     out.push(whole(stage, "positional", p, Axis::Tokens));
                 }
                 out.push(whole(stage, "x", &trace.x, Axis::Tokens));
+                if let Some(src) = &trace.source {
+                    let rows = Axis::KeyTokens;
+                    out.push(whole(stage, "source_embeddings", &src.embeddings, rows));
+                    if let Some(p) = &src.positional {
+                        out.push(whole(stage, "source_positional", p, rows));
+                    }
+                    out.push(whole(stage, "source_x", &src.x, rows));
+                }
             }
             Stage::Projection => {
                 let w = &trace.weights;
@@ -97,35 +121,41 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
                 out.push(whole(stage, "w_k", &w.w_k, Axis::Dims));
                 out.push(whole(stage, "w_v", &w.w_v, Axis::Dims));
                 out.push(whole(stage, "q", &trace.q, Axis::Tokens));
-                out.push(whole(stage, "k", &trace.k, Axis::Tokens));
-                out.push(whole(stage, "v", &trace.v, Axis::Tokens));
+                out.push(whole(stage, "k", &trace.k, Axis::KeyTokens));
+                out.push(whole(stage, "v", &trace.v, Axis::KeyTokens));
             }
             Stage::Concat => out.push(whole(stage, "concat", &trace.concat, Axis::Tokens)),
             Stage::OutputProjection => {
                 out.push(whole(stage, "w_o", &trace.weights.w_o, Axis::Dims));
                 out.push(whole(stage, "output", &trace.output, Axis::Tokens));
             }
+            s if s.is_block() => {
+                if let Some(b) = &trace.block {
+                    out.extend(block_matrices(stage, b));
+                }
+            }
             _ => {
                 for (h, head) in trace.heads.iter().enumerate() {
-                    let per_head: Vec<(&'static str, &Matrix, Axis)> = match stage {
+                    let keys = Axis::KeyTokens;
+                    let per_head: Vec<(&'static str, &Matrix, Axis, Axis)> = match stage {
                         Stage::SplitHeads => vec![
-                            ("q", &head.q, Axis::HeadDims),
-                            ("k", &head.k, Axis::HeadDims),
-                            ("v", &head.v, Axis::HeadDims),
+                            ("q", &head.q, Axis::Tokens, Axis::HeadDims),
+                            ("k", &head.k, keys, Axis::HeadDims),
+                            ("v", &head.v, keys, Axis::HeadDims),
                         ],
-                        Stage::Scores => vec![("scores", &head.scores, Axis::Tokens)],
-                        Stage::Scale => vec![("scaled", &head.scaled, Axis::Tokens)],
-                        Stage::Mask => vec![("masked", &head.masked, Axis::Tokens)],
-                        Stage::Softmax => vec![("weights", &head.weights, Axis::Tokens)],
-                        _ => vec![("context", &head.context, Axis::HeadDims)],
+                        Stage::Scores => vec![("scores", &head.scores, Axis::Tokens, keys)],
+                        Stage::Scale => vec![("scaled", &head.scaled, Axis::Tokens, keys)],
+                        Stage::Mask => vec![("masked", &head.masked, Axis::Tokens, keys)],
+                        Stage::Softmax => vec![("weights", &head.weights, Axis::Tokens, keys)],
+                        _ => vec![("context", &head.context, Axis::Tokens, Axis::HeadDims)],
                     };
-                    for (key, matrix, cols) in per_head {
+                    for (key, matrix, rows, cols) in per_head {
                         out.push(TraceMatrix {
                             stage,
                             key,
                             head: Some(h),
                             matrix,
-                            rows: Axis::Tokens,
+                            rows,
                             cols,
                         });
                     }
@@ -134,6 +164,46 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
         }
     }
     out
+}
+
+/// The block's parameters and results at `stage`.
+fn block_matrices(stage: Stage, b: &BlockTrace) -> Vec<TraceMatrix<'_>> {
+    let m = |key, matrix, rows, cols| TraceMatrix {
+        stage,
+        key,
+        head: None,
+        matrix,
+        rows,
+        cols,
+    };
+    let param = |p: BlockParam, rows, cols| m(p.key(), b.params.get(p), rows, cols);
+    use Axis::{Dims, Hidden, Single, Tokens};
+    match stage {
+        Stage::Residual1 => vec![m("sum_1", &b.sum_1, Tokens, Dims)],
+        Stage::Norm1 => vec![
+            param(BlockParam::Ln1Gamma, Single, Dims),
+            param(BlockParam::Ln1Beta, Single, Dims),
+            m("norm_1", &b.norm_1, Tokens, Dims),
+        ],
+        Stage::Hidden => vec![
+            param(BlockParam::W1, Dims, Hidden),
+            param(BlockParam::B1, Single, Hidden),
+            m("hidden", &b.hidden, Tokens, Hidden),
+        ],
+        Stage::Activation => vec![m("activated", &b.activated, Tokens, Hidden)],
+        Stage::FeedForward => vec![
+            param(BlockParam::W2, Hidden, Dims),
+            param(BlockParam::B2, Single, Dims),
+            m("ffn", &b.ffn, Tokens, Dims),
+        ],
+        Stage::Residual2 => vec![m("sum_2", &b.sum_2, Tokens, Dims)],
+        Stage::Norm2 => vec![
+            param(BlockParam::Ln2Gamma, Single, Dims),
+            param(BlockParam::Ln2Beta, Single, Dims),
+            m("norm_2", &b.norm_2, Tokens, Dims),
+        ],
+        _ => Vec::new(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,11 +218,21 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
 /// `masked`, `weights`, `context` and `fully_masked_rows`, row indices from 0), `concat`,
 /// `w_o`, `output`. Matrices are arrays of rows; a value that is not finite (the −∞ of
 /// `masked`) is `null`, since JSON has no infinities.
+///
+/// With a source sentence, `source_tokens` and `source_x` follow `tokens`, `k` and `v` (and each
+/// head's) have one row per source token and `scores` … `weights` one column per source token.
+/// With the block, a `block` object ends the trace: `norm`, `activation`, `d_ff`,
+/// `attention_input` (X for post-norm, N₁ for pre-norm), `sum_1`, `norm_1`, `hidden`,
+/// `activated`, `ffn`, `sum_2`, `norm_2`, `out` (the block's output), then its parameters
+/// `w_1`, `b_1`, `w_2`, `b_2`, `ln_1_gamma`, `ln_1_beta`, `ln_2_gamma`, `ln_2_beta` (vectors
+/// as plain arrays). `x` stays E + P.
 pub fn trace_json(trace: &Trace) -> TraceJson<'_> {
     let c = &trace.config;
     let w = &trace.weights;
     TraceJson {
         tokens: &trace.tokens,
+        source_tokens: trace.source.as_ref().map(|s| s.tokens.as_slice()),
+        source_x: trace.source.as_ref().map(|s| Rows(&s.x)),
         config: ConfigJson {
             d_model: c.d_model,
             n_heads: c.n_heads,
@@ -176,6 +256,7 @@ pub fn trace_json(trace: &Trace) -> TraceJson<'_> {
         concat: Rows(&trace.concat),
         w_o: Rows(&w.w_o),
         output: Rows(&trace.output),
+        block: trace.block.as_ref().map(BlockJson::new),
     }
 }
 
@@ -194,6 +275,10 @@ pub fn trace_json_pretty(trace: &Trace) -> String {
 #[derive(Serialize)]
 pub struct TraceJson<'a> {
     tokens: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_tokens: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_x: Option<Rows<'a>>,
     config: ConfigJson,
     embeddings: Rows<'a>,
     positional: Option<Rows<'a>>,
@@ -209,6 +294,70 @@ pub struct TraceJson<'a> {
     concat: Rows<'a>,
     w_o: Rows<'a>,
     output: Rows<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block: Option<BlockJson<'a>>,
+}
+
+/// The `block` object of [`TraceJson`].
+#[derive(Serialize)]
+struct BlockJson<'a> {
+    norm: &'static str,
+    activation: &'static str,
+    d_ff: usize,
+    attention_input: Rows<'a>,
+    sum_1: Rows<'a>,
+    norm_1: Rows<'a>,
+    hidden: Rows<'a>,
+    activated: Rows<'a>,
+    ffn: Rows<'a>,
+    sum_2: Rows<'a>,
+    norm_2: Rows<'a>,
+    out: Rows<'a>,
+    w_1: Rows<'a>,
+    b_1: Vector<'a>,
+    w_2: Rows<'a>,
+    b_2: Vector<'a>,
+    ln_1_gamma: Vector<'a>,
+    ln_1_beta: Vector<'a>,
+    ln_2_gamma: Vector<'a>,
+    ln_2_beta: Vector<'a>,
+}
+
+impl<'a> BlockJson<'a> {
+    fn new(b: &'a BlockTrace) -> Self {
+        let p = &b.params;
+        Self {
+            norm: b.norm.key(),
+            activation: b.activation.key(),
+            d_ff: p.d_ff(),
+            attention_input: Rows(&b.attention_input),
+            sum_1: Rows(&b.sum_1),
+            norm_1: Rows(&b.norm_1),
+            hidden: Rows(&b.hidden),
+            activated: Rows(&b.activated),
+            ffn: Rows(&b.ffn),
+            sum_2: Rows(&b.sum_2),
+            norm_2: Rows(&b.norm_2),
+            out: Rows(b.out()),
+            w_1: Rows(&p.w_1),
+            b_1: Vector(&p.b_1),
+            w_2: Rows(&p.w_2),
+            b_2: Vector(&p.b_2),
+            ln_1_gamma: Vector(&p.ln_1_gamma),
+            ln_1_beta: Vector(&p.ln_1_beta),
+            ln_2_gamma: Vector(&p.ln_2_gamma),
+            ln_2_beta: Vector(&p.ln_2_beta),
+        }
+    }
+}
+
+/// A one-row matrix as a plain array.
+struct Vector<'a>(&'a Matrix);
+
+impl Serialize for Vector<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|v| finite(*v)))
+    }
 }
 
 /// The `config` object of [`TraceJson`].
@@ -274,7 +423,7 @@ fn finite(v: f64) -> Option<f64> {
 // ---------------------------------------------------------------------------------------------
 // Markdown
 
-/// A worked example for a handout: the configuration in words, then all ten stages with their
+/// A worked example for a handout: the configuration in words, then every stage shown with its
 /// formula, explanation and matrices as tables.
 ///
 /// Numbers have [`MARKDOWN_DECIMALS`] decimals and a real minus sign (`−0.250`), as in the
@@ -290,12 +439,19 @@ pub fn trace_markdown(trace: &Trace) -> String {
     write_configuration(&mut out, trace, &tokens);
 
     let matrices = trace_matrices(trace);
-    for (i, stage) in Stage::ALL.into_iter().enumerate() {
-        let _ = writeln!(out, "## {}. {}\n", i + 1, stage_title(stage, &trace.config));
+    let source_tokens: Vec<String> = trace
+        .key_tokens()
+        .iter()
+        .map(|t| escape_markdown(t))
+        .collect();
+    let wiring = trace.wiring();
+    for (i, &stage) in trace.stages().iter().enumerate() {
+        let title = stage_title(stage, &trace.config, wiring);
+        let _ = writeln!(out, "## {}. {title}\n", i + 1);
         let _ = writeln!(
             out,
             "{FORMULA}: `{}`\n",
-            stage_formula(stage, &trace.config)
+            stage_formula(stage, &trace.config, wiring)
         );
         let _ = writeln!(out, "{}\n", stage_explanation(stage));
         let note = handout_stage_note(trace, stage, MARKDOWN_DECIMALS);
@@ -306,7 +462,7 @@ pub fn trace_markdown(trace: &Trace) -> String {
                 current_head = Some(h);
                 let _ = writeln!(out, "### {}\n", head_heading(h));
             }
-            write_matrix(&mut out, trace, &tokens, m);
+            write_matrix(&mut out, trace, (&tokens, &source_tokens), m);
         }
     }
     while out.ends_with("\n\n") {
@@ -326,7 +482,12 @@ fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
     let _ = writeln!(out, "\n{}\n", rounding_remark(MARKDOWN_DECIMALS));
 }
 
-fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMatrix<'_>) {
+fn write_matrix(
+    out: &mut String,
+    trace: &Trace,
+    (tokens, key_tokens): (&[String], &[String]),
+    m: &TraceMatrix<'_>,
+) {
     let (rows, cols) = m.matrix.shape();
     let _ = writeln!(
         out,
@@ -334,8 +495,8 @@ fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMat
         matrix_symbol(m.key, m.head),
         matrix_description(m.key, m.head.is_some())
     );
-    let row_labels = labels(m.rows, rows, tokens, m.head);
-    let mut col_labels = labels(m.cols, cols, tokens, m.head);
+    let row_labels = labels(m.rows, rows, (tokens, key_tokens), m.head);
+    let mut col_labels = labels(m.cols, cols, (tokens, key_tokens), m.head);
     let softmax = m.key == "weights";
     if softmax {
         col_labels.push(ROW_SUM.to_string());
@@ -362,7 +523,12 @@ fn write_matrix(out: &mut String, trace: &Trace, tokens: &[String], m: &TraceMat
 }
 
 /// The `n` labels along `axis`; `head` places a head's columns in the layer.
-fn labels(axis: Axis, n: usize, tokens: &[String], head: Option<usize>) -> Vec<String> {
+fn labels(
+    axis: Axis,
+    n: usize,
+    tokens: (&[String], &[String]),
+    head: Option<usize>,
+) -> Vec<String> {
     (0..n)
         .map(|i| axis_label(axis, i, n, tokens, head))
         .collect()
@@ -370,11 +536,20 @@ fn labels(axis: Axis, n: usize, tokens: &[String], head: Option<usize>) -> Vec<S
 
 /// The label of index `i` of `n` along `axis`, counted from 1 like everything a learner reads:
 /// a head's slice of `n` columns starts after the `n` columns of each head before it.
-fn axis_label(axis: Axis, i: usize, n: usize, tokens: &[String], head: Option<usize>) -> String {
+fn axis_label(
+    axis: Axis,
+    i: usize,
+    n: usize,
+    (tokens, key_tokens): (&[String], &[String]),
+    head: Option<usize>,
+) -> String {
     match axis {
         Axis::Tokens => tokens.get(i).cloned().unwrap_or_default(),
+        Axis::KeyTokens => key_tokens.get(i).cloned().unwrap_or_default(),
         Axis::Dims => dim(i),
         Axis::HeadDims => dim(head.unwrap_or(0) * n + i),
+        Axis::Hidden => format!("f{}", i + 1),
+        Axis::Single => String::new(),
     }
 }
 
@@ -420,14 +595,16 @@ pub fn trace_csv(trace: &Trace) -> String {
         let head = m.head.map_or(String::new(), |h| (h + 1).to_string());
         for i in 0..m.matrix.nrows() {
             let row_token = match m.rows {
-                Axis::Tokens => csv_field(token(trace, i)),
+                Axis::Tokens => csv_field(token(&trace.tokens, i)),
+                Axis::KeyTokens => csv_field(token(trace.key_tokens(), i)),
                 _ => String::new(),
             };
             let cols = m.matrix.ncols();
             for j in 0..cols {
                 let col_label = match m.cols {
-                    Axis::Tokens => csv_field(token(trace, j)),
-                    axis => axis_label(axis, j, cols, &[], m.head),
+                    Axis::Tokens => csv_field(token(&trace.tokens, j)),
+                    Axis::KeyTokens => csv_field(token(trace.key_tokens(), j)),
+                    axis => axis_label(axis, j, cols, (&[], &[]), m.head),
                 };
                 let _ = writeln!(
                     out,
@@ -443,8 +620,8 @@ pub fn trace_csv(trace: &Trace) -> String {
     out
 }
 
-fn token(trace: &Trace, i: usize) -> &str {
-    trace.tokens.get(i).map_or("", String::as_str)
+fn token(tokens: &[String], i: usize) -> &str {
+    tokens.get(i).map_or("", String::as_str)
 }
 
 fn csv_number(v: f64) -> String {
@@ -471,6 +648,13 @@ fn csv_field(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attention::Wiring;
+
+    const W: Wiring = Wiring {
+        cross: false,
+        block: None,
+        activation: crate::attention::Activation::Relu,
+    };
     use crate::attention::{forward, Config, Init, Inputs, ScaleMode, Weights};
     use crate::formats::scenario::Scenario;
     use serde_json::Value;
@@ -657,9 +841,9 @@ mod tests {
         let md = trace_markdown(&default_trace());
         assert!(md.starts_with("# Self-attention, step by step: I am hungry\n"));
         for (i, stage) in Stage::ALL.into_iter().enumerate() {
-            let title = stage_title(stage, &Config::default());
+            let title = stage_title(stage, &Config::default(), W);
             assert!(md.contains(&format!("## {}. {title}\n", i + 1)));
-            assert!(md.contains(&stage_formula(stage, &Config::default())));
+            assert!(md.contains(&stage_formula(stage, &Config::default(), W)));
         }
         assert!(md.contains("d_k = d_model ÷ heads = 4 ÷ 2 = 2"));
         assert!(md.contains("divided by √d_k = √2 ≈ 1.414"));

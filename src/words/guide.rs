@@ -3,10 +3,12 @@
 
 use super::matrices::label;
 use super::stages::stage_name;
-use crate::attention::{HeadMatrix, MatrixId, Parameter, Stage, WeightName};
+use crate::attention::{
+    BlockMatrix, BlockParam, HeadMatrix, MatrixId, Norm, Parameter, Stage, WeightName, Wiring,
+};
 
 /// The first screen's one sentence on where to start.
-pub const START_HERE: &str = "Start here: type a sentence (or load a preset) in the Sentence box, then press Next → to follow it through all ten stages.";
+pub const START_HERE: &str = "Start here: type a sentence (or load a preset) in the Sentence box, then press Next → to follow it through every stage.";
 
 /// The accessible label of a stage-rail mark.
 pub const CHANGED_BY_EDIT: &str = "changed by your edit";
@@ -23,35 +25,48 @@ fn subject(p: Parameter) -> String {
         Parameter::Scale => "The scale".into(),
         Parameter::Causal => "The causal mask".into(),
         Parameter::Temperature => "The temperature".into(),
+        Parameter::Source => "The source sentence".into(),
+        Parameter::SourceEmbeddings => "The source's embeddings E_src".into(),
+        Parameter::Block(b) => b.label().into(),
+        Parameter::DFf => "d_ff".into(),
+        Parameter::Activation => "The activation".into(),
     }
 }
 
 /// A stage by number and name: `stage 2 (Projections Q, K, V)`.
-fn stage_ref(stage: Stage) -> String {
-    format!("stage {} ({})", stage.index() + 1, stage_name(stage))
+fn stage_ref(stage: Stage, block: Option<Norm>) -> String {
+    format!("stage {} ({})", number(stage, block), stage_name(stage))
+}
+
+/// The stage's number among those shown, from 1.
+fn number(stage: Stage, block: Option<Norm>) -> usize {
+    stage.position(block).unwrap_or(0) + 1
 }
 
 /// The note shown on a stage that an edit of `p` does not change, pointing to `next`, the
 /// next stage it changes.
-pub fn edit_note(p: Parameter, next: Stage) -> String {
+pub fn edit_note(p: Parameter, next: Stage, wiring: Wiring) -> String {
     let verb = match p {
-        Parameter::Embeddings | Parameter::Weight(_) => "is first used in",
+        Parameter::Embeddings
+        | Parameter::SourceEmbeddings
+        | Parameter::Weight(_)
+        | Parameter::Block(_) => "is first used in",
         _ => "first matters in",
     };
-    if next == p.first_stage() {
-        format!("{} {verb} {}.", subject(p), stage_ref(next))
+    let at = stage_ref(next, wiring.block);
+    if next == p.first_stage(wiring) {
+        format!("{} {verb} {at}.", subject(p))
     } else {
         format!(
-            "{} does not change this stage; it matters again in {}.",
-            subject(p),
-            stage_ref(next)
+            "{} does not change this stage; it matters again in {at}.",
+            subject(p)
         )
     }
 }
 
 /// The button that goes to `stage` from the note.
-pub fn go_to_stage(stage: Stage) -> String {
-    format!("Go to stage {} →", stage.index() + 1)
+pub fn go_to_stage(stage: Stage, block: Option<Norm>) -> String {
+    format!("Go to stage {} →", number(stage, block))
 }
 
 /// A setting of the settings panel that has a line of help.
@@ -113,9 +128,37 @@ pub fn setting_help(setting: Setting) -> &'static str {
     }
 }
 
+fn block_param_help(p: BlockParam) -> &'static str {
+    match p {
+        BlockParam::W1 => "W₁: the feed-forward network's first matrix, d_model × d_ff, widening each token's row.",
+        BlockParam::B1 => "b₁: the bias added to every row of N·W₁, one number per hidden unit.",
+        BlockParam::W2 => "W₂: the feed-forward network's second matrix, d_ff × d_model, narrowing each row back.",
+        BlockParam::B2 => "b₂: the bias added to every row of G·W₂.",
+        BlockParam::Ln1Gamma | BlockParam::Ln2Gamma => "γ: LayerNorm's scale, one number per column, multiplying the normalised rows (1 by default).",
+        BlockParam::Ln1Beta | BlockParam::Ln2Beta => "β: LayerNorm's shift, one number per column, added after scaling (0 by default).",
+    }
+}
+
+fn block_matrix_help(b: BlockMatrix) -> &'static str {
+    match b {
+        BlockMatrix::Sum1 => "S₁ = X + Y: the input plus attention's output, the first residual sum.",
+        BlockMatrix::Norm1 => "N₁: the first LayerNorm, each row brought to mean 0 and standard deviation 1, then scaled by γ₁ and shifted by β₁.",
+        BlockMatrix::Hidden => "H: the feed-forward network's hidden layer, d_ff numbers per token.",
+        BlockMatrix::Activated => "G = act(H): the hidden layer after the activation.",
+        BlockMatrix::Ffn => "F = G·W₂ + b₂: the feed-forward output, d_model numbers per token again.",
+        BlockMatrix::Sum2 => "S₂: the second residual sum, the feed-forward output added back.",
+        BlockMatrix::Norm2 => "N₂: the second LayerNorm, each row normalised on its own.",
+    }
+}
+
 /// One line of help on the matrix a heatmap or an editor tab is titled with.
 pub fn matrix_help(matrix: MatrixId) -> String {
     let whole = match matrix {
+        MatrixId::SourceEmbeddings => "E_src: the source sentence's token embeddings, one row per source token.",
+        MatrixId::SourcePositional => "P_src: the source's positional encoding, counted from its own first token.",
+        MatrixId::SourceX => "X_src = E_src + P_src: the source sentence, which keys and values are computed from.",
+        MatrixId::BlockParam(p) => block_param_help(p),
+        MatrixId::Block(b) => block_matrix_help(b),
         MatrixId::Embeddings => "E: the token embeddings, one row of numbers per token.",
         MatrixId::Positional => {
             "P: the positional encoding, sines and cosines of each token's position, added to E."
@@ -178,22 +221,34 @@ mod tests {
     #[test]
     fn the_note_names_the_first_stage_and_its_title() {
         assert_eq!(
-            edit_note(Parameter::Weight(WeightName::Q), Stage::Projection),
+            edit_note(
+                Parameter::Weight(WeightName::Q),
+                Stage::Projection,
+                Wiring::default()
+            ),
             "W_q is first used in stage 2 (Projections Q, K, V)."
         );
         assert_eq!(
-            edit_note(Parameter::Weight(WeightName::O), Stage::OutputProjection),
+            edit_note(
+                Parameter::Weight(WeightName::O),
+                Stage::OutputProjection,
+                Wiring::default()
+            ),
             "W_o is first used in stage 10 (Output projection)."
         );
         assert_eq!(
-            edit_note(Parameter::Temperature, Stage::Softmax),
+            edit_note(Parameter::Temperature, Stage::Softmax, Wiring::default()),
             "The temperature first matters in stage 7 (Softmax)."
         );
     }
 
     #[test]
     fn past_the_first_stage_the_note_says_where_it_matters_again() {
-        let note = edit_note(Parameter::Weight(WeightName::V), Stage::WeightedSum);
+        let note = edit_note(
+            Parameter::Weight(WeightName::V),
+            Stage::WeightedSum,
+            Wiring::default(),
+        );
         assert!(note.starts_with("W_v does not change this stage"), "{note}");
         assert!(note.contains("stage 8"), "{note}");
     }

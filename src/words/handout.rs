@@ -155,11 +155,27 @@ fn root(n: usize, decimals: usize) -> String {
 pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> String {
     let c = &trace.config;
     let head_dim = c.head_dim();
+    let cross = trace.source.is_some();
     match stage {
+        Stage::Input if cross => {
+            let own = if trace.positional.is_none() {
+                "Positional encoding is off, so X = E and X_src = E_src."
+            } else {
+                "E holds the token embeddings and P the positional encoding; the source's P_src counts positions from its own first token."
+            };
+            format!("{own} X_src is the source sentence, which keys and values are computed from.")
+        }
         Stage::Input if trace.positional.is_none() => {
             "Positional encoding is off, so X = E.".to_string()
         }
         Stage::Input => "E holds the token embeddings and P the positional encoding.".to_string(),
+        Stage::Residual1
+        | Stage::Norm1
+        | Stage::Hidden
+        | Stage::Activation
+        | Stage::FeedForward
+        | Stage::Residual2
+        | Stage::Norm2 => super::stages::stage_note(stage, trace).unwrap_or_default(),
         Stage::SplitHeads => {
             let ranges: Vec<String> = (0..c.n_heads)
                 .map(|h| {
@@ -177,8 +193,9 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
             let how = match c.scale {
                 ScaleMode::SqrtHeadDim => format!("√d_k = √{head_dim}"),
                 ScaleMode::SqrtSeqLen => format!(
-                    "√seq_len = √{}, not the correct √d_k = √{head_dim}",
-                    trace.seq_len()
+                    "{} = √{}, not the correct √d_k = √{head_dim}",
+                    if cross { "√src_len" } else { "√seq_len" },
+                    trace.n_keys()
                 ),
                 ScaleMode::None => "1: scaling is off".to_string(),
             };
@@ -189,6 +206,10 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
                 score_spreads(trace, decimals)
             )
         }
+        Stage::Mask if cross => format!(
+            "The causal mask belongs to self-attention and is off: the keys are the source \
+             sentence, known in full, so Mₕ equals Zₕ. {QUERY_KEY_NOTE}"
+        ),
         Stage::Mask if c.causal => format!(
             "The mask is on: entries above the diagonal, where the key comes after the query, \
              are −∞. {QUERY_KEY_NOTE}"
@@ -251,6 +272,24 @@ pub fn matrix_symbol(key: &str, head: Option<usize>) -> String {
         "masked" => "M",
         "weights" => "A",
         "context" | "concat" => "C",
+        "source_embeddings" => "E_src",
+        "source_positional" => "P_src",
+        "source_x" => "X_src",
+        "sum_1" => "S₁",
+        "sum_2" => "S₂",
+        "norm_1" => "N₁",
+        "norm_2" => "N₂",
+        "hidden" => "H",
+        "activated" => "G",
+        "ffn" => "F",
+        "w_1" => "W₁",
+        "w_2" => "W₂",
+        "b_1" => "b₁",
+        "b_2" => "b₂",
+        "ln_1_gamma" => "γ₁",
+        "ln_1_beta" => "β₁",
+        "ln_2_gamma" => "γ₂",
+        "ln_2_beta" => "β₂",
         _ => "Y",
     };
     match head {
@@ -281,6 +320,21 @@ pub fn matrix_description(key: &str, per_head: bool) -> &'static str {
         ("weights", _) => "attention weights",
         ("context", _) => "context, Aₕ·Vₕ",
         ("concat", _) => "heads side by side",
+        ("source_embeddings", _) => "the source's token embeddings",
+        ("source_positional", _) => "the source's positional encoding",
+        ("source_x", _) => "the source's input, for keys and values",
+        ("sum_1", _) => "first residual sum",
+        ("sum_2", _) => "second residual sum",
+        ("norm_1", _) => "first LayerNorm",
+        ("norm_2", _) => "second LayerNorm",
+        ("hidden", _) => "feed-forward hidden layer",
+        ("activated", _) => "after the activation",
+        ("ffn", _) => "feed-forward output",
+        ("w_1", _) => "feed-forward first matrix",
+        ("w_2", _) => "feed-forward second matrix",
+        ("b_1", _) | ("b_2", _) => "bias, added to every row",
+        ("ln_1_gamma", _) | ("ln_2_gamma", _) => "LayerNorm scale γ, per column",
+        ("ln_1_beta", _) | ("ln_2_beta", _) => "LayerNorm shift β, per column",
         _ => "output C·W_o",
     }
 }

@@ -3,7 +3,7 @@
 //! dimensions `d1, d2, …` counted from 1.
 
 use super::number::subscript;
-use crate::attention::{HeadMatrix, MatrixId, Trace};
+use crate::attention::{BlockMatrix, BlockParam, HeadMatrix, MatrixId, Trace};
 use crate::panels::head_panel;
 
 /// Its symbol as the panels title it: `X`, `W_q`, `S₁`, `K₂ᵀ`, `Y`.
@@ -26,7 +26,62 @@ pub fn label(matrix: MatrixId) -> String {
         }
         MatrixId::Concat => "C".to_string(),
         MatrixId::Output => "Y".to_string(),
+        MatrixId::SourceEmbeddings => "E_src".to_string(),
+        MatrixId::SourcePositional => "P_src".to_string(),
+        MatrixId::SourceX => "X_src".to_string(),
+        MatrixId::BlockParam(p) => block_param_symbol(p).to_string(),
+        MatrixId::Block(b) => match b {
+            BlockMatrix::Sum1 => "S₁",
+            BlockMatrix::Norm1 => "N₁",
+            BlockMatrix::Hidden => "H",
+            BlockMatrix::Activated => "G",
+            BlockMatrix::Ffn => "F",
+            BlockMatrix::Sum2 => "S₂",
+            BlockMatrix::Norm2 => "N₂",
+        }
+        .to_string(),
     }
+}
+
+/// A block parameter's symbol: `W₁`, `γ₂`.
+pub fn block_param_symbol(p: BlockParam) -> &'static str {
+    match p {
+        BlockParam::W1 => "W₁",
+        BlockParam::B1 => "b₁",
+        BlockParam::W2 => "W₂",
+        BlockParam::B2 => "b₂",
+        BlockParam::Ln1Gamma => "γ₁",
+        BlockParam::Ln1Beta => "β₁",
+        BlockParam::Ln2Gamma => "γ₂",
+        BlockParam::Ln2Beta => "β₂",
+    }
+}
+
+/// A unit of the feed-forward network's hidden layer, counted from 1: `f3`.
+pub fn hidden_unit(index: usize) -> String {
+    format!("f{}", index + 1)
+}
+
+/// The key token at `index`: the source's in cross-attention, else the sentence's.
+pub fn key_token(trace: &Trace, index: usize) -> String {
+    trace
+        .key_tokens()
+        .get(index)
+        .cloned()
+        .unwrap_or_else(|| format!("token {}", index + 1))
+}
+
+/// Whether the rows of `matrix` are the key tokens (the source's, in cross-attention).
+fn rows_are_keys(matrix: MatrixId) -> bool {
+    matches!(
+        matrix,
+        MatrixId::K
+            | MatrixId::V
+            | MatrixId::SourceEmbeddings
+            | MatrixId::SourcePositional
+            | MatrixId::SourceX
+            | MatrixId::Head(_, HeadMatrix::K | HeadMatrix::V)
+    )
 }
 
 /// A dimension as the heatmaps label it, counted from 1: `d3`.
@@ -48,6 +103,10 @@ pub fn row_label(trace: &Trace, matrix: MatrixId, r: usize) -> String {
     match matrix {
         MatrixId::Weight(_) => dim(r),
         MatrixId::Head(h, HeadMatrix::KTransposed) => dim(h * trace.head_dim() + r),
+        MatrixId::BlockParam(BlockParam::W1) => dim(r),
+        MatrixId::BlockParam(BlockParam::W2) => hidden_unit(r),
+        MatrixId::BlockParam(p) => block_param_symbol(p).to_string(),
+        m if rows_are_keys(m) => key_token(trace, r),
         _ => token(trace, r),
     }
 }
@@ -55,8 +114,10 @@ pub fn row_label(trace: &Trace, matrix: MatrixId, r: usize) -> String {
 /// The heatmap's label of column `c` of `matrix`.
 pub fn col_label(trace: &Trace, matrix: MatrixId, c: usize) -> String {
     match matrix {
-        MatrixId::Head(_, HeadMatrix::KTransposed) => token(trace, c),
-        MatrixId::Head(_, m) if head_panel(m).square => token(trace, c),
+        MatrixId::Head(_, HeadMatrix::KTransposed) => key_token(trace, c),
+        MatrixId::Head(_, m) if head_panel(m).square => key_token(trace, c),
+        MatrixId::BlockParam(BlockParam::W1 | BlockParam::B1)
+        | MatrixId::Block(BlockMatrix::Hidden | BlockMatrix::Activated) => hidden_unit(c),
         MatrixId::Head(h, _) => dim(h * trace.head_dim() + c),
         _ => dim(c),
     }
@@ -89,6 +150,15 @@ pub fn cell_kind(matrix: MatrixId) -> &'static str {
         MatrixId::Head(_, HeadMatrix::Context) => "Context",
         MatrixId::Concat => "Concatenated",
         MatrixId::Output => "Output",
+        MatrixId::SourceEmbeddings => "Source embedding",
+        MatrixId::SourcePositional => "Source position",
+        MatrixId::SourceX => "Source input",
+        MatrixId::BlockParam(_) => "Parameter",
+        MatrixId::Block(BlockMatrix::Sum1 | BlockMatrix::Sum2) => "Residual sum",
+        MatrixId::Block(BlockMatrix::Norm1 | BlockMatrix::Norm2) => "Normalised",
+        MatrixId::Block(BlockMatrix::Hidden) => "Hidden",
+        MatrixId::Block(BlockMatrix::Activated) => "Activated",
+        MatrixId::Block(BlockMatrix::Ffn) => "Feed-forward",
     }
 }
 

@@ -28,13 +28,16 @@ pub use handout::{
     matrix_description, matrix_symbol, rounding_remark, ConfigLine, CONFIGURATION, FORMULA,
     FULLY_MASKED, NOTE, ROW_SUM,
 };
-pub use matrices::{cell_kind, cell_name, col_label, dim, label, row_label, token};
+pub use matrices::{
+    block_param_symbol, cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label,
+    row_label, token,
+};
 pub use number::{format_value, subscript};
 pub use presets::{claim_broken_text, claim_text};
 pub use settings::{scale_mode_label, word_order_text};
 pub use stages::{
-    projection_part_name, shape_text, stage_explanation, stage_formula, stage_formula_mathml,
-    stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
+    activation_name, norm_name, projection_part_name, shape_text, stage_explanation, stage_formula,
+    stage_formula_mathml, stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, no_mistake_text, output_titles,

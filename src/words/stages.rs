@@ -3,7 +3,7 @@
 
 use super::number::format_value;
 use super::settings::word_order_text;
-use crate::attention::{Config, ScaleMode, Stage, Trace};
+use crate::attention::{row_stats, Activation, Config, Norm, ScaleMode, Stage, Trace, Wiring};
 
 /// The name shown to people.
 pub fn stage_name(stage: Stage) -> &'static str {
@@ -18,6 +18,13 @@ pub fn stage_name(stage: Stage) -> &'static str {
         Stage::WeightedSum => "Weighted sum AₕVₕ",
         Stage::Concat => "Concatenate heads",
         Stage::OutputProjection => "Output projection",
+        Stage::Residual1 => "Residual sum S₁",
+        Stage::Norm1 => "LayerNorm N₁",
+        Stage::Hidden => "Hidden layer H",
+        Stage::Activation => "Activation",
+        Stage::FeedForward => "Feed-forward output F",
+        Stage::Residual2 => "Residual sum S₂",
+        Stage::Norm2 => "LayerNorm N₂",
     }
 }
 
@@ -45,15 +52,41 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
         Stage::WeightedSum => ("Weighted ", "sum", " AₕVₕ"),
         Stage::Concat => ("", "Concat", "enate heads"),
         Stage::OutputProjection => ("", "Output", " projection"),
+        Stage::Residual1 => ("", "Residual", " sum S₁"),
+        Stage::Norm1 => ("Layer", "Norm", " N₁"),
+        Stage::Hidden => ("", "Hidden", " layer H"),
+        Stage::Activation => ("", "Activation", ""),
+        Stage::FeedForward => ("Feed-forward ", "output", " F"),
+        Stage::Residual2 => ("", "Residual", " sum S₂"),
+        Stage::Norm2 => ("Layer", "Norm", " N₂"),
+    }
+}
+
+/// The activation's name as people write it.
+pub fn activation_name(a: Activation) -> &'static str {
+    match a {
+        Activation::Relu => "ReLU",
+        Activation::Gelu => "GELU",
+    }
+}
+
+/// Where the norms sit, in words: the settings' menu labels.
+pub fn norm_name(n: Norm) -> &'static str {
+    match n {
+        Norm::Post => "post-norm (the original Transformer)",
+        Norm::Pre => "pre-norm (GPT-2 and most models since)",
     }
 }
 
 /// The stage's title for the settings in `c`: the name, with what the settings do to it where
 /// they depart from standard attention or switch the stage off.
-pub fn stage_title(stage: Stage, c: &Config) -> String {
+pub fn stage_title(stage: Stage, c: &Config, w: Wiring) -> String {
     match stage {
+        Stage::Mask if w.cross => "Causal mask: off (cross-attention)".into(),
+        Stage::Activation => format!("Activation: {}", activation_name(w.activation)),
         Stage::Scale => match c.scale {
             ScaleMode::SqrtHeadDim => "Scale ÷√d_k".into(),
+            ScaleMode::SqrtSeqLen if w.cross => "Scale ÷√src_len (a common mistake)".into(),
             ScaleMode::SqrtSeqLen => "Scale ÷√seq_len (a common mistake)".into(),
             ScaleMode::None => "Scale: off (no scaling)".into(),
         },
@@ -67,19 +100,35 @@ pub fn stage_title(stage: Stage, c: &Config) -> String {
 
 /// The formula in plain Unicode text, for the settings in `c`. Heads, rows and columns count
 /// from 1, like the labels beside the pictures.
-pub fn stage_formula(stage: Stage, c: &Config) -> String {
+pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
+    let (n_in, n_sum) = match w.block {
+        Some(Norm::Pre) => ("X", "S₁"),
+        _ => ("S₁", "S₂"),
+    };
+    let ln = |n: &str, sub: &str, of: &str| {
+        format!("{n} = LN{sub}({of}) = ({of} − μ) / √(σ² + ε) · γ{sub} + β{sub}, per row")
+    };
     match stage {
+        Stage::Input if w.cross && c.positional_encoding => {
+            "X = E + P,  X_src = E_src + P_src".into()
+        }
+        Stage::Input if w.cross => "X = E,  X_src = E_src".into(),
         Stage::Input if c.positional_encoding => "X = E + P".into(),
         Stage::Input => "X = E".into(),
-        Stage::Projection => "Q = X·W_q,  K = X·W_k,  V = X·W_v".into(),
+        Stage::Projection => format!(
+            "Q = {q}·W_q,  K = {k}·W_k,  V = {k}·W_v",
+            q = w.query_input(),
+            k = w.key_input()
+        ),
         Stage::SplitHeads => "Qₕ = columns (h−1)·d_k + 1 … h·d_k of Q,  likewise Kₕ, Vₕ".into(),
         Stage::Scores => "Sₕ = Qₕ·Kₕᵀ".into(),
         Stage::Scale => match c.scale {
             ScaleMode::SqrtHeadDim => "Zₕ = Sₕ / √d_k".into(),
+            ScaleMode::SqrtSeqLen if w.cross => "Zₕ = Sₕ / √src_len".into(),
             ScaleMode::SqrtSeqLen => "Zₕ = Sₕ / √seq_len".into(),
             ScaleMode::None => "Zₕ = Sₕ".into(),
         },
-        Stage::Mask if c.causal => "Mₕ[i, j] = −∞ if j > i, else Zₕ[i, j]".into(),
+        Stage::Mask if c.causal && !w.cross => "Mₕ[i, j] = −∞ if j > i, else Zₕ[i, j]".into(),
         Stage::Mask => "Mₕ = Zₕ".into(),
         Stage::Softmax if c.temperature != 1.0 => {
             "Aₕ[i, j] = exp(Mₕ[i, j] / T) / Σⱼ′ exp(Mₕ[i, j′] / T)".into()
@@ -88,7 +137,65 @@ pub fn stage_formula(stage: Stage, c: &Config) -> String {
         Stage::WeightedSum => "Cₕ = Aₕ·Vₕ".into(),
         Stage::Concat => "C = [C₁ | C₂ | … | C_H]".into(),
         Stage::OutputProjection => "Y = C·W_o".into(),
+        Stage::Residual1 => "S₁ = X + Y".into(),
+        Stage::Norm1 => ln("N₁", "₁", n_in),
+        Stage::Hidden => format!("H = {}·W₁ + b₁", ffn_input(w)),
+        Stage::Activation => match w.activation {
+            Activation::Relu => "G = ReLU(H) = max(H, 0), cell by cell".into(),
+            Activation::Gelu => {
+                "G = GELU(H) = 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³))), cell by cell".into()
+            }
+        },
+        Stage::FeedForward => "F = G·W₂ + b₂".into(),
+        Stage::Residual2 => format!("S₂ = {} + F", residual_2_input(w)),
+        Stage::Norm2 => ln("N₂", "₂", n_sum),
     }
+}
+
+/// What the feed-forward network reads: N₁ after a post-norm add & norm, N₂ in pre-norm.
+fn ffn_input(w: Wiring) -> &'static str {
+    if w.block == Some(Norm::Pre) {
+        "N₂"
+    } else {
+        "N₁"
+    }
+}
+
+/// What F is added to: N₁ in post-norm, S₁ in pre-norm.
+fn residual_2_input(w: Wiring) -> &'static str {
+    if w.block == Some(Norm::Pre) {
+        "S₁"
+    } else {
+        "N₁"
+    }
+}
+
+/// `<msub><mi>{base}</mi><mn>{n}</mn></msub>`.
+fn msub_n(base: &str, n: usize) -> String {
+    format!("<msub><mi>{base}</mi><mn>{n}</mn></msub>")
+}
+
+/// A symbol such as `S₁`, `X` or `X_src` as MathML.
+fn symbol_mathml(symbol: &str) -> String {
+    match symbol {
+        "N₁" => msub_n("N", 1),
+        "N₂" => msub_n("N", 2),
+        "S₁" => msub_n("S", 1),
+        "S₂" => msub_n("S", 2),
+        "X_src" => "<msub><mi>X</mi><mtext>src</mtext></msub>".into(),
+        other => format!("<mi>{other}</mi>"),
+    }
+}
+
+/// `N = (S − μ) / √(σ² + ε) · γ + β` as MathML, for norm `n` reading `of`.
+fn layer_norm_mathml(n: usize, of: &str) -> String {
+    let of = symbol_mathml(of);
+    format!(
+        "{}<mo>=</mo><mfrac><mrow>{of}<mo>−</mo><mi>μ</mi></mrow><msqrt><msup><mi>σ</mi><mn>2</mn></msup><mo>+</mo><mi>ε</mi></msqrt></mfrac><mo>·</mo>{}<mo>+</mo>{}",
+        msub_n("N", n),
+        msub_n("γ", n),
+        msub_n("β", n)
+    )
 }
 
 /// `<msub><mi>{base}</mi><mi>{sub}</mi></msub>`.
@@ -98,23 +205,39 @@ fn msub(base: &str, sub: &str) -> String {
 
 /// The formula as presentation MathML (the inside of a `<math>` element), for the settings in
 /// `c`: the same formula as [`stage_formula`].
-pub fn stage_formula_mathml(stage: Stage, c: &Config) -> String {
+pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
     let (dk, ij, ijp) = (
         msub("d", "k"),
         "<mrow><mi>i</mi><mi>j</mi></mrow>",
         "<mrow><mi>i</mi><msup><mi>j</mi><mo>′</mo></msup></mrow>",
     );
+    let sep = "<mo>,</mo><mspace width=\"1em\"/>";
     match stage {
-        Stage::Input if c.positional_encoding => {
-            "<mi>X</mi><mo>=</mo><mi>E</mi><mo>+</mo><mi>P</mi>".into()
+        Stage::Input => {
+            let one = |x: &str, e: &str, p: &str| {
+                if c.positional_encoding {
+                    format!("{x}<mo>=</mo>{e}<mo>+</mo>{p}")
+                } else {
+                    format!("{x}<mo>=</mo>{e}")
+                }
+            };
+            let own = one("<mi>X</mi>", "<mi>E</mi>", "<mi>P</mi>");
+            if w.cross {
+                let src = |m: &str| format!("<msub><mi>{m}</mi><mtext>src</mtext></msub>");
+                format!("{own}{sep}{}", one(&src("X"), &src("E"), &src("P")))
+            } else {
+                own
+            }
         }
-        Stage::Input => "<mi>X</mi><mo>=</mo><mi>E</mi>".into(),
         Stage::Projection => ["q", "k", "v"]
             .iter()
             .zip(["Q", "K", "V"])
-            .map(|(w, m)| format!("<mi>{m}</mi><mo>=</mo><mi>X</mi>{}", msub("W", w)))
+            .map(|(wn, m)| {
+                let input = if m == "Q" { w.query_input() } else { w.key_input() };
+                format!("<mi>{m}</mi><mo>=</mo>{}{}", symbol_mathml(input), msub("W", wn))
+            })
             .collect::<Vec<_>>()
-            .join("<mo>,</mo><mspace width=\"1em\"/>"),
+            .join(sep),
         Stage::SplitHeads => format!(
             "{}<mo>=</mo><mi>Q</mi><mo>[</mo><mo>:</mo><mo>,</mo><mo>(</mo><mi>h</mi><mo>−</mo><mn>1</mn><mo>)</mo>{dk}<mo>+</mo><mn>1</mn><mo>…</mo><mi>h</mi>{dk}<mo>]</mo>",
             msub("Q", "h")
@@ -131,12 +254,13 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config) -> String {
                     format!("{z}<mo>=</mo><mfrac>{s}<msqrt>{dk}</msqrt></mfrac>")
                 }
                 ScaleMode::SqrtSeqLen => format!(
-                    "{z}<mo>=</mo><mfrac>{s}<msqrt><mtext>seq_len</mtext></msqrt></mfrac>"
+                    "{z}<mo>=</mo><mfrac>{s}<msqrt><mtext>{}</mtext></msqrt></mfrac>",
+                    if w.cross { "src_len" } else { "seq_len" }
                 ),
                 ScaleMode::None => format!("{z}<mo>=</mo>{s}"),
             }
         }
-        Stage::Mask if c.causal => format!(
+        Stage::Mask if c.causal && !w.cross => format!(
             "<msub><mi>M</mi>{ij}</msub><mo>=</mo><mrow><mo>{{</mo><mtable><mtr><mtd><mo>−</mo><mi>∞</mi></mtd><mtd><mtext>if </mtext><mi>j</mi><mo>&gt;</mo><mi>i</mi></mtd></mtr><mtr><mtd><msub><mi>Z</mi>{ij}</msub></mtd><mtd><mtext>otherwise</mtext></mtd></mtr></mtable></mrow>"
         ),
         Stage::Mask => format!("{}<mo>=</mo>{}", msub("M", "h"), msub("Z", "h")),
@@ -158,6 +282,29 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config) -> String {
         ),
         Stage::Concat => "<mi>C</mi><mo>=</mo><mo>[</mo><msub><mi>C</mi><mn>1</mn></msub><mo>|</mo><msub><mi>C</mi><mn>2</mn></msub><mo>|</mo><mo>…</mo><mo>|</mo><msub><mi>C</mi><mi>H</mi></msub><mo>]</mo>".into(),
         Stage::OutputProjection => format!("<mi>Y</mi><mo>=</mo><mi>C</mi>{}", msub("W", "o")),
+        Stage::Residual1 => format!("{}<mo>=</mo><mi>X</mi><mo>+</mo><mi>Y</mi>", msub_n("S", 1)),
+        Stage::Norm1 => layer_norm_mathml(1, if w.block == Some(Norm::Pre) { "X" } else { "S₁" }),
+        Stage::Hidden => format!(
+            "<mi>H</mi><mo>=</mo>{}{}<mo>+</mo>{}",
+            symbol_mathml(ffn_input(w)),
+            msub_n("W", 1),
+            msub_n("b", 1)
+        ),
+        Stage::Activation => match w.activation {
+            Activation::Relu => "<mi>G</mi><mo>=</mo><mi>max</mi><mo>(</mo><mi>H</mi><mo>,</mo><mn>0</mn><mo>)</mo>".into(),
+            Activation::Gelu => "<mi>G</mi><mo>=</mo><mn>0.5</mn><mi>H</mi><mo>(</mo><mn>1</mn><mo>+</mo><mi>tanh</mi><mo>(</mo><msqrt><mfrac><mn>2</mn><mi>π</mi></mfrac></msqrt><mo>(</mo><mi>H</mi><mo>+</mo><mn>0.044715</mn><msup><mi>H</mi><mn>3</mn></msup><mo>)</mo><mo>)</mo><mo>)</mo>".into(),
+        },
+        Stage::FeedForward => format!(
+            "<mi>F</mi><mo>=</mo><mi>G</mi>{}<mo>+</mo>{}",
+            msub_n("W", 2),
+            msub_n("b", 2)
+        ),
+        Stage::Residual2 => format!(
+            "{}<mo>=</mo>{}<mo>+</mo><mi>F</mi>",
+            msub_n("S", 2),
+            symbol_mathml(residual_2_input(w))
+        ),
+        Stage::Norm2 => layer_norm_mathml(2, if w.block == Some(Norm::Pre) { "S₁" } else { "S₂" }),
     }
 }
 
@@ -174,41 +321,73 @@ pub fn stage_explanation(stage: Stage) -> &'static str {
         Stage::WeightedSum => "Each token's new vector is a weighted average of all value rows, using that token's attention weights. A token that puts most of its weight on another token mostly copies that token's value. Vₕ and Cₕ are d_v columns wide; here, as in most models, d_v = d_k.",
         Stage::Concat => "The heads' results are placed side by side, head 1's columns first, giving one row of d_model numbers per token again.",
         Stage::OutputProjection => "Finally the concatenated rows are multiplied by W_o, which mixes the heads' findings into one output vector per token. This is the layer's output, the same shape as its input X.",
+        Stage::Residual1 => "Attention's output Y is added to the block's input X, row by row: a residual (skip) connection. Each token keeps its own information and attention only adds what it found in the others. In training, the sum also gives gradients a short path straight back to the input, which is what lets deep stacks of blocks learn.",
+        Stage::Norm1 | Stage::Norm2 => "LayerNorm works on each row (token) alone: it subtracts the row's mean μ and divides by its standard deviation √(σ² + ε), with the variance taken over the row's d_model numbers (÷ d_model) and ε = 0.00001 so a constant row cannot divide by zero. Then it multiplies by γ and adds β, learned per column. Every row leaves at a steady scale, however large the sums before it grew, which keeps the next stage's numbers in a range it can work with.",
+        Stage::Hidden => "The feed-forward network starts here: each token's row is multiplied by W₁ and the bias b₁ is added, widening it from d_model to d_ff numbers (4 × d_model in the original Transformer). It works on each token alone: row i of H depends only on row i of its input, so no information moves between tokens here. Attention mixes tokens; the feed-forward network processes each one.",
+        Stage::Activation => "A non-linearity is applied to every number of H on its own. Without it, the two layers of the feed-forward network would collapse into one matrix product. ReLU keeps positive numbers and sets negative ones to 0; GELU does the same smoothly, letting small negative numbers through, slightly shrunk.",
+        Stage::FeedForward => "The activated rows are multiplied by W₂ and the bias b₂ is added, bringing each token back from d_ff to d_model numbers, so the result can be added to the residual stream. Still one token at a time: nothing mixes between rows.",
+        Stage::Residual2 => "The feed-forward output F is added back to what went into the feed-forward network's sub-layer: the second residual connection. As before, each token keeps what it had and the network only adds to it, and gradients get a short path back.",
     }
 }
 
-/// Where the stage is among all of them: `Stage 3 of 10`.
-pub fn stage_progress(stage: Stage) -> String {
-    format!("Stage {} of {}", stage.index() + 1, Stage::ALL.len())
+/// Where the stage is among those shown: `Stage 3 of 10`.
+pub fn stage_progress(stage: Stage, block: Option<Norm>) -> String {
+    let seq = Stage::sequence(block);
+    format!(
+        "Stage {} of {}",
+        stage.position(block).unwrap_or(0) + 1,
+        seq.len()
+    )
 }
 
 /// The shapes of a stage's operands and result, in words and numbers.
-pub fn shape_text(stage: Stage, seq_len: usize, d_model: usize, n_heads: usize) -> String {
-    let dk = d_model / n_heads.max(1);
-    let (s, d) = (seq_len, d_model);
+pub fn shape_text(stage: Stage, trace: &Trace) -> String {
+    let c = &trace.config;
+    let (n_heads, dk, d) = (c.n_heads, c.head_dim(), c.d_model);
+    let (s, n) = (trace.seq_len(), trace.n_keys());
+    let w = trace.wiring();
+    // Columns are keys: the source's tokens in cross-attention.
+    let keys = if w.cross { "src_len" } else { "seq_len" };
+    let f = trace.block.as_ref().map_or(0, |b| b.hidden.ncols());
+    let rows = format!("seq_len × d_model = {s} × {d}");
     match stage {
-        Stage::Input => format!("X: seq_len × d_model = {s} × {d}"),
+        Stage::Input if w.cross => format!("X: {rows}; X_src: src_len × d_model = {n} × {d}"),
+        Stage::Input => format!("X: {rows}"),
+        Stage::Projection if w.cross => format!(
+            "X ({s} × {d}) · W_q ({d} × {d}) = Q ({s} × {d}); X_src ({n} × {d}) · W_k, W_v = K, V (src_len × d_model = {n} × {d})"
+        ),
         Stage::Projection => {
-            format!("X ({s} × {d}) · W ({d} × {d}) = Q, K, V (seq_len × d_model = {s} × {d})")
+            format!("X ({s} × {d}) · W ({d} × {d}) = Q, K, V ({rows})")
         }
         Stage::SplitHeads => format!(
-            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); likewise K, V"
+            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {d}) → Kₕ, Vₕ ({n} × {dk})"
         ),
         Stage::Scores => {
-            format!("Qₕ ({s} × {dk}) · Kₕᵀ ({dk} × {s}) = Sₕ (seq_len × seq_len = {s} × {s})")
+            format!("Qₕ ({s} × {dk}) · Kₕᵀ ({dk} × {n}) = Sₕ (seq_len × {keys} = {s} × {n})")
         }
         Stage::Scale | Stage::Mask | Stage::Softmax => {
-            format!("seq_len × seq_len = {s} × {s}, per head")
+            format!("seq_len × {keys} = {s} × {n}, per head")
         }
         Stage::WeightedSum => {
-            format!("Aₕ ({s} × {s}) · Vₕ ({s} × {dk}) = Cₕ (seq_len × d_k = {s} × {dk})")
+            format!("Aₕ ({s} × {n}) · Vₕ ({n} × {dk}) = Cₕ (seq_len × d_k = {s} × {dk})")
         }
         Stage::Concat => {
-            format!("{n_heads} × Cₕ ({s} × {dk}) side by side = C (seq_len × d_model = {s} × {d})")
+            format!("{n_heads} × Cₕ ({s} × {dk}) side by side = C ({rows})")
         }
         Stage::OutputProjection => {
-            format!("C ({s} × {d}) · W_o ({d} × {d}) = Y (seq_len × d_model = {s} × {d})")
+            format!("C ({s} × {d}) · W_o ({d} × {d}) = Y ({rows})")
         }
+        Stage::Residual1 | Stage::Residual2 => format!("{s} × {d} + {s} × {d} = {rows}"),
+        Stage::Norm1 | Stage::Norm2 => {
+            format!("{rows}, each row normalised on its own; γ and β: 1 × {d}")
+        }
+        Stage::Hidden => format!(
+            "{s} × {d} · W₁ ({d} × {f}) + b₁ (1 × {f}) = H (seq_len × d_ff = {s} × {f})"
+        ),
+        Stage::Activation => format!("H → G: seq_len × d_ff = {s} × {f}, cell by cell"),
+        Stage::FeedForward => format!(
+            "G ({s} × {f}) · W₂ ({f} × {d}) + b₂ (1 × {d}) = F ({rows})"
+        ),
     }
 }
 
@@ -235,8 +414,29 @@ pub fn score_spreads(trace: &Trace, decimals: usize) -> String {
 /// What the numbers of this trace say about the stage, beyond the general explanation.
 pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
     let c = &trace.config;
+    if let Some(note) = block_note(stage, trace) {
+        return Some(note);
+    }
+    let cross = trace.source.is_some();
     match stage {
+        Stage::Input if cross && c.positional_encoding => Some(format!(
+            "{} The source sentence gets its own positional encoding, counted from its own first token: its token 1 gets the same pattern as the sentence's token 1.",
+            word_order_text(true, false)
+        )),
+        Stage::Input if cross => Some(format!(
+            "{} The source sentence's rows form X_src, one row per source token.",
+            word_order_text(false, false)
+        )),
         Stage::Input => Some(word_order_text(c.positional_encoding, c.causal).into()),
+        Stage::Projection if cross => Some(format!(
+            "Cross-attention: the queries come from the sentence ({} rows), the keys and values from the source sentence ({} rows). Each of the sentence's tokens will look for information among the source's tokens.",
+            trace.seq_len(),
+            trace.n_keys()
+        )),
+        Stage::Mask if cross => Some(
+            "The causal mask belongs to self-attention, where it hides later tokens of the same sentence. Here the keys are another sentence, which is known in full, so nothing is hidden: every query sees every source token."
+                .into(),
+        ),
         Stage::Scale => {
             let divisor = format_value(trace.scale_divisor, 3);
             let mut note = match c.scale {
@@ -280,9 +480,93 @@ pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
     }
 }
 
+/// A row's mean and standard deviation, `mean 0.12, standard deviation 1.53`.
+fn row_summary(m: &crate::attention::Matrix, row: usize) -> (String, String) {
+    let (mean, var) = row_stats(m, row);
+    (format_value(mean, 2), format_value(var.sqrt(), 2))
+}
+
+/// What the numbers say about one of the block's stages.
+fn block_note(stage: Stage, trace: &Trace) -> Option<String> {
+    let b = trace.block.as_ref()?;
+    let token = trace.tokens.first().map(String::as_str).unwrap_or("");
+    let norm_note = |before: &crate::attention::Matrix, after: &crate::attention::Matrix| {
+        let (m0, s0) = row_summary(before, 0);
+        let (m1, s1) = row_summary(after, 0);
+        format!(
+            "Row 1 (“{token}”): mean {m0} → {m1}, standard deviation {s0} → {s1}. With γ = 1 and β = 0 every row would leave with mean 0 and standard deviation about 1; γ and β then rescale and shift each column."
+        )
+    };
+    let last = trace.stages().last() == Some(&stage);
+    let mut note = match stage {
+        Stage::Residual1 => {
+            let size = |m: &crate::attention::Matrix| format_value(m.row(0).norm(), 2);
+            format!(
+                "Row 1 (“{token}”): its own row of X has length {}, attention added a row of length {}, and the sum has length {}.",
+                size(&trace.x),
+                size(&trace.output),
+                size(&b.sum_1)
+            )
+        }
+        Stage::Norm1 => match b.norm {
+            Norm::Post => norm_note(&b.sum_1, &b.norm_1),
+            Norm::Pre => format!(
+                "Pre-norm: attention reads N₁, not X. {}",
+                norm_note(&trace.x, &b.norm_1)
+            ),
+        },
+        Stage::Norm2 => norm_note(b.norm_2_input(), &b.norm_2),
+        Stage::Hidden => format!(
+            "d_ff = {} and d_model = {}: each token's row is widened to {} numbers here and narrowed back to {} by W₂.",
+            b.hidden.ncols(),
+            c_d(trace),
+            b.hidden.ncols(),
+            c_d(trace)
+        ),
+        Stage::Activation => {
+            let total = b.hidden.len();
+            let negative = b.hidden.iter().filter(|v| **v < 0.0).count();
+            match b.activation {
+                Activation::Relu => format!(
+                    "{negative} of H's {total} numbers are negative, and ReLU set each of them to 0; the others pass unchanged."
+                ),
+                Activation::Gelu => {
+                    let lowest = b.hidden.iter().copied().fold(f64::INFINITY, f64::min);
+                    format!(
+                        "{negative} of H's {total} numbers are negative; GELU shrinks them towards 0 without cutting them off: the lowest, {}, became {}.",
+                        format_value(lowest, 3),
+                        format_value(b.activation.apply(lowest), 3)
+                    )
+                }
+            }
+        }
+        Stage::FeedForward => "Row i of F was computed from row i of H alone: change one token's row above and only its own row of F changes.".to_string(),
+        Stage::Residual2 => format!(
+            "S₂ = {} + F, row by row.",
+            residual_2_input(trace.wiring())
+        ),
+        _ => return None,
+    };
+    if last {
+        note.push_str(" This is the block's output: one row per token, d_model wide like X, ready to be the next block's input.");
+    }
+    Some(note)
+}
+
+fn c_d(trace: &Trace) -> usize {
+    trace.config.d_model
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attention::Wiring;
+
+    const W: Wiring = Wiring {
+        cross: false,
+        block: None,
+        activation: crate::attention::Activation::Relu,
+    };
     use crate::attention::{forward, Config, Init, Inputs, Weights};
 
     fn trace(scale: ScaleMode) -> Trace {
@@ -302,25 +586,25 @@ mod tests {
                 "{stage:?} is barely explained"
             );
             assert!(!stage_name(stage).is_empty());
-            assert!(!stage_formula(stage, &Config::default()).is_empty());
-            assert!(stage_formula_mathml(stage, &Config::default()).starts_with('<'));
+            assert!(!stage_formula(stage, &Config::default(), W).is_empty());
+            assert!(stage_formula_mathml(stage, &Config::default(), W).starts_with('<'));
         }
     }
 
     #[test]
     fn the_scale_stage_teaches_the_head_width_not_the_sentence_length() {
         assert!(stage_explanation(Stage::Scale).contains("not the sentence length"));
-        assert!(stage_formula(Stage::Scale, &Config::default()).contains("√d_k"));
+        assert!(stage_formula(Stage::Scale, &Config::default(), W).contains("√d_k"));
     }
 
     #[test]
     fn titles_and_formulas_follow_the_settings() {
         let standard = Config::default();
-        assert_eq!(stage_formula(Stage::Input, &standard), "X = E");
-        assert_eq!(stage_title(Stage::Mask, &standard), "Causal mask: off");
-        assert_eq!(stage_formula(Stage::Mask, &standard), "Mₕ = Zₕ");
-        assert!(!stage_formula(Stage::Softmax, &standard).contains('T'));
-        assert!(!stage_formula_mathml(Stage::Softmax, &standard).contains("<mi>T</mi>"));
+        assert_eq!(stage_formula(Stage::Input, &standard, W), "X = E");
+        assert_eq!(stage_title(Stage::Mask, &standard, W), "Causal mask: off");
+        assert_eq!(stage_formula(Stage::Mask, &standard, W), "Mₕ = Zₕ");
+        assert!(!stage_formula(Stage::Softmax, &standard, W).contains('T'));
+        assert!(!stage_formula_mathml(Stage::Softmax, &standard, W).contains("<mi>T</mi>"));
         let changed = Config {
             positional_encoding: true,
             causal: true,
@@ -328,49 +612,113 @@ mod tests {
             scale: ScaleMode::SqrtSeqLen,
             ..standard
         };
-        assert_eq!(stage_formula(Stage::Input, &changed), "X = E + P");
-        assert_eq!(stage_title(Stage::Mask, &changed), "Causal mask");
-        assert!(stage_formula(Stage::Mask, &changed).contains("−∞ if j > i"));
-        assert!(stage_formula(Stage::Softmax, &changed).contains("/ T"));
-        assert!(stage_formula_mathml(Stage::Softmax, &changed).contains("<mi>T</mi>"));
+        assert_eq!(stage_formula(Stage::Input, &changed, W), "X = E + P");
+        assert_eq!(stage_title(Stage::Mask, &changed, W), "Causal mask");
+        assert!(stage_formula(Stage::Mask, &changed, W).contains("−∞ if j > i"));
+        assert!(stage_formula(Stage::Softmax, &changed, W).contains("/ T"));
+        assert!(stage_formula_mathml(Stage::Softmax, &changed, W).contains("<mi>T</mi>"));
         assert_eq!(
-            stage_title(Stage::Softmax, &changed),
+            stage_title(Stage::Softmax, &changed, W),
             "Softmax at temperature T = 0.5"
         );
         assert_eq!(
-            stage_title(Stage::Scale, &changed),
+            stage_title(Stage::Scale, &changed, W),
             "Scale ÷√seq_len (a common mistake)"
         );
-        assert_eq!(stage_formula(Stage::Scale, &changed), "Zₕ = Sₕ / √seq_len");
-        assert!(stage_formula_mathml(Stage::Scale, &changed).contains("seq_len"));
+        assert_eq!(
+            stage_formula(Stage::Scale, &changed, W),
+            "Zₕ = Sₕ / √seq_len"
+        );
+        assert!(stage_formula_mathml(Stage::Scale, &changed, W).contains("seq_len"));
         let unscaled = Config {
             scale: ScaleMode::None,
             ..standard
         };
-        assert_eq!(stage_formula(Stage::Scale, &unscaled), "Zₕ = Sₕ");
-        assert!(!stage_title(Stage::Scale, &unscaled).contains('√'));
-        assert!(!stage_formula_mathml(Stage::Scale, &unscaled).contains("msqrt"));
+        assert_eq!(stage_formula(Stage::Scale, &unscaled, W), "Zₕ = Sₕ");
+        assert!(!stage_title(Stage::Scale, &unscaled, W).contains('√'));
+        assert!(!stage_formula_mathml(Stage::Scale, &unscaled, W).contains("msqrt"));
     }
 
     #[test]
     fn the_split_formula_counts_heads_from_one_like_the_labels() {
-        let f = stage_formula(Stage::SplitHeads, &Config::default());
+        let f = stage_formula(Stage::SplitHeads, &Config::default(), W);
         assert!(f.contains("(h−1)·d_k + 1 … h·d_k"), "{f}");
     }
 
     #[test]
     fn progress_counts_stages_from_one() {
-        assert_eq!(stage_progress(Stage::Input), "Stage 1 of 10");
-        assert_eq!(stage_progress(Stage::OutputProjection), "Stage 10 of 10");
+        assert_eq!(stage_progress(Stage::Input, None), "Stage 1 of 10");
+        assert_eq!(
+            stage_progress(Stage::OutputProjection, None),
+            "Stage 10 of 10"
+        );
     }
 
     #[test]
     fn shapes_name_the_head_width_for_per_head_stages() {
+        let config = Config {
+            d_model: 8,
+            n_heads: 2,
+            ..Config::default()
+        };
+        let weights = Weights::new(Init::Default, 8);
+        let t = forward(&Inputs::from_sentence("a b c d e", config, weights).unwrap()).unwrap();
         assert_eq!(
-            shape_text(Stage::Scores, 5, 8, 2),
+            shape_text(Stage::Scores, &t),
             "Qₕ (5 × 4) · Kₕᵀ (4 × 5) = Sₕ (seq_len × seq_len = 5 × 5)"
         );
-        assert!(shape_text(Stage::Concat, 3, 6, 3).contains("3 × 6"));
+        assert!(shape_text(Stage::Concat, &t).contains("5 × 8"));
+    }
+
+    #[test]
+    fn cross_attention_and_the_block_change_shapes_formulas_and_titles() {
+        use crate::attention::{Block, Norm, Source};
+        let config = Config::default();
+        let weights = Weights::new(Init::Default, 4);
+        let mut inputs = Inputs::from_sentence("the cat sat", config, weights).unwrap();
+        inputs.source = Some(Source::from_sentence("le chat est assis", 4).unwrap());
+        let mut block = Block::new(4, 6);
+        block.norm = Norm::Pre;
+        inputs.block = Some(block);
+        let t = forward(&inputs).unwrap();
+        let w = t.wiring();
+        assert_eq!(
+            shape_text(Stage::Scores, &t),
+            "Qₕ (3 × 2) · Kₕᵀ (2 × 4) = Sₕ (seq_len × src_len = 3 × 4)"
+        );
+        assert_eq!(
+            stage_formula(Stage::Projection, &config, w),
+            "Q = N₁·W_q,  K = X_src·W_k,  V = X_src·W_v"
+        );
+        assert_eq!(stage_formula(Stage::Hidden, &config, w), "H = N₂·W₁ + b₁");
+        assert_eq!(stage_formula(Stage::Residual2, &config, w), "S₂ = S₁ + F");
+        assert!(stage_formula(Stage::Norm1, &config, w).starts_with("N₁ = LN₁(X)"));
+        assert_eq!(
+            stage_title(Stage::Activation, &config, w),
+            "Activation: ReLU"
+        );
+        assert_eq!(stage_progress(Stage::Norm1, w.block), "Stage 2 of 17");
+        assert!(shape_text(Stage::Hidden, &t).contains("H (seq_len × d_ff = 3 × 6)"));
+        // Every block stage has a note with the trace's own numbers; the last one says it is
+        // the block's output.
+        for &s in t.stages().iter().filter(|s| s.is_block()) {
+            assert!(stage_note(s, &t).is_some(), "{s:?}");
+            assert!(stage_explanation(s).len() > 100, "{s:?}");
+        }
+        assert!(stage_note(Stage::Residual2, &t)
+            .unwrap()
+            .contains("the block's output"));
+        let relu_zeros = t
+            .block
+            .as_ref()
+            .unwrap()
+            .hidden
+            .iter()
+            .filter(|v| **v < 0.0)
+            .count();
+        assert!(stage_note(Stage::Activation, &t)
+            .unwrap()
+            .starts_with(&format!("{relu_zeros} of H's 18 numbers are negative")));
     }
 
     #[test]

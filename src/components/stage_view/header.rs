@@ -17,22 +17,22 @@ pub(super) fn StageHeader(
 ) -> impl IntoView {
     let shapes = move || {
         let s = stage.get();
-        trace.with(|t| shape_text(s, t.seq_len(), t.config.d_model, t.config.n_heads))
+        trace.with(|t| shape_text(s, t))
     };
     // Memos: an edit of the numbers leaves them unchanged, and the formula is not laid out again.
-    let title = Memo::new(move |_| trace.with(|t| stage_title(stage.get(), &t.config)));
+    let title = Memo::new(move |_| trace.with(|t| stage_title(stage.get(), &t.config, t.wiring())));
     let formula = Memo::new(move |_| {
         trace.with(|t| {
             format!(
                 "<math display=\"block\">{}</math>",
-                stage_formula_mathml(stage.get(), &t.config)
+                stage_formula_mathml(stage.get(), &t.config, t.wiring())
             )
         })
     });
     view! {
         <header class="stage-header">
             <div class="stage-heading">
-                <p class="stage-kicker">{move || stage_progress(stage.get())}</p>
+                <p class="stage-kicker">{move || trace.with(|t| stage_progress(stage.get(), t.norm()))}</p>
                 <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{title}</h2>
             </div>
             <div class="formula" data-testid="formula"

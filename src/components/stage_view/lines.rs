@@ -2,9 +2,11 @@
 //! per-head stages, or every head side by side on one colour scale to compare them.
 
 use super::panel_data::Panels;
-use crate::attention::{HeadMatrix, MatrixId, ScaleMode, Stage, Trace, WeightName};
+use crate::attention::{
+    BlockMatrix, BlockParam, HeadMatrix, MatrixId, Norm, ScaleMode, Stage, Trace, WeightName,
+};
 use crate::components::heatmap::PanelData;
-use crate::panels::x_copy_panel;
+use crate::panels::input_copy_panel;
 use leptos::prelude::*;
 
 /// One thing on a line.
@@ -62,10 +64,24 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
             }
             items.push(op("="));
             items.push(Item::Panel(p.whole(MatrixId::X, 1)));
-            vec![Line {
-                heading: None,
+            let mut lines = vec![Line {
+                heading: layout.cross.then(|| "The sentence (queries)".to_string()),
                 items,
-            }]
+            }];
+            if layout.cross {
+                let mut items = vec![Item::Given(p.whole(MatrixId::SourceEmbeddings, 1))];
+                if layout.positional {
+                    items.push(op("+"));
+                    items.push(Item::Given(p.whole(MatrixId::SourcePositional, 1)));
+                }
+                items.push(op("="));
+                items.push(Item::Panel(p.whole(MatrixId::SourceX, 1)));
+                lines.push(Line {
+                    heading: Some("The source sentence (keys and values)".into()),
+                    items,
+                });
+            }
+            lines
         }
         Stage::Projection => [
             (WeightName::Q, MatrixId::Q),
@@ -73,18 +89,34 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
             (WeightName::V, MatrixId::V),
         ]
         .into_iter()
-        .map(|(w, result)| Line {
-            heading: None,
-            items: vec![
-                Item::Given(PanelData {
-                    name: x_copy_panel(w),
-                    ..p.whole(MatrixId::X, 1)
-                }),
-                op("·"),
-                Item::Given(p.weight(w)),
-                op("="),
-                Item::Panel(p.whole(result, n)),
-            ],
+        .map(|(w, result)| {
+            let input = trace.with_untracked(|t| {
+                let pre = t.norm() == Some(Norm::Pre);
+                match w {
+                    WeightName::Q | WeightName::O if pre => MatrixId::Block(BlockMatrix::Norm1),
+                    WeightName::Q | WeightName::O => MatrixId::X,
+                    _ if t.source.is_some() => MatrixId::SourceX,
+                    _ if pre => MatrixId::Block(BlockMatrix::Norm1),
+                    _ => MatrixId::X,
+                }
+            });
+            let given = match input {
+                MatrixId::Block(b) => p.block(b),
+                m => p.whole(m, 1),
+            };
+            Line {
+                heading: None,
+                items: vec![
+                    Item::Given(PanelData {
+                        name: input_copy_panel(input, w),
+                        ..given
+                    }),
+                    op("·"),
+                    Item::Given(p.weight(w)),
+                    op("="),
+                    Item::Panel(p.whole(result, n)),
+                ],
+            }
         })
         .collect(),
         Stage::SplitHeads => {
@@ -115,7 +147,7 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
         Stage::Scale => {
             let div = trace.with_untracked(|t| match t.config.scale {
                 ScaleMode::SqrtHeadDim => format!("÷ √{}", t.config.head_dim()),
-                ScaleMode::SqrtSeqLen => format!("÷ √{}", t.seq_len()),
+                ScaleMode::SqrtSeqLen => format!("÷ √{}", t.n_keys()),
                 ScaleMode::None => "÷ 1".to_string(),
             });
             per_head(&|h| {
@@ -182,7 +214,98 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
                 }),
             ],
         }],
+        _ => block_lines(p, trace, s),
     }
+}
+
+/// What a stage of the block draws: its operands, its parameters and its result.
+fn block_lines(p: &Panels, trace: Memo<Trace>, s: Stage) -> Vec<Line> {
+    use BlockMatrix as B;
+    let pre = trace.with_untracked(|t| t.norm() == Some(Norm::Pre));
+    let block = |b: B| p.block(b);
+    let given = |b: B| Item::Given(p.block(b));
+    let param = |q: BlockParam| Item::Given(p.block_param(q));
+    let x = || Item::Given(p.whole(MatrixId::X, 1));
+    let items = match s {
+        Stage::Residual1 => vec![
+            x(),
+            op("+"),
+            Item::Given(p.whole(MatrixId::Output, 1)),
+            op("="),
+            Item::Panel(block(B::Sum1)),
+        ],
+        Stage::Norm1 | Stage::Norm2 => {
+            let (input, gamma, beta, out) = match (s, pre) {
+                (Stage::Norm1, true) => (x(), BlockParam::Ln1Gamma, BlockParam::Ln1Beta, B::Norm1),
+                (Stage::Norm1, false) => (
+                    given(B::Sum1),
+                    BlockParam::Ln1Gamma,
+                    BlockParam::Ln1Beta,
+                    B::Norm1,
+                ),
+                (_, true) => (
+                    given(B::Sum1),
+                    BlockParam::Ln2Gamma,
+                    BlockParam::Ln2Beta,
+                    B::Norm2,
+                ),
+                _ => (
+                    given(B::Sum2),
+                    BlockParam::Ln2Gamma,
+                    BlockParam::Ln2Beta,
+                    B::Norm2,
+                ),
+            };
+            return vec![
+                Line {
+                    heading: None,
+                    items: vec![input, op("LayerNorm →"), Item::Panel(block(out))],
+                },
+                Line {
+                    heading: Some("Per column: scale γ and shift β".into()),
+                    items: vec![param(gamma), param(beta)],
+                },
+            ];
+        }
+        Stage::Hidden => vec![
+            given(if pre { B::Norm2 } else { B::Norm1 }),
+            op("·"),
+            param(BlockParam::W1),
+            op("+"),
+            param(BlockParam::B1),
+            op("="),
+            Item::Panel(block(B::Hidden)),
+        ],
+        Stage::Activation => {
+            let name = trace.with_untracked(|t| {
+                t.block.as_ref().map_or("", |b| match b.activation {
+                    crate::attention::Activation::Relu => "ReLU →",
+                    crate::attention::Activation::Gelu => "GELU →",
+                })
+            });
+            vec![given(B::Hidden), op(name), Item::Panel(block(B::Activated))]
+        }
+        Stage::FeedForward => vec![
+            given(B::Activated),
+            op("·"),
+            param(BlockParam::W2),
+            op("+"),
+            param(BlockParam::B2),
+            op("="),
+            Item::Panel(block(B::Ffn)),
+        ],
+        _ => vec![
+            given(if pre { B::Sum1 } else { B::Norm1 }),
+            op("+"),
+            given(B::Ffn),
+            op("="),
+            Item::Panel(block(B::Sum2)),
+        ],
+    };
+    vec![Line {
+        heading: None,
+        items,
+    }]
 }
 
 /// All `n` heads' results of stage `s` in one row, on one colour scale, so specialisation shows.

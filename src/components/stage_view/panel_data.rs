@@ -2,11 +2,13 @@
 //! names and the head matrices' shapes and colouring from `crate::panels`, titles from
 //! `crate::words`, values from the one trace.
 
-use crate::attention::{HeadMatrix, HeadTrace, Matrix, MatrixId, Trace, WeightName};
+use crate::attention::{
+    BlockMatrix, BlockParam, HeadMatrix, HeadTrace, Matrix, MatrixId, Trace, WeightName,
+};
 use crate::components::heatmap::PanelData;
 use crate::panels::{head_panel, panel_name, Values};
 use crate::plot::Palette;
-use crate::words::{dim, label};
+use crate::words::{dim, hidden_unit, label};
 use leptos::prelude::*;
 
 /// What decides which panels a stage shows.
@@ -18,6 +20,10 @@ pub(super) struct Layout {
     pub d_model: usize,
     /// Whether P is added to E.
     pub positional: bool,
+    /// Whether keys and values come from a source sentence.
+    pub cross: bool,
+    /// The block's hidden width (0 without a block).
+    pub d_ff: usize,
 }
 
 impl Layout {
@@ -39,6 +45,7 @@ pub(super) fn palette(values: Values) -> Palette {
 pub(super) struct Panels {
     trace: Memo<Trace>,
     tokens: Signal<Vec<String>>,
+    key_tokens: Signal<Vec<String>>,
     layout: Memo<Layout>,
     scores_range: Signal<f64>,
     scaled_range: Signal<f64>,
@@ -57,11 +64,14 @@ impl Panels {
     /// Panels reading `trace`.
     pub fn new(trace: Memo<Trace>) -> Self {
         let tokens = Memo::new(move |_| trace.with(|t| t.tokens.clone())).into();
+        let key_tokens = Memo::new(move |_| trace.with(|t| t.key_tokens().to_vec())).into();
         let layout = Memo::new(move |_| {
             trace.with(|t| Layout {
                 n_heads: t.config.n_heads,
                 d_model: t.config.d_model,
                 positional: t.config.positional_encoding,
+                cross: t.source.is_some(),
+                d_ff: t.block.as_ref().map_or(0, |b| b.hidden.ncols()),
             })
         });
         // One colour scale per kind of matrix across the heads, so the heads compare.
@@ -76,6 +86,7 @@ impl Panels {
         Self {
             trace,
             tokens,
+            key_tokens,
             layout,
             scores_range: max_abs(|h| &h.scores),
             scaled_range: max_abs(|h| &h.scaled),
@@ -96,13 +107,32 @@ impl Panels {
     /// A whole-layer matrix with tokens for rows, `groups` head bands over its columns.
     pub fn whole(&self, matrix: MatrixId, groups: usize) -> PanelData {
         let d = self.layout.get_untracked().d_model;
+        let key_rows = matches!(
+            matrix,
+            MatrixId::K
+                | MatrixId::V
+                | MatrixId::SourceEmbeddings
+                | MatrixId::SourcePositional
+                | MatrixId::SourceX
+        );
         PanelData {
             name: panel_name(matrix),
             title: label(matrix),
             values: self.values(matrix),
-            rows: self.tokens,
+            rows: if key_rows {
+                self.key_tokens
+            } else {
+                self.tokens
+            },
             cols: Signal::derive(move || dims(0..d)),
-            axes: ("tokens", "dimensions"),
+            axes: (
+                if key_rows && self.layout.get_untracked().cross {
+                    "source tokens"
+                } else {
+                    "tokens"
+                },
+                "dimensions",
+            ),
             palette: Palette::Diverging,
             range: None,
             col_groups: groups,
@@ -140,9 +170,15 @@ impl Panels {
             name: panel_name(matrix),
             title: label(matrix),
             values: self.values(matrix),
-            rows: if transposed { head_dims } else { self.tokens },
-            cols: if row.square || transposed {
+            rows: if transposed {
+                head_dims
+            } else if matches!(m, HeadMatrix::K | HeadMatrix::V) {
+                self.key_tokens
+            } else {
                 self.tokens
+            },
+            cols: if row.square || transposed {
+                self.key_tokens
             } else {
                 head_dims
             },
@@ -163,5 +199,86 @@ impl Panels {
             col_groups: 1,
             row_sums: palette == Palette::Sequential,
         }
+    }
+
+    /// A result of the block: tokens by model dimensions, or by hidden units for H and G.
+    pub fn block(&self, b: BlockMatrix) -> PanelData {
+        let layout = self.layout.get_untracked();
+        let hidden = matches!(b, BlockMatrix::Hidden | BlockMatrix::Activated);
+        let (n, unit) = if hidden {
+            (layout.d_ff, "hidden units")
+        } else {
+            (layout.d_model, "dimensions")
+        };
+        let matrix = MatrixId::Block(b);
+        PanelData {
+            name: panel_name(matrix),
+            title: label(matrix),
+            values: self.values(matrix),
+            rows: self.tokens,
+            cols: Signal::derive(move || labels(hidden, n)),
+            axes: ("tokens", unit),
+            palette: Palette::Diverging,
+            range: None,
+            col_groups: 1,
+            row_sums: false,
+        }
+    }
+
+    /// A parameter of the block: W₁ and W₂ as matrices, the others as one row.
+    pub fn block_param(&self, p: BlockParam) -> PanelData {
+        let layout = self.layout.get_untracked();
+        let (d, f) = (layout.d_model, layout.d_ff);
+        let matrix = MatrixId::BlockParam(p);
+        let title = label(matrix);
+        let (rows, cols, axes): (Signal<Vec<String>>, Signal<Vec<String>>, _) = match p {
+            BlockParam::W1 => (
+                Signal::derive(move || labels(false, d)),
+                Signal::derive(move || labels(true, f)),
+                ("input dims", "hidden units"),
+            ),
+            BlockParam::W2 => (
+                Signal::derive(move || labels(true, f)),
+                Signal::derive(move || labels(false, d)),
+                ("hidden units", "output dims"),
+            ),
+            _ => {
+                let n = if p == BlockParam::B1 { f } else { d };
+                let row = title.clone();
+                (
+                    Signal::derive(move || vec![row.clone()]),
+                    Signal::derive(move || labels(p == BlockParam::B1, n)),
+                    (
+                        "",
+                        if p == BlockParam::B1 {
+                            "hidden units"
+                        } else {
+                            "dimensions"
+                        },
+                    ),
+                )
+            }
+        };
+        PanelData {
+            name: panel_name(matrix),
+            title,
+            values: self.values(matrix),
+            rows,
+            cols,
+            axes,
+            palette: Palette::Diverging,
+            range: None,
+            col_groups: 1,
+            row_sums: false,
+        }
+    }
+}
+
+/// `f1…f_n` for hidden units, else `d1…d_n`.
+fn labels(hidden: bool, n: usize) -> Vec<String> {
+    if hidden {
+        (0..n).map(hidden_unit).collect()
+    } else {
+        dims(0..n)
     }
 }

@@ -17,6 +17,13 @@
 //! | `seed`   | seed of the Random buttons                                   | `42`             |
 //! | `wq` `wk` `wv` `wo` | d_model² numbers, row-major, comma-separated      | `Init::Default`  |
 //! | `e`      | edited embeddings: `token:n,n,…` entries joined by `;`       | none             |
+//! | `src`    | the source sentence (cross-attention on), percent-encoded    | none (off)       |
+//! | `se`     | edited source embeddings, like `e`                           | none             |
+//! | `blk`    | the transformer block shown, `0` or `1`                      | `0`              |
+//! | `norm`   | `post` or `pre`                                              | `post`           |
+//! | `act`    | `relu` or `gelu`                                             | `relu`           |
+//! | `dff`    | d_ff, 2 to 64                                                | 4·d_model        |
+//! | `w1` `b1` `w2` `b2` `g1` `be1` `g2` `be2` | the block's W₁, b₁, W₂, b₂, γ₁, β₁, γ₂, β₂, row-major | their defaults |
 //! | `stage`  | a [`Stage::key`]                                             | `input`          |
 //! | `head`   | the head shown, from 0                                       | `0`              |
 //! | `cell`   | highlighted cell, `panel.row.col`, from 0                    | none             |
@@ -43,7 +50,7 @@ pub use panels::{panel_shape, panels};
 pub use read::decode;
 pub use write::encode;
 
-use crate::attention::{Stage, WeightName};
+use crate::attention::{BlockParam, Stage, WeightName};
 use crate::state::Model;
 
 /// The link format version this build writes and reads.
@@ -93,10 +100,27 @@ pub struct Decoded {
 }
 
 /// The keys this version reads, in the order [`encode`] writes them.
-const KEYS: [&str; 17] = [
-    "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "stage",
+const KEYS: [&str; 31] = [
+    "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "src",
+    "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2", "be2", "stage",
     "head", "cell",
 ];
+
+/// The key of the edited source embeddings.
+const SOURCE_OVERRIDES_KEY: &str = "se";
+
+fn block_key(p: BlockParam) -> &'static str {
+    match p {
+        BlockParam::W1 => "w1",
+        BlockParam::B1 => "b1",
+        BlockParam::W2 => "w2",
+        BlockParam::B2 => "b2",
+        BlockParam::Ln1Gamma => "g1",
+        BlockParam::Ln1Beta => "be1",
+        BlockParam::Ln2Gamma => "g2",
+        BlockParam::Ln2Beta => "be2",
+    }
+}
 
 fn weight_key(name: WeightName) -> &'static str {
     match name {

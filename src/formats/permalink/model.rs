@@ -4,10 +4,11 @@
 use super::numbers::{parse_number, parse_numbers, NumberError};
 use super::percent::percent_decode;
 use super::read::{and_list, quote, shown, Fields, Notices};
+use super::{block_key, SOURCE_OVERRIDES_KEY};
 use super::{weight_key, MAX_OVERRIDES};
 use crate::attention::{
-    tokenize, AttentionError, Config, Init, ScaleMode, WeightName, Weights, D_MODEL_RANGE,
-    TEMPERATURE_RANGE,
+    tokenize, Activation, AttentionError, Block, BlockParam, Config, Init, Matrix, Norm, ScaleMode,
+    WeightName, Weights, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
 use crate::state::{Model, Overrides};
 
@@ -114,50 +115,30 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         }),
     };
 
-    let sentence = match fields.get("s") {
-        None => defaults.sentence.clone(),
-        Some(raw) => match percent_decode(raw) {
-            None => {
-                notices.add(
-                    "The sentence in the link is damaged (its %-codes are broken): \
-                     the default sentence is used."
-                        .to_string(),
-                );
-                defaults.sentence.clone()
-            }
-            Some(text) => match tokenize(&text) {
-                Ok(_) => text,
-                Err(error) => {
-                    notices.add(match error {
-                        AttentionError::EmptySentence => {
-                            "The sentence in the link is empty: the default sentence is used."
-                                .to_string()
-                        }
-                        AttentionError::TooManyTokens { count, max } => format!(
-                            "The sentence in the link has {count} tokens, but at most {max} fit: \
-                             the default sentence is used."
-                        ),
-                        other => format!(
-                            "The sentence in the link cannot be used ({other}): \
-                             the default sentence is used."
-                        ),
-                    });
-                    defaults.sentence.clone()
-                }
-            },
-        },
-    };
+    let sentence = read_text(fields, "s", "sentence", &defaults.sentence, notices);
+    let source_text = fields
+        .get("src")
+        .map(|_| read_text(fields, "src", "source sentence", &defaults.source, notices));
 
+    let cross = source_text.is_some();
+    if cross && causal {
+        notices.add(
+            "The link asks for the causal mask and a source sentence, but the mask belongs to \
+             self-attention: it is off."
+                .to_string(),
+        );
+    }
     let config = Config {
         d_model,
         n_heads,
-        causal,
+        causal: causal && !cross,
         positional_encoding,
         scale,
         temperature,
     };
     let mut weights = Weights::new(Init::Default, d_model);
     let mut embedding_overrides = Overrides::new();
+    let mut source_overrides = Overrides::new();
 
     if width_ok {
         for name in WeightName::ALL {
@@ -170,8 +151,7 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
                 .and_then(|text| parse_numbers(&text, d_model * d_model));
             match values {
                 Ok(values) => {
-                    *weights.get_mut(name) =
-                        crate::attention::Matrix::from_row_slice(d_model, d_model, &values);
+                    *weights.get_mut(name) = Matrix::from_row_slice(d_model, d_model, &values);
                 }
                 Err(error) => notices.add(format!(
                     "The link's {label} {}: {label} was reset to its default.",
@@ -182,13 +162,16 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         if let Some(raw) = fields.get("e") {
             embedding_overrides = read_overrides(raw, d_model, notices);
         }
+        if let Some(raw) = fields.get(SOURCE_OVERRIDES_KEY) {
+            source_overrides = read_overrides(raw, d_model, notices);
+        }
     } else {
         let mut ignored: Vec<String> = WeightName::ALL
             .into_iter()
             .filter(|name| fields.get(weight_key(*name)).is_some())
             .map(|name| name.label().to_string())
             .collect();
-        if fields.get("e").is_some() {
+        if fields.get("e").is_some() || fields.get(SOURCE_OVERRIDES_KEY).is_some() {
             ignored.push("the edited embeddings".to_string());
         }
         if !ignored.is_empty() {
@@ -199,13 +182,125 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         }
     }
 
+    let block_on = read_flag(fields, "blk", "The transformer block", notices);
+    let block = read_block(fields, d_model, width_ok, notices);
     Model {
         sentence,
         config,
         weights,
         embedding_overrides,
         seed,
+        source: source_text.unwrap_or(defaults.source),
+        cross,
+        source_overrides,
+        block,
+        block_on,
     }
+}
+
+/// Reads a sentence-like text field; a damaged, empty or too long one gives `default`.
+fn read_text(
+    fields: &Fields<'_>,
+    key: &str,
+    what: &str,
+    default: &str,
+    notices: &mut Notices,
+) -> String {
+    let Some(raw) = fields.get(key) else {
+        return default.to_string();
+    };
+    let Some(text) = percent_decode(raw) else {
+        notices.add(format!(
+            "The {what} in the link is damaged (its %-codes are broken): the default {what} is used."
+        ));
+        return default.to_string();
+    };
+    match tokenize(&text) {
+        Ok(_) => text,
+        Err(error) => {
+            notices.add(match error {
+                AttentionError::EmptySentence => {
+                    format!("The {what} in the link is empty: the default {what} is used.")
+                }
+                AttentionError::TooManyTokens { count, max } => format!(
+                    "The {what} in the link has {count} tokens, but at most {max} fit: \
+                     the default {what} is used."
+                ),
+                other => format!(
+                    "The {what} in the link cannot be used ({other}): the default {what} is used."
+                ),
+            });
+            default.to_string()
+        }
+    }
+}
+
+/// Reads the block's settings and parameters; each bad part keeps its default with a notice.
+fn read_block(fields: &Fields<'_>, d_model: usize, width_ok: bool, notices: &mut Notices) -> Block {
+    let norm = match fields.get("norm") {
+        None => Norm::Post,
+        Some(raw) => raw.parse::<Norm>().unwrap_or_else(|_| {
+            notices.add(format!(
+                "The link's norm {} is not post or pre: post-norm is used.",
+                shown(raw)
+            ));
+            Norm::Post
+        }),
+    };
+    let activation = match fields.get("act") {
+        None => Activation::Relu,
+        Some(raw) => raw.parse::<Activation>().unwrap_or_else(|_| {
+            notices.add(format!(
+                "The link's activation {} is not relu or gelu: ReLU is used.",
+                shown(raw)
+            ));
+            Activation::Relu
+        }),
+    };
+    let default_d_ff = Block::default_d_ff(d_model);
+    let d_ff = match fields.get("dff") {
+        None => default_d_ff,
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(n) if D_FF_RANGE.contains(&n) => n,
+            _ => {
+                notices.add(format!(
+                    "The link's d_ff is {}, but it must be a whole number from {} to {}: d_ff \
+                     {default_d_ff} is used.",
+                    shown(raw),
+                    D_FF_RANGE.start(),
+                    D_FF_RANGE.end()
+                ));
+                default_d_ff
+            }
+        },
+    };
+    let mut block = Block::new(d_model, d_ff);
+    block.norm = norm;
+    block.activation = activation;
+    for p in BlockParam::ALL {
+        let Some(raw) = fields.get(block_key(p)) else {
+            continue;
+        };
+        let label = p.label();
+        if !width_ok {
+            notices.add(format!(
+                "Without a usable d_model, the link's {label} could not be read: its defaults are used."
+            ));
+            continue;
+        }
+        let (rows, cols) = p.shape(d_model, d_ff);
+        let values = percent_decode(raw)
+            .ok_or(NumberError::Damaged)
+            .and_then(|text| parse_numbers(&text, rows * cols));
+        match values {
+            Ok(values) => *block.get_mut(p) = Matrix::from_row_slice(rows, cols, &values),
+            Err(error) => notices.add(format!(
+                "The link's {label} {}: {label} was reset to its default.",
+                error.describe(rows * cols)
+            )),
+        }
+    }
+    block
 }
 
 fn heads_are(n: usize) -> String {

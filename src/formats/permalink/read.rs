@@ -184,8 +184,15 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
              all matrices were reset to their defaults."
                 .to_string(),
         );
-        model.weights = Weights::new(Init::Default, model.config.d_model);
+        let d = model.config.d_model;
+        model.weights = Weights::new(Init::Default, d);
         model.embedding_overrides.clear();
+        model.source_overrides.clear();
+        model.block = crate::attention::Block {
+            norm: model.block.norm,
+            activation: model.block.activation,
+            ..crate::attention::Block::new(d, model.block.d_ff())
+        };
         if model.trace().is_err() {
             model = Model::default();
         }
@@ -193,14 +200,26 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
 
     let stage = match fields.get("stage") {
         None => Stage::Input,
-        Some(raw) => Stage::from_key(raw).unwrap_or_else(|| {
-            notices.add(format!(
-                "The link's stage {} does not exist: the first stage, {}, is shown.",
-                shown(raw),
-                stage_name(Stage::Input)
-            ));
-            Stage::Input
-        }),
+        Some(raw) => match Stage::from_key(raw) {
+            Some(stage) if stage.position(model.wiring().block).is_some() => stage,
+            Some(stage) => {
+                notices.add(format!(
+                    "The link shows the stage {}, which belongs to the transformer block, but \
+                     the block is off: the first stage, {}, is shown.",
+                    stage_name(stage),
+                    stage_name(Stage::Input)
+                ));
+                Stage::Input
+            }
+            None => {
+                notices.add(format!(
+                    "The link's stage {} does not exist: the first stage, {}, is shown.",
+                    shown(raw),
+                    stage_name(Stage::Input)
+                ));
+                Stage::Input
+            }
+        },
     };
 
     let n_heads = model.config.n_heads;

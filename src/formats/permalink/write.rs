@@ -3,9 +3,9 @@
 
 use super::numbers::{number, push_number};
 use super::percent::percent_encode;
-use super::{weight_key, ShareState, LINK_VERSION};
-use crate::attention::{Init, Stage, WeightName};
-use crate::state::Model;
+use super::{block_key, weight_key, ShareState, LINK_VERSION, SOURCE_OVERRIDES_KEY};
+use crate::attention::{Block, BlockParam, Init, Matrix, Stage, WeightName};
+use crate::state::{Model, Overrides};
 
 /// The fragment (without `#`) that restores `state`; parts equal to their defaults are left out.
 pub fn encode(state: &ShareState) -> String {
@@ -46,30 +46,38 @@ pub fn encode(state: &ShareState) -> String {
     for name in WeightName::ALL {
         let w = model.weights.get(name);
         if !same_numbers(w, &Init::Default.matrix(name, config.d_model)) {
-            let mut values = String::new();
-            for i in 0..w.nrows() {
-                for j in 0..w.ncols() {
-                    push_number(&mut values, w[(i, j)]);
-                }
-            }
-            pair(weight_key(name), &values);
+            pair(weight_key(name), &row_major(w));
         }
     }
     if !model.embedding_overrides.is_empty() {
-        let mut entries = String::new();
-        for (token, vector) in &model.embedding_overrides {
-            if !entries.is_empty() {
-                entries.push(';');
-            }
-            entries.push_str(&percent_encode(token));
-            entries.push(':');
-            let mut values = String::new();
-            for &x in vector {
-                push_number(&mut values, x);
-            }
-            entries.push_str(&values);
+        pair("e", &overrides(&model.embedding_overrides));
+    }
+    // The source and the block are written while they are on; switched off, they are left out.
+    if model.cross {
+        pair("src", &percent_encode(&model.source));
+        if !model.source_overrides.is_empty() {
+            pair(SOURCE_OVERRIDES_KEY, &overrides(&model.source_overrides));
         }
-        pair("e", &entries);
+    }
+    if model.block_on {
+        let block = &model.block;
+        pair("blk", "1");
+        if block.norm != defaults.block.norm {
+            pair("norm", block.norm.key());
+        }
+        if block.activation != defaults.block.activation {
+            pair("act", block.activation.key());
+        }
+        let d_ff = block.d_ff();
+        if d_ff != Block::default_d_ff(config.d_model) {
+            pair("dff", &d_ff.to_string());
+        }
+        for p in BlockParam::ALL {
+            let m = block.get(p);
+            if !same_numbers(m, &p.default_values(config.d_model, d_ff)) {
+                pair(block_key(p), &row_major(m));
+            }
+        }
     }
     if state.stage != Stage::Input {
         pair("stage", state.stage.key());
@@ -81,6 +89,35 @@ pub fn encode(state: &ShareState) -> String {
         pair("cell", &format!("{}.{row}.{col}", percent_encode(panel)));
     }
     out
+}
+
+/// Every number of `m`, row by row, comma-separated.
+fn row_major(m: &Matrix) -> String {
+    let mut values = String::new();
+    for i in 0..m.nrows() {
+        for j in 0..m.ncols() {
+            push_number(&mut values, m[(i, j)]);
+        }
+    }
+    values
+}
+
+/// Edited embeddings as `token:n,n,…` entries joined by `;`.
+fn overrides(rows: &Overrides) -> String {
+    let mut entries = String::new();
+    for (token, vector) in rows {
+        if !entries.is_empty() {
+            entries.push(';');
+        }
+        entries.push_str(&percent_encode(token));
+        entries.push(':');
+        let mut values = String::new();
+        for &x in vector {
+            push_number(&mut values, x);
+        }
+        entries.push_str(&values);
+    }
+    entries
 }
 
 fn flag(on: bool) -> &'static str {

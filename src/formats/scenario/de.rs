@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 
 /// The fields of scenario JSON, in the order [`Scenario::to_json`] writes them. An error is
 /// inside a field when its path starts with one of these; otherwise the path is an unknown key.
-const FIELDS: [&str; 15] = [
+const FIELDS: [&str; 18] = [
     "version",
     "title",
     "caption",
@@ -27,6 +27,9 @@ const FIELDS: [&str; 15] = [
     "w_k",
     "w_v",
     "w_o",
+    "source",
+    "source_embeddings",
+    "block",
 ];
 
 /// The longest message of the JSON reader quoted in an error, in characters: enough for every
@@ -202,6 +205,23 @@ pub(super) fn matrix<'de, D: Deserializer<'de>>(
 
 /// [`ScaleMode`] as its key, such as `"sqrt_head_dim"`. The attention core knows nothing of
 /// file formats, so the mapping lives here rather than in a derive on the enum.
+/// An optional plain array of numbers.
+pub(super) fn vector<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<f64>>, D::Error> {
+    let values = Option::<Vec<Number>>::deserialize(deserializer)?;
+    Ok(values.map(|v| v.into_iter().map(|n| n.0).collect()))
+}
+
+/// An optional whole number.
+pub(super) fn optional_whole_number<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<usize>, D::Error> {
+    #[derive(serde::Deserialize)]
+    struct Whole(#[serde(deserialize_with = "whole_number")] usize);
+    Ok(Option::<Whole>::deserialize(deserializer)?.map(|w| w.0))
+}
+
 pub(super) mod scale_key {
     use super::{de, fmt, Deserializer, ScaleMode, Serializer, Visitor};
 
@@ -443,8 +463,12 @@ mod tests {
     #[test]
     fn the_field_list_is_the_order_fields_are_written_in() {
         let scenario = Scenario {
+            version: 2,
             title: Some("t".into()),
             caption: Some("c".into()),
+            source: Some("s".into()),
+            source_embeddings: Some(vec![vec![0.0; 4]]),
+            block: Some(super::super::BlockFields::default()),
             ..Scenario::default()
         };
         let json = scenario.to_json();

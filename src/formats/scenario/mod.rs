@@ -4,18 +4,20 @@
 mod de;
 
 use crate::attention::{
-    tokenize, toy_embeddings, AttentionError, Config, Init, Inputs, Matrix, ScaleMode, WeightName,
-    Weights,
+    tokenize, toy_embeddings, Activation, AttentionError, Block, BlockParam, Config, Init, Inputs,
+    Matrix, Norm, ScaleMode, Source, WeightName, Weights,
 };
 use crate::state::Model;
 use de::{
     default_d_model, default_n_heads, default_temperature, json_error, matrix, message, number,
-    scale_key, whole_number, ObjectOnly,
+    optional_whole_number, scale_key, vector, whole_number, ObjectOnly,
 };
 use serde::{Deserialize, Serialize};
 
-/// The scenario format version this build reads and writes.
-pub const SCENARIO_VERSION: u32 = 1;
+/// The newest scenario format version this build reads and writes. Version 2 adds `source`,
+/// `source_embeddings` and `block`; a scenario without them is written as version 1, which
+/// every earlier build reads.
+pub const SCENARIO_VERSION: u32 = 2;
 
 /// The sentence of the default scenario.
 pub use crate::state::DEFAULT_SENTENCE;
@@ -96,6 +98,203 @@ pub struct Scenario {
         deserialize_with = "matrix"
     )]
     pub w_o: Option<Vec<Vec<f64>>>,
+    /// Version 2: the source sentence of cross-attention; self-attention when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Version 2: the source's token embeddings, src_len × d_model; the toy embeddings when
+    /// absent.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "matrix"
+    )]
+    pub source_embeddings: Option<Vec<Vec<f64>>>,
+    /// Version 2: the transformer block around attention; no block when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockFields>,
+}
+
+/// The `block` object of a version 2 scenario; every field is optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockFields {
+    /// `post` (default) or `pre`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub norm: Option<String>,
+    /// The hidden width, 2 to 64; 4·d_model when absent.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_whole_number"
+    )]
+    pub d_ff: Option<usize>,
+    /// `relu` (default) or `gelu`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activation: Option<String>,
+    /// d_model × d_ff.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "matrix"
+    )]
+    pub w_1: Option<Vec<Vec<f64>>>,
+    /// d_ff numbers.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "vector"
+    )]
+    pub b_1: Option<Vec<f64>>,
+    /// d_ff × d_model.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "matrix"
+    )]
+    pub w_2: Option<Vec<Vec<f64>>>,
+    /// d_model numbers.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "vector"
+    )]
+    pub b_2: Option<Vec<f64>>,
+    /// d_model numbers; ones when absent.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "vector"
+    )]
+    pub ln_1_gamma: Option<Vec<f64>>,
+    /// d_model numbers; zeros when absent.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "vector"
+    )]
+    pub ln_1_beta: Option<Vec<f64>>,
+    /// d_model numbers; ones when absent.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "vector"
+    )]
+    pub ln_2_gamma: Option<Vec<f64>>,
+    /// d_model numbers; zeros when absent.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "vector"
+    )]
+    pub ln_2_beta: Option<Vec<f64>>,
+}
+
+impl BlockFields {
+    /// The matrix fields by parameter.
+    fn matrix_field(&self, p: BlockParam) -> Option<&Vec<Vec<f64>>> {
+        match p {
+            BlockParam::W1 => self.w_1.as_ref(),
+            BlockParam::W2 => self.w_2.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The vector fields by parameter.
+    fn vector_field(&self, p: BlockParam) -> Option<&Vec<f64>> {
+        match p {
+            BlockParam::B1 => self.b_1.as_ref(),
+            BlockParam::B2 => self.b_2.as_ref(),
+            BlockParam::Ln1Gamma => self.ln_1_gamma.as_ref(),
+            BlockParam::Ln1Beta => self.ln_1_beta.as_ref(),
+            BlockParam::Ln2Gamma => self.ln_2_gamma.as_ref(),
+            BlockParam::Ln2Beta => self.ln_2_beta.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Every field of `block` written out.
+    fn from_block(block: &Block) -> Self {
+        let row = |p: BlockParam| Some(block.get(p).iter().copied().collect::<Vec<f64>>());
+        Self {
+            norm: Some(block.norm.key().into()),
+            d_ff: Some(block.d_ff()),
+            activation: Some(block.activation.key().into()),
+            w_1: Some(rows_of(&block.w_1)),
+            b_1: row(BlockParam::B1),
+            w_2: Some(rows_of(&block.w_2)),
+            b_2: row(BlockParam::B2),
+            ln_1_gamma: row(BlockParam::Ln1Gamma),
+            ln_1_beta: row(BlockParam::Ln1Beta),
+            ln_2_gamma: row(BlockParam::Ln2Gamma),
+            ln_2_beta: row(BlockParam::Ln2Beta),
+        }
+    }
+
+    /// The checked block for `d_model`.
+    fn to_block(&self, d_model: usize) -> Result<Block, ScenarioError> {
+        let invalid = |field: &'static str, error: String| {
+            ScenarioError::Json(format!("field `{field}`: {error}"))
+        };
+        let norm = match &self.norm {
+            Some(key) => key.parse::<Norm>().map_err(|e| invalid("block.norm", e))?,
+            None => Norm::Post,
+        };
+        let activation = match &self.activation {
+            Some(key) => key
+                .parse::<Activation>()
+                .map_err(|e| invalid("block.activation", e))?,
+            None => Activation::Relu,
+        };
+        let d_ff = self.d_ff.unwrap_or_else(|| Block::default_d_ff(d_model));
+        if !crate::attention::D_FF_RANGE.contains(&d_ff) {
+            return Err(ScenarioError::Invalid {
+                field: "block.d_ff",
+                error: AttentionError::DffOutOfRange {
+                    d_ff,
+                    min: *crate::attention::D_FF_RANGE.start(),
+                    max: *crate::attention::D_FF_RANGE.end(),
+                },
+            });
+        }
+        let mut block = Block::new(d_model, d_ff);
+        block.norm = norm;
+        block.activation = activation;
+        for p in BlockParam::ALL {
+            let shape = p.shape(d_model, d_ff);
+            let field = block_field(p);
+            let given = if p.is_vector() {
+                self.vector_field(p)
+                    .map(|v| to_matrix(field, std::slice::from_ref(v), shape))
+            } else {
+                self.matrix_field(p)
+                    .map(|rows| to_matrix(field, rows, shape))
+            };
+            if let Some(m) = given {
+                *block.get_mut(p) = m?;
+            }
+        }
+        block
+            .validate(d_model)
+            .map_err(|error| ScenarioError::Invalid {
+                field: "block",
+                error,
+            })?;
+        Ok(block)
+    }
+}
+
+/// A block parameter's path in a scenario: `block.w_1`.
+fn block_field(p: BlockParam) -> &'static str {
+    match p {
+        BlockParam::W1 => "block.w_1",
+        BlockParam::B1 => "block.b_1",
+        BlockParam::W2 => "block.w_2",
+        BlockParam::B2 => "block.b_2",
+        BlockParam::Ln1Gamma => "block.ln_1_gamma",
+        BlockParam::Ln1Beta => "block.ln_1_beta",
+        BlockParam::Ln2Gamma => "block.ln_2_gamma",
+        BlockParam::Ln2Beta => "block.ln_2_beta",
+    }
 }
 
 /// Why a scenario could not be used.
@@ -109,6 +308,14 @@ pub enum ScenarioError {
         "This scenario is {bytes} bytes long; a scenario is at most 1 MB ({MAX_SCENARIO_BYTES} bytes)."
     )]
     TooLarge { bytes: usize },
+    /// A version 1 scenario with a field of version 2.
+    #[error("Field `{0}` belongs to scenario version 2: set \"version\": 2 to use it.")]
+    NeedsVersion2(&'static str),
+    /// The causal mask together with a source sentence.
+    #[error(
+        "Fields `causal` and `source`: the causal mask belongs to self-attention and cannot be on with a source sentence; set \"causal\": false or remove \"source\"."
+    )]
+    CausalWithSource,
     /// Written by a newer version of attention-lens.
     #[error(
         "This scenario is version {0}, made by a newer attention-lens; this one reads version {SCENARIO_VERSION}."
@@ -165,6 +372,11 @@ impl Scenario {
         if scenario.version > SCENARIO_VERSION || scenario.version == 0 {
             return Err(ScenarioError::UnsupportedVersion(scenario.version));
         }
+        if scenario.version < 2 {
+            if let Some(field) = scenario.version_2_field() {
+                return Err(ScenarioError::NeedsVersion2(field));
+            }
+        }
         Ok(scenario)
     }
 
@@ -183,6 +395,19 @@ impl Scenario {
         // serde_json fails only on a map with keys that are not strings, or a failing
         // `Serialize` impl; a scenario has neither, so the fallback is never taken.
         serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The first field of version 2 that is set, if any.
+    fn version_2_field(&self) -> Option<&'static str> {
+        if self.source.is_some() {
+            Some("source")
+        } else if self.source_embeddings.is_some() {
+            Some("source_embeddings")
+        } else if self.block.is_some() {
+            Some("block")
+        } else {
+            None
+        }
     }
 
     /// The configuration part.
@@ -219,11 +444,39 @@ impl Scenario {
                 *weights.get_mut(name) = to_matrix(name.key(), rows, (d, d))?;
             }
         }
+        let source = match &self.source {
+            Some(text) => {
+                if config.causal {
+                    return Err(ScenarioError::CausalWithSource);
+                }
+                let tokens = tokenize(text).map_err(|error| ScenarioError::Invalid {
+                    field: "source",
+                    error,
+                })?;
+                let embeddings = match &self.source_embeddings {
+                    Some(rows) => to_matrix("source_embeddings", rows, (tokens.len(), d))?,
+                    None => toy_embeddings(&tokens, d),
+                };
+                Some(Source { tokens, embeddings })
+            }
+            None if self.source_embeddings.is_some() => {
+                return Err(ScenarioError::Json(
+                    "field `source_embeddings` needs a `source` sentence".into(),
+                ))
+            }
+            None => None,
+        };
+        let block = match &self.block {
+            Some(fields) => Some(fields.to_block(d)?),
+            None => None,
+        };
         let inputs = Inputs {
             tokens,
             embeddings,
             weights,
             config,
+            source,
+            block,
         };
         inputs.validate().map_err(|error| ScenarioError::Invalid {
             field: "embeddings",
@@ -232,12 +485,28 @@ impl Scenario {
         Ok(inputs)
     }
 
-    /// A scenario that writes out every matrix of `inputs`.
+    /// A scenario that writes out every matrix of `inputs`; `source` is the source's text
+    /// when `inputs` has a source.
     pub fn from_inputs(sentence: &str, inputs: &Inputs) -> Self {
+        Self::from_inputs_with_source(sentence, None, inputs)
+    }
+
+    /// [`Scenario::from_inputs`] with the source sentence's text.
+    pub fn from_inputs_with_source(sentence: &str, source: Option<&str>, inputs: &Inputs) -> Self {
         let c = inputs.config;
         let w = &inputs.weights;
+        let source_text = inputs.source.as_ref().map(|s| {
+            source
+                .map(str::to_string)
+                .unwrap_or_else(|| s.tokens.join(" "))
+        });
+        let version = if source_text.is_some() || inputs.block.is_some() {
+            2
+        } else {
+            1
+        };
         Self {
-            version: SCENARIO_VERSION,
+            version,
             title: None,
             caption: None,
             sentence: sentence.to_string(),
@@ -252,6 +521,9 @@ impl Scenario {
             w_k: Some(rows_of(&w.w_k)),
             w_v: Some(rows_of(&w.w_v)),
             w_o: Some(rows_of(&w.w_o)),
+            source: source_text,
+            source_embeddings: inputs.source.as_ref().map(|s| rows_of(&s.embeddings)),
+            block: inputs.block.as_ref().map(BlockFields::from_block),
         }
     }
 
@@ -313,14 +585,17 @@ impl Scenario {
         let inputs = self.to_inputs()?;
         Ok(Model::from_inputs(
             &self.sentence,
+            self.source.as_deref(),
             inputs,
             self.embeddings.is_some(),
+            self.source_embeddings.is_some(),
         ))
     }
 
     /// The scenario that restores `model`.
     pub fn from_model(model: &Model) -> Self {
-        Self::from_inputs(&model.sentence, &model.inputs())
+        let source = model.cross.then_some(model.source.as_str());
+        Self::from_inputs_with_source(&model.sentence, source, &model.inputs())
     }
 }
 
@@ -462,9 +737,59 @@ mod tests {
 
     #[test]
     fn a_future_version_is_refused_with_a_reason() {
-        let err = Scenario::from_json(r#"{"version": 2, "sentence": "a"}"#).unwrap_err();
-        assert_eq!(err, ScenarioError::UnsupportedVersion(2));
+        let err = Scenario::from_json(r#"{"version": 3, "sentence": "a"}"#).unwrap_err();
+        assert_eq!(err, ScenarioError::UnsupportedVersion(3));
         assert!(err.to_string().contains("newer"));
+    }
+
+    #[test]
+    fn version_2_fields_need_version_2_and_causal_excludes_a_source() {
+        let err =
+            Scenario::from_json(r#"{"version": 1, "sentence": "a", "block": {}}"#).unwrap_err();
+        assert_eq!(err, ScenarioError::NeedsVersion2("block"));
+        let err = Scenario::parse_inputs(
+            r#"{"version": 2, "sentence": "a b", "source": "c d", "causal": true}"#,
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("`causal`") && text.contains("`source`"),
+            "{text}"
+        );
+        let err = Scenario::parse_inputs(
+            r#"{"version": 2, "sentence": "a", "block": {"w_1": [[1, 2], [3, 4]]}}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("block.w_1"), "{err}");
+        let err = Scenario::from_json(r#"{"version": 2, "sentence": "a", "block": {"norm": 1}}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("block.norm"), "{err}");
+    }
+
+    #[test]
+    fn a_model_with_a_source_and_a_block_survives_a_scenario_round_trip() {
+        let mut model = Model::default();
+        model.set_source("le chat").unwrap();
+        model.set_cross(true);
+        model.set_block_on(true);
+        model.set_norm(crate::attention::Norm::Pre);
+        model.set_d_ff(6).unwrap();
+        model
+            .set_cell(EditTarget::Block(BlockParam::B1), 0, 5, -0.25)
+            .unwrap();
+        model
+            .set_cell(EditTarget::SourceEmbeddings, 1, 0, 0.5)
+            .unwrap();
+        let scenario = Scenario::from_model(&model);
+        assert_eq!(scenario.version, 2);
+        let back = Scenario::from_json(&scenario.to_json())
+            .unwrap()
+            .to_model()
+            .unwrap();
+        assert_eq!(back.trace().unwrap(), model.trace().unwrap());
+        assert!(back.cross && back.block_on);
+        // Without the new fields a scenario is still written as version 1.
+        assert_eq!(Scenario::from_model(&Model::default()).version, 1);
     }
 
     #[test]

@@ -8,10 +8,14 @@
 mod head;
 mod terms;
 
-use super::matrices::{cell_kind, cell_name, col_label, dim, label, row_label, token};
+use super::matrices::{
+    cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label, row_label, token,
+};
 use super::number::format_value;
 use super::settings::word_order_text;
-use crate::attention::{cell_work, CellWork, Computation, MatrixId, Operand, Trace, Wave};
+use crate::attention::{
+    cell_work, Activation, CellWork, Computation, MatrixId, Operand, Trace, Wave,
+};
 use terms::{after_op, capitalised, columns_text, dot, num, rounded, rounding_note};
 
 /// What the explanation panel says while no cell is selected.
@@ -71,7 +75,140 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
     let name = cell_name(trace, work.matrix, work.row, work.col);
     let (i, c) = (work.row, work.col);
     Some(match (&work.computation, work.matrix) {
+        (Computation::Embedding, MatrixId::SourceEmbeddings) => Text {
+            formula: "E_src[i, c] = dimension c of the embedding of source token i".to_string(),
+            steps: name,
+            notes: vec![format!(
+                "An input, not computed: the vector looked up for the source token “{}”, \
+                 editable like any token's.",
+                key_token(trace, i)
+            )],
+        },
         (Computation::Embedding, _) => embedding(trace, i, name),
+        (Computation::BlockParameter, m) => Text {
+            formula: format!("{}: a parameter of the block", label(m)),
+            notes: vec![
+                "A parameter, not computed from the sentence: training would learn it; here it \
+                 is the default value or the one you typed."
+                    .to_string(),
+            ],
+            steps: name,
+        },
+        (Computation::Sum { left, right, a, b }, _) => {
+            let mut notes = Vec::new();
+            rounding_note(&mut notes, rounded(*a) + rounded(*b), work.value);
+            notes.push(
+                "A residual sum: the token's own row passes through unchanged, and the \
+                 sub-layer's result is added to it."
+                    .to_string(),
+            );
+            Text {
+                formula: format!(
+                    "{}[i, c] = {}[i, c] + {}[i, c]",
+                    label(work.matrix),
+                    label(*left),
+                    label(*right)
+                ),
+                steps: format!("{} + {}", num(*a), after_op(*b)),
+                notes,
+            }
+        }
+        (
+            Computation::LayerNorm {
+                input,
+                which,
+                x,
+                mean,
+                var,
+                eps,
+                gamma,
+                beta,
+            },
+            _,
+        ) => {
+            let src = label(*input);
+            let sub = if *which == 1 { "₁" } else { "₂" };
+            Text {
+                formula: format!(
+                    "{}[i, c] = ({src}[i, c] − μᵢ) / √(σᵢ² + ε) · γ{sub}[c] + β{sub}[c]",
+                    label(work.matrix)
+                ),
+                steps: format!(
+                    "({} − {}) / √({} + {}) · {} + {}",
+                    num(*x),
+                    after_op(*mean),
+                    num(*var),
+                    eps,
+                    after_op(*gamma),
+                    after_op(*beta)
+                ),
+                notes: vec![format!(
+                    "μᵢ = {} and σᵢ² = {} are the mean and the variance (÷ d_model = {}) of row \
+                     {} (“{}”) of {src}: each token is normalised on its own, never mixed with \
+                     the others.",
+                    format_value(*mean, 3),
+                    format_value(*var, 3),
+                    trace.config.d_model,
+                    i + 1,
+                    token(trace, i)
+                )],
+            }
+        }
+        (
+            Computation::Affine {
+                input,
+                weight,
+                terms,
+                bias,
+            },
+            _,
+        ) => {
+            let (sum, notes) = dot(terms, work.value - bias);
+            let (src, w) = (label(*input), label(MatrixId::BlockParam(*weight)));
+            let b = if w == "W₁" { "b₁" } else { "b₂" };
+            let col = col_label(trace, work.matrix, c);
+            Text {
+                formula: format!(
+                    "{}[i, c] = Σ_m {src}[i, m] · {w}[m, c] + {b}[c]",
+                    label(work.matrix)
+                ),
+                steps: format!(
+                    "{src}[{}, :] · {w}[:, {col}] + {b}[{col}] = {sum} + {}",
+                    token(trace, i),
+                    after_op(*bias)
+                ),
+                notes,
+            }
+        }
+        (Computation::Activate { activation, input }, _) => {
+            let h = num(*input);
+            let (formula, steps, note) = match activation {
+                Activation::Relu => (
+                    "G[i, c] = max(H[i, c], 0)".to_string(),
+                    format!("max({h}, 0)"),
+                    if *input < 0.0 {
+                        "H's cell is negative, so ReLU sets it to 0."
+                    } else {
+                        "H's cell is not negative, so ReLU passes it unchanged."
+                    },
+                ),
+                Activation::Gelu => (
+                    "G[i, c] = 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³)))".to_string(),
+                    format!("0.5 × {h} × (1 + tanh(0.7979 × ({h} + 0.044715 × {h}³)))"),
+                    "GELU keeps large positive numbers almost unchanged, sends large negative \
+                     ones to almost 0, and bends smoothly in between.",
+                ),
+            };
+            Text {
+                formula,
+                steps,
+                notes: vec![format!(
+                    "{note} Unit {} of token “{}”: the activation reads this one number only.",
+                    hidden_unit(c),
+                    token(trace, i)
+                )],
+            }
+        }
         (Computation::Position { wave, pair, angle }, _) => {
             position(trace, i, *wave, *pair, *angle)
         }
@@ -107,7 +244,7 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                 formula: format!("{result}[i, c] = Σ_m {src}[i, m] · {wl}[m, c]"),
                 steps: format!(
                     "{src}[{}, :] · {wl}[:, {}] = {sum}",
-                    token(trace, i),
+                    row_label(trace, work.matrix, i),
                     dim(c)
                 ),
                 notes,
@@ -194,21 +331,31 @@ fn position(trace: &Trace, pos: usize, wave: Wave, pair: usize, angle: f64) -> T
 }
 
 fn input(trace: &Trace, work: &CellWork, e: f64, p: Option<f64>) -> Text {
+    let source = work.matrix == MatrixId::SourceX;
+    let (x, em, pm) = if source {
+        ("X_src", MatrixId::SourceEmbeddings, "P_src")
+    } else {
+        ("X", MatrixId::Embeddings, "P")
+    };
+    let e_label = label(em);
     match p {
         Some(p) => {
             let mut notes = Vec::new();
             rounding_note(&mut notes, rounded(e) + rounded(p), work.value);
+            if source {
+                notes.push("The source's positions restart at its first token.".to_string());
+            }
             Text {
-                formula: "X[i, c] = E[i, c] + P[i, c]".to_string(),
+                formula: format!("{x}[i, c] = {e_label}[i, c] + {pm}[i, c]"),
                 steps: format!("{} + {}", num(e), after_op(p)),
                 notes,
             }
         }
         None => Text {
-            formula: "X[i, c] = E[i, c]".to_string(),
-            steps: cell_name(trace, MatrixId::Embeddings, work.row, work.col),
+            formula: format!("{x}[i, c] = {e_label}[i, c]"),
+            steps: cell_name(trace, em, work.row, work.col),
             notes: vec![format!(
-                "X = E: positional encoding is off. {}",
+                "{x} = {e_label}: positional encoding is off. {}",
                 word_order_text(false, trace.config.causal)
             )],
         },

@@ -33,7 +33,7 @@ impl Claim {
             self.query,
             self.keys,
             self.at_least,
-            &trace.tokens,
+            (&trace.tokens, trace.key_tokens()),
         )
     }
 
@@ -44,13 +44,17 @@ impl Claim {
             .get(self.head)
             .ok_or_else(|| format!("there is no head {}", self.head + 1))?
             .weights;
-        let seq_len = weights.nrows();
-        if let Some(missing) = std::iter::once(self.query)
-            .chain(self.keys.iter().copied())
-            .find(|&i| i >= seq_len)
-        {
+        let (seq_len, n_keys) = weights.shape();
+        if self.query >= seq_len {
             return Err(format!(
                 "{}: there is no token {} in a sentence of {seq_len}",
+                self.describe(trace),
+                self.query + 1
+            ));
+        }
+        if let Some(missing) = self.keys.iter().copied().find(|&k| k >= n_keys) {
+            return Err(format!(
+                "{}: there is no key token {} among {n_keys}",
                 self.describe(trace),
                 missing + 1
             ));
@@ -62,7 +66,7 @@ impl Claim {
             .iter()
             .map(|&k| row[k])
             .fold(f64::INFINITY, f64::min);
-        let strongest_other = (0..seq_len)
+        let strongest_other = (0..n_keys)
             .filter(|j| !self.keys.contains(j))
             .map(|j| row[j])
             .fold(f64::NEG_INFINITY, f64::max);
@@ -206,7 +210,7 @@ const fn weight(head: usize, query: usize, key: usize) -> Opening {
 
 // Token indices, from 0, are noted beside each claim. Each preset opens on the weight its
 // caption discusses first.
-const SOURCES: [Source; 6] = [
+const SOURCES: [Source; 7] = [
     Source {
         key: "first-look",
         json: include_str!("../assets/presets/first-look.json"),
@@ -293,6 +297,19 @@ const SOURCES: [Source; 6] = [
         ],
         // the second rose → the first: "the three roses … share the weight, about 0.33 each".
         opening: weight(0, 4, 1),
+    },
+    Source {
+        key: "translation",
+        json: include_str!("../assets/presets/translation.json"),
+        claims: &[
+            // the(0) black(1) cat(2) sleeps(3) → le(0) chat(1) noir(2) dort(3)
+            claim(0, 0, &[0], 0.95),
+            claim(0, 1, &[2], 0.95),
+            claim(0, 2, &[1], 0.95),
+            claim(0, 3, &[3], 0.95),
+        ],
+        // black → noir, "the softmax puts about 0.97 on the match".
+        opening: weight(0, 1, 2),
     },
 ];
 

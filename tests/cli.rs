@@ -382,3 +382,81 @@ fn malformed_json_on_standard_input_is_refused() {
     assert!(stderr.starts_with("error: standard input: "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1);
 }
+
+#[test]
+fn the_block_and_a_source_appear_in_every_format_under_their_contract_names() {
+    let trace = json(&[
+        "trace",
+        "--source",
+        "le chat noir",
+        "--norm",
+        "pre",
+        "--d-ff",
+        "6",
+    ]);
+    assert_eq!(
+        trace["source_tokens"],
+        serde_json::json!(["le", "chat", "noir"])
+    );
+    assert_eq!(trace["source_x"].as_array().unwrap().len(), 3);
+    // Keys and values have one row per source token; the weights are queries × source tokens.
+    assert_eq!(trace["k"].as_array().unwrap().len(), 3);
+    let weights = trace["heads"][0]["weights"].as_array().unwrap();
+    assert_eq!(weights.len(), 3);
+    assert_eq!(weights[0].as_array().unwrap().len(), 3);
+    let block = &trace["block"];
+    for key in [
+        "attention_input",
+        "sum_1",
+        "norm_1",
+        "hidden",
+        "activated",
+        "ffn",
+        "sum_2",
+        "norm_2",
+        "out",
+    ] {
+        assert!(block[key].is_array(), "block.{key}");
+    }
+    assert_eq!(block["norm"], "pre");
+    assert_eq!(block["hidden"][0].as_array().unwrap().len(), 6);
+    // Pre-norm: the block's output is S₂, and attention read N₁.
+    assert_eq!(block["out"], block["sum_2"]);
+    assert_eq!(block["attention_input"], block["norm_1"]);
+    // The top-level x stays E + P.
+    assert_ne!(trace["x"], block["norm_1"]);
+
+    let md = stdout(&run(&[
+        "trace",
+        "--block",
+        "--activation",
+        "gelu",
+        "--format",
+        "markdown",
+    ]));
+    for heading in [
+        "Residual sum S₁",
+        "LayerNorm N₁",
+        "Activation: GELU",
+        "LayerNorm N₂",
+    ] {
+        assert!(md.contains(heading), "markdown lacks {heading}");
+    }
+    assert!(md.contains("## 17. LayerNorm N₂"));
+    let csv = stdout(&run(&["trace", "--source", "le chat", "--format", "csv"]));
+    assert!(csv.contains("\nsource_x,,1,le,1,d1,"), "{}", &csv[..200]);
+    assert!(csv.contains("\nweights,1,1,I,2,chat,"));
+}
+
+#[test]
+fn the_causal_mask_with_a_source_is_an_error_naming_both() {
+    let line = error_line(&["trace", "--source", "le chat", "--causal"]);
+    assert!(
+        line.contains("`causal`") && line.contains("`source`"),
+        "{line}"
+    );
+    let line = error_line(&["trace", "--d-ff", "65"]);
+    assert!(line.contains("--d-ff"), "{line}");
+    let line = error_line(&["trace", "--norm", "middle"]);
+    assert!(line.contains("--norm"), "{line}");
+}

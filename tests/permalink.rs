@@ -962,3 +962,55 @@ fn stages_sentences_and_presets_push_while_edits_and_scrubs_replace() {
     next.cell = Some(("scores-h1".into(), 0, 0));
     assert_eq!(history_step(&before, &next), HistoryStep::Replace);
 }
+
+#[test]
+fn the_source_and_the_block_survive_a_round_trip_and_bad_parts_are_named() {
+    let mut model = Model::default();
+    model.set_source("le chat 🐈 noir").unwrap();
+    model.set_cross(true);
+    model.set_block_on(true);
+    model.set_norm(attention_lens::attention::Norm::Pre);
+    model.set_activation(attention_lens::attention::Activation::Gelu);
+    model.set_d_ff(5).unwrap();
+    model
+        .set_cell(
+            EditTarget::Block(attention_lens::attention::BlockParam::W2),
+            4,
+            3,
+            -2.5,
+        )
+        .unwrap();
+    model
+        .set_cell(EditTarget::SourceEmbeddings, 2, 1, 0.75)
+        .unwrap();
+    let state = ShareState {
+        model,
+        stage: Stage::Norm1,
+        head: 0,
+        cell: Some(("norm_1".to_string(), 1, 2)),
+    };
+    let link = encode(&state);
+    for key in [
+        "src=",
+        "se=",
+        "blk=1",
+        "norm=pre",
+        "act=gelu",
+        "dff=5",
+        "w2=",
+        "stage=norm-1",
+    ] {
+        assert!(link.contains(key), "{key} missing from {link}");
+    }
+    let decoded = decode(&link);
+    assert!(decoded.notices.is_empty(), "{:?}", decoded.notices);
+    assert_eq!(decoded.state, state);
+    // Off, the block's stage is refused with a notice naming it.
+    let refused = decode("v=1&stage=ffn-hidden");
+    assert_eq!(refused.state.stage, Stage::Input);
+    assert!(refused.notices[0].contains("belongs to the transformer block"));
+    // A source with the causal mask: the mask gives way, with a notice.
+    let both = decode("v=1&causal=1&src=a%20b");
+    assert!(both.state.model.cross && !both.state.model.config.causal);
+    assert!(both.notices[0].contains("belongs to"));
+}

@@ -336,3 +336,35 @@ fn pronoun_head_two_looks_at_me_but_brings_nothing_back() {
     assert!(t.heads[1].v.row(me).iter().all(|&v| v == 0.0));
     assert!(t.heads[1].context.row(happy).iter().all(|v| v.abs() < 0.05));
 }
+
+#[test]
+fn the_translation_preset_aligns_each_word_with_its_translation_across_the_reordering() {
+    let p = preset("translation");
+    let t = trace("translation");
+    let source = t
+        .source
+        .as_ref()
+        .expect("the preset attends to a French source");
+    assert_eq!(t.tokens, ["the", "black", "cat", "sleeps"]);
+    assert_eq!(source.tokens, ["le", "chat", "noir", "dort"]);
+    let head = &t.heads[0];
+    // "a query scores 9 with its translation and 0 with every other word"
+    let translation = [0, 2, 1, 3];
+    for (q, &k) in translation.iter().enumerate() {
+        for j in 0..4 {
+            let want = if j == k { 9.0 } else { 0.0 };
+            assert_close(head.scores[(q, j)], want, "score");
+        }
+        // "about 0.97 on the match"
+        let w = head.weights[(q, k)];
+        assert!((0.965..0.975).contains(&w), "{w}");
+    }
+    // "the lines of black and cat cross": black's key comes after cat's.
+    assert!(translation[1] > translation[2]);
+    // "each English word's output is mostly its French word's vector"
+    for (q, &k) in translation.iter().enumerate() {
+        assert!(t.output[(q, k)] > 0.95);
+    }
+    assert!(p.caption.contains("0.97") && p.caption.contains("÷2"));
+    assert!(p.claim_holds().is_ok());
+}

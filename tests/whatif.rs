@@ -537,3 +537,37 @@ fn leaving_out_w_o_keeps_the_weights_and_ends_at_the_concatenation() {
     let c = compare(&two_tokens(false), WhatIf::NoOutputProjection).unwrap();
     assert_eq!(c.max_output_change(), 0.0);
 }
+
+/// The lab runs on cross-attention inside a pre-norm block: every what-if compares without a
+/// panic, and the causal one, which needs self-attention, is refused with a reason.
+#[test]
+fn every_what_if_runs_on_cross_attention_in_a_block() {
+    use attention_lens::attention::{Block, Norm, Source};
+    let config = Config {
+        d_model: 4,
+        n_heads: 2,
+        ..Config::default()
+    };
+    let mut inputs = Inputs::from_sentence(
+        "the black cat",
+        config,
+        attention_lens::attention::Weights::new(attention_lens::attention::Init::Default, 4),
+    )
+    .unwrap();
+    inputs.source = Some(Source::from_sentence("le chat noir dort", 4).unwrap());
+    let mut block = Block::new(4, 8);
+    block.norm = Norm::Pre;
+    inputs.block = Some(block);
+    for what in WhatIf::ALL {
+        let result = compare(&inputs, what);
+        if what == WhatIf::NoCausalMask {
+            let err = result.unwrap_err().to_string();
+            assert!(err.contains("self-attention"), "{err}");
+            continue;
+        }
+        let c = result.unwrap_or_else(|e| panic!("{what:?}: {e}"));
+        let (correct, altered) = c.weights(0).unwrap();
+        assert_eq!(correct.shape(), (3, 4), "{what:?}");
+        assert_eq!(altered.shape(), (3, 4), "{what:?}");
+    }
+}

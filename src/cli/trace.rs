@@ -186,6 +186,11 @@ fn blame(error: ScenarioError, options: &TraceOptions, width_changed: bool) -> C
             "temperature" => options
                 .temperature
                 .map(|t| ("--temperature", t.to_string())),
+            "block.d_ff" => options.d_ff.map(|n| ("--d-ff", n.to_string())),
+            "source" => options
+                .source
+                .as_ref()
+                .map(|s| ("--source", format!("{s:?}"))),
             "n_heads" => options
                 .n_heads
                 .map(|n| ("--heads", n.to_string()))

@@ -1,5 +1,6 @@
 //! The softmax weights as lines: queries on the left, keys on the right, each line as thick and
-//! as opaque as its weight. Hovering or focusing a token keeps only its lines.
+//! as opaque as its weight. Hovering or focusing a token keeps only its lines. In
+//! cross-attention the right side is the source sentence: an alignment picture.
 
 use crate::attention::Trace;
 use crate::words::format_value;
@@ -64,24 +65,28 @@ pub fn AttentionLines(
     let data = Memo::new(move |_| {
         trace.with(|t| {
             let weights = t.heads.get(head).map(|h| h.weights.clone());
-            (t.tokens.clone(), weights)
+            (
+                t.tokens.clone(),
+                t.key_tokens().to_vec(),
+                weights,
+                t.source.is_some(),
+            )
         })
     });
 
     let body = move || {
-        let (tokens, weights) = data.get();
+        let (tokens, keys, weights, cross) = data.get();
         let Some(weights) = weights else {
             return ().into_any();
         };
-        let n = tokens.len();
-        let height = TOP + ROW * n as f64 + 8.0;
+        let height = TOP + ROW * tokens.len().max(keys.len()) as f64 + 8.0;
         let y = |i: usize| TOP + ROW * i as f64 + ROW / 2.0;
         let mut lines = Vec::new();
-        for i in 0..n {
-            for j in 0..n {
-                let w = weights[(i, j)];
+        for (i, query) in tokens.iter().enumerate() {
+            for (j, key) in keys.iter().enumerate() {
+                let w = weights.get((i, j)).copied().unwrap_or(0.0);
                 let (stroke, opacity) = line_style(w);
-                let title = format!("{} → {}: {}", tokens[i], tokens[j], format_value(w, 2));
+                let title = format!("{query} → {key}: {}", format_value(w, 2));
                 lines.push(view! {
                     <line
                         x1=num(LEFT + 6.0) y1=num(y(i)) x2=num(RIGHT - 6.0) y2=num(y(j))
@@ -126,13 +131,19 @@ pub fn AttentionLines(
                 width=num(WIDTH)
                 height=num(height)
                 role="group"
-                aria-label=format!("Attention lines of head {}: queries on the left, keys on the right, thicker lines carry more weight.", head + 1)
+                aria-label=format!(
+                    "Attention lines of head {}: queries on the left, {} on the right, thicker lines carry more weight.",
+                    head + 1,
+                    if cross { "the source sentence's keys" } else { "keys" }
+                )
             >
                 <text x=num(LEFT - 4.0) y="14" text-anchor="end" class="line-caption">"queries"</text>
-                <text x=num(RIGHT + 4.0) y="14" text-anchor="start" class="line-caption">"keys"</text>
+                <text x=num(RIGHT + 4.0) y="14" text-anchor="start" class="line-caption">
+                    {if cross { "source keys" } else { "keys" }}
+                </text>
                 {lines}
                 {tokens.iter().enumerate().map(|(i, t)| token(Side::Query, i, t.clone())).collect_view()}
-                {tokens.iter().enumerate().map(|(i, t)| token(Side::Key, i, t.clone())).collect_view()}
+                {keys.iter().enumerate().map(|(i, t)| token(Side::Key, i, t.clone())).collect_view()}
             </svg>
         }
         .into_any()

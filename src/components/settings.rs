@@ -1,10 +1,12 @@
 //! Model width, heads, mask, positions, scale mode and temperature.
 
 use super::help::Help;
-use crate::attention::{Config, ScaleMode, D_MODEL_RANGE, TEMPERATURE_RANGE};
+use crate::attention::{
+    Activation, Config, Norm, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
+};
 use crate::plot::parse_cell;
 use crate::state::Model;
-use crate::words::{scale_mode_label, setting_help, Setting};
+use crate::words::{activation_name, norm_name, scale_mode_label, setting_help, Setting};
 use leptos::prelude::*;
 
 /// A setting's name and its "?" help, in the first column of the grid.
@@ -31,6 +33,7 @@ pub fn Settings(
     model: RwSignal<Model>,
 ) -> impl IntoView {
     let config = Memo::new(move |_| model.with(|m| m.config));
+    let cross = Memo::new(move |_| model.with(|m| m.cross));
     let temperature_error = RwSignal::new(None::<String>);
 
     let set_d_model = move |ev| {
@@ -134,12 +137,20 @@ pub fn Settings(
                 <label class="toggle">
                     <input type="checkbox" data-testid="causal"
                         prop:checked=move || config.get().causal
+                        prop:disabled=move || cross.get()
+                        aria-describedby="causal-reason"
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
-                            model.update(|m| m.config.causal = on);
+                            model.update(|m| {
+                                let _ = m.set_config(Config { causal: on, ..m.config });
+                            });
                         } />
                     " Causal mask"
                 </label>
+                <p id="causal-reason" class="setting-note" data-testid="causal-reason"
+                    hidden=move || !cross.get()>
+                    "Off while attending to another sentence: the mask hides later tokens of the same sentence, so it belongs to self-attention."
+                </p>
                 <label class="toggle">
                     <input type="checkbox" data-testid="positional"
                         prop:checked=move || config.get().positional_encoding
@@ -150,6 +161,116 @@ pub fn Settings(
                     " Positional encoding"
                 </label>
             </div>
+            <BeyondOneLayer model />
         </section>
+    }
+}
+
+/// The switches of cross-attention and of the transformer block, with their own settings.
+#[component]
+fn BeyondOneLayer(
+    /// The model to update.
+    model: RwSignal<Model>,
+) -> impl IntoView {
+    let cross = Memo::new(move |_| model.with(|m| m.cross));
+    let block_on = Memo::new(move |_| model.with(|m| m.block_on));
+    let norm = Memo::new(move |_| model.with(|m| m.block.norm));
+    let activation = Memo::new(move |_| model.with(|m| m.block.activation));
+    let d_ff = Memo::new(move |_| model.with(|m| m.block.d_ff()));
+    let source_error = RwSignal::new(None::<String>);
+    let d_ff_error = RwSignal::new(None::<String>);
+    let set_source = move |ev| {
+        let text = event_target_value(&ev);
+        model.update(|m| match m.set_source(&text) {
+            Ok(()) => source_error.set(None),
+            Err(e) => source_error.set(Some(e.to_string())),
+        });
+    };
+    let set_d_ff = move |ev| {
+        let text = event_target_value(&ev);
+        match text.trim().parse::<usize>() {
+            Ok(n) if D_FF_RANGE.contains(&n) => {
+                d_ff_error.set(None);
+                model.update(|m| {
+                    let _ = m.set_d_ff(n);
+                });
+            }
+            _ => d_ff_error.set(Some(format!(
+                "Use a whole number from {} to {}; d_ff stays {}.",
+                D_FF_RANGE.start(),
+                D_FF_RANGE.end(),
+                d_ff.get_untracked()
+            ))),
+        }
+    };
+    view! {
+        <div class="beyond" data-testid="beyond">
+            <label class="toggle">
+                <input type="checkbox" data-testid="cross"
+                    prop:checked=move || cross.get()
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        model.update(|m| m.set_cross(on));
+                    } />
+                " Attend to another sentence"
+            </label>
+            <div class="beyond-fields" hidden=move || !cross.get()>
+                <label for="source">"Source sentence (keys and values)"</label>
+                <input id="source" data-testid="source" type="text" maxlength="10000"
+                    prop:value=move || model.with(|m| m.source.clone())
+                    on:input=set_source
+                    aria-invalid=move || source_error.with(|e| e.is_some().to_string())
+                    aria-describedby="source-error" />
+                <p id="source-error" class="error" role="alert" data-testid="source-error">
+                    {move || source_error.get()}
+                </p>
+            </div>
+            <label class="toggle">
+                <input type="checkbox" data-testid="block"
+                    prop:checked=move || block_on.get()
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        model.update(|m| m.set_block_on(on));
+                    } />
+                " Show the whole block"
+            </label>
+            <div class="beyond-fields settings-grid" hidden=move || !block_on.get()>
+                <label for="norm">"Norm"</label>
+                <select id="norm" data-testid="norm"
+                    prop:value=move || norm.get().key().to_string()
+                    on:change=move |ev| {
+                        if let Ok(n) = event_target_value(&ev).parse::<Norm>() {
+                            model.update(|m| m.set_norm(n));
+                        }
+                    }>
+                    {Norm::ALL.iter().map(|&n| view! {
+                        <option value=n.key() selected=move || norm.get() == n>{norm_name(n)}</option>
+                    }).collect_view()}
+                </select>
+                <label for="activation">"Activation"</label>
+                <select id="activation" data-testid="activation"
+                    prop:value=move || activation.get().key().to_string()
+                    on:change=move |ev| {
+                        if let Ok(a) = event_target_value(&ev).parse::<Activation>() {
+                            model.update(|m| m.set_activation(a));
+                        }
+                    }>
+                    {Activation::ALL.iter().map(|&a| view! {
+                        <option value=a.key() selected=move || activation.get() == a>{activation_name(a)}</option>
+                    }).collect_view()}
+                </select>
+                <label for="d-ff">"d_ff"</label>
+                <div>
+                    <input id="d-ff" data-testid="d-ff" type="text" inputmode="numeric"
+                        prop:value=move || d_ff.get().to_string()
+                        on:change=set_d_ff
+                        aria-invalid=move || d_ff_error.with(|e| e.is_some().to_string())
+                        aria-describedby="d-ff-error" />
+                    <p id="d-ff-error" class="error" role="alert" data-testid="d-ff-error">
+                        {move || d_ff_error.get()}
+                    </p>
+                </div>
+            </div>
+        </div>
     }
 }

@@ -21,7 +21,7 @@ pub fn StageRail(
     let marked = move |s: Stage| trail.with(|t| t.unseen.is_marked(s));
     let order = ui_context().order;
     view! {
-        <nav class="rail" aria-label="Stages">
+        <nav class="rail" class:many=move || order.get().is_some() aria-label="Stages">
             <ol>
                 {move || {
                 let o = order.get();

@@ -8,18 +8,18 @@ pub fn claim_text(
     query: usize,
     keys: &[usize],
     at_least: f64,
-    tokens: &[String],
+    (tokens, key_tokens): (&[String], &[String]),
 ) -> String {
-    let name = |i: usize| {
+    let name = |tokens: &[String], i: usize| {
         tokens
             .get(i)
             .map_or_else(|| format!("token {}", i + 1), |t| format!("“{t}”"))
     };
-    let keys: Vec<String> = keys.iter().map(|&k| name(k)).collect();
+    let keys: Vec<String> = keys.iter().map(|&k| name(key_tokens, k)).collect();
     format!(
         "in head {}, the row for {} puts at least {} of its weight on {}, more than on any other token",
         head + 1,
-        name(query),
+        name(tokens, query),
         at_least,
         keys.join(" + ")
     )
@@ -39,10 +39,10 @@ mod tests {
     fn a_claim_names_its_tokens_and_counts_heads_from_one() {
         let tokens = ["the", "cat", "sat"].map(String::from);
         assert_eq!(
-            claim_text(1, 2, &[0, 1], 0.5, &tokens),
+            claim_text(1, 2, &[0, 1], 0.5, (&tokens, &tokens)),
             "in head 2, the row for “sat” puts at least 0.5 of its weight on “the” + “cat”, \
              more than on any other token"
         );
-        assert!(claim_text(0, 7, &[0], 0.5, &tokens).contains("the row for token 8"));
+        assert!(claim_text(0, 7, &[0], 0.5, (&tokens, &tokens)).contains("the row for token 8"));
     }
 }

@@ -73,8 +73,8 @@ pub fn activation_name(a: Activation) -> &'static str {
 /// Where the norms sit, in words: the settings' menu labels.
 pub fn norm_name(n: Norm) -> &'static str {
     match n {
-        Norm::Post => "post-norm (the original Transformer)",
-        Norm::Pre => "pre-norm (GPT-2 and most models since)",
+        Norm::Post => "Post-norm (original)",
+        Norm::Pre => "Pre-norm (GPT-2)",
     }
 }
 

@@ -161,3 +161,25 @@ test("the explain panel with a cell selected, and the tables shown", async ({ ap
   await page.getByTestId("show-tables").check();
   await expectNoSeriousViolations(page, "explain panel with tables shown");
 });
+
+test("the block's stages, with a source sentence, and their new controls", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("cross").check();
+  await page.getByTestId("block").check();
+  for (const key of ["residual-1", "norm-1", "ffn-hidden", "activation", "ffn-out", "residual-2", "norm-2"]) {
+    await page.getByTestId(`stage-${key}`).click();
+    await expect(page.getByTestId(`stage-${key}`)).toHaveAttribute("aria-current", "step");
+    await expectDrawn(page);
+    await expectNoSeriousViolations(page, `block stage ${key}`);
+  }
+  // The switches and their fields work from the keyboard.
+  await page.getByTestId("block").focus();
+  await page.keyboard.press("Space");
+  await expect(page.getByTestId("block")).not.toBeChecked();
+  await page.keyboard.press("Space");
+  await expect(page.getByTestId("block")).toBeChecked();
+  await page.keyboard.press("Tab");
+  await expect(page.getByTestId("norm")).toBeFocused();
+  await expect(page.getByTestId("source")).toHaveAccessibleName("Source sentence (keys and values)");
+  await expect(page.getByTestId("d-ff")).toHaveAccessibleName("d_ff");
+});

@@ -356,3 +356,21 @@ test("scenarios with wrong shapes or bad values name the field and change nothin
   await expect(report).toContainText("Nothing was changed");
   expect(await output(app)).toEqual(before);
 });
+
+test("a link with broken block and source parts opens with notices and what it could use", async ({ app, page }) => {
+  await app.goto("./#v=1&src=%ZZ&blk=1&norm=sideways&act=tanh&dff=999&w1=abc&g2=1,2&stage=norm-2");
+  const notices = page.getByTestId("notice");
+  await expect(notices.filter({ hasText: "source sentence in the link is damaged" })).toHaveCount(1);
+  await expect(notices.filter({ hasText: "is not post or pre" })).toHaveCount(1);
+  await expect(notices.filter({ hasText: "is not relu or gelu" })).toHaveCount(1);
+  await expect(notices.filter({ hasText: "d_ff is “999”" })).toHaveCount(1);
+  await expect(notices.filter({ hasText: "W_1 has 1 number, but it needs 64 (4 × 16)" })).toHaveCount(1);
+  await expect(notices.filter({ hasText: "γ_2 has 2 numbers, but it needs 4 (1 × 4)" })).toHaveCount(1);
+  // The block itself was readable: it is on, on the stage the link names.
+  await expect(page.getByTestId("stage-norm-2")).toHaveAttribute("aria-current", "step");
+  await expect(page.getByTestId("canvas-norm_2")).toHaveAttribute("data-drawn", "true");
+  // A block stage in a link without the block falls back to the first stage, with a notice.
+  await app.goto("./#v=1&stage=ffn-hidden");
+  await expect(notices.filter({ hasText: "belongs to the transformer block" })).toHaveCount(1);
+  await expect(page.getByTestId("stage-input")).toHaveAttribute("aria-current", "step");
+});

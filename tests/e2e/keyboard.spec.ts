@@ -182,6 +182,8 @@ test("Tab visits every control once, shows where it is, and comes back round", a
     "d-model",
     "n-heads",
     "causal",
+    "cross",
+    "block",
     "editor-tab-w_q",
     "cell-w_q-0-0",
     "stage-input",

@@ -296,7 +296,7 @@ fn read_block(fields: &Fields<'_>, d_model: usize, width_ok: bool, notices: &mut
             Ok(values) => *block.get_mut(p) = Matrix::from_row_slice(rows, cols, &values),
             Err(error) => notices.add(format!(
                 "The link's {label} {}: {label} was reset to its default.",
-                error.describe(rows * cols)
+                error.describe_shape((rows, cols))
             )),
         }
     }

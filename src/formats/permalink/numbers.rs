@@ -57,6 +57,20 @@ impl NumberError {
         }
     }
 
+    /// Like [`NumberError::describe`], for a block parameter of `shape` (rows, columns).
+    pub(super) fn describe_shape(&self, shape: (usize, usize)) -> String {
+        match self {
+            Self::Count(found) => format!(
+                "has {found} {}, but it needs {} ({} × {})",
+                if *found == 1 { "number" } else { "numbers" },
+                shape.0 * shape.1,
+                shape.0,
+                shape.1
+            ),
+            other => other.describe(shape.0 * shape.1),
+        }
+    }
+
     /// Like [`NumberError::describe`], for one embedding row of `d_model` numbers.
     pub(super) fn describe_row(&self, d_model: usize) -> String {
         match self {

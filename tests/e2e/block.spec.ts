@@ -1,0 +1,223 @@
+// Beyond one layer: the transformer block around attention and cross-attention, in the browser,
+// checked against the CLI's trace of the same settings.
+import type { Page } from "@playwright/test";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test, expect, expectMatrixClose, type Matrix } from "./fixtures";
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
+
+/** The block part of the CLI's JSON trace. */
+interface BlockTrace {
+  norm: string;
+  activation: string;
+  d_ff: number;
+  attention_input: Matrix;
+  sum_1: Matrix;
+  norm_1: Matrix;
+  hidden: Matrix;
+  activated: Matrix;
+  ffn: Matrix;
+  sum_2: Matrix;
+  norm_2: Matrix;
+  out: Matrix;
+  w_1: Matrix;
+}
+
+interface Trace {
+  tokens: string[];
+  source_tokens?: string[];
+  heads: { scores: Matrix; weights: Matrix }[];
+  output: Matrix;
+  block?: BlockTrace;
+}
+
+function cli(args: string[]): Trace {
+  return JSON.parse(execFileSync(CLI, ["trace", "--format", "json", ...args], { encoding: "utf8" }));
+}
+
+/** The CLI's trace of a scenario given as an object. */
+function cliScenario(scenario: object): Trace {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "attention-lens-"));
+  const file = path.join(dir, "scenario.json");
+  writeFileSync(file, JSON.stringify(scenario));
+  return cli(["--scenario", file]);
+}
+
+async function openStage(page: Page, key: string): Promise<void> {
+  await page.getByTestId(`stage-${key}`).click();
+  await expect(page.getByTestId(`stage-${key}`)).toHaveAttribute("aria-current", "step");
+}
+
+test("the block adds seven stages whose tables match the CLI, and editing W₁ changes H", async ({ app, page }) => {
+  const expected = cli(["--block"]).block!;
+  await app.goto();
+  await page.getByTestId("block").check();
+  await expect(page.locator(".rail li")).toHaveCount(17);
+  await openStage(page, "norm-2");
+  await expect(page.getByTestId("progress")).toHaveText("Stage 17 of 17");
+  await expect(page.getByTestId("stage-note")).toContainText("This is the block's output");
+
+  const tables: [string, string, Matrix][] = [
+    ["residual-1", "sum_1", expected.sum_1],
+    ["norm-1", "norm_1", expected.norm_1],
+    ["ffn-hidden", "hidden", expected.hidden],
+    ["activation", "activated", expected.activated],
+    ["ffn-out", "ffn", expected.ffn],
+    ["residual-2", "sum_2", expected.sum_2],
+    ["norm-2", "norm_2", expected.norm_2],
+  ];
+  await page.getByTestId("show-tables").check();
+  for (const [stage, table, matrix] of tables) {
+    await openStage(page, stage);
+    expectMatrixClose(await app.tableValues(table), matrix, 1e-9, table);
+    await expect(page.getByTestId("explanation")).not.toBeEmpty();
+  }
+  // ReLU: every negative number of H became 0, and the note counts them.
+  const negatives = expected.hidden.flat().filter((v) => (v as number) < 0).length;
+  await openStage(page, "activation");
+  await expect(page.getByTestId("stage-title")).toHaveText("Activation: ReLU");
+  await expect(page.getByTestId("stage-note")).toContainText(`${negatives} of H's 48 numbers are negative`);
+
+  // Edit W₁[d1, f1] and compare H with the CLI's trace of the same W₁.
+  const w1 = expected.w_1.map((row) => [...row]);
+  w1[0][0] = 2;
+  const edited = cliScenario({ version: 2, sentence: "I am hungry", block: { w_1: w1 } }).block!;
+  await page.getByTestId("editor-tab-w_1").click();
+  await page.getByTestId("cell-w_1-0-0").fill("2");
+  await openStage(page, "ffn-hidden");
+  await expect
+    .poll(async () => (await app.tableValues("hidden"))[0][0])
+    .toBeCloseTo(edited.hidden[0][0] as number, 9);
+  expectMatrixClose(await app.tableValues("hidden"), edited.hidden, 1e-9, "edited hidden");
+  await openStage(page, "norm-2");
+  expectMatrixClose(await app.tableValues("norm_2"), edited.norm_2, 1e-9, "edited output");
+
+  // Switched off, the block's stages go and the step falls back to attention's last stage.
+  await page.getByTestId("block").uncheck();
+  await expect(page.locator(".rail li")).toHaveCount(10);
+  await expect(page.getByTestId("stage-output")).toHaveAttribute("aria-current", "step");
+});
+
+test("pre-norm normalises before attention, GELU and d_ff follow the settings", async ({ app, page }) => {
+  const expected = cli(["--norm", "pre", "--activation", "gelu", "--d-ff", "6"]).block!;
+  await app.goto();
+  await page.getByTestId("block").check();
+  await page.getByTestId("norm").selectOption("pre");
+  await page.getByTestId("activation").selectOption("gelu");
+  await page.getByTestId("d-ff").fill("6");
+  await page.getByTestId("d-ff").press("Enter");
+  await page.getByTestId("show-tables").check();
+  // In pre-norm, N₁ is stage 2, before the projections.
+  await expect(page.locator(".rail li").nth(1).getByRole("button")).toHaveAttribute("data-testid", "stage-norm-1");
+  await openStage(page, "norm-1");
+  await expect(page.getByTestId("progress")).toHaveText("Stage 2 of 17");
+  expectMatrixClose(await app.tableValues("norm_1"), expected.norm_1, 1e-9, "N₁");
+  await openStage(page, "projection");
+  await expect(page.getByTestId("formula")).toContainText("N");
+  await openStage(page, "activation");
+  await expect(page.getByTestId("stage-title")).toHaveText("Activation: GELU");
+  expectMatrixClose(await app.tableValues("activated"), expected.activated, 1e-9, "G");
+  await openStage(page, "residual-2");
+  expectMatrixClose(await app.tableValues("sum_2"), expected.out, 1e-9, "the block's output");
+  // A bad d_ff is refused next to the field and the last valid one is kept.
+  await page.getByTestId("d-ff").fill("65");
+  await page.getByTestId("d-ff").press("Enter");
+  await expect(page.getByTestId("d-ff-error")).toContainText("from 2 to 64; d_ff stays 6");
+  expectMatrixClose(await app.tableValues("sum_2"), expected.out, 1e-9, "kept");
+});
+
+test("cross-attention: keys from the source, a non-square alignment, and no causal mask", async ({ app, page }) => {
+  const expected = cli(["--source", "le chat noir dort"]);
+  await app.goto();
+  await page.getByTestId("causal").check();
+  await page.getByTestId("cross").check();
+  await expect(page.getByTestId("causal")).not.toBeChecked();
+  await expect(page.getByTestId("causal")).toBeDisabled();
+  await expect(page.getByTestId("causal-reason")).toContainText("belongs to self-attention");
+  await page.getByTestId("source").fill("le chat noir dort");
+  await page.getByTestId("show-tables").check();
+  await openStage(page, "softmax");
+  await expect(page.getByTestId("shapes")).toHaveText("seq_len × src_len = 3 × 4, per head");
+  expectMatrixClose(await app.tableValues("weights-h0"), expected.heads[0].weights, 1e-9, "A₁");
+  const lines = page.getByTestId("lines-h0");
+  await expect(lines.locator(".attention-line")).toHaveCount(12);
+  await expect(page.getByTestId("line-key-0-3")).toHaveText("dort");
+  await openStage(page, "mask");
+  await expect(page.getByTestId("stage-title")).toHaveText("Causal mask: off (cross-attention)");
+  await expect(page.getByTestId("stage-note")).toContainText("every query sees every source token");
+  // The source's embeddings have an editor of their own.
+  await page.getByTestId("editor-tab-x_src").click();
+  await expect(page.getByTestId("editor-x_src").locator("tbody tr")).toHaveCount(4);
+});
+
+test("a hostile source sentence is refused next to the field and the last valid one is kept", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("cross").check();
+  await page.getByTestId("show-tables").check();
+  await openStage(page, "softmax");
+  const before = await app.tableCells("weights-h0");
+  const source = page.getByTestId("source");
+  await source.fill("word ".repeat(2000));
+  await expect(page.getByTestId("source-error")).toContainText("In the source sentence");
+  await expect(page.getByTestId("source-error")).toContainText("at most 32");
+  await expect(source).toHaveAttribute("aria-invalid", "true");
+  expect(await app.tableCells("weights-h0")).toEqual(before);
+  await source.fill("   ");
+  await expect(page.getByTestId("source-error")).toContainText("at least one word");
+  expect(await app.tableCells("weights-h0")).toEqual(before);
+  // Markup is text: its characters become tokens, never elements.
+  await source.fill('<img src=x onerror="alert(1)">');
+  await expect(page.getByTestId("source-error")).toBeEmpty();
+  await expect(page.getByTestId("line-key-0-0")).toHaveText("<");
+  await expect(page.locator("img[src='x']")).toHaveCount(0);
+  // A bad number in a block editor keeps the last valid value.
+  await page.getByTestId("block").check();
+  await page.getByTestId("editor-tab-b_1").click();
+  const cell = page.getByTestId("cell-b_1-0-0");
+  await cell.fill("NaN");
+  await expect(cell).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByTestId("editor-error-b_1")).toContainText("last valid value");
+});
+
+test("a share link carries the source, the block and its edits", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("cross").check();
+  await page.getByTestId("source").fill("le chat");
+  await page.getByTestId("block").check();
+  await page.getByTestId("norm").selectOption("pre");
+  await page.getByTestId("editor-tab-ln_2_gamma").click();
+  await page.getByTestId("cell-ln_2_gamma-0-1").fill("2.5");
+  await openStage(page, "norm-2");
+  await expect.poll(() => new URL(page.url()).hash).toContain("g2=");
+  const link = page.url();
+  const hash = new URLSearchParams(new URL(link).hash.slice(1));
+  expect(hash.get("src")).toBe("le chat");
+  expect(hash.get("blk")).toBe("1");
+  expect(hash.get("norm")).toBe("pre");
+  expect(hash.get("stage")).toBe("norm-2");
+
+  const other = await page.context().newPage();
+  await other.goto(link);
+  await expect(other.getByTestId("stage-norm-2")).toHaveAttribute("aria-current", "step");
+  await expect(other.getByTestId("block")).toBeChecked();
+  await expect(other.getByTestId("source")).toHaveValue("le chat");
+  await other.getByTestId("editor-tab-ln_2_gamma").click();
+  await expect(other.getByTestId("cell-ln_2_gamma-0-1")).toHaveValue("2.5");
+  await other.close();
+});
+
+test("the translation preset shows an alignment whose lines cross", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("preset").selectOption("translation");
+  await expect(page.getByTestId("preset-caption")).toContainText("the lines of black and cat cross");
+  await expect(page.getByTestId("stage-softmax")).toHaveAttribute("aria-current", "step");
+  await expect(page.getByTestId("cross")).toBeChecked();
+  const black = page.locator("[data-testid='lines-h0'] line[data-query='1'][data-key='2']");
+  const cat = page.locator("[data-testid='lines-h0'] line[data-query='2'][data-key='1']");
+  expect(Number(await black.getAttribute("data-weight"))).toBeGreaterThan(0.96);
+  expect(Number(await cat.getAttribute("data-weight"))).toBeGreaterThan(0.96);
+});

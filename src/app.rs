@@ -170,7 +170,7 @@ pub fn App() -> impl IntoView {
                 <header class="topbar">
                     <div class="brand">
                         <h1>"attention-lens"</h1>
-                        <p class="tagline">"Multi-head self-attention, one stage at a time, with every number."</p>
+                        <p class="tagline">"Multi-head attention, one stage at a time, with every number."</p>
                     </div>
                     {move || if ui.narrow.get() {
                         // A phone folds them into one menu, leaving the screen to the stage.

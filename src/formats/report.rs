@@ -435,7 +435,11 @@ pub fn trace_markdown(trace: &Trace) -> String {
     let mut out = String::new();
     let tokens: Vec<String> = trace.tokens.iter().map(|t| escape_markdown(t)).collect();
     // Writing to a String cannot fail; the results are ignored for that reason.
-    let _ = writeln!(out, "# {}\n", handout_title(&tokens));
+    let source: Option<Vec<String>> = trace
+        .source
+        .as_ref()
+        .map(|s| s.tokens.iter().map(|t| escape_markdown(t)).collect());
+    let _ = writeln!(out, "# {}\n", handout_title(&tokens, source.as_deref()));
     write_configuration(&mut out, trace, &tokens);
 
     let matrices = trace_matrices(trace);

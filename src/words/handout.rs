@@ -26,9 +26,17 @@ pub const FULLY_MASKED: &str = "(fully masked)";
 /// The tables' rows and columns in the stages whose matrices are queries × keys.
 const QUERY_KEY_NOTE: &str = "In the tables, rows = queries, columns = keys.";
 
-/// The handout's title, for the sentence's `tokens` (already escaped for the document).
-pub fn handout_title(tokens: &[String]) -> String {
-    format!("Self-attention, step by step: {}", tokens.join(" "))
+/// The handout's title, for the sentence's `tokens` (already escaped for the document) and,
+/// in cross-attention, the source's.
+pub fn handout_title(tokens: &[String], source: Option<&[String]>) -> String {
+    match source {
+        Some(source) => format!(
+            "Cross-attention, step by step: {} → {}",
+            tokens.join(" "),
+            source.join(" ")
+        ),
+        None => format!("Self-attention, step by step: {}", tokens.join(" ")),
+    }
 }
 
 /// The heading of head `h`'s matrices, counted from 1: `Head 2`.
@@ -57,13 +65,17 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
             "the scores are divided by √d_k = {}, the square root of the head width",
             root(head_dim, decimals)
         ),
+        ScaleMode::SqrtSeqLen if trace.source.is_some() => format!(
+            "the scores are divided by √src_len = {}",
+            root(trace.n_keys(), decimals)
+        ),
         ScaleMode::SqrtSeqLen => format!(
             "the scores are divided by √seq_len = {}",
             root(seq_len, decimals)
         ),
         ScaleMode::None => "none, the scores are divided by 1".to_string(),
     };
-    vec![
+    let mut lines = vec![
         line(
             format!("Tokens ({seq_len})"),
             format!("{}, one row each.", tokens.join(" · ")),
@@ -82,7 +94,9 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
         line("Scaling".to_string(), format!("{scaling}.")),
         line(
             "Causal mask".to_string(),
-            if c.causal {
+            if trace.source.is_some() {
+                "off: it belongs to self-attention, and the keys here are another sentence."
+            } else if c.causal {
                 "on, each token attends only to itself and the tokens before it."
             } else {
                 "off, every token attends to every token."
@@ -113,7 +127,31 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
                 )
             },
         ),
-    ]
+    ];
+    if let Some(source) = &trace.source {
+        lines.insert(
+            1,
+            line(
+                format!("Source tokens ({})", source.tokens.len()),
+                format!(
+                    "{}: cross-attention, the keys and values come from this sentence.",
+                    source.tokens.join(" · ")
+                ),
+            ),
+        );
+    }
+    if let Some(block) = &trace.block {
+        lines.push(line(
+            "Transformer block".to_string(),
+            format!(
+                "{}, {} activation, d_ff = {}.",
+                super::stages::norm_name(block.norm),
+                super::stages::activation_name(block.activation),
+                block.hidden.ncols()
+            ),
+        ));
+    }
+    lines
 }
 
 /// A warning when the configuration departs from the textbook formula.

@@ -220,4 +220,46 @@ test("the translation preset shows an alignment whose lines cross", async ({ app
   const cat = page.locator("[data-testid='lines-h0'] line[data-query='2'][data-key='1']");
   expect(Number(await black.getAttribute("data-weight"))).toBeGreaterThan(0.96);
   expect(Number(await cat.getAttribute("data-weight"))).toBeGreaterThan(0.96);
+  await expect(page.getByTestId("canvas-weights-h0")).toHaveAttribute("data-drawn", "true");
+  await app.screenshot("cross-translation");
+});
+
+test("the block's first LayerNorm, as the README shows it", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("block").check();
+  await openStage(page, "norm-1");
+  await expect(page.getByTestId("canvas-norm_1")).toHaveAttribute("data-drawn", "true");
+  await expect(page.getByTestId("canvas-ln_1_gamma")).toHaveAttribute("data-drawn", "true");
+  await app.screenshot("block-norm-1");
+});
+
+/** Clicks cell (row, col) of a heatmap canvas, using the grid geometry the canvas reports. */
+async function clickCell(page: Page, testId: string, row: number, col: number): Promise<void> {
+  const canvas = page.getByTestId(testId);
+  await expect(canvas).toHaveAttribute("data-grid", /\d/);
+  const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
+  const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
+  const k = css / Number(await canvas.getAttribute("data-width"));
+  await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
+}
+
+test("a LayerNorm cell and a ReLU cell explain themselves with the real numbers", async ({ app, page }) => {
+  const block = cli(["--block"]).block!;
+  await app.goto();
+  await page.getByTestId("block").check();
+  await openStage(page, "norm-1");
+  await clickCell(page, "canvas-norm_1", 1, 2);
+  await expect(page.getByTestId("explain-title")).toContainText("N₁[am, d3]");
+  await expect(page.getByTestId("explain-formula")).toContainText("√(σᵢ² + ε)");
+  const n = (block.norm_1[1][2] as number).toFixed(2).replace("-", "−");
+  await expect(page.getByTestId("explain-expansion")).toHaveText(new RegExp(`= ${n}$`));
+  await expect(page.getByTestId("explain-note")).toContainText("÷ d_model = 4");
+
+  await openStage(page, "activation");
+  const hidden = block.hidden[0] as number[];
+  const negative = hidden.findIndex((v) => v < 0);
+  expect(negative).toBeGreaterThanOrEqual(0);
+  await clickCell(page, "canvas-activated", 0, negative);
+  await expect(page.getByTestId("explain-expansion")).toHaveText(/^max\(−[\d.]+, 0\) = 0\.00$/);
+  await expect(page.getByTestId("explain-note")).toContainText("ReLU sets it to 0");
 });

@@ -10,7 +10,8 @@
 //   frame (which adds the wait for the display's refresh, so it is reported but not budgeted).
 //   N nudges (Alt+ArrowUp, Alt+ArrowDown, alternating) of the
 //   W_q cell in row 1, column 1, on the Scores stage, at the default scenario and at the largest
-//   one the app allows (32 tokens, d_model 16, 8 heads, every head shown);
+//   one the app allows (32 tokens, d_model 16, 8 heads, every head shown), each also with the
+//   transformer block on (the largest then also with d_ff 64 and a 32-token source sentence);
 // - first heatmap: the `al-first-heatmap` mark, counted from navigation start, over N cold loads
 //   (each in a new browser context, so nothing is cached);
 // - bundle size: the .wasm, .js and .css of DIR and of the floor app in --floor-dist, each
@@ -173,15 +174,25 @@ const LONGEST_SENTENCE = "the quick brown fox jumps over the lazy dog "
  * to show every head's scores at once.
  */
 async function prepare(page, scenario) {
-  if (scenario === "largest") {
+  const largest = scenario.startsWith("largest");
+  if (largest) {
     await page.getByTestId("sentence-input").fill(LONGEST_SENTENCE);
     await page.getByTestId("d-model").selectOption("16");
     await page.getByTestId("n-heads").selectOption("8");
     const tokens = await page.getByTestId("token").count();
     if (tokens !== 32) throw new Error(`the largest scenario has ${tokens} tokens, not 32`);
   }
+  if (scenario.endsWith("-block")) {
+    await page.getByTestId("block").check();
+    if (largest) {
+      await page.getByTestId("d-ff").fill("64");
+      await page.getByTestId("d-ff").press("Enter");
+      await page.getByTestId("cross").check();
+      await page.getByTestId("source").fill(LONGEST_SENTENCE);
+    }
+  }
   await page.getByTestId("stage-scores").click();
-  if (scenario === "largest") {
+  if (largest) {
     const compare = page.getByTestId("compare-heads");
     if ((await compare.getAttribute("aria-pressed")) !== "true") await compare.click();
   }
@@ -313,6 +324,12 @@ async function main() {
     for (const [scenario, budget, label] of [
       ["default", BUDGETS.editDefaultMedian, "default scenario"],
       ["largest", BUDGETS.editLargestMedian, "32 tokens, d_model 16, 8 heads"],
+      ["default-block", BUDGETS.editDefaultMedian, "default scenario, block on"],
+      [
+        "largest-block",
+        BUDGETS.editLargestMedian,
+        "32 tokens, d_model 16, 8 heads, block with d_ff 64, 32-token source",
+      ],
     ]) {
       const { painted, frame, canvases } = await editToRepaint(
         browser,

@@ -61,6 +61,8 @@ pub fn App() -> impl IntoView {
     // The stages shown follow the block switch; a stage that is no longer shown gives way to
     // the last one of attention.
     let order = Memo::new(move |_| trace.with(|t| t.norm()));
+    let cross = Memo::new(move |_| trace.with(|t| t.source.is_some()));
+    Effect::new(move |_| ui.cross.set(cross.get()));
     Effect::new(move |_| {
         let o = order.get();
         ui.order.set(o);

@@ -50,6 +50,8 @@ pub struct UiContext {
     pub narrow: RwSignal<bool>,
     /// Which stages are shown, by the block's norm (`None`: attention alone).
     pub order: RwSignal<Option<crate::attention::Norm>>,
+    /// Whether keys and values come from a source sentence.
+    pub cross: RwSignal<bool>,
 }
 
 /// The widest window, in CSS pixels, laid out as one column; the style sheet uses the same.
@@ -126,6 +128,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         compact,
         narrow,
         order: RwSignal::new(None),
+        cross: RwSignal::new(false),
     };
     provide_context(ctx);
     ctx

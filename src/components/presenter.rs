@@ -92,7 +92,12 @@ pub fn PresenterBar(
     let part_shown = move || {
         let (s, n) = (stage.get(), n_heads.get());
         if s == Stage::Projection {
-            Some(projection_part_name(part()).to_string())
+            let wiring = crate::attention::Wiring {
+                cross: ui.cross.get(),
+                block: ui.order.get(),
+                ..Default::default()
+            };
+            Some(projection_part_name(part(), wiring))
         } else {
             (s.is_per_head() && n > 1).then(|| format!("Head {} of {n}", part().min(n - 1) + 1))
         }

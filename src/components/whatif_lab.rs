@@ -13,7 +13,7 @@ use crate::state::Model;
 use crate::words::{
     comparison_summary, correct_title, denominators_text, dim, format_value, no_mistake_text,
     output_titles, shown_title, stage_name, whatif_explanation, whatif_label, MistakePlace,
-    TUTORIAL_MISTAKES,
+    SEQ_LEN_IN_CROSS, TUTORIAL_MISTAKES, WHATIF_CROSS_NOTE,
 };
 use leptos::prelude::*;
 
@@ -51,6 +51,16 @@ pub fn WhatIfLab(
     });
     let n_heads = Memo::new(move |_| model.with(|m| m.config.n_heads));
     let tokens: Signal<Vec<String>> = Memo::new(move |_| model.with(|m| m.tokens())).into();
+    // The keys are the source's tokens in cross-attention.
+    let key_tokens: Signal<Vec<String>> =
+        Memo::new(move |_| trace.with(|t| t.key_tokens().to_vec())).into();
+    let cross = Memo::new(move |_| model.with(|m| m.cross));
+    // The causal mask belongs to self-attention: with a source there is none to switch off.
+    Effect::new(move |_| {
+        if cross.get() && active.get_untracked() == Some(WhatIf::NoCausalMask) {
+            active.set(None);
+        }
+    });
     let h = move || head.get().min(n_heads.get().saturating_sub(1));
 
     // The weights show every mistake's consequence: saturation, broken sums, leaks, NaN.
@@ -109,7 +119,7 @@ pub fn WhatIfLab(
         title,
         values,
         rows: tokens,
-        cols: tokens,
+        cols: key_tokens,
         axes: ("queries", "keys"),
         palette: Palette::Sequential,
         range: None,
@@ -199,7 +209,11 @@ pub fn WhatIfLab(
                         };
                         let link = match place {
                             MistakePlace::WhatIf(w) => format!("Switch it on: {}", whatif_label(w)),
-                            MistakePlace::Stage(s) => format!("See stage {}: {}", s.index() + 1, stage_name(s)),
+                            MistakePlace::Stage(s) => format!(
+                                "See stage {}: {}",
+                                s.position(crate::components::context::ui_context().order.get_untracked()).unwrap_or(0) + 1,
+                                stage_name(s)
+                            ),
                         };
                         view! {
                             <li>
@@ -218,12 +232,16 @@ pub fn WhatIfLab(
                     view! {
                         <button type="button" class="whatif-toggle" data-testid=format!("whatif-{key}")
                             aria-pressed=move || is_on().to_string()
+                            prop:disabled=move || w == WhatIf::NoCausalMask && cross.get()
                             on:click=move |_| active.set(if is_on() { None } else { Some(w) })>
                             {whatif_label(w)}
                         </button>
                     }
                 }).collect_view()}
             </div>
+            {move || cross.get().then(|| view! {
+                <p class="help" data-testid="whatif-cross-note">{WHATIF_CROSS_NOTE}</p>
+            })}
             {move || matches!(active.get(), Some(WhatIf::Temperature(_))).then(|| view! {
                 <label class="whatif-temperature">
                     "Temperature T = " <output data-testid="whatif-temperature-value">{move || temperature.get().to_string()}</output>
@@ -247,6 +265,10 @@ pub fn WhatIfLab(
             }.into_any())}
             <p class="whatif-explanation" data-testid="whatif-explanation">
                 {move || match chosen.get() {
+                    Some(WhatIf::ScaleBySeqLen) if cross.get() => format!(
+                        "{} {SEQ_LEN_IN_CROSS}",
+                        whatif_explanation(WhatIf::ScaleBySeqLen)
+                    ),
                     Some(what) => whatif_explanation(what).to_string(),
                     None => trace.with(|t| no_mistake_text(&t.config)),
                 }}

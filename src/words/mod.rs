@@ -41,6 +41,6 @@ pub use stages::{
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, no_mistake_text, output_titles,
-    shown_title, whatif_explanation, whatif_label, MistakePlace, TutorialMistake,
-    TUTORIAL_MISTAKES,
+    shown_title, whatif_explanation, whatif_label, MistakePlace, TutorialMistake, SEQ_LEN_IN_CROSS,
+    TUTORIAL_MISTAKES, WHATIF_CROSS_NOTE,
 };

@@ -28,12 +28,13 @@ pub fn stage_name(stage: Stage) -> &'static str {
     }
 }
 
-/// Which product of the projection stage presenter mode shows, `part` 0, 1 or 2.
-pub fn projection_part_name(part: usize) -> &'static str {
+/// Which product of the projection stage presenter mode shows, `part` 0, 1 or 2, reading the
+/// inputs of `w` (N₁ in pre-norm, X_src for keys and values in cross-attention).
+pub fn projection_part_name(part: usize, w: Wiring) -> String {
     match part {
-        0 => "Queries: Q = X·W_q",
-        1 => "Keys: K = X·W_k",
-        _ => "Values: V = X·W_v",
+        0 => format!("Queries: Q = {}·W_q", w.query_input()),
+        1 => format!("Keys: K = {}·W_k", w.key_input()),
+        _ => format!("Values: V = {}·W_v", w.key_input()),
     }
 }
 

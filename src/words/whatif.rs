@@ -104,6 +104,12 @@ pub fn whatif_label(what: WhatIf) -> &'static str {
     }
 }
 
+/// What the lab says while a source sentence is set.
+pub const WHATIF_CROSS_NOTE: &str = "Attending to another sentence: the causal mask belongs to self-attention, so there is no mask to switch off here. The other mistakes compare on your source sentence's keys.";
+
+/// What √seq_len means in cross-attention, after the what-if's explanation.
+pub const SEQ_LEN_IN_CROSS: &str = "With a source sentence the divisor here is √src_len, the square root of the number of keys (the source's tokens).";
+
 /// A paragraph in plain language: what changes and what it does to the result.
 pub fn whatif_explanation(what: WhatIf) -> &'static str {
     match what {
@@ -147,12 +153,12 @@ pub fn denominators_text(c: &Comparison, h: usize, row: usize, col: usize) -> Op
         return None;
     }
     let (wrong, right) = c.denominators(h, row, col)?;
-    let token = |i: usize| c.correct.tokens.get(i).cloned().unwrap_or_default();
+    let token = |tokens: &[String], i: usize| tokens.get(i).cloned().unwrap_or_default();
     Some(format!(
         "Row “{}”, key “{}”: the repeated sum is {}, the right one {}. Click a cell to see \
          another.",
-        token(row),
-        token(col),
+        token(&c.correct.tokens, row),
+        token(c.correct.key_tokens(), col),
         format_value(wrong, 2),
         format_value(right, 2)
     ))

@@ -263,3 +263,18 @@ test("a LayerNorm cell and a ReLU cell explain themselves with the real numbers"
   await expect(page.getByTestId("explain-expansion")).toHaveText(/^max\(−[\d.]+, 0\) = 0\.00$/);
   await expect(page.getByTestId("explain-note")).toContainText("ReLU sets it to 0");
 });
+
+test("the what-if lab compares on the source's keys and has no mask to switch off", async ({ app, page }) => {
+  const seqLen = cli(["--source", "le chat noir dort", "--scale", "sqrt_seq_len"]);
+  await app.goto();
+  await page.getByTestId("cross").check();
+  await page.getByTestId("source").fill("le chat noir dort");
+  const lab = page.getByTestId("whatif-lab");
+  await lab.scrollIntoViewIfNeeded();
+  await expect(page.getByTestId("whatif-cross-note")).toContainText("no mask to switch off");
+  await expect(page.getByTestId("whatif-no_causal_mask")).toBeDisabled();
+  await page.getByTestId("whatif-scale_by_seq_len").click();
+  await expect(page.getByTestId("whatif-explanation")).toContainText("√src_len");
+  expectMatrixClose(await app.tableValues("whatif-shown"), seqLen.heads[0].weights, 1e-9, "÷√src_len");
+  await expect(app.table("whatif-shown").locator("thead th").filter({ hasText: "dort" })).toHaveCount(1);
+});

@@ -177,6 +177,8 @@ fn BeyondOneLayer(
     let norm = Memo::new(move |_| model.with(|m| m.block.norm));
     let activation = Memo::new(move |_| model.with(|m| m.block.activation));
     let d_ff = Memo::new(move |_| model.with(|m| m.block.d_ff()));
+    // A memo, so an edit elsewhere does not write the box's value again.
+    let source = Memo::new(move |_| model.with(|m| m.source.clone()));
     let source_error = RwSignal::new(None::<String>);
     let d_ff_error = RwSignal::new(None::<String>);
     let set_source = move |ev| {
@@ -217,7 +219,7 @@ fn BeyondOneLayer(
             <div class="beyond-fields" hidden=move || !cross.get()>
                 <label for="source">"Source sentence (keys and values)"</label>
                 <input id="source" data-testid="source" type="text" maxlength="10000"
-                    prop:value=move || model.with(|m| m.source.clone())
+                    prop:value=move || source.get()
                     on:input=set_source
                     aria-invalid=move || source_error.with(|e| e.is_some().to_string())
                     aria-describedby="source-error" />

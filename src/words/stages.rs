@@ -323,7 +323,7 @@ pub fn stage_explanation(stage: Stage) -> &'static str {
         Stage::Concat => "The heads' results are placed side by side, head 1's columns first, giving one row of d_model numbers per token again.",
         Stage::OutputProjection => "Finally the concatenated rows are multiplied by W_o, which mixes the heads' findings into one output vector per token. This is the layer's output, the same shape as its input X.",
         Stage::Residual1 => "Attention's output Y is added to the block's input X, row by row: a residual (skip) connection. Each token keeps its own information and attention only adds what it found in the others. In training, the sum also gives gradients a short path straight back to the input, which is what lets deep stacks of blocks learn.",
-        Stage::Norm1 | Stage::Norm2 => "LayerNorm works on each row (token) alone: it subtracts the row's mean μ and divides by its standard deviation √(σ² + ε), with the variance taken over the row's d_model numbers (÷ d_model) and ε = 0.00001 so a constant row cannot divide by zero. Then it multiplies by γ and adds β, learned per column. Every row leaves at a steady scale, however large the sums before it grew, which keeps the next stage's numbers in a range it can work with.",
+        Stage::Norm1 | Stage::Norm2 => "LayerNorm works on each row (token) alone: it subtracts the row's mean μ and divides by its standard deviation √(σ² + ε), with the variance taken over the row's d_model numbers (÷ d_model) and ε = 0.00001 so a constant row cannot divide by zero. Then it multiplies by γ and adds β, learned per column. Every row leaves at a steady scale, however large or small the row that came in, which keeps the next stage's numbers in a range it can work with.",
         Stage::Hidden => "The feed-forward network starts here: each token's row is multiplied by W₁ and the bias b₁ is added, widening it from d_model to d_ff numbers (4 × d_model in the original Transformer). It works on each token alone: row i of H depends only on row i of its input, so no information moves between tokens here. Attention mixes tokens; the feed-forward network processes each one.",
         Stage::Activation => "A non-linearity is applied to every number of H on its own. Without it, the two layers of the feed-forward network would collapse into one matrix product. ReLU keeps positive numbers and sets negative ones to 0; GELU does the same smoothly, letting small negative numbers through, slightly shrunk.",
         Stage::FeedForward => "The activated rows are multiplied by W₂ and the bias b₂ is added, bringing each token back from d_ff to d_model numbers, so the result can be added to the residual stream. Still one token at a time: nothing mixes between rows.",
@@ -355,11 +355,13 @@ pub fn shape_text(stage: Stage, trace: &Trace) -> String {
         Stage::Input if w.cross => format!("X: {rows}; X_src: src_len × d_model = {n} × {d}"),
         Stage::Input => format!("X: {rows}"),
         Stage::Projection if w.cross => format!(
-            "X ({s} × {d}) · W_q ({d} × {d}) = Q ({s} × {d}); X_src ({n} × {d}) · W_k, W_v = K, V (src_len × d_model = {n} × {d})"
+            "{q} ({s} × {d}) · W_q ({d} × {d}) = Q ({s} × {d}); X_src ({n} × {d}) · W_k, W_v = K, V (src_len × d_model = {n} × {d})",
+            q = w.query_input()
         ),
-        Stage::Projection => {
-            format!("X ({s} × {d}) · W ({d} × {d}) = Q, K, V ({rows})")
-        }
+        Stage::Projection => format!(
+            "{q} ({s} × {d}) · W ({d} × {d}) = Q, K, V ({rows})",
+            q = w.query_input()
+        ),
         Stage::SplitHeads => format!(
             "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {d}) → Kₕ, Vₕ ({n} × {dk})"
         ),

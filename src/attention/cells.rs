@@ -297,22 +297,15 @@ fn key_input(trace: &Trace) -> MatrixId {
 
 fn source_input(trace: &Trace, i: usize, c: usize) -> Option<Work> {
     let source = trace.source.as_ref()?;
-    let embedding = at(&source.embeddings, i, c)?;
-    let mut operands = vec![Operand::cell(MatrixId::SourceEmbeddings, i, c)];
-    let positional = match &source.positional {
-        Some(positions) => {
-            operands.push(Operand::cell(MatrixId::SourcePositional, i, c));
-            Some(at(positions, i, c)?)
-        }
-        None => None,
-    };
-    Some((
-        Computation::Input {
-            embedding,
-            positional,
-        },
-        operands,
-    ))
+    sum_of_input(
+        (&source.embeddings, MatrixId::SourceEmbeddings),
+        source
+            .positional
+            .as_ref()
+            .map(|p| (p, MatrixId::SourcePositional)),
+        i,
+        c,
+    )
 }
 
 fn block_cell(trace: &Trace, b: BlockMatrix, i: usize, c: usize) -> Option<Work> {
@@ -409,11 +402,26 @@ fn position(trace: &Trace, pos: usize, c: usize) -> Computation {
 }
 
 fn input(trace: &Trace, i: usize, c: usize) -> Option<Work> {
-    let embedding = at(&trace.embeddings, i, c)?;
-    let mut operands = vec![Operand::cell(MatrixId::Embeddings, i, c)];
-    let positional = match &trace.positional {
-        Some(positions) => {
-            operands.push(Operand::cell(MatrixId::Positional, i, c));
+    sum_of_input(
+        (&trace.embeddings, MatrixId::Embeddings),
+        trace.positional.as_ref().map(|p| (p, MatrixId::Positional)),
+        i,
+        c,
+    )
+}
+
+/// A cell of `E (+ P)`, each given with its name.
+fn sum_of_input(
+    (e, e_id): (&Matrix, MatrixId),
+    p: Option<(&Matrix, MatrixId)>,
+    i: usize,
+    c: usize,
+) -> Option<Work> {
+    let embedding = at(e, i, c)?;
+    let mut operands = vec![Operand::cell(e_id, i, c)];
+    let positional = match p {
+        Some((positions, p_id)) => {
+            operands.push(Operand::cell(p_id, i, c));
             Some(at(positions, i, c)?)
         }
         None => None,

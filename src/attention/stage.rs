@@ -60,46 +60,52 @@ const ATTENTION: [Stage; 10] = [
 ];
 
 /// A post-norm block: attention, then add & norm, feed-forward, add & norm.
-const POST_NORM: [Stage; 17] = [
-    Stage::Input,
-    Stage::Projection,
-    Stage::SplitHeads,
-    Stage::Scores,
-    Stage::Scale,
-    Stage::Mask,
-    Stage::Softmax,
-    Stage::WeightedSum,
-    Stage::Concat,
-    Stage::OutputProjection,
-    Stage::Residual1,
-    Stage::Norm1,
-    Stage::Hidden,
-    Stage::Activation,
-    Stage::FeedForward,
-    Stage::Residual2,
-    Stage::Norm2,
-];
+const POST_NORM: [Stage; 17] = join(
+    &ATTENTION,
+    &[
+        Stage::Residual1,
+        Stage::Norm1,
+        Stage::Hidden,
+        Stage::Activation,
+        Stage::FeedForward,
+        Stage::Residual2,
+        Stage::Norm2,
+    ],
+    &[],
+);
 
 /// A pre-norm block: norm, attention, add; norm, feed-forward, add.
-const PRE_NORM: [Stage; 17] = [
-    Stage::Input,
-    Stage::Norm1,
-    Stage::Projection,
-    Stage::SplitHeads,
-    Stage::Scores,
-    Stage::Scale,
-    Stage::Mask,
-    Stage::Softmax,
-    Stage::WeightedSum,
-    Stage::Concat,
-    Stage::OutputProjection,
-    Stage::Residual1,
-    Stage::Norm2,
-    Stage::Hidden,
-    Stage::Activation,
-    Stage::FeedForward,
-    Stage::Residual2,
-];
+const PRE_NORM: [Stage; 17] = join(
+    &[Stage::Input, Stage::Norm1],
+    ATTENTION.split_at(1).1,
+    &[
+        Stage::Residual1,
+        Stage::Norm2,
+        Stage::Hidden,
+        Stage::Activation,
+        Stage::FeedForward,
+        Stage::Residual2,
+    ],
+);
+
+/// `a`, `b` and `c` one after the other; their lengths must add up to `N` (checked when the
+/// crate compiles).
+const fn join<const N: usize>(a: &[Stage], b: &[Stage], c: &[Stage]) -> [Stage; N] {
+    assert!(a.len() + b.len() + c.len() == N);
+    let mut out = [Stage::Input; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() {
+            a[i]
+        } else if i < a.len() + b.len() {
+            b[i - a.len()]
+        } else {
+            c[i - a.len() - b.len()]
+        };
+        i += 1;
+    }
+    out
+}
 
 impl Stage {
     /// The stages of attention alone, in order.

@@ -72,7 +72,7 @@ pub fn key_token(trace: &Trace, index: usize) -> String {
 }
 
 /// Whether the rows of `matrix` are the key tokens (the source's, in cross-attention).
-fn rows_are_keys(matrix: MatrixId) -> bool {
+pub fn rows_are_keys(matrix: MatrixId) -> bool {
     matches!(
         matrix,
         MatrixId::K

@@ -30,7 +30,7 @@ pub use handout::{
 };
 pub use matrices::{
     block_param_symbol, cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label,
-    row_label, token,
+    row_label, rows_are_keys, token,
 };
 pub use number::{format_value, subscript};
 pub use presets::{claim_broken_text, claim_text};

@@ -370,6 +370,22 @@ def attention_input(x: np.ndarray, block: dict | None) -> np.ndarray:
     return x
 
 
+def block_stages(attention_input, sum_1, norm_1, network, sum_2, norm_2, out) -> dict:
+    """The block's matrices under the names of the expected files, in their order."""
+    hidden, activated, ffn = network
+    return {
+        "attention_input": attention_input,
+        "sum_1": sum_1,
+        "norm_1": norm_1,
+        "hidden": hidden,
+        "activated": activated,
+        "ffn": ffn,
+        "sum_2": sum_2,
+        "norm_2": norm_2,
+        "out": out,
+    }
+
+
 def post_norm_block(x: np.ndarray, y: np.ndarray, block: dict) -> dict:
     """Add & norm after each sub-layer: N₁ = LN₁(x + y), N₂ = LN₂(N₁ + FFN(N₁)); out = N₂.
     Every stage (seq_len, d_model), but hidden and activated (seq_len, d_ff)."""
@@ -378,17 +394,7 @@ def post_norm_block(x: np.ndarray, y: np.ndarray, block: dict) -> dict:
     hidden, activated, ffn = feed_forward(norm_1, block)
     sum_2 = norm_1 + ffn
     norm_2 = layer_norm(sum_2, block["ln_2_gamma"], block["ln_2_beta"])
-    return {
-        "attention_input": x,
-        "sum_1": sum_1,
-        "norm_1": norm_1,
-        "hidden": hidden,
-        "activated": activated,
-        "ffn": ffn,
-        "sum_2": sum_2,
-        "norm_2": norm_2,
-        "out": norm_2,
-    }
+    return block_stages(x, sum_1, norm_1, (hidden, activated, ffn), sum_2, norm_2, out=norm_2)
 
 
 def pre_norm_block(x: np.ndarray, y: np.ndarray, block: dict) -> dict:
@@ -400,17 +406,7 @@ def pre_norm_block(x: np.ndarray, y: np.ndarray, block: dict) -> dict:
     norm_2 = layer_norm(sum_1, block["ln_2_gamma"], block["ln_2_beta"])
     hidden, activated, ffn = feed_forward(norm_2, block)
     sum_2 = sum_1 + ffn
-    return {
-        "attention_input": norm_1,
-        "sum_1": sum_1,
-        "norm_1": norm_1,
-        "hidden": hidden,
-        "activated": activated,
-        "ffn": ffn,
-        "sum_2": sum_2,
-        "norm_2": norm_2,
-        "out": sum_2,
-    }
+    return block_stages(norm_1, sum_1, norm_1, (hidden, activated, ffn), sum_2, norm_2, out=sum_2)
 
 
 # ---------------------------------------------------------------------------------------------

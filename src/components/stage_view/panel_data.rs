@@ -8,7 +8,7 @@ use crate::attention::{
 use crate::components::heatmap::PanelData;
 use crate::panels::{head_panel, panel_name, Values};
 use crate::plot::Palette;
-use crate::words::{dim, hidden_unit, label};
+use crate::words::{dim, hidden_unit, label, rows_are_keys};
 use leptos::prelude::*;
 
 /// What decides which panels a stage shows.
@@ -107,14 +107,7 @@ impl Panels {
     /// A whole-layer matrix with tokens for rows, `groups` head bands over its columns.
     pub fn whole(&self, matrix: MatrixId, groups: usize) -> PanelData {
         let d = self.layout.get_untracked().d_model;
-        let key_rows = matches!(
-            matrix,
-            MatrixId::K
-                | MatrixId::V
-                | MatrixId::SourceEmbeddings
-                | MatrixId::SourcePositional
-                | MatrixId::SourceX
-        );
+        let key_rows = rows_are_keys(matrix);
         PanelData {
             name: panel_name(matrix),
             title: label(matrix),

@@ -235,28 +235,50 @@ fn read_text(
     }
 }
 
+/// Reads a choice by its key (`post`, `gelu`, …); a bad one gives the default, called
+/// `default_name`, with a notice that lists the choices.
+fn read_choice<T: Choices + Default + std::str::FromStr + std::fmt::Display>(
+    fields: &Fields<'_>,
+    key: &str,
+    what: &str,
+    default_name: &str,
+    notices: &mut Notices,
+) -> T {
+    let Some(raw) = fields.get(key) else {
+        return T::default();
+    };
+    raw.parse::<T>().unwrap_or_else(|_| {
+        let keys: Vec<String> = T::choices().iter().map(|c| c.to_string()).collect();
+        notices.add(format!(
+            "The link's {what} {} is not {}: {default_name} is used.",
+            shown(raw),
+            keys.join(" or ")
+        ));
+        T::default()
+    })
+}
+
+/// The choices of a setting read by [`read_choice`].
+trait Choices: Sized + 'static {
+    fn choices() -> &'static [Self];
+}
+
+impl Choices for Norm {
+    fn choices() -> &'static [Self] {
+        Norm::ALL
+    }
+}
+
+impl Choices for Activation {
+    fn choices() -> &'static [Self] {
+        Activation::ALL
+    }
+}
+
 /// Reads the block's settings and parameters; each bad part keeps its default with a notice.
 fn read_block(fields: &Fields<'_>, d_model: usize, width_ok: bool, notices: &mut Notices) -> Block {
-    let norm = match fields.get("norm") {
-        None => Norm::Post,
-        Some(raw) => raw.parse::<Norm>().unwrap_or_else(|_| {
-            notices.add(format!(
-                "The link's norm {} is not post or pre: post-norm is used.",
-                shown(raw)
-            ));
-            Norm::Post
-        }),
-    };
-    let activation = match fields.get("act") {
-        None => Activation::Relu,
-        Some(raw) => raw.parse::<Activation>().unwrap_or_else(|_| {
-            notices.add(format!(
-                "The link's activation {} is not relu or gelu: ReLU is used.",
-                shown(raw)
-            ));
-            Activation::Relu
-        }),
-    };
+    let norm = read_choice(fields, "norm", "norm", "post-norm", notices);
+    let activation = read_choice(fields, "act", "activation", "ReLU", notices);
     let default_d_ff = Block::default_d_ff(d_model);
     let d_ff = match fields.get("dff") {
         None => default_d_ff,

@@ -1,4 +1,4 @@
-use super::block::{Activation, Norm};
+use super::choices::{Activation, Norm};
 use super::error::AttentionError;
 use std::fmt;
 use std::ops::RangeInclusive;

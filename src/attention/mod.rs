@@ -22,6 +22,7 @@
 
 mod block;
 mod cells;
+mod choices;
 mod config;
 mod embeddings;
 mod error;

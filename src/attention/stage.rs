@@ -4,7 +4,7 @@
 //!
 //! Which stages are shown, and in which order, depends on the block: [`Stage::sequence`].
 
-use super::block::Norm;
+use super::choices::Norm;
 
 /// One step of multi-head self-attention, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -37,6 +37,7 @@
 //! [`decode`] never fails: each part that cannot be used falls back to its default and adds a
 //! notice written for a learner, and the model it returns always traces.
 
+mod fields;
 mod history;
 mod model;
 mod numbers;

@@ -1,9 +1,9 @@
 //! Reading the learner's model from a share link: the sentence, the settings, the weight
 //! matrices and the edited embeddings, each falling back to its default with a notice.
 
+use super::fields::{and_list, quote, shown, Fields, Notices};
 use super::numbers::{parse_number, parse_numbers, NumberError};
 use super::percent::percent_decode;
-use super::read::{and_list, quote, shown, Fields, Notices};
 use super::{block_key, SOURCE_OVERRIDES_KEY};
 use super::{weight_key, MAX_OVERRIDES};
 use crate::attention::{

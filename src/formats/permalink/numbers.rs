@@ -1,7 +1,7 @@
 //! Numbers in a share link: the shortest text that reads back as the same `f64`, and reading
 //! comma-separated lists of them back, with the reason a list was refused.
 
-use super::read::shown;
+use super::fields::shown;
 
 /// Appends `x` to a comma-separated list.
 pub(super) fn push_number(list: &mut String, x: f64) {

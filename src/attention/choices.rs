@@ -1,0 +1,79 @@
+//! The block's two choices, where the LayerNorms sit and which non-linearity the feed-forward
+//! network uses: plain enums with the keys scenarios, links and the CLI use, so the stage order
+//! can depend on them without depending on the block's maths.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// `√(2/π)`, the constant of GELU's tanh form.
+const GELU_SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
+
+/// Where the LayerNorms sit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Norm {
+    /// After each residual sum: the original Transformer.
+    #[default]
+    Post,
+    /// Before attention and before the feed-forward network, on their inputs: GPT-2 and most
+    /// models since.
+    Pre,
+}
+
+/// The feed-forward network's non-linearity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Activation {
+    /// max(x, 0).
+    #[default]
+    Relu,
+    /// GELU in its tanh form, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
+    Gelu,
+}
+
+macro_rules! keyed_enum {
+    ($ty:ident, $what:literal, $($variant:ident => $key:literal),+) => {
+        impl $ty {
+            /// Every choice, in menu order.
+            pub const ALL: &'static [$ty] = &[$(Self::$variant),+];
+
+            /// The name used in scenarios, URLs and the CLI.
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $key),+
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.key())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::ALL.iter().copied().find(|v| v.key() == s).ok_or_else(|| {
+                    let keys: Vec<&str> = Self::ALL.iter().map(|v| v.key()).collect();
+                    format!("unknown {} “{s}”: use {}", $what, keys.join(" or "))
+                })
+            }
+        }
+    };
+}
+
+keyed_enum!(Norm, "norm", Post => "post", Pre => "pre");
+keyed_enum!(Activation, "activation", Relu => "relu", Gelu => "gelu");
+
+impl Activation {
+    /// The activation of one number.
+    pub fn apply(self, x: f64) -> f64 {
+        match self {
+            Self::Relu => x.max(0.0),
+            Self::Gelu => {
+                let inner = GELU_SQRT_2_OVER_PI * (x + 0.044_715 * x * x * x);
+                0.5 * x * (1.0 + inner.tanh())
+            }
+        }
+    }
+}

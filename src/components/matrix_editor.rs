@@ -248,9 +248,18 @@ pub fn MatrixEditor(
         model.update(|m| m.fill(target, init));
     };
 
-    let cell = move |r: usize, c: usize| {
+    // `row` holds row r's values: a cell depends on its row, not on the whole matrix, so an
+    // edit re-runs one row's cells rather than every cell of the grid.
+    let cell = move |r: usize, c: usize, row: Memo<Vec<f64>>| {
         let editing = RwSignal::new(None::<String>);
-        let value = move || matrix.with(|m| m.get((r, c)).copied().unwrap_or(0.0));
+        let value = move || row.with(|v| v.get(c).copied().unwrap_or(0.0));
+        // Every cell's invalid marks read `errors`: it is written only when this cell had an
+        // error, so an edit does not wake every cell of the grid.
+        let clear_error = move || {
+            if errors.with_untracked(|e| e.contains_key(&(r, c))) {
+                errors.update(|e| e.remove(&(r, c)));
+            }
+        };
         // A memo, so an edit rewrites only the inputs whose text changes, not all of them.
         let shown = Memo::new(move |_| editing.get().unwrap_or_else(|| format_edit(value())));
         let input_ref = NodeRef::<leptos::html::Input>::new();
@@ -274,9 +283,7 @@ pub fn MatrixEditor(
             editing.set(Some(text.clone()));
             match parse_cell(&text) {
                 Ok(v) => {
-                    errors.update(|e| {
-                        e.remove(&(r, c));
-                    });
+                    clear_error();
                     apply(r, c, v);
                 }
                 Err(err) => errors.update(|e| {
@@ -310,9 +317,7 @@ pub fn MatrixEditor(
                 "ArrowUp" | "ArrowDown" if modifier => {
                     ev.prevent_default();
                     let v = nudge(value(), ev.key() == "ArrowUp", ev.shift_key());
-                    errors.update(|e| {
-                        e.remove(&(r, c));
-                    });
+                    clear_error();
                     editing.set(None);
                     show_now(input.as_ref(), v);
                     apply(r, c, v);
@@ -334,9 +339,7 @@ pub fn MatrixEditor(
                     go(r, c + 1);
                 }
                 "Escape" => {
-                    errors.update(|e| {
-                        e.remove(&(r, c));
-                    });
+                    clear_error();
                     editing.set(None);
                     if let Some(i) = input {
                         i.set_value(&format_edit(value()));
@@ -380,9 +383,7 @@ pub fn MatrixEditor(
             if dx.abs() > 3.0 || s.moved {
                 s.moved = true;
                 scrubbing.set_value(Some(s));
-                errors.update(|e| {
-                    e.remove(&(r, c));
-                });
+                clear_error();
                 editing.set(None);
                 let v = scrub(s.start_value, dx, ev.shift_key());
                 let input = ev.target().and_then(|t| t.dyn_into().ok());
@@ -452,13 +453,24 @@ pub fn MatrixEditor(
                     </tr>
                 </thead>
                 <tbody>
-                    {rows.into_iter().enumerate().map(|(r, label)| view! {
-                        <tr>
-                            <th scope="row" class:band=row_bands style=if row_bands { band(r) } else { String::new() }>
-                                <bdi>{label}</bdi>
-                            </th>
-                            {(0..d).map(|c| view! { <td>{cell(r, c)}</td> }).collect_view()}
-                        </tr>
+                    {rows.into_iter().enumerate().map(|(r, label)| {
+                        let row = Memo::new(move |_| {
+                            matrix.with(|m| {
+                                if r < m.nrows() {
+                                    m.row(r).iter().copied().collect()
+                                } else {
+                                    Vec::new()
+                                }
+                            })
+                        });
+                        view! {
+                            <tr>
+                                <th scope="row" class:band=row_bands style=if row_bands { band(r) } else { String::new() }>
+                                    <bdi>{label}</bdi>
+                                </th>
+                                {(0..d).map(|c| view! { <td>{cell(r, c, row)}</td> }).collect_view()}
+                            </tr>
+                        }
                     }.into_any()).collect_view()}
                 </tbody>
             </table>

@@ -1014,3 +1014,20 @@ fn the_source_and_the_block_survive_a_round_trip_and_bad_parts_are_named() {
     assert!(both.state.model.cross && !both.state.model.config.causal);
     assert!(both.notices[0].contains("belongs to"));
 }
+
+#[test]
+fn block_parts_without_the_block_and_source_rows_without_a_source_are_ignored_with_a_notice() {
+    // Found by fuzzing: `dff=2` alone was read into the hidden block, which no link writes.
+    let d = decode("s=t&dff=2&se=a:1,2,3,4");
+    assert!(!d.state.model.block_on && !d.state.model.cross);
+    assert_eq!(d.state.model.block.d_ff(), 16);
+    assert!(d.state.model.source_overrides.is_empty());
+    assert!(d
+        .notices
+        .iter()
+        .any(|n| n.contains("“dff”") && n.contains("blk=1")));
+    assert!(d.notices.iter().any(|n| n.contains("no source sentence")));
+    let again = decode(&encode(&d.state));
+    assert!(again.notices.is_empty());
+    assert_eq!(again.state, d.state);
+}

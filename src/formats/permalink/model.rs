@@ -183,7 +183,38 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
     }
 
     let block_on = read_flag(fields, "blk", "The transformer block", notices);
-    let block = read_block(fields, d_model, width_ok, notices);
+    let block_keys = ["norm", "act", "dff"]
+        .into_iter()
+        .chain(BlockParam::ALL.map(block_key))
+        .filter(|k| fields.get(k).is_some())
+        .collect::<Vec<_>>();
+    // The block's parts count only while it is on; a link written by attention-lens never
+    // has one without the other.
+    let block = if block_on {
+        read_block(fields, d_model, width_ok, notices)
+    } else {
+        if !block_keys.is_empty() {
+            notices.add(format!(
+                "The link sets parts of the transformer block ({}) but does not switch it on \
+                 (blk=1): they were ignored.",
+                and_list(
+                    &block_keys
+                        .iter()
+                        .map(|k| format!("“{k}”"))
+                        .collect::<Vec<_>>()
+                )
+            ));
+        }
+        Block::new(d_model, Block::default_d_ff(d_model))
+    };
+    if !cross && fields.get(SOURCE_OVERRIDES_KEY).is_some() {
+        notices.add(
+            "The link edits source embeddings but has no source sentence (src): they were \
+             ignored."
+                .to_string(),
+        );
+        source_overrides.clear();
+    }
     Model {
         sentence,
         config,

@@ -7,6 +7,7 @@
 //! - [`plot`]: plotters drawing, generic over the drawing backend.
 //! - [`state`]: the learner's model (sentence, settings, edited matrices), free of view code.
 //! - [`changes`]: which parameter the learner edited last and which stages it changed unseen.
+//! - [`quiz`]: predict-then-reveal questions drawn from a trace, with their answers.
 //! - [`formats`]: the scenario file, the share link and the trace export.
 //! - [`components`] and [`app`]: the Leptos user interface.
 //! - [`cli`]: the native `attention-lens` command.
@@ -21,5 +22,6 @@ pub mod formats;
 pub mod panels;
 pub mod plot;
 pub mod presets;
+pub mod quiz;
 pub mod state;
 pub mod words;

@@ -460,3 +460,43 @@ fn the_causal_mask_with_a_source_is_an_error_naming_both() {
     let line = error_line(&["trace", "--norm", "middle"]);
     assert!(line.contains("--norm"), "{line}");
 }
+
+#[test]
+fn worksheet_prints_the_same_sheet_for_a_seed_and_its_answer_key_on_request() {
+    let sheet = stdout(&run(&["worksheet", "--seed", "4", "--questions", "6"]));
+    assert_eq!(
+        sheet,
+        stdout(&run(&["worksheet", "--seed", "4", "--questions", "6"]))
+    );
+    assert!(sheet.starts_with("# Worksheet: I am hungry"));
+    assert_eq!(sheet.matches("Answer: ____________").count(), 6);
+    assert!(sheet.contains("## Inputs") && sheet.contains("**W_q**"));
+    let key = stdout(&run(&[
+        "worksheet",
+        "--seed",
+        "4",
+        "--questions",
+        "6",
+        "--answers",
+    ]));
+    assert!(key.starts_with("# Answer key: I am hungry"));
+    assert_eq!(key.matches("**Answer:**").count(), 6);
+    assert_eq!(key.matches("Worked: ").count(), 6);
+    assert_ne!(
+        sheet,
+        stdout(&run(&["worksheet", "--seed", "5", "--questions", "6"]))
+    );
+    // The trace's options apply: a source and the block give their own stages' questions.
+    let cross = stdout(&run(&[
+        "worksheet",
+        "--source",
+        "le chat",
+        "--block",
+        "--questions",
+        "17",
+    ]));
+    assert!(cross.contains("source_embeddings") || cross.contains("E_src"));
+    assert!(cross.contains("(Stage 17: LayerNorm N₂)"));
+    let line = error_line(&["worksheet", "--questions", "0"]);
+    assert!(line.contains("--questions"), "{line}");
+}

@@ -2,11 +2,12 @@
 //! texts, and what the parsed arguments mean as a [`Command`].
 
 use super::error::usage_error;
-use super::{CliError, Command, Format, Source, TraceOptions};
+use super::{CliError, Command, Format, Source, TraceOptions, WorksheetOptions};
 use crate::attention::{
     Config, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
 };
 use crate::formats::scenario::DEFAULT_SENTENCE;
+use crate::formats::worksheet::MAX_QUESTIONS;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -40,11 +41,44 @@ enum CliCommand {
     Trace(TraceArgs),
     /// Print the default scenario as JSON, ready to edit.
     Scenario,
+    /// Print a Markdown worksheet of questions on the scenario, or its answer key.
+    Worksheet(WorksheetArgs),
 }
 
 /// The options of `trace` as typed; [`TraceOptions`] is what they mean.
 #[derive(Debug, Args)]
 struct TraceArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// How to print the trace.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+/// The options of `worksheet` as typed: the scenario's, and the questions'.
+#[derive(Debug, Args)]
+struct WorksheetArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The seed that picks the questions: the same seed gives the same sheet.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 10,
+        help = format!("How many questions, 1 to {MAX_QUESTIONS}, spread over the stages"),
+        value_parser = question_count
+    )]
+    questions: usize,
+    /// Print the answer key: each answer with its worked arithmetic.
+    #[arg(long)]
+    answers: bool,
+}
+
+/// What the scenario is and how the options change it, shared by `trace` and `worksheet`.
+#[derive(Debug, Args)]
+struct InputArgs {
     /// Read a scenario JSON file; `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     scenario: Option<String>,
@@ -127,9 +161,6 @@ struct TraceArgs {
     /// The feed-forward activation: relu or gelu; implies --block.
     #[arg(long, value_name = "NAME", value_parser = ["relu", "gelu"])]
     activation: Option<String>,
-    /// How to print the trace.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
 }
 
 fn main_after_help() -> String {
@@ -188,6 +219,16 @@ fn whole_number(
     }
 }
 
+/// Parses the number of questions, which no model checks: 1 to [`MAX_QUESTIONS`].
+fn question_count(value: &str) -> Result<usize, String> {
+    value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| (1..=MAX_QUESTIONS).contains(n))
+        .ok_or_else(|| format!("a whole number from 1 to {MAX_QUESTIONS}"))
+}
+
 /// Parses a number; as for [`whole_number`], the model checks the range.
 fn number(
     range: RangeInclusive<f64>,
@@ -218,6 +259,26 @@ fn scale_parser() -> impl TypedValueParser<Value = ScaleMode> {
 
 impl From<TraceArgs> for TraceOptions {
     fn from(args: TraceArgs) -> Self {
+        Self {
+            format: args.format,
+            ..args.input.into()
+        }
+    }
+}
+
+impl From<WorksheetArgs> for WorksheetOptions {
+    fn from(args: WorksheetArgs) -> Self {
+        Self {
+            input: args.input.into(),
+            seed: args.seed,
+            questions: args.questions,
+            answers: args.answers,
+        }
+    }
+}
+
+impl From<InputArgs> for TraceOptions {
+    fn from(args: InputArgs) -> Self {
         // Of a switch and its `--no-` form, clap keeps only the one given last.
         let switch = |on: bool, off: bool| (on || off).then_some(on);
         Self {
@@ -238,7 +299,7 @@ impl From<TraceArgs> for TraceOptions {
             norm: args.norm.and_then(|n| n.parse().ok()),
             d_ff: args.d_ff,
             activation: args.activation.and_then(|a| a.parse().ok()),
-            format: args.format,
+            format: Format::default(),
         }
     }
 }
@@ -260,6 +321,7 @@ where
         Ok(cli) => Ok(match cli.command {
             CliCommand::Trace(args) => Command::Trace(args.into()),
             CliCommand::Scenario => Command::Scenario,
+            CliCommand::Worksheet(args) => Command::Worksheet(args.into()),
         }),
         Err(error) => match error.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {

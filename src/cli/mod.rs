@@ -39,6 +39,21 @@ pub enum Command {
     Scenario,
     /// Print a trace.
     Trace(TraceOptions),
+    /// Print a worksheet or its answer key.
+    Worksheet(WorksheetOptions),
+}
+
+/// The options of `worksheet`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorksheetOptions {
+    /// The scenario and the options that change it, as for `trace` (its format is not used).
+    pub input: TraceOptions,
+    /// Picks the questions.
+    pub seed: u64,
+    /// How many questions.
+    pub questions: usize,
+    /// Print the answer key instead of the blank sheet.
+    pub answers: bool,
 }
 
 /// The options of `trace`; `None` keeps the scenario's value.
@@ -117,6 +132,16 @@ pub fn execute(command: &Command, stdin: &mut dyn Read) -> Result<String, CliErr
         Command::Version => Ok(Cli::command().render_version().to_string()),
         Command::Scenario => Ok(Scenario::default().to_json() + "\n"),
         Command::Trace(options) => trace::trace(options, stdin),
+        Command::Worksheet(options) => {
+            let t = trace::compute(&options.input, stdin)?;
+            let sheet = crate::formats::worksheet::worksheet_markdown(
+                &t,
+                options.seed,
+                options.questions,
+                options.answers,
+            );
+            Ok(sheet + "\n")
+        }
     }
 }
 

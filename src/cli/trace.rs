@@ -8,6 +8,19 @@ use crate::formats::scenario::{BlockFields, Scenario, ScenarioError};
 use std::io::{self, Read};
 
 pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<String, CliError> {
+    let trace = compute(options, stdin)?;
+    Ok(match options.format {
+        Format::Json => trace_json_pretty(&trace),
+        Format::Markdown => trace_markdown(&trace),
+        Format::Csv => trace_csv(&trace),
+    })
+}
+
+/// The trace of the scenario the options describe.
+pub(super) fn compute(
+    options: &TraceOptions,
+    stdin: &mut dyn Read,
+) -> Result<crate::attention::Trace, CliError> {
     let mut scenario = match &options.scenario {
         Source::Default => Scenario::default(),
         source => {
@@ -23,12 +36,7 @@ pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<Stri
     let inputs = scenario
         .to_inputs()
         .map_err(|error| blame(error, options, width_changed))?;
-    let trace = forward(&inputs).map_err(CliError::Attention)?;
-    Ok(match options.format {
-        Format::Json => trace_json_pretty(&trace),
-        Format::Markdown => trace_markdown(&trace),
-        Format::Csv => trace_csv(&trace),
-    })
+    forward(&inputs).map_err(CliError::Attention)
 }
 
 fn read_source(source: &Source, stdin: &mut dyn Read) -> Result<String, CliError> {

@@ -486,6 +486,14 @@ fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
     let _ = writeln!(out, "\n{}\n", rounding_remark(MARKDOWN_DECIMALS));
 }
 
+/// One matrix as a Markdown table, headed by its symbol and shape, as the handout writes it.
+pub fn write_matrix_table(out: &mut String, trace: &Trace, m: &TraceMatrix<'_>) {
+    let escape = |ts: &[String]| ts.iter().map(|t| escape_markdown(t)).collect::<Vec<_>>();
+    let tokens = escape(&trace.tokens);
+    let key_tokens = escape(trace.key_tokens());
+    write_matrix(out, trace, (&tokens, &key_tokens), m);
+}
+
 fn write_matrix(
     out: &mut String,
     trace: &Trace,

@@ -1,0 +1,107 @@
+//! A worksheet for a class, and its answer key, as Markdown: the scenario's inputs in tables,
+//! then questions spread over the stages, each from [`crate::quiz`], with a blank or with the
+//! answer and its worked arithmetic.
+
+use super::report::{trace_matrices, write_matrix_table};
+use crate::attention::Trace;
+use crate::quiz::{question, Answer, Question};
+use crate::words::{configuration, stage_name};
+use std::fmt::Write as _;
+
+/// The most questions a worksheet holds.
+pub const MAX_QUESTIONS: usize = 40;
+
+/// The questions of the worksheet for `trace`, `count` of them spread evenly over the stages
+/// shown, chosen by `seed`: the same seed gives the same questions.
+pub fn worksheet_questions(trace: &Trace, seed: u64, count: usize) -> Vec<Question> {
+    let stages = trace.stages();
+    let count = count.min(MAX_QUESTIONS);
+    (0..count)
+        .filter_map(|n| {
+            let stage = stages[n * stages.len() / count.max(1)];
+            question(trace, stage, seed.wrapping_add(n as u64))
+        })
+        .collect()
+}
+
+/// The worksheet as Markdown; with `answers`, the answer key.
+pub fn worksheet_markdown(trace: &Trace, seed: u64, count: usize, answers: bool) -> String {
+    let mut out = String::new();
+    let tokens = trace.tokens.join(" ");
+    let kind = if answers { "Answer key" } else { "Worksheet" };
+    let _ = writeln!(out, "# {kind}: {tokens}\n");
+    let _ = writeln!(
+        out,
+        "Seed {seed}: the same seed and settings give the same questions. Give numbers to two \
+         decimals; an answer within 0.01 of the value shown to two decimals counts as right.\n"
+    );
+    let _ = writeln!(out, "## Settings\n");
+    for line in configuration(trace, &trace.tokens, 2) {
+        let _ = writeln!(out, "- **{}:** {}", line.label, line.text);
+    }
+    let _ = writeln!(out, "\n## Inputs\n");
+    for m in trace_matrices(trace).iter().filter(|m| is_input(m.key)) {
+        write_matrix_table(&mut out, trace, m);
+    }
+    let _ = writeln!(out, "## Questions\n");
+    for (n, q) in worksheet_questions(trace, seed, count).iter().enumerate() {
+        let position = q.stage.position(trace.norm()).unwrap_or(0) + 1;
+        let _ = writeln!(
+            out,
+            "**{}.** (Stage {position}: {}) {}\n",
+            n + 1,
+            stage_name(q.stage),
+            q.prompt
+        );
+        match &q.answer {
+            Answer::Choice { choices, .. } => {
+                let _ = writeln!(out, "Choose one: {}\n", choices.join(" · "));
+            }
+            Answer::Set { choices, .. } => {
+                let _ = writeln!(out, "Choose any (or none): {}\n", choices.join(" · "));
+            }
+            Answer::Number { .. } => {}
+        }
+        if answers {
+            let _ = writeln!(out, "**Answer:** {}\n", q.answer_text());
+            if let Some(note) = &q.note {
+                let _ = writeln!(out, "{note}\n");
+            }
+            if let Some(e) = q.worked(trace) {
+                let _ = writeln!(out, "Worked: {}  ", e.title);
+                let _ = writeln!(out, "`{}`  ", e.formula);
+                let _ = writeln!(out, "`{}`\n", e.expansion);
+            }
+        } else {
+            let _ = writeln!(out, "Answer: ____________\n");
+        }
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// Whether the matrix called `key` is an input the questions start from: the embeddings, the
+/// positions, the weights and the block's parameters, not a result.
+fn is_input(key: &str) -> bool {
+    matches!(
+        key,
+        "embeddings"
+            | "positional"
+            | "source_embeddings"
+            | "source_positional"
+            | "w_q"
+            | "w_k"
+            | "w_v"
+            | "w_o"
+            | "w_1"
+            | "b_1"
+            | "w_2"
+            | "b_2"
+            | "ln_1_gamma"
+            | "ln_1_beta"
+            | "ln_2_gamma"
+            | "ln_2_beta"
+    )
+}

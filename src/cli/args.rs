@@ -350,7 +350,12 @@ mod tests {
         for text in [&[][..], &["help"], &["--help"], &["-h"]] {
             let help = help(text);
             assert!(help.contains("Usage: attention-lens <COMMAND>"), "{text:?}");
-            assert!(help.contains("trace     Print every"), "{text:?}");
+            let listed = |name: &str, what: &str| {
+                help.lines()
+                    .any(|l| l.trim_start().starts_with(name) && l.contains(what))
+            };
+            assert!(listed("trace ", "Print every"), "{text:?}");
+            assert!(listed("worksheet ", "worksheet of questions"), "{text:?}");
             assert!(help.contains("Exit status: 0 on success"), "{text:?}");
             assert_eq!(help, usage(), "{text:?}");
         }

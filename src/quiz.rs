@@ -5,7 +5,9 @@
 //! A question is chosen by a seed, so the same seed, trace and stage give the same question:
 //! a link or a worksheet reproduces it.
 
-use crate::attention::{BlockMatrix, HeadMatrix, MatrixId, ScaleMode, SplitMix64, Stage, Trace};
+use crate::attention::{
+    BlockMatrix, HeadMatrix, Matrix, MatrixId, ScaleMode, SplitMix64, Stage, Trace,
+};
 use crate::words::{self, format_value, key_token, token};
 
 /// The two decimals a numeric answer is read to, as the heatmaps show numbers.
@@ -160,23 +162,15 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
             cell: (MatrixId::Head(0, HeadMatrix::Q), i, 0),
             note: None,
         },
-        Stage::Scores => {
-            let row = head.scores.row(i);
-            let accepted = argmax(row.iter().copied());
-            Question {
-                stage,
-                prompt: format!(
-                    "In head {}, which key does the query {q_token} score highest?",
-                    h + 1
-                ),
-                cell: (MatrixId::Head(h, HeadMatrix::Scores), i, accepted[0]),
-                note: tie_note(&accepted),
-                answer: Answer::Choice {
-                    choices: keys,
-                    accepted,
-                },
-            }
-        }
+        Stage::Scores => top_key(
+            trace,
+            (stage, MatrixId::Head(h, HeadMatrix::Scores), i),
+            format!(
+                "In head {}, which key does the query {q_token} score highest?",
+                h + 1
+            ),
+            keys,
+        ),
         Stage::Scale => {
             let c = &trace.config;
             let note = match c.scale {
@@ -221,22 +215,17 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
             }
         }
         Stage::Softmax => {
-            let row = head.weights.row(i);
-            let accepted = argmax(row.iter().copied());
+            let accepted = argmax(head.weights.row(i).iter().copied());
             if pick(2) == 0 {
-                Question {
-                    stage,
-                    prompt: format!(
+                top_key(
+                    trace,
+                    (stage, MatrixId::Head(h, HeadMatrix::Weights), i),
+                    format!(
                         "In head {}, which key gets the most weight in the row of {q_token}?",
                         h + 1
                     ),
-                    cell: (MatrixId::Head(h, HeadMatrix::Weights), i, accepted[0]),
-                    note: tie_note(&accepted),
-                    answer: Answer::Choice {
-                        choices: keys,
-                        accepted,
-                    },
-                }
+                    keys,
+                )
             } else {
                 let j = accepted[0];
                 Question {
@@ -291,6 +280,27 @@ fn number(trace: &Trace, stage: Stage, matrix: MatrixId, r: usize, c: usize) -> 
         answer: Answer::Number { value },
         cell: (matrix, r, c),
         note: None,
+    }
+}
+
+/// "Which key is largest in row `i` of `matrix`?", any of tied keys being right.
+fn top_key(
+    trace: &Trace,
+    (stage, matrix, i): (Stage, MatrixId, usize),
+    prompt: String,
+    keys: Vec<String>,
+) -> Question {
+    let values = matrix.get(trace).unwrap_or_else(|| Matrix::zeros(0, 0));
+    let accepted = argmax(values.row(i).iter().copied());
+    Question {
+        stage,
+        prompt,
+        cell: (matrix, i, accepted.first().copied().unwrap_or(0)),
+        note: tie_note(&accepted),
+        answer: Answer::Choice {
+            choices: keys,
+            accepted,
+        },
     }
 }
 

@@ -130,9 +130,9 @@ pub fn setting_help(setting: Setting) -> &'static str {
 
 fn block_param_help(p: BlockParam) -> &'static str {
     match p {
-        BlockParam::W1 => "W₁: the feed-forward network's first matrix, d_model × d_ff, widening each token's row.",
+        BlockParam::W1 => "W₁: the feed-forward network's first matrix, d_model × d_ff, taking each token's row to d_ff numbers.",
         BlockParam::B1 => "b₁: the bias added to every row of N·W₁, one number per hidden unit.",
-        BlockParam::W2 => "W₂: the feed-forward network's second matrix, d_ff × d_model, narrowing each row back.",
+        BlockParam::W2 => "W₂: the feed-forward network's second matrix, d_ff × d_model, bringing each row back to d_model numbers.",
         BlockParam::B2 => "b₂: the bias added to every row of G·W₂.",
         BlockParam::Ln1Gamma | BlockParam::Ln2Gamma => "γ: LayerNorm's scale, one number per column, multiplying the normalised rows (1 by default).",
         BlockParam::Ln1Beta | BlockParam::Ln2Beta => "β: LayerNorm's shift, one number per column, added after scaling (0 by default).",

@@ -324,7 +324,7 @@ pub fn stage_explanation(stage: Stage) -> &'static str {
         Stage::OutputProjection => "Finally the concatenated rows are multiplied by W_o, which mixes the heads' findings into one output vector per token. This is the layer's output, the same shape as its input X.",
         Stage::Residual1 => "Attention's output Y is added to the block's input X, row by row: a residual (skip) connection. Each token keeps its own information and attention only adds what it found in the others. In training, the sum also gives gradients a short path straight back to the input, which is what lets deep stacks of blocks learn.",
         Stage::Norm1 | Stage::Norm2 => "LayerNorm works on each row (token) alone: it subtracts the row's mean μ and divides by its standard deviation √(σ² + ε), with the variance taken over the row's d_model numbers (÷ d_model) and ε = 0.00001 so a constant row cannot divide by zero. Then it multiplies by γ and adds β, learned per column. Every row leaves at a steady scale, however large or small the row that came in, which keeps the next stage's numbers in a range it can work with.",
-        Stage::Hidden => "The feed-forward network starts here: each token's row is multiplied by W₁ and the bias b₁ is added, widening it from d_model to d_ff numbers (4 × d_model in the original Transformer). It works on each token alone: row i of H depends only on row i of its input, so no information moves between tokens here. Attention mixes tokens; the feed-forward network processes each one.",
+        Stage::Hidden => "The feed-forward network starts here: each token's row is multiplied by W₁ and the bias b₁ is added, taking it from d_model to d_ff numbers (usually wider: 4 × d_model in the original Transformer). It works on each token alone: row i of H depends only on row i of its input, so no information moves between tokens here. Attention mixes tokens; the feed-forward network processes each one.",
         Stage::Activation => "A non-linearity is applied to every number of H on its own. Without it, the two layers of the feed-forward network would collapse into one matrix product. ReLU keeps positive numbers and sets negative ones to 0; GELU does the same smoothly, letting small negative numbers through, slightly shrunk.",
         Stage::FeedForward => "The activated rows are multiplied by W₂ and the bias b₂ is added, bringing each token back from d_ff to d_model numbers, so the result can be added to the residual stream. Still one token at a time: nothing mixes between rows.",
         Stage::Residual2 => "The feed-forward output F is added back to what went into the feed-forward network's sub-layer: the second residual connection. As before, each token keeps what it had and the network only adds to it, and gradients get a short path back.",
@@ -519,17 +519,24 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<String> {
             ),
         },
         Stage::Norm2 => norm_note(b.norm_2_input(), &b.norm_2),
-        Stage::Hidden => format!(
-            "d_ff = {} and d_model = {}: each token's row is widened to {} numbers here and narrowed back to {} by W₂.",
-            b.hidden.ncols(),
-            c_d(trace),
-            b.hidden.ncols(),
-            c_d(trace)
-        ),
+        Stage::Hidden => {
+            let (f, d) = (b.hidden.ncols(), c_d(trace));
+            let how = match f.cmp(&d) {
+                std::cmp::Ordering::Greater => "widened",
+                std::cmp::Ordering::Less => "narrowed",
+                std::cmp::Ordering::Equal => "kept",
+            };
+            format!(
+                "d_ff = {f} and d_model = {d}: each token's row is {how} to {f} numbers here, and W₂ brings it back to {d}."
+            )
+        }
         Stage::Activation => {
             let total = b.hidden.len();
             let negative = b.hidden.iter().filter(|v| **v < 0.0).count();
             match b.activation {
+                Activation::Relu if negative == 0 => format!(
+                    "None of H's {total} numbers is negative, so ReLU changes nothing here: G = H."
+                ),
                 Activation::Relu => format!(
                     "{negative} of H's {total} numbers are negative, and ReLU set each of them to 0; the others pass unchanged."
                 ),
@@ -748,6 +755,35 @@ mod tests {
         assert!(stage_note(Stage::Scale, &t)
             .unwrap()
             .contains("common mistake"));
+    }
+
+    #[test]
+    fn the_hidden_note_says_widened_or_narrowed_as_d_ff_is() {
+        use crate::attention::Block;
+        let config = Config::default();
+        let mut inputs = Inputs::from_sentence(
+            "I am hungry",
+            config,
+            Weights::new(Init::Default, config.d_model),
+        )
+        .unwrap();
+        inputs.block = Some(Block::new(4, 2));
+        let t = forward(&inputs).unwrap();
+        let note = stage_note(Stage::Hidden, &t).unwrap();
+        assert!(note.contains("is narrowed to 2 numbers"), "{note}");
+        inputs.block = Some(Block::new(4, 16));
+        let t = forward(&inputs).unwrap();
+        assert!(stage_note(Stage::Hidden, &t)
+            .unwrap()
+            .contains("is widened to 16 numbers"));
+        // With no negative number in H, ReLU changes nothing, and the note says so.
+        let mut block = Block::new(4, 2);
+        block.b_1 = crate::attention::Matrix::from_element(1, 2, 100.0);
+        inputs.block = Some(block);
+        let t = forward(&inputs).unwrap();
+        assert!(stage_note(Stage::Activation, &t)
+            .unwrap()
+            .starts_with("None of H's 6 numbers is negative"));
     }
 
     #[test]

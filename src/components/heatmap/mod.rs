@@ -216,10 +216,14 @@ pub fn HeatmapView(
                     (lo.min(*v), hi.max(*v))
                 });
                 let masked = m.iter().filter(|v| **v == f64::NEG_INFINITY).count();
+                // A bias, γ or β is one row: said as such.
+                let rows = if m.nrows() == 1 {
+                    "one row".to_string()
+                } else {
+                    format!("{} rows ({})", m.nrows(), axes.0)
+                };
                 let mut text = format!(
-                    "Heatmap of {title}, {} rows ({}) by {} columns ({}).",
-                    m.nrows(),
-                    axes.0,
+                    "Heatmap of {title}, {rows} by {} columns ({}).",
                     m.ncols(),
                     axes.1
                 );

@@ -134,13 +134,13 @@ pub fn execute(command: &Command, stdin: &mut dyn Read) -> Result<String, CliErr
         Command::Trace(options) => trace::trace(options, stdin),
         Command::Worksheet(options) => {
             let t = trace::compute(&options.input, stdin)?;
-            let sheet = crate::formats::worksheet::worksheet_markdown(
+            // The sheet ends in one line break, as the trace's Markdown does.
+            Ok(crate::formats::worksheet::worksheet_markdown(
                 &t,
                 options.seed,
                 options.questions,
                 options.answers,
-            );
-            Ok(sheet + "\n")
+            ))
         }
     }
 }

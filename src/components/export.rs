@@ -4,10 +4,14 @@ use super::download::{download_text, file_stem};
 use crate::attention::Trace;
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
 use crate::formats::scenario::{Scenario, MAX_SCENARIO_BYTES};
+use crate::formats::worksheet::worksheet_markdown;
 use crate::state::Model;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
+
+/// How many questions the exported worksheet holds.
+pub const WORKSHEET_QUESTIONS: usize = 10;
 
 /// The largest scenario file the page reads.
 pub const MAX_IMPORT_BYTES: f64 = MAX_SCENARIO_BYTES as f64;
@@ -85,6 +89,11 @@ pub fn ExportMenu(
             details.set_open(false);
         }
     };
+    // The sheet and its key share the model's seed, so they hold the same questions.
+    let worksheet = move |answers: bool| {
+        let seed = model.with_untracked(|m| m.seed);
+        trace.with(|t| worksheet_markdown(t, seed, WORKSHEET_QUESTIONS, answers))
+    };
     let on_file = move |ev: web_sys::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(file) = input.files().and_then(|f| f.get(0)) {
@@ -107,6 +116,14 @@ pub fn ExportMenu(
                 <button type="button" data-testid="export-markdown"
                     on:click=move |_| save("-worked-example.md", "text/markdown", trace.with(trace_markdown))>
                     "Worked example (Markdown)"
+                </button>
+                <button type="button" data-testid="export-worksheet"
+                    on:click=move |_| save("-worksheet.md", "text/markdown", worksheet(false))>
+                    "Worksheet (Markdown)"
+                </button>
+                <button type="button" data-testid="export-answer-key"
+                    on:click=move |_| save("-answer-key.md", "text/markdown", worksheet(true))>
+                    "Answer key (Markdown)"
                 </button>
                 <button type="button" data-testid="export-scenario"
                     on:click=move |_| save("-scenario.json", "application/json", model.with(|m| Scenario::from_model(m).to_json()))>

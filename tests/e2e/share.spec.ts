@@ -286,3 +286,23 @@ test("dropping a scenario file on the page imports it", async ({ app, page }) =>
   await expect(app.tokens).toHaveText(["drop", "it", "here"]);
   await expect(page.getByTestId("positional")).toBeChecked();
 });
+
+test("the worksheet and its answer key download for the current state and match the CLI", async ({ app, page }) => {
+  const { execFileSync } = await import("node:child_process");
+  const pathModule = await import("node:path");
+  const cli = process.env.E2E_CLI ?? pathModule.join(__dirname, "../..", "target", "debug", "attention-lens");
+  const run = (args: string[]) => execFileSync(cli, ["worksheet", ...args], { encoding: "utf8" }).trimEnd();
+  await app.goto();
+  await app.openExportMenu();
+  const sheet = (await app.downloaded(() => page.getByTestId("export-worksheet").click()));
+  expect(sheet.name).toMatch(/worksheet\.md$/);
+  const text = sheet.bytes.toString("utf8");
+  expect(text.startsWith("# Worksheet: I am hungry")).toBe(true);
+  expect(text.split("Answer: ____________").length - 1).toBe(10);
+  // The app's seed is 42: the CLI with the same seed prints the same sheet and key.
+  expect(text.trimEnd()).toBe(run(["--seed", "42"]));
+  await app.openExportMenu();
+  const key = (await app.downloaded(() => page.getByTestId("export-answer-key").click())).bytes.toString("utf8");
+  expect(key.trimEnd()).toBe(run(["--seed", "42", "--answers"]));
+  expect(key.split("**Answer:**").length - 1).toBe(10);
+});

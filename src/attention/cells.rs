@@ -9,6 +9,7 @@ use super::config::ScaleMode;
 use super::embeddings::encoding_angle;
 use super::forward::Trace;
 use super::matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
+use super::parameter::{key_input, query_input};
 use super::weights::WeightName;
 use super::Matrix;
 
@@ -239,9 +240,9 @@ pub fn cell_work(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Opt
         MatrixId::SourceX => source_input(trace, i, c)?,
         MatrixId::Weight(_) => (Computation::Weight, Vec::new()),
         MatrixId::BlockParam(_) => (Computation::BlockParameter, Vec::new()),
-        MatrixId::Q => projection(trace, query_input(trace), WeightName::Q, i, c)?,
-        MatrixId::K => projection(trace, key_input(trace), WeightName::K, i, c)?,
-        MatrixId::V => projection(trace, key_input(trace), WeightName::V, i, c)?,
+        MatrixId::Q => projection(trace, query_input(trace.wiring()), WeightName::Q, i, c)?,
+        MatrixId::K => projection(trace, key_input(trace.wiring()), WeightName::K, i, c)?,
+        MatrixId::V => projection(trace, key_input(trace.wiring()), WeightName::V, i, c)?,
         MatrixId::Block(b) => block_cell(trace, b, i, c)?,
         MatrixId::Output => projection(trace, MatrixId::Concat, WeightName::O, i, c)?,
         MatrixId::Head(h, m) => match m {
@@ -276,24 +277,6 @@ pub fn cell_work(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Opt
 
 /// A computation and the operands it read.
 type Work = (Computation, Vec<Operand>);
-
-/// What the queries were computed from: X, or N₁ in a pre-norm block.
-fn query_input(trace: &Trace) -> MatrixId {
-    if trace.norm() == Some(Norm::Pre) {
-        MatrixId::Block(BlockMatrix::Norm1)
-    } else {
-        MatrixId::X
-    }
-}
-
-/// What keys and values were computed from.
-fn key_input(trace: &Trace) -> MatrixId {
-    if trace.source.is_some() {
-        MatrixId::SourceX
-    } else {
-        query_input(trace)
-    }
-}
 
 fn source_input(trace: &Trace, i: usize, c: usize) -> Option<Work> {
     let source = trace.source.as_ref()?;

@@ -49,7 +49,7 @@ pub use forward::{
     forward, forward_within, softmax_rows, HeadTrace, Inputs, Source, SourceTrace, Trace,
 };
 pub use matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
-pub use parameter::Parameter;
+pub use parameter::{key_input, query_input, Parameter};
 pub use rng::SplitMix64;
 pub use stage::Stage;
 pub use tokens::{tokenize, MAX_TOKENS};

@@ -157,7 +157,7 @@ impl Stage {
 }
 
 /// What the queries read: X, or N₁ in a pre-norm block.
-fn query_input(wiring: Wiring) -> MatrixId {
+pub fn query_input(wiring: Wiring) -> MatrixId {
     if wiring.block == Some(Norm::Pre) {
         MatrixId::Block(BlockMatrix::Norm1)
     } else {
@@ -166,7 +166,7 @@ fn query_input(wiring: Wiring) -> MatrixId {
 }
 
 /// What keys and values read: X_src with a source, else the queries' input.
-fn key_input(wiring: Wiring) -> MatrixId {
+pub fn key_input(wiring: Wiring) -> MatrixId {
     if wiring.cross {
         MatrixId::SourceX
     } else {

@@ -3,7 +3,8 @@
 
 use super::panel_data::Panels;
 use crate::attention::{
-    BlockMatrix, BlockParam, HeadMatrix, MatrixId, Norm, ScaleMode, Stage, Trace, WeightName,
+    key_input, query_input, BlockMatrix, BlockParam, HeadMatrix, MatrixId, Norm, ScaleMode, Stage,
+    Trace, WeightName,
 };
 use crate::components::heatmap::PanelData;
 use crate::panels::input_copy_panel;
@@ -90,15 +91,9 @@ pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usi
         ]
         .into_iter()
         .map(|(w, result)| {
-            let input = trace.with_untracked(|t| {
-                let pre = t.norm() == Some(Norm::Pre);
-                match w {
-                    WeightName::Q | WeightName::O if pre => MatrixId::Block(BlockMatrix::Norm1),
-                    WeightName::Q | WeightName::O => MatrixId::X,
-                    _ if t.source.is_some() => MatrixId::SourceX,
-                    _ if pre => MatrixId::Block(BlockMatrix::Norm1),
-                    _ => MatrixId::X,
-                }
+            let input = trace.with_untracked(|t| match w {
+                WeightName::Q | WeightName::O => query_input(t.wiring()),
+                _ => key_input(t.wiring()),
             });
             let given = match input {
                 MatrixId::Block(b) => p.block(b),

@@ -4,10 +4,10 @@ use crate::attention::{Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
-    fit_to_window, import_file, post_height_to_parent, provide_selection, provide_ui_context,
-    set_fullscreen, step_with_clicker, sync_with_url, EditNote, ExplainPanel, ExportMenu,
-    MatrixEditors, PresenterBar, SentenceInput, Settings, ShareButtons, Shared, StageControls,
-    StageRail, StageView, WhatIfLab,
+    fit_to_window, import_file, post_height_to_parent, provide_quiz, provide_selection,
+    provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url, EditNote, ExplainPanel,
+    ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
+    ShareButtons, Shared, StageControls, StageRail, StageView, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
@@ -79,6 +79,7 @@ pub fn App() -> impl IntoView {
         })
     });
     let (picked, explanation) = provide_selection(trace);
+    let quiz = provide_quiz(trace, stage, picked.selection);
     let presenting = ui.presenting;
     presenting.set(options.present);
     let report = RwSignal::new(None::<String>);
@@ -89,6 +90,8 @@ pub fn App() -> impl IntoView {
         head.track();
         ui.projection_part.track();
         trace.track();
+        quiz.set.track();
+        quiz.session.track();
     });
 
     let notices = RwSignal::new(Vec::<String>::new());
@@ -98,10 +101,14 @@ pub fn App() -> impl IntoView {
             stage,
             head,
             selection: picked.selection,
+            quiz: quiz.set,
         },
         options.stage,
         notices,
     );
+    if options.quiz && quiz.set.get_untracked().is_none() {
+        quiz.toggle();
+    }
     if options.embed {
         post_height_to_parent();
     }
@@ -116,6 +123,11 @@ pub fn App() -> impl IntoView {
             if let Some(s) = stage_step(&key, stage.get_untracked(), ui.order.get_untracked()) {
                 ev.prevent_default();
                 stage.set(s);
+            }
+        } else if key == "r" || key == "R" {
+            // The teacher reveals the answer once the class has guessed.
+            if quiz.reveal() {
+                ev.prevent_default();
             }
         } else if key == "f" || key == "F" {
             ev.prevent_default();
@@ -165,7 +177,10 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
+        // The handout to print stands in for the app, which keeps its state behind it.
+        {move || ui.handout.get().then(|| view! { <Handout trace /> })}
         <div class="app" class:embed=embed class:presenting=move || presenting.get()
+            class:behind-handout=move || ui.handout.get()
             class:no-controls=!show_controls data-testid="app"
             style=move || format!("--zoom: {:.3}; --given-zoom: {:.3}", ui.zoom(), ui.given_zoom())>
             {(!embed).then(|| view! {
@@ -234,12 +249,15 @@ pub fn App() -> impl IntoView {
                         {show_controls.then(|| view! { <EditNote stage trail /> })}
                     }.into_any())}
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>
-                    <StageView trace stage head />
+                    <StageView trace stage head hide_result=quiz.hidden>
+                        <QuizCard trace stage />
+                    </StageView>
                     // Without the inputs column, a sheet over the bottom of the window.
                     {move || (!show_controls || presenting.get()).then(|| view! {
                         <ExplainPanel explanation selection=picked.selection sheet=true />
                     }.into_any())}
-                    {move || (!presenting.get() && !embed).then(|| view! {
+                    // The lab would show the hidden result's numbers.
+                    {move || (!presenting.get() && !embed && !quiz.hidden.get()).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
                         <WhatIfLab model trace stage />
                     }.into_any())}

@@ -94,7 +94,7 @@ impl Question {
                 .map(|&i| choices[i].clone())
                 .collect::<Vec<_>>()
                 .join(" or "),
-            Answer::Set { correct, .. } if correct.is_empty() => "none".to_string(),
+            Answer::Set { correct, .. } if correct.is_empty() => words::NONE_OF_THEM.to_string(),
             Answer::Set { choices, correct } => correct
                 .iter()
                 .map(|&i| choices[i].clone())
@@ -125,7 +125,7 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
     let heads = trace.config.n_heads;
     let h = pick(heads);
     let i = pick(seq_len);
-    let q_token = quoted(&token(trace, i));
+    let q_name = token(trace, i);
     let keys: Vec<String> = (0..n_keys).map(|j| key_token(trace, j)).collect();
     let head = &trace.heads[h];
     Some(match stage {
@@ -144,7 +144,7 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
                 .collect();
             Question {
                 stage,
-                prompt: format!("Which columns of Q does head {} take?", h + 1),
+                prompt: words::split_prompt(h),
                 answer: Answer::Choice {
                     choices,
                     accepted: vec![h],
@@ -155,7 +155,7 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
         }
         Stage::SplitHeads => Question {
             stage,
-            prompt: "With one head, how many columns wide is it (d_k)?".into(),
+            prompt: words::ONE_HEAD_PROMPT.into(),
             answer: Answer::Number {
                 value: trace.head_dim() as f64,
             },
@@ -165,29 +165,19 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
         Stage::Scores => top_key(
             trace,
             (stage, MatrixId::Head(h, HeadMatrix::Scores), i),
-            format!(
-                "In head {}, which key does the query {q_token} score highest?",
-                h + 1
-            ),
+            words::top_score_prompt(h, &q_name),
             keys,
         ),
         Stage::Scale => {
             let c = &trace.config;
             let note = match c.scale {
                 ScaleMode::SqrtHeadDim => None,
-                ScaleMode::SqrtSeqLen => Some(format!(
-                    "This setting is a common mistake: the size of a dot product depends on d_k = {}, not on how many tokens there are, so standard attention divides by √{} instead.",
-                    c.head_dim(),
-                    c.head_dim()
-                )),
-                ScaleMode::None => Some(format!(
-                    "Scaling is off, which differs from standard attention: it divides by √d_k = √{}.",
-                    c.head_dim()
-                )),
+                ScaleMode::SqrtSeqLen => Some(words::seq_len_mistake(c.head_dim())),
+                ScaleMode::None => Some(words::no_scale_note(c.head_dim())),
             };
             Question {
                 stage,
-                prompt: "What is every score divided by here, to two decimals?".into(),
+                prompt: words::DIVISOR_PROMPT.into(),
                 answer: Answer::Number {
                     value: trace.scale_divisor,
                 },
@@ -202,10 +192,7 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
             let shown = correct.first().copied().unwrap_or(i.min(n_keys - 1));
             Question {
                 stage,
-                prompt: format!(
-                    "In head {}, which cells of the row of {q_token} become −∞? (Pick none if none do.)",
-                    h + 1
-                ),
+                prompt: words::mask_prompt(h, &q_name),
                 answer: Answer::Set {
                     choices: keys,
                     correct,
@@ -220,20 +207,13 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
                 top_key(
                     trace,
                     (stage, MatrixId::Head(h, HeadMatrix::Weights), i),
-                    format!(
-                        "In head {}, which key gets the most weight in the row of {q_token}?",
-                        h + 1
-                    ),
+                    words::top_weight_prompt(h, &q_name),
                     keys,
                 )
             } else {
                 let j = accepted[0];
                 Question {
-                    prompt: format!(
-                        "In head {}, the row of {q_token} gives its most weight to {}. How much, to two decimals?",
-                        h + 1,
-                        quoted(&keys[j])
-                    ),
+                    prompt: words::top_weight_value_prompt(h, &q_name, &keys[j]),
                     ..number(trace, stage, MatrixId::Head(h, HeadMatrix::Weights), i, j)
                 }
             }
@@ -273,10 +253,7 @@ fn number(trace: &Trace, stage: Stage, matrix: MatrixId, r: usize, c: usize) -> 
     let value = matrix.value(trace, r, c).unwrap_or(0.0);
     Question {
         stage,
-        prompt: format!(
-            "What is {}, to two decimals?",
-            words::cell_name(trace, matrix, r, c)
-        ),
+        prompt: words::cell_prompt(&words::cell_name(trace, matrix, r, c)),
         answer: Answer::Number { value },
         cell: (matrix, r, c),
         note: None,
@@ -317,14 +294,94 @@ fn argmax(values: impl Iterator<Item = f64>) -> Vec<usize> {
 }
 
 fn tie_note(accepted: &[usize]) -> Option<String> {
-    (accepted.len() > 1).then(|| {
-        format!(
-            "{} keys tie for the top: any of them is right.",
-            accepted.len()
-        )
-    })
+    (accepted.len() > 1).then(|| words::tie_note(accepted.len()))
 }
 
-fn quoted(text: &str) -> String {
-    format!("“{text}”")
+/// The seed of the quiz's question set `set` (`qn` in a link): with the same numbers, the same
+/// set asks the same questions, in the app and on `worksheet --quiz-set`.
+pub fn quiz_seed(set: u64) -> u64 {
+    set.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+}
+
+/// How one stage's question ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The question, as it was asked.
+    pub question: Question,
+    /// What the learner answered, in words; `None` when it was revealed without an answer.
+    pub given: Option<String>,
+    /// Whether the answer was right; `None` when revealed without one.
+    pub right: Option<bool>,
+}
+
+/// A quiz in one page: which stages are revealed, and every answer so far for the tally.
+/// Nothing of it leaves the page.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Session {
+    revealed: Vec<(Stage, Outcome)>,
+    answers: Vec<(Stage, bool)>,
+}
+
+impl Session {
+    /// How the question of `stage` ended, once answered or revealed.
+    pub fn outcome(&self, stage: Stage) -> Option<&Outcome> {
+        self.revealed
+            .iter()
+            .find(|(s, _)| *s == stage)
+            .map(|(_, o)| o)
+    }
+
+    fn settle(&mut self, outcome: Outcome) {
+        let stage = outcome.question.stage;
+        self.revealed.retain(|(s, _)| *s != stage);
+        self.revealed.push((stage, outcome));
+    }
+
+    /// Marks `response` (written `given`) to `question`, reveals its stage, counts it, and
+    /// says whether it was right. A stage already revealed is left as it is.
+    pub fn answer(&mut self, question: Question, response: &Response, given: String) -> bool {
+        if let Some(o) = self.outcome(question.stage) {
+            return o.right.unwrap_or(false);
+        }
+        let right = question.is_right(response);
+        self.answers.push((question.stage, right));
+        self.settle(Outcome {
+            question,
+            given: Some(given),
+            right: Some(right),
+        });
+        right
+    }
+
+    /// Reveals `question`'s stage without an answer, as a teacher does after the class guessed;
+    /// the tally is unchanged.
+    pub fn reveal(&mut self, question: Question) {
+        if self.outcome(question.stage).is_none() {
+            self.settle(Outcome {
+                question,
+                given: None,
+                right: None,
+            });
+        }
+    }
+
+    /// Hides `stage` again, for another question.
+    pub fn ask_again(&mut self, stage: Stage) {
+        self.revealed.retain(|(s, _)| *s != stage);
+    }
+
+    /// Hides every stage again (the numbers changed); the tally stays.
+    pub fn hide_all(&mut self) {
+        self.revealed.clear();
+    }
+
+    /// Every answer so far, in order: the stage and whether it was right.
+    pub fn answers(&self) -> &[(Stage, bool)] {
+        &self.answers
+    }
+
+    /// How many answers were right.
+    pub fn right(&self) -> usize {
+        self.answers.iter().filter(|(_, r)| *r).count()
+    }
 }

@@ -500,3 +500,27 @@ fn worksheet_prints_the_same_sheet_for_a_seed_and_its_answer_key_on_request() {
     let line = error_line(&["worksheet", "--questions", "0"]);
     assert!(line.contains("--questions"), "{line}");
 }
+
+#[test]
+fn worksheet_quiz_set_asks_one_question_per_stage_as_the_app_does() {
+    let key = stdout(&run(&["worksheet", "--quiz-set", "3", "--answers"]));
+    assert!(key.contains("Question set 3"));
+    assert_eq!(key.matches("**Answer:**").count(), 10);
+    for n in 1..=10 {
+        assert!(key.contains(&format!("(Stage {n}: ")), "stage {n}");
+    }
+    assert_ne!(
+        key,
+        stdout(&run(&["worksheet", "--quiz-set", "4", "--answers"]))
+    );
+    let block = stdout(&run(&["worksheet", "--quiz-set", "1", "--block"]));
+    assert_eq!(block.matches("Answer: ____________").count(), 17);
+    for bad in [
+        &["worksheet", "--quiz-set", "0"][..],
+        &["worksheet", "--quiz-set", "2", "--seed", "3"][..],
+        &["worksheet", "--quiz-set", "2", "--questions", "3"][..],
+    ] {
+        let line = error_line(bad);
+        assert!(line.contains("--quiz-set"), "{line}");
+    }
+}

@@ -18,9 +18,10 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 
 /// The keys of the documented format, in the order they are written.
-const KEYS: [&str; 17] = [
-    "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "stage",
-    "head", "cell",
+const KEYS: [&str; 33] = [
+    "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "src",
+    "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2", "be2", "quiz",
+    "qn", "stage", "head", "cell",
 ];
 
 /// Cases of the round-trip and damage properties.
@@ -126,6 +127,7 @@ fn rich_state() -> ShareState {
         stage: Stage::Softmax,
         head: 2,
         cell: Some(("weights-h2".to_string(), 1, 3)),
+        quiz: Some(3),
     }
 }
 
@@ -311,12 +313,14 @@ fn state_for(model: Model) -> impl Strategy<Value = ShareState> {
         prop::sample::select(Stage::ALL.to_vec()),
         0..n_heads,
         prop::option::of((prop::sample::select(panels), any::<usize>(), any::<usize>())),
+        prop::option::of(1..u64::MAX),
     )
-        .prop_map(|(model, stage, head, cell)| ShareState {
+        .prop_map(|(model, stage, head, cell, quiz)| ShareState {
             model,
             stage,
             head,
             cell: cell.map(|((name, (rows, cols)), r, c)| (name, r % rows, c % cols)),
+            quiz,
         })
 }
 
@@ -961,6 +965,42 @@ fn stages_sentences_and_presets_push_while_edits_and_scrubs_replace() {
     next.head = 1;
     next.cell = Some(("scores-h1".into(), 0, 0));
     assert_eq!(history_step(&before, &next), HistoryStep::Replace);
+
+    // Turning the quiz on is a step; another question set only refreshes the link.
+    let mut quiz = before.clone();
+    quiz.quiz = Some(1);
+    assert_eq!(history_step(&before, &quiz), HistoryStep::Push);
+    let mut another = quiz.clone();
+    another.quiz = Some(2);
+    assert_eq!(history_step(&quiz, &another), HistoryStep::Replace);
+}
+
+#[test]
+fn the_quiz_and_its_question_set_round_trip_and_bad_values_are_named() {
+    let state = |quiz| ShareState {
+        quiz,
+        ..ShareState::default()
+    };
+    assert_eq!(encode(&state(Some(1))), "v=1&quiz=1");
+    assert_eq!(encode(&state(Some(12))), "v=1&quiz=1&qn=12");
+    assert_eq!(decode("v=1&quiz=1&qn=12").state.quiz, Some(12));
+    assert_eq!(decode("v=1&quiz=1").state.quiz, Some(1));
+    assert_eq!(decode("v=1&quiz=0").state.quiz, None);
+    for (fragment, words) in [
+        ("v=1&quiz=maybe", "neither 0 nor 1"),
+        ("v=1&quiz=1&qn=0", "question set"),
+        ("v=1&quiz=1&qn=-3", "question set"),
+        ("v=1&qn=4", "the quiz is off"),
+    ] {
+        let decoded = decode(fragment);
+        assert!(
+            decoded.notices.iter().any(|n| n.contains(words)),
+            "{fragment}: {:?}",
+            decoded.notices
+        );
+    }
+    assert_eq!(decode("v=1&quiz=1&qn=0").state.quiz, Some(1));
+    assert_eq!(decode("v=1&qn=4").state.quiz, None);
 }
 
 #[test]
@@ -988,6 +1028,7 @@ fn the_source_and_the_block_survive_a_round_trip_and_bad_parts_are_named() {
         stage: Stage::Norm1,
         head: 0,
         cell: Some(("norm_1".to_string(), 1, 2)),
+        quiz: None,
     };
     let link = encode(&state);
     for key in [

@@ -3,12 +3,14 @@
 //! every stage gets a question whose expected answer is what the trace holds, the right answer
 //! is accepted and a wrong one refused, and the worked arithmetic explains the same cell.
 
+use attention_lens::attention::Stage;
 use attention_lens::attention::{
     forward, Activation, Block, Config, Init, Inputs, Norm, ScaleMode, Source, SplitMix64, Trace,
     Weights,
 };
-use attention_lens::formats::worksheet::{worksheet_markdown, worksheet_questions};
-use attention_lens::quiz::{question, Answer, Response};
+use attention_lens::formats::worksheet::{worksheet_markdown, worksheet_questions, Picks};
+use attention_lens::quiz::{question, quiz_seed, Answer, Response, Session};
+use attention_lens::state::Model;
 
 const WORDS: [&str; 12] = [
     "the", "cat", "sat", "on", "a", "mat", "it", "was", "warm", "and", "soft", "today",
@@ -148,17 +150,16 @@ fn the_same_seed_gives_the_same_question_and_seeds_vary_it() {
 fn the_answer_key_gives_each_question_its_trace_answer_and_worked_arithmetic() {
     for s in 0..12u64 {
         let trace = scenario(s);
-        let seed = s * 31 + 1;
-        let sheet = worksheet_markdown(&trace, seed, 12, false);
-        let key = worksheet_markdown(&trace, seed, 12, true);
-        assert_eq!(
-            sheet,
-            worksheet_markdown(&trace, seed, 12, false),
-            "same seed"
-        );
+        let picks = Picks::Spread {
+            seed: s * 31 + 1,
+            count: 12,
+        };
+        let sheet = worksheet_markdown(&trace, picks, false);
+        let key = worksheet_markdown(&trace, picks, true);
+        assert_eq!(sheet, worksheet_markdown(&trace, picks, false), "same seed");
         assert!(sheet.contains("Answer: ____________"));
         assert!(!sheet.contains("**Answer:**"));
-        let questions = worksheet_questions(&trace, seed, 12);
+        let questions = worksheet_questions(&trace, picks);
         assert_eq!(questions.len(), 12);
         // Spread over the stages: the first and the last stage both get one.
         assert_eq!(questions[0].stage, trace.stages()[0]);
@@ -167,6 +168,71 @@ fn the_answer_key_gives_each_question_its_trace_answer_and_worked_arithmetic() {
             assert!(key.contains(&format!("**Answer:** {}", q.answer_text())));
             let worked = q.worked(&trace).unwrap();
             assert!(key.contains(&worked.expansion), "{}", worked.expansion);
+        }
+    }
+}
+
+#[test]
+fn a_session_reveals_a_stage_once_and_keeps_the_tally_across_new_numbers() {
+    let trace = Model::default().trace().unwrap();
+    let mut session = Session::default();
+    let q = question(&trace, Stage::Input, 7).unwrap();
+    let Answer::Number { value } = q.answer else {
+        panic!("the input asks for a number");
+    };
+    assert!(session.outcome(Stage::Input).is_none());
+    assert!(!session.answer(q.clone(), &Response::Number(value + 0.5), "x".into()));
+    // A second answer to a revealed stage changes nothing.
+    assert!(!session.answer(q.clone(), &Response::Number(value), "y".into()));
+    assert_eq!(session.answers(), &[(Stage::Input, false)]);
+    assert_eq!(
+        session.outcome(Stage::Input).unwrap().given.as_deref(),
+        Some("x")
+    );
+
+    session.ask_again(Stage::Input);
+    assert!(session.answer(q, &Response::Number(value), "ok".into()));
+    assert_eq!(session.right(), 1);
+
+    // A teacher's reveal shows the answer without counting it.
+    let scores = question(&trace, Stage::Scores, 7).unwrap();
+    session.reveal(scores);
+    assert_eq!(session.outcome(Stage::Scores).unwrap().right, None);
+    assert_eq!(session.answers().len(), 2);
+
+    session.hide_all();
+    assert!(session.outcome(Stage::Input).is_none() && session.outcome(Stage::Scores).is_none());
+    assert_eq!((session.answers().len(), session.right()), (2, 1));
+}
+
+#[test]
+fn quiz_sets_ask_the_same_questions_again_and_differ_from_each_other() {
+    let trace = Model::default().trace().unwrap();
+    let prompts = |seed: u64| -> Vec<String> {
+        trace
+            .stages()
+            .iter()
+            .map(|&s| question(&trace, s, seed).unwrap().prompt)
+            .collect()
+    };
+    assert_eq!(prompts(quiz_seed(1)), prompts(quiz_seed(1)));
+    assert_ne!(prompts(quiz_seed(1)), prompts(quiz_seed(2)));
+    assert_ne!(prompts(quiz_seed(2)), prompts(quiz_seed(3)));
+}
+
+#[test]
+fn a_quiz_set_sheet_asks_the_app_questions_one_per_stage() {
+    for s in 0..12u64 {
+        let trace = scenario(s + 100);
+        let set = s + 1;
+        let questions = worksheet_questions(&trace, Picks::QuizSet(set));
+        let stages: Vec<Stage> = questions.iter().map(|q| q.stage).collect();
+        assert_eq!(stages, trace.stages());
+        let key = worksheet_markdown(&trace, Picks::QuizSet(set), true);
+        assert!(key.contains(&format!("Question set {set}")));
+        for (q, &stage) in questions.iter().zip(trace.stages()) {
+            assert_eq!(Some(q), question(&trace, stage, quiz_seed(set)).as_ref());
+            assert!(key.contains(&format!("**Answer:** {}", q.answer_text())));
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::attention::{
     Config, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
 };
 use crate::formats::scenario::DEFAULT_SENTENCE;
-use crate::formats::worksheet::MAX_QUESTIONS;
+use crate::formats::worksheet::{Picks, MAX_QUESTIONS};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -71,6 +71,9 @@ struct WorksheetArgs {
         value_parser = question_count
     )]
     questions: usize,
+    /// Ask the app's quiz questions instead: one per stage, as `quiz=1&qn=N` does.
+    #[arg(long, value_name = "N", conflicts_with_all = ["seed", "questions"], value_parser = clap::value_parser!(u64).range(1..))]
+    quiz_set: Option<u64>,
     /// Print the answer key: each answer with its worked arithmetic.
     #[arg(long)]
     answers: bool,
@@ -270,8 +273,13 @@ impl From<WorksheetArgs> for WorksheetOptions {
     fn from(args: WorksheetArgs) -> Self {
         Self {
             input: args.input.into(),
-            seed: args.seed,
-            questions: args.questions,
+            picks: match args.quiz_set {
+                Some(set) => Picks::QuizSet(set),
+                None => Picks::Spread {
+                    seed: args.seed,
+                    count: args.questions,
+                },
+            },
             answers: args.answers,
         }
     }

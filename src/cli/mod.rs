@@ -48,10 +48,8 @@ pub enum Command {
 pub struct WorksheetOptions {
     /// The scenario and the options that change it, as for `trace` (its format is not used).
     pub input: TraceOptions,
-    /// Picks the questions.
-    pub seed: u64,
-    /// How many questions.
-    pub questions: usize,
+    /// Which questions.
+    pub picks: crate::formats::worksheet::Picks,
     /// Print the answer key instead of the blank sheet.
     pub answers: bool,
 }
@@ -137,8 +135,7 @@ pub fn execute(command: &Command, stdin: &mut dyn Read) -> Result<String, CliErr
             // The sheet ends in one line break, as the trace's Markdown does.
             Ok(crate::formats::worksheet::worksheet_markdown(
                 &t,
-                options.seed,
-                options.questions,
+                options.picks,
                 options.answers,
             ))
         }

@@ -52,6 +52,10 @@ pub struct UiContext {
     pub order: RwSignal<Option<crate::attention::Norm>>,
     /// Whether keys and values come from a source sentence.
     pub cross: RwSignal<bool>,
+    /// Whether the page is being printed: heatmaps are drawn light and sharp for paper.
+    pub printing: RwSignal<bool>,
+    /// Whether the whole worked example is shown as a handout to print, instead of the app.
+    pub handout: RwSignal<bool>,
 }
 
 /// The widest window, in CSS pixels, laid out as one column; the style sheet uses the same.
@@ -99,6 +103,18 @@ fn follow_media(query: &str, signal: RwSignal<bool>) {
     on_change.forget();
 }
 
+/// Keeps `printing` true while the page is printed: from `beforeprint` to `afterprint`, and
+/// whenever the print media type applies (print preview, or a test emulating print).
+fn follow_printing(printing: RwSignal<bool>) {
+    follow_media("print", printing);
+    for (event, on) in [("beforeprint", true), ("afterprint", false)] {
+        let handler = Closure::<dyn Fn(web_sys::Event)>::new(move |_| printing.set(on));
+        let _ = window().add_event_listener_with_callback(event, handler.as_ref().unchecked_ref());
+        // The listener lives as long as the page.
+        handler.forget();
+    }
+}
+
 /// The context that [`provide_ui_context`] made.
 pub fn ui_context() -> UiContext {
     expect_context::<UiContext>()
@@ -129,7 +145,10 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         narrow,
         order: RwSignal::new(None),
         cross: RwSignal::new(false),
+        printing: RwSignal::new(false),
+        handout: RwSignal::new(false),
     };
+    follow_printing(ctx.printing);
     provide_context(ctx);
     ctx
 }

@@ -4,7 +4,7 @@ use super::download::{download_text, file_stem};
 use crate::attention::Trace;
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
 use crate::formats::scenario::{Scenario, MAX_SCENARIO_BYTES};
-use crate::formats::worksheet::worksheet_markdown;
+use crate::formats::worksheet::{worksheet_markdown, Picks};
 use crate::state::Model;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
@@ -89,10 +89,19 @@ pub fn ExportMenu(
             details.set_open(false);
         }
     };
-    // The sheet and its key share the model's seed, so they hold the same questions.
+    // The sheet and its key share the model's seed, so they hold the same questions; during a
+    // quiz they hold the quiz's questions, one per stage.
+    let quiz = super::quiz::quiz_context();
+    let ui = super::context::ui_context();
     let worksheet = move |answers: bool| {
-        let seed = model.with_untracked(|m| m.seed);
-        trace.with(|t| worksheet_markdown(t, seed, WORKSHEET_QUESTIONS, answers))
+        let picks = match quiz.and_then(|q| q.set.get_untracked()) {
+            Some(set) => Picks::QuizSet(set),
+            None => Picks::Spread {
+                seed: model.with_untracked(|m| m.seed),
+                count: WORKSHEET_QUESTIONS,
+            },
+        };
+        trace.with(|t| worksheet_markdown(t, picks, answers))
     };
     let on_file = move |ev: web_sys::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -124,6 +133,15 @@ pub fn ExportMenu(
                 <button type="button" data-testid="export-answer-key"
                     on:click=move |_| save("-answer-key.md", "text/markdown", worksheet(true))>
                     "Answer key (Markdown)"
+                </button>
+                <button type="button" data-testid="export-print"
+                    on:click=move |_| {
+                        if let Some(details) = menu.get_untracked() {
+                            details.set_open(false);
+                        }
+                        ui.handout.set(true);
+                    }>
+                    "Print the worked example"
                 </button>
                 <button type="button" data-testid="export-scenario"
                     on:click=move |_| save("-scenario.json", "application/json", model.with(|m| Scenario::from_model(m).to_json()))>

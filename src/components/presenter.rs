@@ -88,6 +88,7 @@ pub fn PresenterBar(
     n_heads: Signal<usize>,
 ) -> impl IntoView {
     let ui = ui_context();
+    let quiz = super::quiz::quiz_context();
     let part = move || presenter_part(stage.get(), head.get(), ui.projection_part.get());
     let part_shown = move || {
         let (s, n) = (stage.get(), n_heads.get());
@@ -121,7 +122,11 @@ pub fn PresenterBar(
                 }}
             </ol>
             <span class="presenter-head" data-testid="presenter-head">{part_shown}</span>
-            <span class="presenter-help">"← → Space: step · f: full screen · Esc: leave"</span>
+            <span class="presenter-help">{move || if quiz.is_some_and(|q| q.set.get().is_some()) {
+                "← → Space: step · R: reveal · f: full screen · Esc: leave"
+            } else {
+                "← → Space: step · f: full screen · Esc: leave"
+            }}</span>
             <button type="button" data-testid="leave-presenter"
                 on:click=move |_| { ui.presenting.set(false); set_fullscreen(false); }>"Leave"</button>
         </div>
@@ -132,6 +137,7 @@ pub fn PresenterBar(
 /// the keys are taken before anything in the page sees them. Only a text field keeps them.
 pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads: Signal<usize>) {
     let ui = ui_context();
+    let quiz = super::quiz::quiz_context();
     let presenting = ui.presenting;
     let on_key = move |ev: web_sys::KeyboardEvent| {
         if !presenting.get_untracked() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
@@ -145,6 +151,10 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         }
         ev.prevent_default();
         ev.stop_propagation();
+        // In a quiz, the clicker's Next first reveals the answer the class guessed.
+        if forward && quiz.is_some_and(|q| q.reveal()) {
+            return;
+        }
         let from = stage.get_untracked();
         let part = presenter_part(
             from,

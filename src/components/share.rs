@@ -20,6 +20,8 @@ pub struct Shared {
     pub head: RwSignal<usize>,
     /// The selected cell.
     pub selection: RwSignal<Option<Selection>>,
+    /// Quiz mode and its question set.
+    pub quiz: RwSignal<Option<u64>>,
 }
 
 impl Shared {
@@ -29,6 +31,7 @@ impl Shared {
             stage: self.stage.get(),
             head: self.head.get(),
             cell: self.selection.get().map(|s| (s.panel, s.row, s.col)),
+            quiz: self.quiz.get(),
         }
     }
 
@@ -36,6 +39,7 @@ impl Shared {
         self.model.set(state.model);
         self.stage.set(state.stage);
         self.head.set(state.head);
+        self.quiz.set(state.quiz);
         self.selection.set(
             state
                 .cell
@@ -85,7 +89,7 @@ fn replace_soon(url: String) {
     }
 }
 
-fn current_fragment() -> String {
+pub(super) fn current_fragment() -> String {
     flush_pending();
     window()
         .location()
@@ -216,7 +220,7 @@ pub fn post_height_to_parent() {
 }
 
 /// Copies `text` to the clipboard and reports the outcome in `status`.
-fn copy(
+pub(super) fn copy(
     text: String,
     done: &'static str,
     status: RwSignal<String>,

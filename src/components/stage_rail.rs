@@ -150,6 +150,11 @@ pub fn StageControls(
                 on:click=toggle_play>
                 {move || if playing.get() { "Pause" } else { "Play" }}
             </button>
+            {super::quiz::quiz_context().map(|quiz| view! {
+                <button type="button" class="quiz-toggle" data-testid="quiz-me"
+                    aria-pressed=move || quiz.set.get().is_some().to_string()
+                    on:click=move |_| quiz.toggle()>"Quiz"<span class="step-word">" me"</span></button>
+            })}
         </div>
     }
 }

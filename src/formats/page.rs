@@ -1,5 +1,5 @@
 //! The page address around the share link: the query-string options of a page
-//! (`?embed=1&stage=softmax&controls=0&theme=dark&present=1`), the full-view address of an
+//! (`?embed=1&stage=softmax&controls=0&theme=dark&present=1&quiz=1`), the full-view address of an
 //! embed and the iframe code a blogger pastes.
 
 use crate::attention::Stage;
@@ -17,6 +17,8 @@ pub struct PageOptions {
     pub dark: Option<bool>,
     /// Start in presenter mode.
     pub present: bool,
+    /// Start with the quiz on, as `quiz=1` in the link does.
+    pub quiz: bool,
 }
 
 /// Reads the query string (with or without the leading `?`); unknown or bad values are ignored.
@@ -31,6 +33,7 @@ pub fn parse_query(search: &str) -> PageOptions {
         match key {
             "embed" => options.embed = on,
             "present" => options.present = on,
+            "quiz" => options.quiz = on,
             "controls" => options.controls = on,
             "stage" => options.stage = Stage::from_key(value),
             "theme" => {

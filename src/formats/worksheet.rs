@@ -4,36 +4,66 @@
 
 use super::report::{trace_matrices, write_matrix_table};
 use crate::attention::Trace;
-use crate::quiz::{question, Answer, Question};
+use crate::quiz::{question, quiz_seed, Answer, Question};
 use crate::words::{configuration, stage_name};
 use std::fmt::Write as _;
 
 /// The most questions a worksheet holds.
 pub const MAX_QUESTIONS: usize = 40;
 
-/// The questions of the worksheet for `trace`, `count` of them spread evenly over the stages
-/// shown, chosen by `seed`: the same seed gives the same questions.
-pub fn worksheet_questions(trace: &Trace, seed: u64, count: usize) -> Vec<Question> {
+/// Which questions a worksheet asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Picks {
+    /// `count` questions spread evenly over the stages shown, chosen by `seed`.
+    Spread {
+        /// The same seed gives the same questions.
+        seed: u64,
+        /// How many, at most [`MAX_QUESTIONS`].
+        count: usize,
+    },
+    /// One question per stage: those the app's quiz asks with question set `n` (`quiz=1&qn=n`).
+    QuizSet(u64),
+}
+
+/// The questions of the worksheet for `trace`, picked by `picks`.
+pub fn worksheet_questions(trace: &Trace, picks: Picks) -> Vec<Question> {
     let stages = trace.stages();
-    let count = count.min(MAX_QUESTIONS);
-    (0..count)
-        .filter_map(|n| {
-            let stage = stages[n * stages.len() / count.max(1)];
-            question(trace, stage, seed.wrapping_add(n as u64))
-        })
-        .collect()
+    match picks {
+        Picks::Spread { seed, count } => {
+            let count = count.min(MAX_QUESTIONS);
+            (0..count)
+                .filter_map(|n| {
+                    let stage = stages[n * stages.len() / count.max(1)];
+                    question(trace, stage, seed.wrapping_add(n as u64))
+                })
+                .collect()
+        }
+        Picks::QuizSet(set) => stages
+            .iter()
+            .filter_map(|&stage| question(trace, stage, quiz_seed(set)))
+            .collect(),
+    }
 }
 
 /// The worksheet as Markdown; with `answers`, the answer key.
-pub fn worksheet_markdown(trace: &Trace, seed: u64, count: usize, answers: bool) -> String {
+pub fn worksheet_markdown(trace: &Trace, picks: Picks, answers: bool) -> String {
     let mut out = String::new();
     let tokens = trace.tokens.join(" ");
     let kind = if answers { "Answer key" } else { "Worksheet" };
     let _ = writeln!(out, "# {kind}: {tokens}\n");
+    let source = match picks {
+        Picks::Spread { seed, .. } => {
+            format!("Seed {seed}: the same seed and settings give the same questions.")
+        }
+        Picks::QuizSet(set) => format!(
+            "Question set {set}: the questions the app's quiz asks at each stage with these \
+             settings and question set {set}."
+        ),
+    };
     let _ = writeln!(
         out,
-        "Seed {seed}: the same seed and settings give the same questions. Give numbers to two \
-         decimals; an answer within 0.01 of the value shown to two decimals counts as right.\n"
+        "{source} Give numbers to two decimals; an answer within 0.01 of the value shown to two \
+         decimals counts as right.\n"
     );
     let _ = writeln!(out, "## Settings\n");
     for line in configuration(trace, &trace.tokens, 2) {
@@ -44,7 +74,7 @@ pub fn worksheet_markdown(trace: &Trace, seed: u64, count: usize, answers: bool)
         write_matrix_table(&mut out, trace, m);
     }
     let _ = writeln!(out, "## Questions\n");
-    for (n, q) in worksheet_questions(trace, seed, count).iter().enumerate() {
+    for (n, q) in worksheet_questions(trace, picks).iter().enumerate() {
         let position = q.stage.position(trace.norm()).unwrap_or(0) + 1;
         let _ = writeln!(
             out,

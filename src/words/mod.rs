@@ -15,6 +15,7 @@ mod handout;
 mod matrices;
 mod number;
 mod presets;
+mod quiz;
 mod settings;
 mod stages;
 mod whatif;
@@ -34,6 +35,12 @@ pub use matrices::{
 };
 pub use number::{format_value, subscript};
 pub use presets::{claim_broken_text, claim_text};
+pub use quiz::{
+    cell_prompt, feedback, mask_prompt, no_scale_note, not_a_number, picked_text, quoted,
+    result_line, revealed, seq_len_mistake, split_prompt, tally_text, tie_note, top_score_prompt,
+    top_weight_prompt, top_weight_value_prompt, DIVISOR_PROMPT, NONE_OF_THEM, ONE_HEAD_PROMPT,
+    PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN, QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE,
+};
 pub use settings::{scale_mode_label, word_order_text};
 pub use stages::{
     activation_name, norm_name, projection_part_name, shape_text, stage_explanation, stage_formula,

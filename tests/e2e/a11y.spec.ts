@@ -183,3 +183,23 @@ test("the block's stages, with a source sentence, and their new controls", async
   await expect(page.getByTestId("source")).toHaveAccessibleName("Source sentence (keys and values)");
   await expect(page.getByTestId("d-ff")).toHaveAccessibleName("d_ff");
 });
+
+test("the quiz, asking and answered, at every stage", async ({ app, page }) => {
+  // Twenty audits: twice the stages.
+  test.setTimeout(90_000);
+  await app.goto("./#v=1&quiz=1");
+  for (const [i, key] of STAGES.entries()) {
+    await page.getByTestId(`stage-${key}`).click();
+    await expect(page.getByTestId("quiz-prompt")).not.toHaveText("");
+    await expectNoSeriousViolations(page, `quiz asking, stage ${key}`);
+    // Any answer reveals the stage: check with nothing picked or typed, then pick if asked.
+    const number = page.getByTestId("quiz-number");
+    if (await number.count()) await number.fill("0");
+    else if ((await page.locator("[data-testid^='quiz-choice-'][type='radio']").count()) > 0)
+      await page.getByTestId("quiz-choice-0").check();
+    await page.getByTestId("quiz-check").click();
+    await expect(page.getByTestId("quiz-tally")).toContainText(`${i + 1} answered`);
+    await expectDrawn(page);
+    await expectNoSeriousViolations(page, `quiz answered, stage ${key}`);
+  }
+});

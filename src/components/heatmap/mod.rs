@@ -19,6 +19,9 @@ use export::ImageFormat;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
+/// How many times a screen's resolution a heatmap is drawn at for printing.
+const PRINT_SHARPNESS: f64 = 3.0;
+
 /// What one panel shows; every field is reactive so the panel follows the trace.
 #[derive(Clone)]
 pub struct PanelData {
@@ -120,12 +123,14 @@ pub fn HeatmapView(
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
-        let theme = if ui.dark.get() {
+        // Paper is light, and is printed at several times a screen's resolution.
+        let printing = ui.printing.get();
+        let theme = if ui.dark.get() && !printing {
             Theme::DARK
         } else {
             Theme::LIGHT
         };
-        let zoom = ui.zoom();
+        let zoom = if printing { PRINT_SHARPNESS } else { ui.zoom() };
         let mut highlight = highlight.map(|h| h.get()).unwrap_or_default();
         if let Some(picked) = picked {
             for (panel, marks) in picked.operands.get() {

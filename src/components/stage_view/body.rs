@@ -6,6 +6,7 @@ use crate::attention::{Stage, Trace};
 use crate::components::attention_lines::AttentionLines;
 use crate::components::context::ui_context;
 use crate::components::heatmap::HeatmapView;
+use crate::words;
 use leptos::prelude::*;
 
 /// The lines of the current stage.
@@ -21,19 +22,25 @@ pub(super) fn StageBody(
     head: RwSignal<usize>,
     /// Whether every head is shown on one colour scale.
     compare: RwSignal<bool>,
+    /// Whether the stage's results are hidden behind a placeholder.
+    hidden: Signal<bool>,
+    /// Every head, whatever the screen (a printed handout).
+    #[prop(optional)]
+    every_head: bool,
 ) -> impl IntoView {
     let ui = ui_context();
     let body = move || {
         let s = stage.get();
+        let hide = hidden.get();
         let n = panels.layout().get().n_heads;
         let selected = head.get().min(n.saturating_sub(1));
         // A lecture hall and a compact embed see one head at a time.
-        let heads: Vec<usize> = if n > 2 || ui.compact || ui.presenting.get() {
+        let heads: Vec<usize> = if !every_head && (n > 2 || ui.compact || ui.presenting.get()) {
             vec![selected]
         } else {
             (0..n).collect()
         };
-        let comparing = compare.get() && !ui.presenting.get();
+        let comparing = compare.get() && !ui.presenting.get() && !every_head;
         let mut shown = if comparing && s.is_per_head() && n > 1 {
             vec![compare_line(&panels, s, n)]
         } else {
@@ -51,6 +58,15 @@ pub(super) fn StageBody(
                     .items
                     .into_iter()
                     .map(|item| match item {
+                        Item::Panel(data) if hide => view! {
+                            <div class="hidden-result" data-testid=format!("hidden-{}", data.name)>
+                                <p class="hidden-title">{data.title}</p>
+                                <p class="hidden-mark" aria-hidden="true">"?"</p>
+                                <p class="visually-hidden">{words::QUIZ_HIDDEN}</p>
+                            </div>
+                        }
+                        .into_any(),
+                        Item::Lines(_) if hide => ().into_any(),
                         Item::Panel(data) => view! { <HeatmapView data /> }.into_any(),
                         Item::Given(data) => {
                             view! { <div class="given"><HeatmapView data /></div> }.into_any()

@@ -14,7 +14,16 @@ pub(super) fn StageHeader(
     trace: Memo<Trace>,
     /// The stage to show.
     stage: RwSignal<Stage>,
+    /// In the printed handout, among other stages: the title's id names its stage.
+    #[prop(optional)]
+    handout: bool,
 ) -> impl IntoView {
+    let (title_id, title_testid) = if handout {
+        let key = stage.get_untracked().key();
+        (format!("stage-title-{key}"), "handout-stage-title")
+    } else {
+        ("stage-title".to_string(), "stage-title")
+    };
     let shapes = move || {
         let s = stage.get();
         trace.with(|t| shape_text(s, t))
@@ -33,7 +42,7 @@ pub(super) fn StageHeader(
         <header class="stage-header">
             <div class="stage-heading">
                 <p class="stage-kicker">{move || trace.with(|t| stage_progress(stage.get(), t.norm()))}</p>
-                <h2 id="stage-title" data-testid="stage-title" tabindex="-1">{title}</h2>
+                <h2 id=title_id data-testid=title_testid tabindex="-1">{title}</h2>
             </div>
             <div class="formula" data-testid="formula"
                 inner_html=formula>

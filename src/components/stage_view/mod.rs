@@ -28,18 +28,43 @@ pub fn StageView(
     stage: RwSignal<Stage>,
     /// The head shown when there are too many to show at once.
     head: RwSignal<usize>,
+    /// Whether the stage's result is hidden (a quiz waits for an answer): its pictures, lines
+    /// and notes give way to a placeholder.
+    #[prop(optional, into)]
+    hide_result: Option<Signal<bool>>,
+    /// Shown between the header and the pictures (the quiz's question).
+    #[prop(optional)]
+    children: Option<Children>,
+    /// One stage of the printed handout: every head, no head tools, ids of its own.
+    #[prop(optional)]
+    handout: bool,
 ) -> impl IntoView {
+    let hidden = Signal::derive(move || hide_result.is_some_and(|h| h.get()));
     let compare = RwSignal::new(false);
     let panels = Panels::new(trace);
     let layout = panels.layout();
     let n_heads = Signal::derive(move || layout.get().n_heads);
 
+    if handout {
+        let key = stage.get_untracked().key();
+        return view! {
+            <article class="stage print-stage" data-testid=format!("handout-{key}")
+                aria-labelledby=format!("stage-title-{key}")>
+                <StageHeader trace stage handout=true />
+                <StageBody trace panels stage head compare hidden every_head=true />
+                <StageNotes trace stage />
+            </article>
+        }
+        .into_any();
+    }
     view! {
         <article class="stage" data-testid="stage-view" aria-labelledby="stage-title">
             <StageHeader trace stage />
+            {children.map(|c| c())}
             <HeadTools n_heads stage head compare />
-            <StageBody trace panels stage head compare />
-            <StageNotes trace stage />
+            <StageBody trace panels stage head compare hidden />
+            {move || (!hidden.get()).then(|| view! { <StageNotes trace stage /> })}
         </article>
     }
+    .into_any()
 }

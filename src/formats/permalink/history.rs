@@ -19,11 +19,11 @@ pub enum HistoryStep {
 ///
 /// The rule: a step a learner would want Back to undo gets its own entry, a fine adjustment
 /// does not.
-/// - [`HistoryStep::Push`] when the stage, the sentence, d_model, the number of heads, the
+/// - [`HistoryStep::Push`] when the stage, quiz mode, the sentence, d_model, the number of heads, the
 ///   causal mask, positional encoding or the scaling changes, or when two or more matrix
 ///   numbers change at once (loading a preset or a file, filling or resetting a matrix).
 /// - [`HistoryStep::Replace`] when at most one matrix number changes (editing a cell, dragging
-///   a value) together with any change of temperature, seed, head or highlighted cell: these
+///   a value) together with any change of temperature, seed, head, question set or highlighted cell: these
 ///   come in bursts while scrubbing, and one entry per frame would make Back useless.
 /// - [`HistoryStep::Keep`] when the two states are equal.
 pub fn history_step(previous: &ShareState, next: &ShareState) -> HistoryStep {
@@ -32,6 +32,7 @@ pub fn history_step(previous: &ShareState, next: &ShareState) -> HistoryStep {
     }
     let (a, b) = (&previous.model, &next.model);
     let structural = previous.stage != next.stage
+        || previous.quiz.is_some() != next.quiz.is_some()
         || a.sentence != b.sentence
         || a.config.d_model != b.config.d_model
         || a.config.n_heads != b.config.n_heads

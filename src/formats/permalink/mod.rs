@@ -24,6 +24,8 @@
 //! | `act`    | `relu` or `gelu`                                             | `relu`           |
 //! | `dff`    | d_ff, 2 to 64                                                | 4·d_model        |
 //! | `w1` `b1` `w2` `b2` `g1` `be1` `g2` `be2` | the block's W₁, b₁, W₂, b₂, γ₁, β₁, γ₂, β₂, row-major | their defaults |
+//! | `quiz`   | quiz mode, `0` or `1`                                        | `0`              |
+//! | `qn`     | the quiz's question set, 1 or more (with `quiz=1`)           | `1`              |
 //! | `stage`  | a [`Stage::key`]                                             | `input`          |
 //! | `head`   | the head shown, from 0                                       | `0`              |
 //! | `cell`   | highlighted cell, `panel.row.col`, from 0                    | none             |
@@ -78,6 +80,8 @@ pub struct ShareState {
     /// The highlighted cell: panel name (as in `panel-<name>` test ids, e.g. `scores-h0`),
     /// row and column, from 0.
     pub cell: Option<(String, usize, usize)>,
+    /// Quiz mode and its question set (see [`crate::quiz::quiz_seed`]); `None` when off.
+    pub quiz: Option<u64>,
 }
 
 impl Default for ShareState {
@@ -87,6 +91,7 @@ impl Default for ShareState {
             stage: Stage::Input,
             head: 0,
             cell: None,
+            quiz: None,
         }
     }
 }
@@ -101,11 +106,14 @@ pub struct Decoded {
 }
 
 /// The keys this version reads, in the order [`encode`] writes them.
-const KEYS: [&str; 31] = [
+const KEYS: [&str; 33] = [
     "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "src",
-    "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2", "be2", "stage",
-    "head", "cell",
+    "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2", "be2", "quiz",
+    "qn", "stage", "head", "cell",
 ];
+
+/// The first question set of a quiz.
+pub const FIRST_QUESTION_SET: u64 = 1;
 
 /// The key of the edited source embeddings.
 const SOURCE_OVERRIDES_KEY: &str = "se";

@@ -5,7 +5,7 @@ use super::fields::{and_list, quote, shown, Fields, Notices, LISTED};
 use super::model::read_model;
 use super::panels::panel_shape;
 use super::percent::percent_decode;
-use super::{Decoded, ShareState, LINK_VERSION, MAX_FRAGMENT_LEN};
+use super::{Decoded, ShareState, FIRST_QUESTION_SET, LINK_VERSION, MAX_FRAGMENT_LEN};
 use crate::attention::{Init, Stage, Weights};
 use crate::state::Model;
 use crate::words::stage_name;
@@ -132,12 +132,49 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
         .get("cell")
         .and_then(|raw| read_cell(raw, &model, notices));
 
+    let quiz = read_quiz(fields, notices);
+
     ShareState {
         model,
         stage,
         head,
         cell,
+        quiz,
     }
+}
+
+/// Reads `quiz` and its question set `qn`: `None` when the quiz is off.
+fn read_quiz(fields: &Fields<'_>, notices: &mut Notices) -> Option<u64> {
+    let on = match fields.get("quiz") {
+        None | Some("0") => false,
+        Some("1") => true,
+        Some(raw) => {
+            notices.add(format!(
+                "The link's quiz setting {} is neither 0 nor 1: the quiz is off.",
+                shown(raw)
+            ));
+            false
+        }
+    };
+    let set = fields.get("qn").map(|raw| match raw.parse::<u64>() {
+        Ok(n) if n >= FIRST_QUESTION_SET => n,
+        _ => {
+            notices.add(format!(
+                "The link's question set {} is not a whole number from 1: set 1 is asked.",
+                shown(raw)
+            ));
+            FIRST_QUESTION_SET
+        }
+    });
+    if !on {
+        if set.is_some() {
+            notices.add(
+                "The link names a question set, but the quiz is off: it was ignored.".to_string(),
+            );
+        }
+        return None;
+    }
+    Some(set.unwrap_or(FIRST_QUESTION_SET))
 }
 
 /// Reads `v`; true when the link comes from a newer version.

@@ -3,7 +3,9 @@
 
 use super::numbers::{number, push_number};
 use super::percent::percent_encode;
-use super::{block_key, weight_key, ShareState, LINK_VERSION, SOURCE_OVERRIDES_KEY};
+use super::{
+    block_key, weight_key, ShareState, FIRST_QUESTION_SET, LINK_VERSION, SOURCE_OVERRIDES_KEY,
+};
 use crate::attention::{Block, BlockParam, Init, Matrix, Stage, WeightName};
 use crate::state::{Model, Overrides};
 
@@ -77,6 +79,12 @@ pub fn encode(state: &ShareState) -> String {
             if !same_numbers(m, &p.default_values(config.d_model, d_ff)) {
                 pair(block_key(p), &row_major(m));
             }
+        }
+    }
+    if let Some(set) = state.quiz {
+        pair("quiz", "1");
+        if set != FIRST_QUESTION_SET {
+            pair("qn", &set.to_string());
         }
     }
     if state.stage != Stage::Input {

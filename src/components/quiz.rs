@@ -1,0 +1,423 @@
+//! Quiz mode: at each stage, one question about its result while the result is hidden; then
+//! right or wrong, the answer and its worked arithmetic, and a running tally. In presenter mode
+//! the teacher reveals the answer once the class has guessed.
+
+use super::context::{ui_context, Selection};
+use super::share::{copy, current_fragment};
+use crate::attention::{Stage, Trace};
+use crate::formats::page::full_view_url;
+use crate::formats::permalink::FIRST_QUESTION_SET;
+use crate::panels;
+use crate::plot::parse_cell;
+use crate::quiz::{question, quiz_seed, Answer, Outcome, Question, Response, Session};
+use crate::words;
+use leptos::html;
+use leptos::prelude::*;
+
+/// The quiz's state, shared by the card, the stage view and the keys.
+#[derive(Clone, Copy)]
+pub struct QuizContext {
+    /// Quiz mode and its question set; `None` when off.
+    pub set: RwSignal<Option<u64>>,
+    /// What was revealed, and the tally.
+    pub session: RwSignal<Session>,
+    /// The current stage's question, while the quiz is on.
+    pub question: Memo<Option<Question>>,
+    /// Whether the current stage's result is hidden, waiting for an answer.
+    pub hidden: Memo<bool>,
+    /// The question set to come back to when the quiz is switched on again.
+    last_set: StoredValue<u64>,
+}
+
+impl QuizContext {
+    /// Switches the quiz on (at the last question set) or off.
+    pub fn toggle(&self) {
+        let next = match self.set.get_untracked() {
+            Some(n) => {
+                self.last_set.set_value(n);
+                None
+            }
+            None => Some(self.last_set.get_value()),
+        };
+        self.set.set(next);
+    }
+
+    /// Reveals the current stage's result without an answer, as a teacher does once the class
+    /// has guessed; false when nothing was hidden.
+    pub fn reveal(&self) -> bool {
+        if !self.hidden.get_untracked() {
+            return false;
+        }
+        let Some(q) = self.question.get_untracked() else {
+            return false;
+        };
+        self.session.update(|s| s.reveal(q));
+        true
+    }
+
+    /// Asks another question at `stage`: the next question set, the stage hidden again.
+    pub fn another(&self, stage: Stage) {
+        self.set
+            .update(|set| *set = set.map(|n| n.checked_add(1).unwrap_or(FIRST_QUESTION_SET)));
+        self.session.update(|s| s.ask_again(stage));
+    }
+}
+
+/// Creates the quiz's state for `trace` and `stage`, off until a link or "Quiz me" turns it on.
+pub fn provide_quiz(
+    trace: Memo<Trace>,
+    stage: RwSignal<Stage>,
+    selection: RwSignal<Option<Selection>>,
+) -> QuizContext {
+    let set = RwSignal::new(None::<u64>);
+    let session = RwSignal::new(Session::default());
+    let question = Memo::new(move |_| {
+        let n = set.get()?;
+        let s = stage.get();
+        trace.with(|t| question(t, s, quiz_seed(n)))
+    });
+    let hidden = Memo::new(move |_| {
+        question.with(Option::is_some) && session.with(|s| s.outcome(stage.get()).is_none())
+    });
+    // New numbers make new answers: every stage is hidden again, and the tally stays.
+    Effect::new(move |prev: Option<()>| {
+        trace.track();
+        if prev.is_some() {
+            session.update(Session::hide_all);
+        }
+    });
+    // A picked cell of the hidden result would explain it: the pick is dropped.
+    Effect::new(move |_| {
+        if !hidden.get() {
+            return;
+        }
+        let s = stage.get();
+        let in_result = selection.with(|picked| {
+            picked
+                .as_ref()
+                .and_then(|p| panels::parse(&p.panel))
+                .is_some_and(|m| m.stage() == s)
+        });
+        if in_result {
+            selection.set(None);
+        }
+    });
+    let ctx = QuizContext {
+        set,
+        session,
+        question,
+        hidden,
+        last_set: StoredValue::new(FIRST_QUESTION_SET),
+    };
+    provide_context(ctx);
+    ctx
+}
+
+/// The quiz context, when the app provides one.
+pub fn quiz_context() -> Option<QuizContext> {
+    use_context::<QuizContext>()
+}
+
+/// What the learner answered, read from the form; the error to show when it cannot be read.
+fn read_response(
+    answer: &Answer,
+    typed: &str,
+    picked: &[usize],
+) -> Result<(Response, String), String> {
+    match answer {
+        Answer::Number { .. } => parse_cell(typed)
+            .map(|x| (Response::Number(x), typed.trim().to_string()))
+            .map_err(|_| words::not_a_number(typed)),
+        Answer::Choice { choices, .. } => picked
+            .first()
+            .map(|&i| (Response::Choice(i), choices[i].clone()))
+            .ok_or_else(|| words::PICK_ONE.to_string()),
+        Answer::Set { choices, .. } => {
+            let mut picked = picked.to_vec();
+            picked.sort_unstable();
+            let names: Vec<String> = picked.iter().map(|&i| choices[i].clone()).collect();
+            Ok((Response::Set(picked), words::picked_text(&names)))
+        }
+    }
+}
+
+/// The feedback line of an outcome.
+fn feedback_text(o: &Outcome) -> String {
+    let answer = o.question.answer_text();
+    match (&o.given, o.right) {
+        (Some(given), Some(right)) => words::feedback(right, given, &answer),
+        _ => words::revealed(&answer),
+    }
+}
+
+/// The quiz card above the stage's pictures: the question, the answer form (or, presenting,
+/// the reveal), the feedback with the worked arithmetic, another question and the tally.
+#[component]
+pub fn QuizCard(
+    /// The one trace.
+    trace: Memo<Trace>,
+    /// The stage on screen.
+    stage: RwSignal<Stage>,
+) -> impl IntoView {
+    let Some(quiz) = quiz_context() else {
+        return ().into_any();
+    };
+    let ui = ui_context();
+    let typed = RwSignal::new(String::new());
+    let picked = RwSignal::new(Vec::<usize>::new());
+    let error = RwSignal::new(None::<String>);
+    let status = RwSignal::new(String::new());
+    let fallback = RwSignal::new(None::<String>);
+    let another_ref = NodeRef::<html::Button>::new();
+    let number_ref = NodeRef::<html::Input>::new();
+
+    // Each question starts blank.
+    Effect::new(move |_| {
+        quiz.question.track();
+        typed.set(String::new());
+        picked.set(Vec::new());
+        error.set(None);
+    });
+
+    let outcome = Memo::new(move |_| quiz.session.with(|s| s.outcome(stage.get()).cloned()));
+    let prompt = move || {
+        outcome
+            .get()
+            .map(|o| o.question.prompt)
+            .or_else(|| quiz.question.get().map(|q| q.prompt))
+            .unwrap_or_default()
+    };
+
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let Some(q) = quiz.question.get_untracked() else {
+            return;
+        };
+        let read =
+            picked.with_untracked(|p| typed.with_untracked(|t| read_response(&q.answer, t, p)));
+        match read {
+            Ok((response, given)) => {
+                error.set(None);
+                quiz.session.update(|s| {
+                    s.answer(q, &response, given);
+                });
+                // The form gives way to the feedback: the focus goes on to the next question.
+                request_animation_frame(move || {
+                    if let Some(button) = another_ref.get_untracked() {
+                        let _ = button.focus();
+                    }
+                });
+            }
+            Err(message) => {
+                error.set(Some(message));
+                if let Some(input) = number_ref.get_untracked() {
+                    let _ = input.focus();
+                }
+            }
+        }
+    };
+
+    let choice_inputs = move |choices: Vec<String>, several: bool| {
+        choices
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let toggle = move |ev: leptos::ev::Event| {
+                    let on = event_target_checked(&ev);
+                    picked.update(|p| {
+                        if !several {
+                            p.clear();
+                        }
+                        p.retain(|&j| j != i);
+                        if on {
+                            p.push(i);
+                        }
+                    });
+                };
+                view! {
+                    <label class="quiz-choice">
+                        <input type=if several { "checkbox" } else { "radio" } name="quiz-choice"
+                            data-testid=format!("quiz-choice-{i}")
+                            prop:checked=move || picked.with(|p| p.contains(&i))
+                            on:change=toggle />
+                        " " {name}
+                    </label>
+                }
+            })
+            .collect_view()
+    };
+
+    let asking = move |q: Question| {
+        if ui.presenting.get() {
+            let options = match q.answer {
+                Answer::Number { .. } => None,
+                Answer::Choice { choices, .. } | Answer::Set { choices, .. } => Some(choices),
+            };
+            return view! {
+                {options.map(|c| view! {
+                    <ul class="quiz-options">{c.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul>
+                })}
+                <p class="quiz-hint">{words::QUIZ_PRESENTER_HINT}</p>
+                <button type="button" data-testid="quiz-reveal" on:click=move |_| { quiz.reveal(); }>
+                    "Reveal (R)"
+                </button>
+            }
+            .into_any();
+        }
+        let field = match q.answer {
+            Answer::Number { .. } => view! {
+                <label class="quiz-number">
+                    "Your answer "
+                    <input type="text" inputmode="decimal" autocomplete="off" spellcheck="false"
+                        data-testid="quiz-number" node_ref=number_ref
+                        aria-describedby="quiz-prompt quiz-error"
+                        prop:value=move || typed.get()
+                        on:input=move |ev| typed.set(event_target_value(&ev)) />
+                </label>
+                <span class="quiz-hint">{words::QUIZ_TOLERANCE}</span>
+            }
+            .into_any(),
+            Answer::Choice { choices, .. } => view! {
+                <fieldset class="quiz-choices" aria-describedby="quiz-error">
+                    <legend class="visually-hidden">"Your answer"</legend>
+                    {choice_inputs(choices, false)}
+                </fieldset>
+            }
+            .into_any(),
+            Answer::Set { choices, .. } => view! {
+                <fieldset class="quiz-choices" aria-describedby="quiz-error">
+                    <legend class="visually-hidden">"Your answer: check every cell that becomes −∞"</legend>
+                    {choice_inputs(choices, true)}
+                </fieldset>
+            }
+            .into_any(),
+        };
+        view! {
+            <form class="quiz-form" data-testid="quiz-form" on:submit=submit novalidate>
+                {field}
+                <button type="submit" data-testid="quiz-check">"Check"</button>
+            </form>
+            <p class="error" id="quiz-error" data-testid="quiz-error">{move || error.get()}</p>
+        }
+        .into_any()
+    };
+
+    let answered = move |o: Outcome| {
+        let worked = trace.with(|t| o.question.worked(t));
+        view! {
+            {o.question.note.clone().map(|n| view! { <p class="quiz-note" data-testid="quiz-note">{n}</p> })}
+            {worked.map(|e| view! {
+                <div class="quiz-worked" data-testid="quiz-worked">
+                    <h4>{e.title}</h4>
+                    <p class="explain-formula">{e.formula}</p>
+                    <p class="explain-expansion">{e.expansion}</p>
+                    {e.note.map(|n| view! { <p class="explain-note">{n}</p> })}
+                </div>
+            })}
+            <button type="button" data-testid="quiz-another" node_ref=another_ref
+                on:click=move |_| quiz.another(stage.get_untracked())>"Another question"</button>
+        }
+    };
+
+    let body = move || {
+        let q = quiz.question.get()?;
+        Some(match outcome.get() {
+            None => asking(q),
+            Some(o) => answered(o).into_any(),
+        })
+    };
+    let feedback = move || outcome.get().map(|o| feedback_text(&o)).unwrap_or_default();
+    let verdict = move || match outcome.get().and_then(|o| o.right) {
+        Some(true) => "right",
+        Some(false) => "wrong",
+        None => "",
+    };
+    let tally = move || {
+        quiz.session
+            .with(|s| words::tally_text(s.answers().len(), s.right()))
+    };
+    let copy_result = move |_| {
+        let answers: Vec<(&str, bool)> = quiz.session.with_untracked(|s| {
+            s.answers()
+                .iter()
+                .map(|&(st, r)| (words::stage_rail_name(st).1, r))
+                .collect()
+        });
+        let sentence = trace.with_untracked(|t| t.tokens.join(" "));
+        let href = window().location().href().unwrap_or_default();
+        let link = full_view_url(&href, &current_fragment());
+        copy(
+            words::result_line(&sentence, &answers, &link),
+            "Result copied.",
+            status,
+            fallback,
+        );
+    };
+
+    view! {
+        {move || quiz.set.get().is_some().then(|| view! {
+            <section class="quiz" data-testid="quiz" aria-labelledby="quiz-heading">
+                <div class="quiz-top">
+                    <h3 id="quiz-heading">{words::QUIZ_HEADING}</h3>
+                    <span class="quiz-tally" data-testid="quiz-tally">{tally}</span>
+                    <button type="button" class="quiz-copy" data-testid="quiz-copy" on:click=copy_result>"Copy my result"</button>
+                </div>
+                <p class="quiz-prompt" id="quiz-prompt" data-testid="quiz-prompt" aria-live="polite">{prompt}</p>
+                {move || quiz.hidden.get().then(|| view! {
+                    <p class="quiz-hidden-note">{words::QUIZ_HIDDEN}</p>
+                })}
+                {body}
+                <p class="quiz-feedback" role="status" data-testid="quiz-feedback"
+                    data-verdict=verdict>{feedback}</p>
+                <div class="quiz-foot">
+                    <span class="share-status" role="status" data-testid="quiz-copy-status">{move || status.get()}</span>
+                    {move || fallback.get().map(|text| view! {
+                        <textarea class="copy-fallback" readonly rows="3" aria-label="My result">{text}</textarea>
+                    })}
+                </div>
+            </section>
+        })}
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_numbers_picks_and_empty_sets_are_read() {
+        let number = Answer::Number { value: 0.5 };
+        assert_eq!(
+            read_response(&number, " −0,25 ", &[]),
+            Ok((Response::Number(-0.25), "−0,25".to_string()))
+        );
+        assert!(read_response(&number, "", &[])
+            .unwrap_err()
+            .contains("Type a number"));
+        assert!(read_response(&number, "abc", &[])
+            .unwrap_err()
+            .contains("not a number"));
+        let choice = Answer::Choice {
+            choices: vec!["I".into(), "am".into()],
+            accepted: vec![1],
+        };
+        assert_eq!(
+            read_response(&choice, "", &[1]),
+            Ok((Response::Choice(1), "am".to_string()))
+        );
+        assert_eq!(read_response(&choice, "", &[]), Err(words::PICK_ONE.into()));
+        let set = Answer::Set {
+            choices: vec!["I".into(), "am".into(), "hungry".into()],
+            correct: vec![],
+        };
+        assert_eq!(
+            read_response(&set, "", &[2, 0]),
+            Ok((Response::Set(vec![0, 2]), "I, hungry".to_string()))
+        );
+        assert_eq!(
+            read_response(&set, "", &[]),
+            Ok((Response::Set(vec![]), "none".to_string()))
+        );
+    }
+}

@@ -1,0 +1,111 @@
+// Print: Ctrl+P gives the current stage alone, black on white, with the heatmaps redrawn light
+// and sharp; the export menu's "Print the worked example" shows every stage, every head, a page
+// each, and opens the print dialog. The handout's print-media screenshot goes to the docs.
+import path from "node:path";
+import type { Page } from "@playwright/test";
+import { test, expect, STAGES, SCREENSHOT_DIR } from "./fixtures";
+
+/** How many device pixels a drawn canvas has per CSS pixel of its drawing. */
+async function sharpness(page: Page, testId: string): Promise<number> {
+  return page.getByTestId(testId).evaluate((c) => {
+    const canvas = c as HTMLCanvasElement;
+    return canvas.width / Number(canvas.dataset.width);
+  });
+}
+
+/** Counts the calls of window.print instead of opening the dialog. */
+async function stubPrint(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { printed: number; print: () => void };
+    w.printed = 0;
+    w.print = () => {
+      w.printed += 1;
+    };
+  });
+}
+
+const printed = (page: Page) => page.evaluate(() => (window as unknown as { printed: number }).printed);
+
+test("Ctrl+P prints the current stage alone, light and sharp, even from the dark theme", async ({ app, page }) => {
+  await app.goto("./?theme=dark#v=1&stage=softmax");
+  const canvas = page.getByTestId("canvas-weights-h0");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  expect(await sharpness(page, "canvas-weights-h0")).toBeLessThan(2.5);
+  await page.emulateMedia({ media: "print" });
+  for (const part of [".topbar", ".controls", ".rail", ".stage-controls", ".head-tools", ".whatif"]) {
+    await expect(page.locator(part).first(), part).toBeHidden();
+  }
+  // No control is printed; a matrix's name (a help trigger on screen) is printed as its name.
+  await expect(page.locator(".stage button:not(.help-trigger):visible")).toHaveCount(0);
+  await expect(page.locator(".stage input:visible, .stage select:visible")).toHaveCount(0);
+  await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+  await expect(page.getByTestId("stage-note")).toBeVisible();
+  await expect(canvas).toBeVisible();
+  await expect(page.locator("body")).toHaveCSS("background-color", "rgb(255, 255, 255)");
+  await expect.poll(() => sharpness(page, "canvas-weights-h0")).toBeGreaterThanOrEqual(3);
+  // The canvas is painted on a light background while printing.
+  const corner = await canvas.evaluate((c) => Array.from((c as HTMLCanvasElement).getContext("2d")!.getImageData(1, 1, 1, 1).data));
+  expect(corner.slice(0, 3).every((v) => v > 200), `corner ${corner}`).toBe(true);
+  await page.emulateMedia({ media: "screen" });
+  await expect.poll(() => sharpness(page, "canvas-weights-h0")).toBeLessThan(2.5);
+});
+
+test("the export menu prints the whole worked example, every stage and head, a page each", async ({ app, page }) => {
+  await stubPrint(page);
+  await app.goto("./#v=1&stage=scale");
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
+  // An A4 page's width at 96 px per inch.
+  await page.setViewportSize({ width: 794, height: 1123 });
+  const handout = page.getByTestId("handout");
+  await expect(handout).toBeVisible();
+  await expect(page.getByTestId("app")).toBeHidden();
+  await expect(page.getByTestId("handout-title")).toHaveText("Self-attention, step by step: I am hungry");
+  await expect(handout.locator("article.print-stage")).toHaveCount(STAGES.length);
+  for (const key of STAGES) await expect(page.getByTestId(`handout-${key}`)).toBeVisible();
+  // Both heads of a per-head stage, drawn.
+  for (const h of [0, 1]) {
+    await expect(page.getByTestId("handout-scores").getByTestId(`canvas-scores-h${h}`)).toHaveAttribute("data-drawn", "true");
+  }
+  await expect.poll(() => printed(page)).toBe(1);
+
+  await page.emulateMedia({ media: "print" });
+  await expect(page.locator(".handout-bar")).toBeHidden();
+  await expect(handout.locator("button:not(.help-trigger):visible")).toHaveCount(0);
+  const breaks = await handout
+    .locator("article.print-stage")
+    .evaluateAll((stages) => stages.map((s) => getComputedStyle(s).breakBefore));
+  expect(breaks).toEqual(["auto", ...Array(STAGES.length - 1).fill("page")]);
+  await expect.poll(() => sharpness(page, "canvas-output")).toBeGreaterThanOrEqual(3);
+  const top = (await page.getByTestId("handout-split").boundingBox())!.y;
+  await page.screenshot({
+    path: path.join(SCREENSHOT_DIR, "print-handout.png"),
+    clip: { x: 0, y: 0, width: 794, height: Math.min(top, 2200) },
+    fullPage: true,
+  });
+  await page.emulateMedia({ media: "screen" });
+
+  // Print again from the bar; then back to the app as it was.
+  await page.getByTestId("handout-print").click();
+  await expect.poll(() => printed(page)).toBe(2);
+  await page.getByTestId("handout-back").click();
+  await expect(handout).toHaveCount(0);
+  await expect(page.getByTestId("stage-title")).toHaveText("Scale ÷√d_k");
+  // Escape leaves the handout too.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
+  await expect(handout).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(handout).toHaveCount(0);
+});
+
+test("with the block, the handout has all 17 stages", async ({ app, page }) => {
+  await stubPrint(page);
+  await app.goto("./#v=1&blk=1&src=le%20chat");
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
+  await expect(page.getByTestId("handout-title")).toHaveText("Cross-attention, step by step: I am hungry → le chat");
+  await expect(page.locator("article.print-stage")).toHaveCount(17);
+  await expect(page.getByTestId("handout-norm-2")).toBeVisible();
+});

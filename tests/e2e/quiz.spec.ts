@@ -1,0 +1,264 @@
+// Quiz mode: at every stage the result stays hidden until the learner answers; the answer is
+// marked against the answer key the CLI prints for the same question set
+// (`worksheet --quiz-set N --answers`), then revealed with the worked arithmetic, and the tally
+// counts. Answered right by keyboard, wrong with the mouse, embedded, in presenter mode (where
+// the teacher reveals with one key), and with the block and a source sentence.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import type { Locator, Page } from "@playwright/test";
+import { test, expect, STAGES } from "./fixtures";
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
+
+interface KeyEntry {
+  stage: number;
+  prompt: string;
+  answer: string;
+}
+
+/** The CLI's answer key for question set `set`: one entry per stage, in order. */
+function answerKey(set: number, args: string[] = []): KeyEntry[] {
+  const text = execFileSync(CLI, ["worksheet", "--quiz-set", String(set), "--answers", ...args], {
+    encoding: "utf8",
+  });
+  const entries: KeyEntry[] = [];
+  for (const block of text.split(/\n(?=\*\*\d+\.\*\* )/).slice(1)) {
+    const head = /^\*\*\d+\.\*\* \(Stage (\d+): [^)]*\) (.*)$/m.exec(block);
+    const answer = /^\*\*Answer:\*\* (.*)$/m.exec(block);
+    if (!head || !answer) throw new Error(`unreadable key entry:\n${block}`);
+    entries.push({ stage: Number(head[1]), prompt: head[2], answer: answer[1] });
+  }
+  return entries;
+}
+
+const card = (page: Page): Locator => page.getByTestId("quiz");
+const hiddenResults = (page: Page): Locator => page.locator(".stage [data-testid^='hidden-']");
+const choiceInputs = (page: Page): Locator => card(page).locator("[data-testid^='quiz-choice-']");
+
+/** The names of the card's choices, in order. */
+async function choiceNames(page: Page): Promise<string[]> {
+  return (await card(page).locator("label.quiz-choice").allTextContents()).map((t) => t.trim());
+}
+
+/** Answers right using only the keyboard: type the number, or move to the choices and pick. */
+async function answerRightByKeyboard(page: Page, entry: KeyEntry): Promise<void> {
+  const number = page.getByTestId("quiz-number");
+  if (await number.count()) {
+    await number.focus();
+    await page.keyboard.type(entry.answer);
+    await page.keyboard.press("Enter");
+    return;
+  }
+  const names = await choiceNames(page);
+  const first = choiceInputs(page).first();
+  const type = await first.getAttribute("type");
+  await first.focus();
+  if (type === "radio") {
+    // Ties accept any of the tied keys: the first one is picked.
+    const target = names.indexOf(entry.answer.split(" or ")[0]);
+    expect(target, `${entry.answer} among ${names}`).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press("Space");
+    for (let i = 0; i < target; i++) await page.keyboard.press("ArrowRight");
+    await expect(choiceInputs(page).nth(target)).toBeChecked();
+    await page.keyboard.press("Tab");
+  } else {
+    const wanted = entry.answer === "none" ? [] : entry.answer.split(", ");
+    for (const name of names) {
+      if (wanted.includes(name)) await page.keyboard.press("Space");
+      await page.keyboard.press("Tab");
+    }
+  }
+  await expect(page.getByTestId("quiz-check")).toBeFocused();
+  await page.keyboard.press("Enter");
+}
+
+/** Answers wrong with the mouse; returns what was answered, as the feedback repeats it. */
+async function answerWrong(page: Page, entry: KeyEntry): Promise<string> {
+  const number = page.getByTestId("quiz-number");
+  if (await number.count()) {
+    await number.fill(offBy5(entry.answer));
+  } else {
+    const names = await choiceNames(page);
+    const type = await choiceInputs(page).first().getAttribute("type");
+    if (type === "radio") {
+      const right = entry.answer.split(" or ");
+      const wrong = names.findIndex((n) => !right.includes(n));
+      await choiceInputs(page).nth(wrong).check();
+      await page.getByTestId("quiz-check").click();
+      return names[wrong];
+    }
+    // A set: the empty set when some cells are masked, otherwise the first cell.
+    if (entry.answer === "none") await choiceInputs(page).first().check();
+    await page.getByTestId("quiz-check").click();
+    return entry.answer === "none" ? names[0] : "none";
+  }
+  await page.getByTestId("quiz-check").click();
+  return offBy5(entry.answer);
+}
+
+/** A number five away from `answer`, as the key writes it (with a Unicode minus). */
+function offBy5(answer: string): string {
+  return (Number(answer.replace("−", "-")) + 5).toFixed(2);
+}
+
+test("every stage is hidden until answered, and a right answer by keyboard is marked right", async ({
+  app,
+  page,
+  context,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  const key = answerKey(2);
+  expect(key.map((e) => e.stage)).toEqual(STAGES.map((_, i) => i + 1));
+  await app.goto("./#v=1&quiz=1&qn=2");
+  for (const [i, entry] of key.entries()) {
+    await expect(page.getByTestId("progress")).toHaveText(`Stage ${i + 1} of ${STAGES.length}`);
+    await expect(page.getByTestId("quiz-prompt")).toHaveText(entry.prompt);
+    await expect(hiddenResults(page).first()).toBeVisible();
+    await expect(page.getByTestId("stage-note")).toHaveCount(0);
+    await expect(page.getByTestId("whatif-lab")).toHaveCount(0);
+    await answerRightByKeyboard(page, entry);
+    await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${entry.answer}.`);
+    await expect(page.getByTestId("quiz-feedback")).toHaveAttribute("data-verdict", "right");
+    await expect(page.getByTestId("quiz-tally")).toHaveText(`${i + 1} answered, ${i + 1} right`);
+    await expect(page.getByTestId("quiz-worked")).toBeVisible();
+    await expect(hiddenResults(page)).toHaveCount(0);
+    await expect(page.locator(".stage canvas:not(.given canvas)").first()).toHaveAttribute("data-drawn", "true");
+    await expect(page.getByTestId("stage-note")).toHaveCount(1);
+    // The focus waits on "Another question"; → goes on to the next stage.
+    await expect(page.getByTestId("quiz-another")).toBeFocused();
+    await page.keyboard.press("ArrowRight");
+  }
+  // Going back, an answered stage stays revealed.
+  await app.openStage("input");
+  await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${key[0].answer}.`);
+
+  await page.getByTestId("quiz-copy").click();
+  const line = await page.evaluate(() => navigator.clipboard.readText());
+  expect(line).toContain(`attention-lens quiz on “I am hungry”: ${STAGES.length} of ${STAGES.length} right (Input ✓ · Q, K, V ✓ · `);
+  expect(line).toContain("quiz=1&qn=2");
+});
+
+test("a wrong answer shows the right one; another question hides the stage again", async ({ app, page }) => {
+  const key = answerKey(2);
+  await app.goto("./#v=1&quiz=1&qn=2");
+  for (const [i, entry] of key.entries()) {
+    if (i > 0) await page.getByTestId("next").click();
+    await expect(page.getByTestId("quiz-prompt")).toHaveText(entry.prompt);
+    const given = await answerWrong(page, entry);
+    await expect(page.getByTestId("quiz-feedback")).toHaveText(
+      `Not quite: you answered ${given}; the answer is ${entry.answer}.`,
+    );
+    await expect(page.getByTestId("quiz-feedback")).toHaveAttribute("data-verdict", "wrong");
+    await expect(page.getByTestId("quiz-tally")).toHaveText(`${i + 1} answered, 0 right`);
+    await expect(page.getByTestId("quiz-worked")).toBeVisible();
+    await expect(hiddenResults(page)).toHaveCount(0);
+  }
+  // Another question: the next set, in the link, with the stage hidden again.
+  const next = answerKey(3);
+  await page.getByTestId("quiz-another").click();
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(next[key.length - 1].prompt);
+  await expect(hiddenResults(page).first()).toBeVisible();
+  await expect(page).toHaveURL(/quiz=1&qn=3/);
+  // An unreadable number is refused next to the field, and nothing is counted.
+  await app.openStage("input");
+  await page.getByTestId("quiz-another").click();
+  await expect(page).toHaveURL(/qn=4/);
+  await page.getByTestId("quiz-number").fill("one half");
+  await page.getByTestId("quiz-check").click();
+  await expect(page.getByTestId("quiz-error")).toContainText("is not a number");
+  await expect(page.getByTestId("quiz-tally")).toHaveText(`${key.length} answered, 0 right`);
+  await expect(hiddenResults(page).first()).toBeVisible();
+});
+
+test("Quiz me turns the quiz on and off, and new numbers hide every answer again", async ({ app, page }) => {
+  await app.goto("./#v=1&stage=scores");
+  await expect(page.getByTestId("quiz")).toHaveCount(0);
+  await page.getByTestId("quiz-me").click();
+  await expect(page.getByTestId("quiz-me")).toHaveAttribute("aria-pressed", "true");
+  await expect(page).toHaveURL(/quiz=1/);
+  await expect(hiddenResults(page)).toHaveCount(2);
+  const entry = answerKey(1)[3];
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(entry.prompt);
+  await answerRightByKeyboard(page, entry);
+  await expect(page.getByTestId("quiz-feedback")).toHaveAttribute("data-verdict", "right");
+  // A new temperature changes the numbers: the stage asks again, the tally stays.
+  await page.getByTestId("temperature").fill("2");
+  await page.getByTestId("temperature").press("Enter");
+  await expect(hiddenResults(page).first()).toBeVisible();
+  await expect(page.getByTestId("quiz-tally")).toHaveText("1 answered, 1 right");
+  await page.getByTestId("quiz-me").click();
+  await expect(page.getByTestId("quiz")).toHaveCount(0);
+  await expect(hiddenResults(page)).toHaveCount(0);
+  await expect(page).not.toHaveURL(/quiz=/);
+});
+
+test("in a compact embed the quiz asks and reveals too", async ({ app, page }) => {
+  const entry = answerKey(1)[6];
+  await app.goto("./?embed=1&controls=0#v=1&quiz=1&stage=softmax");
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(entry.prompt);
+  await expect(hiddenResults(page)).toHaveCount(1);
+  await answerRightByKeyboard(page, entry);
+  await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${entry.answer}.`);
+  await expect(page.locator(".stage canvas:not(.given canvas)")).toHaveCount(1);
+});
+
+test("?quiz=1 on the page address starts the quiz", async ({ app, page }) => {
+  await app.goto("./?embed=1&quiz=1#v=1&stage=mask");
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(answerKey(1)[5].prompt);
+});
+
+test("presenting, the teacher reveals with R or the clicker, and the tally is the class's own", async ({
+  app,
+  page,
+}) => {
+  const key = answerKey(1);
+  await app.goto("./?present=1#v=1&quiz=1");
+  await expect(page.getByTestId("presenter-bar")).toContainText("R: reveal");
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(key[0].prompt);
+  await expect(page.getByTestId("quiz-form")).toHaveCount(0);
+  await expect(hiddenResults(page)).toHaveCount(1);
+  await page.keyboard.press("r");
+  await expect(page.getByTestId("quiz-feedback")).toHaveText(`The answer is ${key[0].answer}.`);
+  await expect(hiddenResults(page)).toHaveCount(0);
+  await expect(page.getByTestId("quiz-tally")).toHaveText("0 answered, 0 right");
+  // The clicker's Next steps on, then first reveals, then steps.
+  await page.keyboard.press("PageDown");
+  await expect(page.getByTestId("stage-title")).toHaveText("Projections Q, K, V");
+  await expect(hiddenResults(page)).toHaveCount(1);
+  await page.keyboard.press("PageDown");
+  await expect(page.getByTestId("quiz-feedback")).toHaveText(`The answer is ${key[1].answer}.`);
+  await expect(page.getByTestId("presenter-head")).toHaveText("Queries: Q = X·W_q");
+  await page.keyboard.press("PageDown");
+  await expect(page.getByTestId("presenter-head")).toHaveText("Keys: K = X·W_k");
+  await expect(page.getByTestId("quiz-reveal")).toHaveCount(0);
+  // Choices are listed for the class to guess from; the Reveal button works as R does.
+  const title = page.getByTestId("stage-title");
+  for (let presses = 0; presses < 12 && (await title.textContent()) !== "Scores QₕKₕᵀ"; presses++) {
+    const before = await page.getByTestId("presenter-bar").getAttribute("data-step");
+    const hidden = await hiddenResults(page).count();
+    await page.keyboard.press("PageDown");
+    if (hidden) await expect(hiddenResults(page)).toHaveCount(0);
+    else await expect(page.getByTestId("presenter-bar")).not.toHaveAttribute("data-step", before ?? "");
+  }
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(key[3].prompt);
+  await expect(card(page).locator(".quiz-options li")).toHaveText(["I", "am", "hungry"]);
+  await page.getByTestId("quiz-reveal").click();
+  await expect(page.getByTestId("quiz-feedback")).toHaveText(`The answer is ${key[3].answer}.`);
+});
+
+test("with the block and a source, every stage asks and marks its own question", async ({ app, page }) => {
+  const args = ["--source", "le chat noir", "--block", "--norm", "pre"];
+  const key = answerKey(5, args);
+  expect(key).toHaveLength(17);
+  await app.goto("./#v=1&src=le%20chat%20noir&blk=1&norm=pre&quiz=1&qn=5");
+  for (const [i, entry] of key.entries()) {
+    if (i > 0) await page.getByTestId("next").click();
+    await expect(page.getByTestId("progress")).toHaveText(`Stage ${i + 1} of 17`);
+    await expect(page.getByTestId("quiz-prompt")).toHaveText(entry.prompt);
+    await expect(hiddenResults(page).first()).toBeVisible();
+    await answerRightByKeyboard(page, entry);
+    await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${entry.answer}.`);
+  }
+  await expect(page.getByTestId("quiz-tally")).toHaveText("17 answered, 17 right");
+});

@@ -79,7 +79,7 @@ pub fn App() -> impl IntoView {
         })
     });
     let (picked, explanation) = provide_selection(trace);
-    let quiz = provide_quiz(trace, stage, picked.selection);
+    let quiz = provide_quiz(trace, stage, head, picked.selection);
     let presenting = ui.presenting;
     presenting.set(options.present);
     let report = RwSignal::new(None::<String>);

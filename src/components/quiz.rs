@@ -4,7 +4,7 @@
 
 use super::context::{ui_context, Selection};
 use super::share::{copy, current_fragment};
-use crate::attention::{Stage, Trace};
+use crate::attention::{MatrixId, Stage, Trace};
 use crate::formats::page::full_view_url;
 use crate::formats::permalink::FIRST_QUESTION_SET;
 use crate::panels;
@@ -63,10 +63,12 @@ impl QuizContext {
     }
 }
 
-/// Creates the quiz's state for `trace` and `stage`, off until a link or "Quiz me" turns it on.
+/// Creates the quiz's state for `trace`, `stage` and the `head` shown, off until a link or
+/// "Quiz me" turns it on.
 pub fn provide_quiz(
     trace: Memo<Trace>,
     stage: RwSignal<Stage>,
+    head: RwSignal<usize>,
     selection: RwSignal<Option<Selection>>,
 ) -> QuizContext {
     let set = RwSignal::new(None::<u64>);
@@ -78,6 +80,14 @@ pub fn provide_quiz(
     });
     let hidden = Memo::new(move |_| {
         question.with(Option::is_some) && session.with(|s| s.outcome(stage.get()).is_none())
+    });
+    // Where one head is shown at a time, it is the head the question is about.
+    Effect::new(move |_| {
+        if let Some((MatrixId::Head(h, _), _, _)) = question.with(|q| q.as_ref().map(|q| q.cell)) {
+            if head.get_untracked() != h {
+                head.set(h);
+            }
+        }
     });
     // New numbers make new answers: every stage is hidden again, and the tally stays.
     Effect::new(move |prev: Option<()>| {
@@ -363,12 +373,12 @@ pub fn QuizCard(
                     <button type="button" class="quiz-copy" data-testid="quiz-copy" on:click=copy_result>"Copy my result"</button>
                 </div>
                 <p class="quiz-prompt" id="quiz-prompt" data-testid="quiz-prompt" aria-live="polite">{prompt}</p>
-                {move || quiz.hidden.get().then(|| view! {
+                {move || (quiz.hidden.get() && !ui.presenting.get()).then(|| view! {
                     <p class="quiz-hidden-note">{words::QUIZ_HIDDEN}</p>
                 })}
-                {body}
                 <p class="quiz-feedback" role="status" data-testid="quiz-feedback"
                     data-verdict=verdict>{feedback}</p>
+                {body}
                 <div class="quiz-foot">
                     <span class="share-status" role="status" data-testid="quiz-copy-status">{move || status.get()}</span>
                     {move || fallback.get().map(|text| view! {

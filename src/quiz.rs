@@ -370,6 +370,11 @@ impl Session {
         self.revealed.retain(|(s, _)| *s != stage);
     }
 
+    /// Whether any stage is revealed.
+    pub fn any_revealed(&self) -> bool {
+        !self.revealed.is_empty()
+    }
+
     /// Hides every stage again (the numbers changed); the tally stays.
     pub fn hide_all(&mut self) {
         self.revealed.clear();

@@ -200,7 +200,9 @@ fn a_session_reveals_a_stage_once_and_keeps_the_tally_across_new_numbers() {
     assert_eq!(session.outcome(Stage::Scores).unwrap().right, None);
     assert_eq!(session.answers().len(), 2);
 
+    assert!(session.any_revealed());
     session.hide_all();
+    assert!(!session.any_revealed());
     assert!(session.outcome(Stage::Input).is_none() && session.outcome(Stage::Scores).is_none());
     assert_eq!((session.answers().len(), session.right()), (2, 1));
 }

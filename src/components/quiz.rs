@@ -92,7 +92,7 @@ pub fn provide_quiz(
     // New numbers make new answers: every stage is hidden again, and the tally stays.
     Effect::new(move |prev: Option<()>| {
         trace.track();
-        if prev.is_some() {
+        if prev.is_some() && session.with_untracked(Session::any_revealed) {
             session.update(Session::hide_all);
         }
     });

@@ -133,6 +133,13 @@ test("every stage is hidden until answered, and a right answer by keyboard is ma
   await app.openStage("input");
   await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${key[0].answer}.`);
 
+  // During the quiz, the exported answer key holds the quiz's own questions.
+  await app.openExportMenu();
+  const exported = await app.downloaded(() => page.getByTestId("export-answer-key").click());
+  expect(exported.bytes.toString("utf8").trimEnd()).toBe(
+    execFileSync(CLI, ["worksheet", "--quiz-set", "2", "--answers"], { encoding: "utf8" }).trimEnd(),
+  );
+
   await page.getByTestId("quiz-copy").click();
   const line = await page.evaluate(() => navigator.clipboard.readText());
   expect(line).toContain(`attention-lens quiz on “I am hungry”: ${STAGES.length} of ${STAGES.length} right (Input ✓ · Q, K, V ✓ · `);

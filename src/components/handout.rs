@@ -10,9 +10,12 @@ use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
 
-/// Opens the print dialog once the handout's heatmaps have been drawn: they are painted after
-/// the page changes, and the browser prints what is on the canvases.
-fn print_when_drawn() {
+/// Opens the print dialog once the handout's heatmaps have been drawn for paper. The browser
+/// prints what is on the canvases, and a print the page starts itself gives the page no chance
+/// to repaint between `beforeprint` and the printing: `printing` is set, and the heatmaps
+/// repainted, first. `afterprint` clears it.
+fn print_when_drawn(printing: RwSignal<bool>) {
+    printing.set(true);
     request_animation_frame(|| {
         request_animation_frame(|| {
             let _ = window().print();
@@ -61,14 +64,14 @@ pub fn Handout(
             let _ = h.focus();
         }
     });
-    print_when_drawn();
+    print_when_drawn(ui.printing);
 
     view! {
         <div class="handout" data-testid="handout">
             <div class="handout-bar">
                 <p>"The whole worked example, a page per stage, ready to print."</p>
                 <button type="button" class="primary" data-testid="handout-print"
-                    on:click=move |_| print_when_drawn()>"Print"</button>
+                    on:click=move |_| print_when_drawn(ui.printing)>"Print"</button>
                 <button type="button" data-testid="handout-back" on:click=move |_| back()>
                     "Back to the app"
                 </button>

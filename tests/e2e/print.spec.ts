@@ -16,10 +16,15 @@ async function sharpness(page: Page, testId: string): Promise<number> {
 /** Counts the calls of window.print instead of opening the dialog. */
 async function stubPrint(page: Page): Promise<void> {
   await page.addInitScript(() => {
-    const w = window as unknown as { printed: number; print: () => void };
+    const w = window as unknown as { printed: number; sharpAtPrint: number[]; print: () => void };
     w.printed = 0;
+    w.sharpAtPrint = [];
+    // As a browser does once the dialog closes.
     w.print = () => {
       w.printed += 1;
+      const canvas = document.querySelector<HTMLCanvasElement>("[data-testid='canvas-output']");
+      if (canvas) w.sharpAtPrint.push(canvas.width / Number(canvas.dataset.width));
+      setTimeout(() => window.dispatchEvent(new Event("afterprint")), 50);
     };
   });
 }
@@ -68,6 +73,10 @@ test("the export menu prints the whole worked example, every stage and head, a p
     await expect(page.getByTestId("handout-scores").getByTestId(`canvas-scores-h${h}`)).toHaveAttribute("data-drawn", "true");
   }
   await expect.poll(() => printed(page)).toBe(1);
+  // Drawn for paper before the dialog opened, and for the screen again after it closed.
+  const atPrint = await page.evaluate(() => (window as unknown as { sharpAtPrint: number[] }).sharpAtPrint);
+  expect(atPrint[0]).toBeGreaterThanOrEqual(3);
+  await expect.poll(() => sharpness(page, "canvas-output")).toBeLessThan(2.5);
 
   await page.emulateMedia({ media: "print" });
   await expect(page.locator(".handout-bar")).toBeHidden();

@@ -123,6 +123,7 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
     let mut pick = |n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
     let (seq_len, n_keys, d) = (trace.seq_len(), trace.n_keys(), trace.config.d_model);
     let heads = trace.config.n_heads;
+    let cross = trace.source.is_some();
     let h = pick(heads);
     let i = pick(seq_len);
     let q_name = token(trace, i);
@@ -165,7 +166,7 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
         Stage::Scores => top_key(
             trace,
             (stage, MatrixId::Head(h, HeadMatrix::Scores), i),
-            words::top_score_prompt(h, &q_name),
+            words::top_score_prompt(h, &q_name, cross),
             keys,
         ),
         Stage::Scale => {
@@ -207,7 +208,7 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
                 top_key(
                     trace,
                     (stage, MatrixId::Head(h, HeadMatrix::Weights), i),
-                    words::top_weight_prompt(h, &q_name),
+                    words::top_weight_prompt(h, &q_name, cross),
                     keys,
                 )
             } else {

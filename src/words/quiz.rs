@@ -24,11 +24,21 @@ pub fn split_prompt(head: usize) -> String {
 /// The question about the split, with one head.
 pub const ONE_HEAD_PROMPT: &str = "With one head, how many columns wide is it (d_k)?";
 
-/// Which key a query scores highest.
-pub fn top_score_prompt(head: usize, query: &str) -> String {
+/// What the keys are called in a question: the source's words in cross-attention.
+fn keys_word(cross: bool) -> &'static str {
+    if cross {
+        "word of the source"
+    } else {
+        "key"
+    }
+}
+
+/// Which key a query scores highest (`cross`: the keys are the source's words).
+pub fn top_score_prompt(head: usize, query: &str, cross: bool) -> String {
     format!(
-        "In head {}, which key does the query {} score highest?",
+        "In head {}, which {} does the query {} score highest?",
         head + 1,
+        keys_word(cross),
         quoted(query)
     )
 }
@@ -57,11 +67,12 @@ pub fn mask_prompt(head: usize, query: &str) -> String {
     )
 }
 
-/// Which key gets the most weight.
-pub fn top_weight_prompt(head: usize, query: &str) -> String {
+/// Which key gets the most weight (`cross`: the keys are the source's words).
+pub fn top_weight_prompt(head: usize, query: &str, cross: bool) -> String {
     format!(
-        "In head {}, which key gets the most weight in the row of {}?",
+        "In head {}, which {} gets the most weight in the row of {}?",
         head + 1,
+        keys_word(cross),
         quoted(query)
     )
 }
@@ -170,6 +181,15 @@ mod tests {
             result_line("a", &[], "http://x/#v=1"),
             "attention-lens quiz on “a”: 0 of 0 right http://x/#v=1"
         );
+    }
+
+    #[test]
+    fn cross_attention_questions_name_the_source() {
+        assert_eq!(
+            top_score_prompt(0, "cat", true),
+            "In head 1, which word of the source does the query “cat” score highest?"
+        );
+        assert!(top_weight_prompt(1, "cat", false).starts_with("In head 2, which key gets"));
     }
 
     #[test]

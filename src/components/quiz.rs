@@ -274,6 +274,7 @@ pub fn QuizCard(
             }
             .into_any();
         }
+        let several = matches!(q.answer, Answer::Set { .. });
         let field = match q.answer {
             Answer::Number { .. } => view! {
                 <label class="quiz-number">
@@ -287,20 +288,20 @@ pub fn QuizCard(
                 <span class="quiz-hint">{words::QUIZ_TOLERANCE}</span>
             }
             .into_any(),
-            Answer::Choice { choices, .. } => view! {
-                <fieldset class="quiz-choices" aria-describedby="quiz-error">
-                    <legend class="visually-hidden">"Your answer"</legend>
-                    {choice_inputs(choices, false)}
-                </fieldset>
+            Answer::Choice { choices, .. } | Answer::Set { choices, .. } => {
+                let legend = if several {
+                    "Your answer: check every cell that becomes −∞"
+                } else {
+                    "Your answer"
+                };
+                view! {
+                    <fieldset class="quiz-choices" aria-describedby="quiz-error">
+                        <legend class="visually-hidden">{legend}</legend>
+                        {choice_inputs(choices, several)}
+                    </fieldset>
+                }
+                .into_any()
             }
-            .into_any(),
-            Answer::Set { choices, .. } => view! {
-                <fieldset class="quiz-choices" aria-describedby="quiz-error">
-                    <legend class="visually-hidden">"Your answer: check every cell that becomes −∞"</legend>
-                    {choice_inputs(choices, true)}
-                </fieldset>
-            }
-            .into_any(),
         };
         view! {
             <form class="quiz-form" data-testid="quiz-form" on:submit=submit novalidate>

@@ -1,14 +1,11 @@
 // Beyond one layer: the transformer block around attention and cross-attention, in the browser,
 // checked against the CLI's trace of the same settings.
 import type { Page } from "@playwright/test";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { test, expect, expectMatrixClose, type Matrix } from "./fixtures";
+import { test, expect, expectMatrixClose, runCli, type Matrix } from "./fixtures";
 
-const REPO_ROOT = path.resolve(__dirname, "../..");
-const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
 
 /** The block part of the CLI's JSON trace. */
 interface BlockTrace {
@@ -36,7 +33,7 @@ interface Trace {
 }
 
 function cli(args: string[]): Trace {
-  return JSON.parse(execFileSync(CLI, ["trace", "--format", "json", ...args], { encoding: "utf8" }));
+  return JSON.parse(runCli(["trace", "--format", "json", ...args]));
 }
 
 /** The CLI's trace of a scenario given as an object. */

@@ -6,6 +6,7 @@
 // any origin other than the app's. `app` is a page object for the UI's data-testid contract.
 
 import { test as base, expect, type Download, type Locator, type Page, type Request } from "@playwright/test";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -71,6 +72,14 @@ export interface Trace {
   heads: HeadTrace[];
   concat: Matrix;
   output: Matrix;
+}
+
+/** The native CLI, built by scripts/test.sh before the browser tests; E2E_CLI overrides it. */
+export const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
+
+/** What the CLI prints for `args`. */
+export function runCli(args: string[]): string {
+  return execFileSync(CLI, args, { encoding: "utf8" });
 }
 
 /** Reads the default scenario's trace that scripts/test.sh writes before the browser tests. */

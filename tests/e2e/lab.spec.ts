@@ -1,14 +1,10 @@
 // The what-if lab and the presets: mistakes computed by the core, presets that show what their
 // captions promise.
-import { execFileSync } from "node:child_process";
-import path from "node:path";
-import { test, expect, expectMatrixClose, loadTrace, type Trace } from "./fixtures";
+import { test, expect, expectMatrixClose, loadTrace, runCli, type Trace } from "./fixtures";
 
-const REPO_ROOT = path.resolve(__dirname, "../..");
-const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
 
 function cli(args: string[]): Trace {
-  return JSON.parse(execFileSync(CLI, ["trace", "--format", "json", ...args], { encoding: "utf8" }));
+  return JSON.parse(runCli(["trace", "--format", "json", ...args]));
 }
 
 test("switching a mistake on shows the altered matrix, and off shows the correct one again", async ({ app, page }) => {

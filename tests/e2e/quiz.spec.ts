@@ -3,13 +3,9 @@
 // (`worksheet --quiz-set N --answers`), then revealed with the worked arithmetic, and the tally
 // counts. Answered right by keyboard, wrong with the mouse, embedded, in presenter mode (where
 // the teacher reveals with one key), and with the block and a source sentence.
-import { execFileSync } from "node:child_process";
-import path from "node:path";
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, STAGES } from "./fixtures";
+import { test, expect, runCli, STAGES } from "./fixtures";
 
-const REPO_ROOT = path.resolve(__dirname, "../..");
-const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
 
 interface KeyEntry {
   stage: number;
@@ -19,9 +15,7 @@ interface KeyEntry {
 
 /** The CLI's answer key for question set `set`: one entry per stage, in order. */
 function answerKey(set: number, args: string[] = []): KeyEntry[] {
-  const text = execFileSync(CLI, ["worksheet", "--quiz-set", String(set), "--answers", ...args], {
-    encoding: "utf8",
-  });
+  const text = runCli(["worksheet", "--quiz-set", String(set), "--answers", ...args]);
   const entries: KeyEntry[] = [];
   for (const block of text.split(/\n(?=\*\*\d+\.\*\* )/).slice(1)) {
     const head = /^\*\*\d+\.\*\* \(Stage (\d+): [^)]*\) (.*)$/m.exec(block);
@@ -137,7 +131,7 @@ test("every stage is hidden until answered, and a right answer by keyboard is ma
   await app.openExportMenu();
   const exported = await app.downloaded(() => page.getByTestId("export-answer-key").click());
   expect(exported.bytes.toString("utf8").trimEnd()).toBe(
-    execFileSync(CLI, ["worksheet", "--quiz-set", "2", "--answers"], { encoding: "utf8" }).trimEnd(),
+    runCli(["worksheet", "--quiz-set", "2", "--answers"]).trimEnd(),
   );
 
   await page.getByTestId("quiz-copy").click();

@@ -1,6 +1,6 @@
 // Sharing, embedding, presenting, exporting and importing.
 import type { Page } from "@playwright/test";
-import { test, expect, expectMatrixClose, loadTrace, type Matrix } from "./fixtures";
+import { test, expect, expectMatrixClose, loadTrace, runCli, type Matrix } from "./fixtures";
 
 test("a permalink restores the exact state", async ({ app, page, context }) => {
   await app.goto();
@@ -288,10 +288,7 @@ test("dropping a scenario file on the page imports it", async ({ app, page }) =>
 });
 
 test("the worksheet and its answer key download for the current state and match the CLI", async ({ app, page }) => {
-  const { execFileSync } = await import("node:child_process");
-  const pathModule = await import("node:path");
-  const cli = process.env.E2E_CLI ?? pathModule.join(__dirname, "../..", "target", "debug", "attention-lens");
-  const run = (args: string[]) => execFileSync(cli, ["worksheet", ...args], { encoding: "utf8" }).trimEnd();
+  const run = (args: string[]) => runCli(["worksheet", ...args]).trimEnd();
   await app.goto();
   await app.openExportMenu();
   const sheet = (await app.downloaded(() => page.getByTestId("export-worksheet").click()));

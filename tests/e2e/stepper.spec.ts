@@ -1,6 +1,5 @@
 // The stepper in a real browser: typing, editing weights, stepping with the keyboard, and
 // refusing bad input without losing the last valid state.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,14 +8,13 @@ import {
   test,
   expect,
   expectMatrixClose,
+  runCli,
   SCREENSHOT_DIR,
   STAGES,
   STAGE_TITLES,
   type Trace,
 } from "./fixtures";
 
-const REPO_ROOT = path.resolve(__dirname, "../..");
-const CLI = process.env.E2E_CLI ?? path.join(REPO_ROOT, "target", "debug", "attention-lens");
 
 
 /** The trace the native CLI computes for `scenario`. */
@@ -24,12 +22,12 @@ function cliTrace(scenario: object): Trace {
   const dir = mkdtempSync(path.join(os.tmpdir(), "attention-lens-"));
   const file = path.join(dir, "scenario.json");
   writeFileSync(file, JSON.stringify(scenario));
-  return JSON.parse(execFileSync(CLI, ["trace", "--scenario", file, "--format", "json"], { encoding: "utf8" }));
+  return JSON.parse(runCli(["trace", "--scenario", file, "--format", "json"]));
 }
 
 /** The default scenario with every matrix written out. */
 function defaultScenario(): Record<string, unknown> {
-  return JSON.parse(execFileSync(CLI, ["scenario"], { encoding: "utf8" }));
+  return JSON.parse(runCli(["scenario"]));
 }
 
 /** How many different colours a canvas shows: a blank canvas has one. */

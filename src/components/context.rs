@@ -4,6 +4,16 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
+/// Where a view stands in a page that shows several stages at once (the printed handout): a
+/// prefix that keeps the ids of its elements unique.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdScope(pub String);
+
+/// The id prefix of the current view, empty in the app itself.
+pub fn id_scope() -> String {
+    use_context::<IdScope>().map(|s| s.0).unwrap_or_default()
+}
+
 /// The heatmap cell a learner picked, by panel name (e.g. `scores-h0`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {

@@ -2,7 +2,7 @@
 //! with all its heads, its pictures and its notes, a page each. A bar that is not printed offers
 //! Print and the way back to the app.
 
-use super::context::ui_context;
+use super::context::{ui_context, IdScope};
 use super::stage_view::StageView;
 use crate::attention::{Stage, Trace};
 use crate::words::{configuration, configuration_warning, handout_title, NOTE};
@@ -21,6 +21,14 @@ fn print_when_drawn(printing: RwSignal<bool>) {
             let _ = window().print();
         })
     });
+}
+
+/// One stage of the handout, its ids kept apart from the other stages' (a matrix is drawn in
+/// several stages).
+#[component]
+fn HandoutStage(trace: Memo<Trace>, stage: Stage) -> impl IntoView {
+    provide_context(IdScope(format!("{}-", stage.key())));
+    view! { <StageView trace stage=RwSignal::new(stage) head=RwSignal::new(0) handout=true /> }
 }
 
 /// The handout, shown instead of the app while `UiContext::handout` is on.
@@ -84,9 +92,7 @@ pub fn Handout(
                     }).collect_view()}
                 </dl>
             </header>
-            {move || stages.get().into_iter().map(|s: Stage| view! {
-                <StageView trace stage=RwSignal::new(s) head=RwSignal::new(0) handout=true />
-            }).collect_view()}
+            {move || stages.get().into_iter().map(|s| view! { <HandoutStage trace stage=s /> }).collect_view()}
         </div>
     }
 }

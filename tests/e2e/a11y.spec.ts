@@ -203,3 +203,15 @@ test("the quiz, asking and answered, at every stage", async ({ app, page }) => {
     await expectNoSeriousViolations(page, `quiz answered, stage ${key}`);
   }
 });
+
+test("the whole worked example, ready to print", async ({ app, page }) => {
+  await page.addInitScript(() => {
+    window.print = () => {};
+  });
+  await app.goto("./#v=1&blk=1");
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
+  await expect(page.locator("article.print-stage")).toHaveCount(17);
+  await expect(page.getByTestId("handout-title")).toBeFocused();
+  await expectNoSeriousViolations(page, "handout");
+});

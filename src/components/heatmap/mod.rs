@@ -104,6 +104,7 @@ pub fn HeatmapView(
 ) -> impl IntoView {
     let ui = ui_context();
     let picked = use_context::<SelectionContext>();
+    let scope = super::context::id_scope();
     let canvas_ref = NodeRef::<Canvas>::new();
     let PanelData {
         name,
@@ -409,7 +410,7 @@ pub fn HeatmapView(
                     Some(matrix) => {
                         let shown = title.clone();
                         view! {
-                            <Help id=format!("panel-{name}") text=matrix_help(matrix) class="heatmap-title">
+                            <Help id=format!("panel-{scope}{name}") text=matrix_help(matrix) class="heatmap-title">
                                 {shown}
                             </Help>
                         }.into_any()

@@ -2,7 +2,7 @@
 //! right or wrong, the answer and its worked arithmetic, and a running tally. In presenter mode
 //! the teacher reveals the answer once the class has guessed.
 
-use super::context::{ui_context, Selection};
+use super::context::{ui_context, Selection, SelectionContext};
 use super::share::{copy, current_fragment};
 use crate::attention::{MatrixId, Stage, Trace};
 use crate::formats::page::full_view_url;
@@ -173,6 +173,7 @@ pub fn QuizCard(
         return ().into_any();
     };
     let ui = ui_context();
+    let picked_cell = use_context::<SelectionContext>();
     let typed = RwSignal::new(String::new());
     let picked = RwSignal::new(Vec::<usize>::new());
     let error = RwSignal::new(None::<String>);
@@ -208,9 +209,21 @@ pub fn QuizCard(
         match read {
             Ok((response, given)) => {
                 error.set(None);
+                let (matrix, row, col) = q.cell;
                 quiz.session.update(|s| {
                     s.answer(q, &response, given);
                 });
+                // Beside the pictures, the cell lights up with what it was computed from; on a
+                // phone the card's arithmetic is enough, without a sheet over the stage.
+                if !ui.narrow.get_untracked() && !ui.compact {
+                    if let Some(picked) = picked_cell {
+                        picked.selection.set(Some(Selection {
+                            panel: panels::panel_name(matrix),
+                            row,
+                            col,
+                        }));
+                    }
+                }
                 // The form gives way to the feedback: the focus goes on to the next question.
                 request_animation_frame(move || {
                     if let Some(button) = another_ref.get_untracked() {

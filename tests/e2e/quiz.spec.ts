@@ -119,6 +119,9 @@ test("every stage is hidden until answered, and a right answer by keyboard is ma
     await expect(hiddenResults(page)).toHaveCount(0);
     await expect(page.locator(".stage canvas:not(.given canvas)").first()).toHaveAttribute("data-drawn", "true");
     await expect(page.getByTestId("stage-note")).toHaveCount(1);
+    // The cell in question lights up, and the explanation beside the stage explains it too.
+    await expect(page.locator(".stage canvas[data-highlight^='cell:']:not([data-highlight^='cell:;'])")).not.toHaveCount(0);
+    await expect(page.getByTestId("explain-expansion")).toBeVisible();
     // The focus waits on "Another question"; → goes on to the next stage.
     await expect(page.getByTestId("quiz-another")).toBeFocused();
     await page.keyboard.press("ArrowRight");

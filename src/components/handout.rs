@@ -5,7 +5,7 @@
 use super::context::{ui_context, IdScope};
 use super::stage_view::StageView;
 use crate::attention::{Stage, Trace};
-use crate::words::{configuration, configuration_warning, handout_title, NOTE};
+use crate::words::{configuration, configuration_warning, handout_title, ConfigLine, NOTE};
 use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
@@ -48,12 +48,12 @@ pub fn Handout(
     };
     let settings = move || {
         trace.with(|t| {
-            let mut lines: Vec<(String, String)> = configuration(t, &t.tokens, 2)
-                .into_iter()
-                .map(|l| (l.label, l.text))
-                .collect();
-            if let Some(warning) = configuration_warning(t, 2) {
-                lines.push((NOTE.to_string(), warning));
+            let mut lines = configuration(t, &t.tokens, 2);
+            if let Some(text) = configuration_warning(t, 2) {
+                lines.push(ConfigLine {
+                    label: NOTE.to_string(),
+                    text,
+                });
             }
             lines
         })
@@ -87,8 +87,8 @@ pub fn Handout(
             <header class="handout-head">
                 <h1 tabindex="-1" node_ref=heading data-testid="handout-title">{title}</h1>
                 <dl class="handout-settings">
-                    {move || settings().into_iter().map(|(label, text)| view! {
-                        <div><dt>{label}</dt><dd>{text}</dd></div>
+                    {move || settings().into_iter().map(|line| view! {
+                        <div><dt>{line.label}</dt><dd>{line.text}</dd></div>
                     }).collect_view()}
                 </dl>
             </header>

@@ -420,7 +420,7 @@ fn the_block_and_a_source_appear_in_every_format_under_their_contract_names() {
     }
     assert_eq!(block["norm"], "pre");
     assert_eq!(block["hidden"][0].as_array().unwrap().len(), 6);
-    // Pre-norm: the block's output is S₂, and attention read N₁.
+    // Pre-norm: the block's output is R₂, and attention read N₁.
     assert_eq!(block["out"], block["sum_2"]);
     assert_eq!(block["attention_input"], block["norm_1"]);
     // The top-level x stays E + P.
@@ -435,7 +435,7 @@ fn the_block_and_a_source_appear_in_every_format_under_their_contract_names() {
         "markdown",
     ]));
     for heading in [
-        "Residual sum S₁",
+        "Residual sum R₁",
         "LayerNorm N₁",
         "Activation: GELU",
         "LayerNorm N₂",

@@ -4,13 +4,13 @@
 //! ```text
 //! post-norm (the original Transformer)     pre-norm (GPT-2 and most models since)
 //! Y  = attention(X)                        N₁ = LN₁(X);  Y = attention(N₁)
-//! S₁ = X + Y                               S₁ = X + Y
-//! N₁ = LN₁(S₁)                             N₂ = LN₂(S₁)
+//! R₁ = X + Y                               R₁ = X + Y
+//! N₁ = LN₁(R₁)                             N₂ = LN₂(R₁)
 //! H  = N₁·W₁ + b₁                          H  = N₂·W₁ + b₁
 //! G  = act(H)                              G  = act(H)
 //! F  = G·W₂ + b₂                           F  = G·W₂ + b₂
-//! S₂ = N₁ + F                              S₂ = S₁ + F
-//! N₂ = LN₂(S₂)          output N₂          output S₂
+//! R₂ = N₁ + F                              R₂ = R₁ + F
+//! N₂ = LN₂(R₂)          output N₂          output R₂
 //! ```
 //!
 //! LN(r) = (r − mean(r)) / √(var(r) + ε) · γ + β for each row r, with the biased variance
@@ -266,9 +266,9 @@ pub struct BlockTrace {
     pub params: Block,
     /// What attention's queries read: X for post-norm, N₁ = LN₁(X) for pre-norm.
     pub attention_input: Matrix,
-    /// S₁ = X + Y. (seq_len, d_model)
+    /// R₁ = X + Y. (seq_len, d_model)
     pub sum_1: Matrix,
-    /// N₁: LN₁(S₁) for post-norm, LN₁(X) for pre-norm. (seq_len, d_model)
+    /// N₁: LN₁(R₁) for post-norm, LN₁(X) for pre-norm. (seq_len, d_model)
     pub norm_1: Matrix,
     /// H = N·W₁ + b₁, with N = N₁ (post) or N₂ (pre). (seq_len, d_ff)
     pub hidden: Matrix,
@@ -276,14 +276,14 @@ pub struct BlockTrace {
     pub activated: Matrix,
     /// F = G·W₂ + b₂. (seq_len, d_model)
     pub ffn: Matrix,
-    /// S₂ = N₁ + F (post) or S₁ + F (pre). (seq_len, d_model)
+    /// R₂ = N₁ + F (post) or R₁ + F (pre). (seq_len, d_model)
     pub sum_2: Matrix,
-    /// N₂: LN₂(S₂) for post-norm, LN₂(S₁) for pre-norm. (seq_len, d_model)
+    /// N₂: LN₂(R₂) for post-norm, LN₂(R₁) for pre-norm. (seq_len, d_model)
     pub norm_2: Matrix,
 }
 
 impl BlockTrace {
-    /// The block's output: N₂ for post-norm, S₂ for pre-norm.
+    /// The block's output: N₂ for post-norm, R₂ for pre-norm.
     pub fn out(&self) -> &Matrix {
         match self.norm {
             Norm::Post => &self.norm_2,
@@ -299,7 +299,7 @@ impl BlockTrace {
         }
     }
 
-    /// What the second residual adds F to: N₁ (post) or S₁ (pre).
+    /// What the second residual adds F to: N₁ (post) or R₁ (pre).
     pub fn residual_2_input(&self) -> &Matrix {
         match self.norm {
             Norm::Post => &self.norm_1,
@@ -307,7 +307,7 @@ impl BlockTrace {
         }
     }
 
-    /// What the second LayerNorm reads: S₂ (post) or S₁ (pre).
+    /// What the second LayerNorm reads: R₂ (post) or R₁ (pre).
     pub fn norm_2_input(&self) -> &Matrix {
         match self.norm {
             Norm::Post => &self.sum_2,

@@ -48,7 +48,7 @@ impl HeadMatrix {
 /// One of the matrices the transformer block computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BlockMatrix {
-    /// S₁ = X + Y. (seq_len, d_model)
+    /// R₁ = X + Y. (seq_len, d_model)
     Sum1,
     /// N₁. (seq_len, d_model)
     Norm1,
@@ -58,7 +58,7 @@ pub enum BlockMatrix {
     Activated,
     /// F. (seq_len, d_model)
     Ffn,
-    /// S₂. (seq_len, d_model)
+    /// R₂. (seq_len, d_model)
     Sum2,
     /// N₂. (seq_len, d_model)
     Norm2,

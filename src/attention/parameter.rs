@@ -183,7 +183,7 @@ fn ffn_input(wiring: Wiring) -> MatrixId {
     }
 }
 
-/// What F is added to: N₁ (post-norm) or S₁ (pre-norm).
+/// What F is added to: N₁ (post-norm) or R₁ (pre-norm).
 fn residual_2_input(wiring: Wiring) -> MatrixId {
     if wiring.block == Some(Norm::Pre) {
         MatrixId::Block(BlockMatrix::Sum1)

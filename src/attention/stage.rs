@@ -29,9 +29,9 @@ pub enum Stage {
     Concat,
     /// The concatenation times W_o: the layer's output.
     OutputProjection,
-    /// S₁ = X + Y: the first residual sum.
+    /// R₁ = X + Y: the first residual sum.
     Residual1,
-    /// N₁: the first LayerNorm (of S₁ after attention, or of X before it in pre-norm).
+    /// N₁: the first LayerNorm (of R₁ after attention, or of X before it in pre-norm).
     Norm1,
     /// H = N·W₁ + b₁: the feed-forward network's hidden layer.
     Hidden,
@@ -39,7 +39,7 @@ pub enum Stage {
     Activation,
     /// F = G·W₂ + b₂: back to d_model.
     FeedForward,
-    /// S₂: the second residual sum.
+    /// R₂: the second residual sum.
     Residual2,
     /// N₂: the second LayerNorm.
     Norm2,

@@ -141,12 +141,12 @@ fn block_param_help(p: BlockParam) -> &'static str {
 
 fn block_matrix_help(b: BlockMatrix) -> &'static str {
     match b {
-        BlockMatrix::Sum1 => "S₁ = X + Y: the input plus attention's output, the first residual sum.",
+        BlockMatrix::Sum1 => "R₁ = X + Y: the input plus attention's output, the first residual sum.",
         BlockMatrix::Norm1 => "N₁: the first LayerNorm, each row brought to mean 0 and standard deviation 1, then scaled by γ₁ and shifted by β₁.",
         BlockMatrix::Hidden => "H: the feed-forward network's hidden layer, d_ff numbers per token.",
         BlockMatrix::Activated => "G = act(H): the hidden layer after the activation.",
         BlockMatrix::Ffn => "F = G·W₂ + b₂: the feed-forward output, d_model numbers per token again.",
-        BlockMatrix::Sum2 => "S₂: the second residual sum, the feed-forward output added back.",
+        BlockMatrix::Sum2 => "R₂: the second residual sum, the feed-forward output added back.",
         BlockMatrix::Norm2 => "N₂: the second LayerNorm, each row normalised on its own.",
     }
 }

@@ -31,12 +31,12 @@ pub fn label(matrix: MatrixId) -> String {
         MatrixId::SourceX => "X_src".to_string(),
         MatrixId::BlockParam(p) => block_param_symbol(p).to_string(),
         MatrixId::Block(b) => match b {
-            BlockMatrix::Sum1 => "S₁",
+            BlockMatrix::Sum1 => "R₁",
             BlockMatrix::Norm1 => "N₁",
             BlockMatrix::Hidden => "H",
             BlockMatrix::Activated => "G",
             BlockMatrix::Ffn => "F",
-            BlockMatrix::Sum2 => "S₂",
+            BlockMatrix::Sum2 => "R₂",
             BlockMatrix::Norm2 => "N₂",
         }
         .to_string(),

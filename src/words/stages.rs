@@ -18,12 +18,12 @@ pub fn stage_name(stage: Stage) -> &'static str {
         Stage::WeightedSum => "Weighted sum AₕVₕ",
         Stage::Concat => "Concatenate heads",
         Stage::OutputProjection => "Output projection",
-        Stage::Residual1 => "Residual sum S₁",
+        Stage::Residual1 => "Residual sum R₁",
         Stage::Norm1 => "LayerNorm N₁",
         Stage::Hidden => "Hidden layer H",
         Stage::Activation => "Activation",
         Stage::FeedForward => "Feed-forward output F",
-        Stage::Residual2 => "Residual sum S₂",
+        Stage::Residual2 => "Residual sum R₂",
         Stage::Norm2 => "LayerNorm N₂",
     }
 }
@@ -53,12 +53,12 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
         Stage::WeightedSum => ("Weighted ", "sum", " AₕVₕ"),
         Stage::Concat => ("", "Concat", "enate heads"),
         Stage::OutputProjection => ("", "Output", " projection"),
-        Stage::Residual1 => ("", "Residual", " sum S₁"),
+        Stage::Residual1 => ("", "Residual", " sum R₁"),
         Stage::Norm1 => ("Layer", "Norm", " N₁"),
         Stage::Hidden => ("", "Hidden", " layer H"),
         Stage::Activation => ("", "Activation", ""),
         Stage::FeedForward => ("Feed-forward ", "output", " F"),
-        Stage::Residual2 => ("", "Residual", " sum S₂"),
+        Stage::Residual2 => ("", "Residual", " sum R₂"),
         Stage::Norm2 => ("Layer", "Norm", " N₂"),
     }
 }
@@ -103,8 +103,8 @@ pub fn stage_title(stage: Stage, c: &Config, w: Wiring) -> String {
 /// from 1, like the labels beside the pictures.
 pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
     let (n_in, n_sum) = match w.block {
-        Some(Norm::Pre) => ("X", "S₁"),
-        _ => ("S₁", "S₂"),
+        Some(Norm::Pre) => ("X", "R₁"),
+        _ => ("R₁", "R₂"),
     };
     let ln = |n: &str, sub: &str, of: &str| {
         format!("{n} = LN{sub}({of}) = ({of} − μ) / √(σ² + ε) · γ{sub} + β{sub}, per row")
@@ -136,9 +136,9 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
         }
         Stage::Softmax => "Aₕ[i, j] = exp(Mₕ[i, j]) / Σⱼ′ exp(Mₕ[i, j′])".into(),
         Stage::WeightedSum => "Cₕ = Aₕ·Vₕ".into(),
-        Stage::Concat => "C = [C₁ | C₂ | … | C_H]".into(),
+        Stage::Concat => "C = [C₁ | C₂ | … | C_{n_heads}]".into(),
         Stage::OutputProjection => "Y = C·W_o".into(),
-        Stage::Residual1 => "S₁ = X + Y".into(),
+        Stage::Residual1 => "R₁ = X + Y".into(),
         Stage::Norm1 => ln("N₁", "₁", n_in),
         Stage::Hidden => format!("H = {}·W₁ + b₁", ffn_input(w)),
         Stage::Activation => match w.activation {
@@ -148,7 +148,7 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
             }
         },
         Stage::FeedForward => "F = G·W₂ + b₂".into(),
-        Stage::Residual2 => format!("S₂ = {} + F", residual_2_input(w)),
+        Stage::Residual2 => format!("R₂ = {} + F", residual_2_input(w)),
         Stage::Norm2 => ln("N₂", "₂", n_sum),
     }
 }
@@ -162,10 +162,10 @@ fn ffn_input(w: Wiring) -> &'static str {
     }
 }
 
-/// What F is added to: N₁ in post-norm, S₁ in pre-norm.
+/// What F is added to: N₁ in post-norm, R₁ in pre-norm.
 fn residual_2_input(w: Wiring) -> &'static str {
     if w.block == Some(Norm::Pre) {
-        "S₁"
+        "R₁"
     } else {
         "N₁"
     }
@@ -176,13 +176,13 @@ fn msub_n(base: &str, n: usize) -> String {
     format!("<msub><mi>{base}</mi><mn>{n}</mn></msub>")
 }
 
-/// A symbol such as `S₁`, `X` or `X_src` as MathML.
+/// A symbol such as `R₁`, `X` or `X_src` as MathML.
 fn symbol_mathml(symbol: &str) -> String {
     match symbol {
         "N₁" => msub_n("N", 1),
         "N₂" => msub_n("N", 2),
-        "S₁" => msub_n("S", 1),
-        "S₂" => msub_n("S", 2),
+        "R₁" => msub_n("R", 1),
+        "R₂" => msub_n("R", 2),
         "X_src" => "<msub><mi>X</mi><mtext>src</mtext></msub>".into(),
         other => format!("<mi>{other}</mi>"),
     }
@@ -281,10 +281,10 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             msub("A", "h"),
             msub("V", "h")
         ),
-        Stage::Concat => "<mi>C</mi><mo>=</mo><mo>[</mo><msub><mi>C</mi><mn>1</mn></msub><mo>|</mo><msub><mi>C</mi><mn>2</mn></msub><mo>|</mo><mo>…</mo><mo>|</mo><msub><mi>C</mi><mi>H</mi></msub><mo>]</mo>".into(),
+        Stage::Concat => "<mi>C</mi><mo>=</mo><mo>[</mo><msub><mi>C</mi><mn>1</mn></msub><mo>|</mo><msub><mi>C</mi><mn>2</mn></msub><mo>|</mo><mo>…</mo><mo>|</mo><msub><mi>C</mi><msub><mi>n</mi><mtext>heads</mtext></msub></msub><mo>]</mo>".into(),
         Stage::OutputProjection => format!("<mi>Y</mi><mo>=</mo><mi>C</mi>{}", msub("W", "o")),
-        Stage::Residual1 => format!("{}<mo>=</mo><mi>X</mi><mo>+</mo><mi>Y</mi>", msub_n("S", 1)),
-        Stage::Norm1 => layer_norm_mathml(1, if w.block == Some(Norm::Pre) { "X" } else { "S₁" }),
+        Stage::Residual1 => format!("{}<mo>=</mo><mi>X</mi><mo>+</mo><mi>Y</mi>", msub_n("R", 1)),
+        Stage::Norm1 => layer_norm_mathml(1, if w.block == Some(Norm::Pre) { "X" } else { "R₁" }),
         Stage::Hidden => format!(
             "<mi>H</mi><mo>=</mo>{}{}<mo>+</mo>{}",
             symbol_mathml(ffn_input(w)),
@@ -302,10 +302,10 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
         ),
         Stage::Residual2 => format!(
             "{}<mo>=</mo>{}<mo>+</mo><mi>F</mi>",
-            msub_n("S", 2),
+            msub_n("R", 2),
             symbol_mathml(residual_2_input(w))
         ),
-        Stage::Norm2 => layer_norm_mathml(2, if w.block == Some(Norm::Pre) { "S₁" } else { "S₂" }),
+        Stage::Norm2 => layer_norm_mathml(2, if w.block == Some(Norm::Pre) { "R₁" } else { "R₂" }),
     }
 }
 
@@ -552,7 +552,7 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<String> {
         }
         Stage::FeedForward => "Row i of F was computed from row i of H alone: change one token's row above and only its own row of F changes.".to_string(),
         Stage::Residual2 => format!(
-            "S₂ = {} + F, row by row.",
+            "R₂ = {} + F, row by row.",
             residual_2_input(trace.wiring())
         ),
         _ => return None,
@@ -701,7 +701,7 @@ mod tests {
             "Q = N₁·W_q,  K = X_src·W_k,  V = X_src·W_v"
         );
         assert_eq!(stage_formula(Stage::Hidden, &config, w), "H = N₂·W₁ + b₁");
-        assert_eq!(stage_formula(Stage::Residual2, &config, w), "S₂ = S₁ + F");
+        assert_eq!(stage_formula(Stage::Residual2, &config, w), "R₂ = R₁ + F");
         assert!(stage_formula(Stage::Norm1, &config, w).starts_with("N₁ = LN₁(X)"));
         assert_eq!(
             stage_title(Stage::Activation, &config, w),

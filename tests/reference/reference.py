@@ -399,7 +399,7 @@ def post_norm_block(x: np.ndarray, y: np.ndarray, block: dict) -> dict:
 
 def pre_norm_block(x: np.ndarray, y: np.ndarray, block: dict) -> dict:
     """Norm before each sub-layer, residuals untouched: y came from N₁ = LN₁(x);
-    S₁ = x + y, N₂ = LN₂(S₁), S₂ = S₁ + FFN(N₂); out = S₂.
+    R₁ = x + y, N₂ = LN₂(R₁), R₂ = R₁ + FFN(N₂); out = R₂.
     Every stage (seq_len, d_model), but hidden and activated (seq_len, d_ff)."""
     norm_1 = attention_input(x, block)
     sum_1 = x + y

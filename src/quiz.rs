@@ -71,8 +71,7 @@ impl Question {
     pub fn is_right(&self, response: &Response) -> bool {
         match (&self.answer, response) {
             (Answer::Number { value }, Response::Number(x)) => {
-                let shown = rounded(*value);
-                x.is_finite() && (x - shown).abs() <= TOLERANCE + 1e-9
+                x.is_finite() && (x - shown(*value)).abs() <= TOLERANCE + 1e-9
             }
             (Answer::Choice { accepted, .. }, Response::Choice(i)) => accepted.contains(i),
             (Answer::Set { correct, .. }, Response::Set(picked)) => {
@@ -110,9 +109,10 @@ impl Question {
     }
 }
 
-/// `value` as the heatmaps show it, two decimals.
-fn rounded(value: f64) -> f64 {
-    (value * 100.0).round() / 100.0
+/// `value` as the answer shows it, read back as a typed answer is read: what is marked is what
+/// is shown, ties included (0.125 shows as 0.12, so 0.11 counts).
+fn shown(value: f64) -> f64 {
+    crate::words::rounded(value, DECIMALS)
 }
 
 /// A question about the result of `stage` in `trace`, chosen by `seed`; `None` for a stage the
@@ -137,15 +137,10 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
             number(trace, stage, m, pick(rows), pick(d))
         }
         Stage::SplitHeads if heads > 1 => {
-            let choices: Vec<String> = (0..heads)
-                .map(|k| {
-                    let cols = trace.head_columns(k);
-                    format!("{}–{}", words::dim(cols.start), words::dim(cols.end - 1))
-                })
-                .collect();
+            let (prompt, choices) = words::split_prompt(h, trace.head_dim(), heads);
             Question {
                 stage,
-                prompt: words::split_prompt(h),
+                prompt,
                 answer: Answer::Choice {
                     choices,
                     accepted: vec![h],
@@ -166,14 +161,14 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
         Stage::Scores => top_key(
             trace,
             (stage, MatrixId::Head(h, HeadMatrix::Scores), i),
-            words::top_score_prompt(h, &q_name, cross),
+            words::top_score_prompt(h, &q_name, cross, trace.config.causal),
             keys,
         ),
         Stage::Scale => {
             let c = &trace.config;
             let note = match c.scale {
                 ScaleMode::SqrtHeadDim => None,
-                ScaleMode::SqrtSeqLen => Some(words::seq_len_mistake(c.head_dim())),
+                ScaleMode::SqrtSeqLen => Some(words::seq_len_mistake(c.head_dim(), n_keys, cross)),
                 ScaleMode::None => Some(words::no_scale_note(c.head_dim())),
             };
             Question {
@@ -212,10 +207,16 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
                     keys,
                 )
             } else {
-                let j = accepted[0];
+                let top: Vec<String> = accepted.iter().map(|&j| keys[j].clone()).collect();
                 Question {
-                    prompt: words::top_weight_value_prompt(h, &q_name, &keys[j]),
-                    ..number(trace, stage, MatrixId::Head(h, HeadMatrix::Weights), i, j)
+                    prompt: words::top_weight_value_prompt(h, &q_name, &top, n_keys, cross),
+                    ..number(
+                        trace,
+                        stage,
+                        MatrixId::Head(h, HeadMatrix::Weights),
+                        i,
+                        accepted[0],
+                    )
                 }
             }
         }
@@ -228,9 +229,15 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
         Stage::Activation => {
             let b = trace.block.as_ref()?;
             let width = b.hidden.ncols();
-            // A negative hidden number shows what the activation does, when there is one.
-            let negative = (0..width).find(|&c| b.hidden[(i, c)] < 0.0);
-            let c = negative.unwrap_or_else(|| pick(width));
+            // Negative and other hidden numbers are asked about equally often, whichever are
+            // more: each shows a different side of the activation.
+            let (negative, other): (Vec<usize>, Vec<usize>) =
+                (0..width).partition(|&c| b.hidden[(i, c)] < 0.0);
+            let side = match (negative.is_empty(), other.is_empty(), pick(2)) {
+                (false, true, _) | (false, false, 0) => negative,
+                _ => other,
+            };
+            let c = side[pick(side.len())];
             number(trace, stage, MatrixId::Block(BlockMatrix::Activated), i, c)
         }
         block_stage => {
@@ -270,11 +277,12 @@ fn top_key(
 ) -> Question {
     let values = matrix.get(trace).unwrap_or_else(|| Matrix::zeros(0, 0));
     let accepted = argmax(values.row(i).iter().copied());
+    let tied: Vec<String> = accepted.iter().map(|&j| keys[j].clone()).collect();
     Question {
         stage,
         prompt,
         cell: (matrix, i, accepted.first().copied().unwrap_or(0)),
-        note: tie_note(&accepted),
+        note: (tied.len() > 1).then(|| words::tie_note(&tied, keys.len(), trace.source.is_some())),
         answer: Answer::Choice {
             choices: keys,
             accepted,
@@ -292,10 +300,6 @@ fn argmax(values: impl Iterator<Item = f64>) -> Vec<usize> {
         .filter(|(_, v)| **v == top)
         .map(|(j, _)| j)
         .collect()
-}
-
-fn tie_note(accepted: &[usize]) -> Option<String> {
-    (accepted.len() > 1).then(|| words::tie_note(accepted.len()))
 }
 
 /// The seed of the quiz's question set `set` (`qn` in a link): with the same numbers, the same

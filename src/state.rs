@@ -60,7 +60,7 @@ impl EditTarget {
             Self::Embeddings => "Embeddings E",
             Self::Weight(w) => w.label(),
             Self::SourceEmbeddings => "Source E_src",
-            Self::Block(p) => p.label(),
+            Self::Block(p) => crate::words::block_param_symbol(p),
         }
     }
 }

@@ -515,6 +515,16 @@ fn worksheet_quiz_set_asks_one_question_per_stage_as_the_app_does() {
     );
     let block = stdout(&run(&["worksheet", "--quiz-set", "1", "--block"]));
     assert_eq!(block.matches("Answer: ____________").count(), 17);
+    // The answer key carries the worked arithmetic's notes, as the app's explanations do: here
+    // the LayerNorm's, which says what μᵢ and σᵢ² are.
+    let block_key = stdout(&run(&[
+        "worksheet",
+        "--quiz-set",
+        "1",
+        "--block",
+        "--answers",
+    ]));
+    assert_eq!(block_key.matches("the mean and the variance").count(), 2);
     for bad in [
         &["worksheet", "--quiz-set", "0"][..],
         &["worksheet", "--quiz-set", "2", "--seed", "3"][..],

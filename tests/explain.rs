@@ -5,7 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{
-    forward, Config, HeadMatrix, Init, Inputs, Matrix, MatrixId, Operand, ScaleMode, Trace,
+    forward, Config, HeadMatrix, Init, Inputs, Matrix, MatrixId, Operand, ScaleMode, Source, Trace,
     WeightName, Weights, MAX_TOKENS,
 };
 use attention_lens::formats::scenario::Scenario;
@@ -340,10 +340,10 @@ fn a_projection_cell_reads_a_row_of_x_and_a_column_of_the_weight() {
     );
     // X lights up in the copy drawn beside W_k.
     assert_eq!(operand_panel(e.matrix, e.operands[0].matrix), "x-k");
-    assert_eq!(e.title, "Key K[the, d4]");
+    assert_eq!(e.title, "Key K[the (5), d4]");
     assert_eq!(e.formula, "K[i, c] = Σ_m X[i, m] · W_k[m, c]");
     assert!(
-        e.expansion.starts_with("X[the, :] · W_k[:, d4] = "),
+        e.expansion.starts_with("X[the (5), :] · W_k[:, d4] = "),
         "{}",
         e.expansion
     );
@@ -439,7 +439,8 @@ fn split_and_concat_cells_name_the_head_and_column_they_come_from() {
         )]
     );
     assert!(
-        c.expansion.starts_with("C[the, d3] = C₂[the, d3] = "),
+        c.expansion
+            .starts_with("C[the (1), d3] = C₂[the (1), d3] = "),
         "{}",
         c.expansion
     );
@@ -451,7 +452,8 @@ fn split_and_concat_cells_name_the_head_and_column_they_come_from() {
         vec![operand(head(0, HeadMatrix::K), &[], &[], Some((4, 1)))]
     );
     assert!(
-        kt.expansion.starts_with("K₁ᵀ[d2, the] = K₁[the, d2] = "),
+        kt.expansion
+            .starts_with("K₁ᵀ[d2, the (5)] = K₁[the (5), d2] = "),
         "{}",
         kt.expansion
     );
@@ -815,4 +817,96 @@ fn a_head_slice_cell_names_its_column_as_the_layer_does_and_counts_heads_from_on
         "{}",
         e.expansion
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-attention: the keys, values and source positions are the source's.
+
+/// “the cat” attending to the five-token source “le chat noir dort bien”, dividing by
+/// √src_len, with positions.
+fn cross_trace() -> Trace {
+    let config = Config {
+        scale: ScaleMode::SqrtSeqLen,
+        positional_encoding: true,
+        ..Config::default()
+    };
+    let mut inputs = Inputs::from_sentence(
+        "the cat",
+        config,
+        Weights::new(Init::Default, config.d_model),
+    )
+    .expect("valid inputs");
+    inputs.source = Some(Source::from_sentence("le chat noir dort bien", 4).expect("a source"));
+    forward(&inputs).expect("the forward pass runs")
+}
+
+#[test]
+fn a_cross_attention_score_names_the_sources_key_token() {
+    let trace = cross_trace();
+    let e = cell(&trace, head(0, HeadMatrix::Scores), 1, 0);
+    assert_eq!(e.title, "Score S₁[cat, le]");
+    assert!(
+        e.expansion.starts_with("q_cat · k_le = "),
+        "{}",
+        e.expansion
+    );
+    // Past the sentence's length the key is still a source word, not “token 5”.
+    let e = cell(&trace, head(1, HeadMatrix::Scores), 0, 4);
+    assert!(
+        e.expansion.starts_with("q_the · k_bien = "),
+        "{}",
+        e.expansion
+    );
+}
+
+#[test]
+fn a_source_position_cell_names_the_source_token_and_its_own_position() {
+    let trace = cross_trace();
+    let e = cell(&trace, MatrixId::SourcePositional, 3, 0);
+    assert_eq!(e.title, "Source position P_src[dort, d1]");
+    assert!(e.formula.starts_with("P_src[i, c] = sin("), "{}", e.formula);
+    let note = e.note.as_deref().unwrap();
+    assert!(
+        note.contains("“dort” is source token 4, so p = i − 1 = 3"),
+        "{note}"
+    );
+    assert!(e.expansion.starts_with("sin(3 / "), "{}", e.expansion);
+}
+
+#[test]
+fn a_cross_attention_scale_cell_divides_by_the_root_of_the_sources_length() {
+    let trace = cross_trace();
+    let e = cell(&trace, head(0, HeadMatrix::Scaled), 1, 2);
+    assert_eq!(e.formula, "Z₁[i, j] = S₁[i, j] / √src_len");
+    assert!(e.expansion.contains(" / √5 = "), "{}", e.expansion);
+    assert!(e.expansion.contains(" / 2.236 = "), "{}", e.expansion);
+    let note = e.note.as_deref().unwrap();
+    assert!(note.contains("src_len = 5"), "{note}");
+    assert!(!note.contains("seq_len"), "{note}");
+}
+
+#[test]
+fn a_cross_attention_mask_cell_says_there_is_no_causal_mask() {
+    let trace = cross_trace();
+    let e = cell(&trace, head(0, HeadMatrix::Masked), 0, 3);
+    let note = e.note.as_deref().unwrap();
+    assert!(!note.contains("later ones"), "{note}");
+    assert!(note.contains("no causal mask"), "{note}");
+    assert!(e.title.ends_with("[the, dort]"), "{}", e.title);
+}
+
+#[test]
+fn scaling_off_says_the_scores_are_not_divided() {
+    let unscaled = variant_traces().swap_remove(1);
+    let e = cell(&unscaled, head(0, HeadMatrix::Scaled), 0, 1);
+    assert!(!e.formula.contains('/'), "{}", e.formula);
+    assert!(e.note.as_deref().unwrap().contains("not divided"));
+}
+
+#[test]
+fn a_one_head_concat_cell_is_head_ones_context_without_a_head_h() {
+    let trace = variant_traces().swap_remove(2);
+    let e = cell(&trace, MatrixId::Concat, 0, 5);
+    assert_eq!(e.formula, "C[i, c] = C₁[i, c]");
+    assert!(e.note.as_deref().unwrap().contains("With one head"));
 }

@@ -9,8 +9,10 @@ use attention_lens::attention::{
     Weights,
 };
 use attention_lens::formats::worksheet::{worksheet_markdown, worksheet_questions, Picks};
+use attention_lens::plot::parse_cell;
 use attention_lens::quiz::{question, quiz_seed, Answer, Response, Session};
 use attention_lens::state::Model;
+use attention_lens::words::format_value;
 
 const WORDS: [&str; 12] = [
     "the", "cat", "sat", "on", "a", "mat", "it", "was", "warm", "and", "soft", "today",
@@ -55,9 +57,9 @@ fn scenario(seed: u64) -> Trace {
     forward(&inputs).unwrap()
 }
 
-/// Shown to two decimals, as the heatmaps show it.
+/// Shown to two decimals, as the heatmaps show it, read back as a typed answer is.
 fn shown(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
+    parse_cell(&format_value(v, 2)).unwrap()
 }
 
 #[test]
@@ -237,4 +239,301 @@ fn a_quiz_set_sheet_asks_the_app_questions_one_per_stage() {
             assert!(key.contains(&format!("**Answer:** {}", q.answer_text())));
         }
     }
+}
+
+/// The trace of `sentence` (and `source`) with `config`, random weights from `seed` and the
+/// block when `block` is set.
+fn traced(sentence: &str, source: Option<&str>, config: Config, seed: u64) -> Trace {
+    let mut inputs = Inputs::from_sentence(
+        sentence,
+        config,
+        Weights::new(Init::Random(seed), config.d_model),
+    )
+    .unwrap();
+    inputs.source = source.map(|s| Source::from_sentence(s, config.d_model).unwrap());
+    forward(&inputs).unwrap()
+}
+
+/// A configuration of `d_model` and `n_heads`, otherwise the standard one.
+fn config(d_model: usize, n_heads: usize) -> Config {
+    Config {
+        d_model,
+        n_heads,
+        causal: false,
+        positional_encoding: true,
+        scale: ScaleMode::SqrtHeadDim,
+        temperature: 1.0,
+    }
+}
+
+/// Every question `trace` asks at `stage` over the first `n` seeds.
+fn asked(trace: &Trace, stage: Stage, n: u64) -> Vec<attention_lens::quiz::Question> {
+    (0..n).filter_map(|s| question(trace, stage, s)).collect()
+}
+
+#[test]
+fn the_answer_key_carries_every_note_of_the_worked_arithmetic() {
+    let mut notes = 0;
+    for s in 0..24u64 {
+        let trace = scenario(s);
+        for picks in [Picks::Spread { seed: s, count: 16 }, Picks::QuizSet(s + 1)] {
+            let key = worksheet_markdown(&trace, picks, true);
+            for q in worksheet_questions(&trace, picks) {
+                if let Some(note) = q.worked(&trace).unwrap().note {
+                    notes += 1;
+                    assert!(key.contains(&note), "{note}\nmissing from\n{key}");
+                }
+            }
+        }
+    }
+    assert!(notes > 100, "the scenarios exercise notes: {notes}");
+}
+
+#[test]
+fn the_highest_raw_score_is_asked_before_the_mask_when_a_mask_follows() {
+    let causal = Config {
+        causal: true,
+        ..config(4, 2)
+    };
+    let masked = traced("the cat sat on a mat", None, causal, 3);
+    for q in asked(&masked, Stage::Scores, 8) {
+        assert!(q.prompt.contains("before the mask"), "{}", q.prompt);
+    }
+    let unmasked = traced("the cat sat on a mat", None, config(4, 2), 3);
+    for q in asked(&unmasked, Stage::Scores, 8) {
+        assert!(!q.prompt.contains("mask"), "{}", q.prompt);
+    }
+}
+
+#[test]
+fn a_uniform_row_is_asked_and_answered_as_a_tie_of_every_key() {
+    // Zero embeddings and no positions: every score is 0 and every weight 1/8 = 0.125.
+    let sentence = "a b c d e f g h";
+    let mut inputs = Inputs::from_sentence(
+        sentence,
+        Config {
+            positional_encoding: false,
+            ..config(4, 2)
+        },
+        Weights::new(Init::Random(1), 4),
+    )
+    .unwrap();
+    inputs.embeddings.fill(0.0);
+    let trace = forward(&inputs).unwrap();
+    let questions = asked(&trace, Stage::Softmax, 16);
+    assert!(questions
+        .iter()
+        .any(|q| matches!(q.answer, Answer::Number { .. })));
+    assert!(questions
+        .iter()
+        .any(|q| matches!(q.answer, Answer::Choice { .. })));
+    for q in &questions {
+        assert!(
+            !q.prompt.contains("gives its most weight to"),
+            "{}",
+            q.prompt
+        );
+        match &q.answer {
+            Answer::Number { .. } => {
+                assert!(q.prompt.contains("every key"), "{}", q.prompt);
+                assert_eq!(q.answer_text(), "0.12");
+                assert!(q.is_right(&Response::Number(0.11)));
+            }
+            Answer::Choice { accepted, .. } => {
+                assert_eq!(accepted.len(), 8);
+                let note = q.note.as_deref().unwrap_or_default();
+                assert!(note.contains("All 8 keys tie"), "{note}");
+            }
+            Answer::Set { .. } => unreachable!("softmax asks no set"),
+        }
+    }
+    let scores = asked(&trace, Stage::Scores, 4);
+    assert!(scores.iter().all(|q| q
+        .note
+        .as_deref()
+        .unwrap_or_default()
+        .contains("All 8 keys tie")));
+}
+
+#[test]
+fn a_tie_of_some_keys_names_the_tied_keys_and_never_one_of_them_alone() {
+    // Without positions the two “the” have the same key, so they tie in every row.
+    let no_positions = Config {
+        positional_encoding: false,
+        ..config(4, 1)
+    };
+    let mut found = 0;
+    for seed in 0..40 {
+        let trace = traced("the cat the", None, no_positions, seed);
+        for q in asked(&trace, Stage::Softmax, 6) {
+            let (m, r, _) = q.cell;
+            let row = m.get(&trace).unwrap().row(r).into_owned();
+            let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if row[0] != top {
+                continue;
+            }
+            found += 1;
+            assert!(
+                !q.prompt.contains("gives its most weight to"),
+                "{}",
+                q.prompt
+            );
+            if let Answer::Choice { accepted, choices } = &q.answer {
+                assert_eq!(accepted, &vec![0, 2]);
+                let note = q.note.clone().unwrap_or_default();
+                for &a in accepted {
+                    assert!(note.contains(&choices[a]), "{note}");
+                }
+                assert!(!note.contains("All"), "{note}");
+            } else {
+                assert!(q.prompt.contains("tie"), "{}", q.prompt);
+            }
+        }
+    }
+    assert!(found > 4, "ties at the top were asked about: {found}");
+}
+
+#[test]
+fn the_activation_question_picks_positive_cells_as_well_as_negative_ones() {
+    for s in 0..40u64 {
+        let trace = scenario(s);
+        let Some(b) = trace.block.as_ref() else {
+            continue;
+        };
+        let signs: std::collections::BTreeSet<bool> = asked(&trace, Stage::Activation, 40)
+            .iter()
+            .map(|q| b.hidden[(q.cell.1, q.cell.2)] < 0.0)
+            .collect();
+        let row_has_both = (0..trace.seq_len()).any(|i| {
+            let row = b.hidden.row(i);
+            row.iter().any(|&v| v < 0.0) && row.iter().any(|&v| v >= 0.0)
+        });
+        if row_has_both {
+            assert_eq!(signs.len(), 2, "scenario {s} asks one sign only");
+        }
+    }
+}
+
+#[test]
+fn the_mask_question_says_plainly_that_no_cell_may_be_the_answer() {
+    let causal = Config {
+        causal: true,
+        ..config(4, 2)
+    };
+    let trace = traced("the cat sat", None, causal, 2);
+    for q in asked(&trace, Stage::Mask, 8) {
+        assert!(!q.prompt.contains("Check none"), "{}", q.prompt);
+        assert!(q.prompt.contains("may be none"), "{}", q.prompt);
+    }
+}
+
+#[test]
+fn one_column_heads_are_asked_about_one_column() {
+    let trace = traced("the cat sat", None, config(4, 4), 2);
+    for q in asked(&trace, Stage::SplitHeads, 8) {
+        assert!(q.prompt.starts_with("Which column of Q"), "{}", q.prompt);
+        let Answer::Choice { choices, .. } = &q.answer else {
+            panic!("the split asks for a choice");
+        };
+        assert_eq!(choices, &["d1", "d2", "d3", "d4"]);
+    }
+    let wide = traced("the cat sat", None, config(4, 2), 2);
+    for q in asked(&wide, Stage::SplitHeads, 8) {
+        assert!(q.prompt.starts_with("Which columns of Q"), "{}", q.prompt);
+    }
+}
+
+#[test]
+fn repeated_words_are_told_apart_in_every_question_choice_and_answer() {
+    // The repeated words: the sentence's, then the source's.
+    let sentences = [
+        ("the cat saw the dog", None, "the"),
+        ("a cat saw a dog", Some("the dog saw the cat"), "a"),
+        ("a cat saw a dog", Some("the dog saw the cat"), "the"),
+    ];
+    for (sentence, source, word) in sentences {
+        for causal in [false, true] {
+            if causal && source.is_some() {
+                continue;
+            }
+            let c = Config {
+                causal,
+                ..config(4, 2)
+            };
+            let trace = traced(sentence, source, c, 5);
+            for &stage in trace.stages() {
+                for q in asked(&trace, stage, 12) {
+                    for bare in [
+                        format!("“{word}”"),
+                        format!("[{word},"),
+                        format!(", {word}]"),
+                    ] {
+                        assert!(!q.prompt.contains(&bare), "{}", q.prompt);
+                        assert!(!q.note.clone().unwrap_or_default().contains(&bare));
+                    }
+                    let answer = q.answer_text();
+                    assert!(
+                        answer
+                            .split(" or ")
+                            .all(|a| a.split(", ").all(|a| a != word)),
+                        "{answer}"
+                    );
+                    if let Answer::Choice { choices, .. } | Answer::Set { choices, .. } = &q.answer
+                    {
+                        let distinct: std::collections::BTreeSet<&String> =
+                            choices.iter().collect();
+                        assert_eq!(distinct.len(), choices.len(), "{choices:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_divisor_note_names_the_square_root_the_maths_divided_by() {
+    // Cross-attention: 3 queries, 5 keys; √seq_len divides by √src_len = √5.
+    let by_length = Config {
+        scale: ScaleMode::SqrtSeqLen,
+        ..config(4, 2)
+    };
+    let cross = traced("the cat sat", Some("le chat est assis là"), by_length, 1);
+    assert_eq!(cross.scale_divisor, 5f64.sqrt());
+    for q in asked(&cross, Stage::Scale, 4) {
+        let note = q.note.unwrap();
+        assert!(note.contains("√src_len = √5"), "{note}");
+        assert!(!note.contains("√3"), "{note}");
+        assert!(note.contains("√d_k = √2"), "{note}");
+        assert!(!note.contains("head width"), "{note}");
+    }
+    let own = traced("the cat sat", None, by_length, 1);
+    for q in asked(&own, Stage::Scale, 4) {
+        let note = q.note.unwrap();
+        assert!(note.contains("√seq_len = √3"), "{note}");
+        assert!(note.contains("√d_k = √2"), "{note}");
+    }
+    let off = Config {
+        scale: ScaleMode::None,
+        ..config(4, 2)
+    };
+    for q in asked(&traced("the cat sat", None, off, 1), Stage::Scale, 4) {
+        let note = q.note.unwrap();
+        assert!(note.contains("√d_k = √2"), "{note}");
+    }
+}
+
+#[test]
+fn the_worksheet_tables_label_a_repeated_word_as_its_questions_name_it() {
+    let trace = traced("the cat saw the dog", None, config(4, 2), 5);
+    let key = worksheet_markdown(&trace, Picks::QuizSet(1), true);
+    assert!(
+        key.contains("| the (1) |") && key.contains("| the (4) |"),
+        "{key}"
+    );
+    assert!(!key.contains("| the |"), "{key}");
+    // The sentence itself is written as it was typed.
+    assert!(
+        key.starts_with("# Answer key: the cat saw the dog\n"),
+        "{key}"
+    );
 }

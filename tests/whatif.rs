@@ -571,3 +571,25 @@ fn every_what_if_runs_on_cross_attention_in_a_block() {
         assert_eq!(altered.shape(), (3, 4), "{what:?}");
     }
 }
+
+#[test]
+fn one_leaked_cell_is_counted_in_the_singular_and_the_change_is_named_as_attentions_output_y() {
+    // Two tokens under the mask: one cell above the diagonal, which the switch lets through.
+    let c = compare(&two_tokens(true), WhatIf::NoCausalMask).unwrap();
+    let lines = comparison_summary(&c, 0);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("1 cell above the diagonal now gets weight")),
+        "{lines:?}"
+    );
+    // With the block on, Y is the attention sub-layer's output, so the line names Y.
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("Largest change in attention's output Y: "),
+        "{lines:?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("layer's output")));
+}

@@ -75,7 +75,8 @@ pub fn MatrixEditors(
     let focused = RwSignal::new(None::<EditTarget>);
     let tip_shown = move |t: EditTarget| hovered.get().or(focused.get()) == Some(t);
     // The source's and the block's matrices have tabs while they are switched on.
-    let targets = Memo::new(move |_| model.with(|m| EditTarget::shown(m.wiring())));
+    let wiring = Memo::new(move |_| model.with(|m| m.wiring()));
+    let targets = Memo::new(move |_| EditTarget::shown(wiring.get()));
     Effect::new(move |_| {
         if !targets.with(|ts| ts.contains(&selected.get_untracked())) {
             selected.set(EditTarget::Weight(WeightName::Q));
@@ -145,7 +146,7 @@ pub fn MatrixEditors(
                 {move || targets.get().into_iter().map(|t| view! {
                     <span role="tooltip" id=format!("help-tab-{}", t.key()) class="help-tip"
                         class:shown=move || tip_shown(t) data-testid=format!("tip-tab-{}", t.key())>
-                        {matrix_help(edited_matrix(t))}
+                        {move || matrix_help(edited_matrix(t), wiring.get())}
                     </span>
                 }.into_any()).collect_view()}
             </div>

@@ -12,6 +12,7 @@ mod heatmap;
 mod help;
 pub(crate) mod keyboard;
 mod matrix_editor;
+mod paragraphs;
 mod perf;
 mod presenter;
 mod preset_picker;
@@ -31,6 +32,7 @@ pub use handout::Handout;
 pub use heatmap::{HeatmapView, PanelData};
 pub use help::Help;
 pub use matrix_editor::MatrixEditors;
+pub use paragraphs::Paragraphs;
 
 pub use presenter::{fit_to_window, set_fullscreen, step_with_clicker, PresenterBar};
 pub use preset_picker::PresetPicker;

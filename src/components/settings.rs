@@ -25,6 +25,19 @@ fn setting_name(setting: Setting, control: Option<&'static str>) -> impl IntoVie
     }
 }
 
+/// The id of a setting's tooltip, which describes its control.
+fn help_id(setting: Setting) -> String {
+    format!("help-{}", setting.key())
+}
+
+/// The "?" help beside a switch, whose label is the switch's own.
+fn switch_help(setting: Setting) -> impl IntoView {
+    view! {
+        <Help id=setting.key() text=setting_help(setting) label=format!("About {}", setting.name())
+            class="help-icon">"?"</Help>
+    }
+}
+
 /// The settings form. Only valid choices are offered; a bad temperature shows a message and is
 /// not applied.
 #[component]
@@ -207,15 +220,19 @@ fn BeyondOneLayer(
     };
     view! {
         <div class="beyond" data-testid="beyond">
-            <label class="toggle">
-                <input type="checkbox" data-testid="cross"
-                    prop:checked=move || cross.get()
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        model.update(|m| m.set_cross(on));
-                    } />
-                " Attend to another sentence"
-            </label>
+            <span class="setting-name">
+                <label class="toggle">
+                    <input type="checkbox" data-testid="cross"
+                        prop:checked=move || cross.get()
+                        aria-describedby=help_id(Setting::Cross)
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            model.update(|m| m.set_cross(on));
+                        } />
+                    " " {Setting::Cross.name()}
+                </label>
+                {switch_help(Setting::Cross)}
+            </span>
             <div class="beyond-fields" hidden=move || !cross.get()>
                 <label for="source">"Source sentence (keys and values)"</label>
                 <input id="source" data-testid="source" type="text" maxlength="10000"
@@ -227,15 +244,19 @@ fn BeyondOneLayer(
                     {move || source_error.get()}
                 </p>
             </div>
-            <label class="toggle">
-                <input type="checkbox" data-testid="block"
-                    prop:checked=move || block_on.get()
-                    on:change=move |ev| {
-                        let on = event_target_checked(&ev);
-                        model.update(|m| m.set_block_on(on));
-                    } />
-                " Show the whole block"
-            </label>
+            <span class="setting-name">
+                <label class="toggle">
+                    <input type="checkbox" data-testid="block"
+                        prop:checked=move || block_on.get()
+                        aria-describedby=help_id(Setting::Block)
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            model.update(|m| m.set_block_on(on));
+                        } />
+                    " " {Setting::Block.name()}
+                </label>
+                {switch_help(Setting::Block)}
+            </span>
             <div class="beyond-fields settings-grid" hidden=move || !block_on.get()>
                 <label for="norm">"Norm"</label>
                 <select id="norm" data-testid="norm"

@@ -3,6 +3,7 @@
 //! `words`.
 
 use super::heatmap::{HeatmapView, PanelData};
+use super::paragraphs::Paragraphs;
 use crate::attention::whatif::{
     compare, is_standard, saturation_by_head_dim, standard, Comparison, WhatIf,
     SATURATION_HEAD_DIMS,
@@ -50,10 +51,11 @@ pub fn WhatIfLab(
         model.with(|m| compare(&m.inputs(), what).ok())
     });
     let n_heads = Memo::new(move |_| model.with(|m| m.config.n_heads));
-    let tokens: Signal<Vec<String>> = Memo::new(move |_| model.with(|m| m.tokens())).into();
+    let tokens: Signal<Vec<String>> =
+        Memo::new(move |_| trace.with(|t| crate::words::token_labels(&t.tokens))).into();
     // The keys are the source's tokens in cross-attention.
     let key_tokens: Signal<Vec<String>> =
-        Memo::new(move |_| trace.with(|t| t.key_tokens().to_vec())).into();
+        Memo::new(move |_| trace.with(|t| crate::words::token_labels(t.key_tokens()))).into();
     let cross = Memo::new(move |_| model.with(|m| m.cross));
     // The causal mask belongs to self-attention: with a source there is none to switch off.
     Effect::new(move |_| {
@@ -263,16 +265,15 @@ pub fn WhatIfLab(
                     }).collect_view()}
                 </div>
             }.into_any())}
-            <p class="whatif-explanation" data-testid="whatif-explanation">
-                {move || match chosen.get() {
+            <Paragraphs class="whatif-explanation" testid="whatif-explanation"
+                text=Signal::derive(move || match chosen.get() {
                     Some(WhatIf::ScaleBySeqLen) if cross.get() => format!(
-                        "{} {SEQ_LEN_IN_CROSS}",
+                        "{}\n\n{SEQ_LEN_IN_CROSS}",
                         whatif_explanation(WhatIf::ScaleBySeqLen)
                     ),
                     Some(what) => whatif_explanation(what).to_string(),
                     None => trace.with(|t| no_mistake_text(&t.config)),
-                }}
-            </p>
+                }) />
             {move || {
                 if chosen.get() == Some(WhatIf::NoOutputProjection) {
                     let (with, without) = output_titles();

@@ -38,9 +38,10 @@
 
 use crate::attention::{BlockParam, BlockTrace, HeadTrace, Matrix, Stage, Trace};
 use crate::words::{
-    configuration, configuration_warning, dim, format_value, handout_stage_note, handout_title,
-    head_heading, matrix_description, matrix_symbol, rounding_remark, stage_explanation,
-    stage_formula, stage_title, CONFIGURATION, FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
+    self, configuration, configuration_warning, dim, format_value, handout_stage_note,
+    handout_title, head_heading, hidden_unit, key_token, matrix_caption, matrix_symbol,
+    rounding_remark, stage_explanation, stage_formula, stage_title, CONFIGURATION, FORMULA,
+    FULLY_MASKED, NOTE, ROW_SUM,
 };
 use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
@@ -428,9 +429,10 @@ fn finite(v: f64) -> Option<f64> {
 ///
 /// Numbers have [`MARKDOWN_DECIMALS`] decimals and a real minus sign (`−0.250`), as in the
 /// app; a value that rounds to zero is shown without a sign, and −∞ as `−∞`. Rows are labelled
-/// with tokens; query × key matrices also label their columns with tokens, other columns are
-/// `d1…` (model dimensions) or `c1…` (a head's own columns). Tokens are escaped so that
-/// Markdown shows them literally.
+/// with tokens, a repeated word with its position (`the (4)`); query × key matrices also label
+/// their columns with tokens, other columns are `d1…` (model dimensions, a head's keeping their
+/// place in the layer) or `f1…` (hidden units). Tokens are escaped so that Markdown shows them
+/// literally.
 pub fn trace_markdown(trace: &Trace) -> String {
     let mut out = String::new();
     let tokens: Vec<String> = trace.tokens.iter().map(|t| escape_markdown(t)).collect();
@@ -443,11 +445,7 @@ pub fn trace_markdown(trace: &Trace) -> String {
     write_configuration(&mut out, trace, &tokens);
 
     let matrices = trace_matrices(trace);
-    let source_tokens: Vec<String> = trace
-        .key_tokens()
-        .iter()
-        .map(|t| escape_markdown(t))
-        .collect();
+    let labels = token_labels(trace);
     let wiring = trace.wiring();
     for (i, &stage) in trace.stages().iter().enumerate() {
         let title = stage_title(stage, &trace.config, wiring);
@@ -466,7 +464,7 @@ pub fn trace_markdown(trace: &Trace) -> String {
                 current_head = Some(h);
                 let _ = writeln!(out, "### {}\n", head_heading(h));
             }
-            write_matrix(&mut out, trace, (&tokens, &source_tokens), m);
+            write_matrix(&mut out, trace, (&labels.0, &labels.1), m);
         }
     }
     while out.ends_with("\n\n") {
@@ -488,10 +486,20 @@ fn write_configuration(out: &mut String, trace: &Trace, tokens: &[String]) {
 
 /// One matrix as a Markdown table, headed by its symbol and shape, as the handout writes it.
 pub fn write_matrix_table(out: &mut String, trace: &Trace, m: &TraceMatrix<'_>) {
-    let escape = |ts: &[String]| ts.iter().map(|t| escape_markdown(t)).collect::<Vec<_>>();
-    let tokens = escape(&trace.tokens);
-    let key_tokens = escape(trace.key_tokens());
+    let (tokens, key_tokens) = token_labels(trace);
     write_matrix(out, trace, (&tokens, &key_tokens), m);
+}
+
+/// The labels of the sentence's tokens and of the keys' tokens, escaped for Markdown: named as
+/// the heatmaps and the questions name them, a repeated word with its position (`the (4)`).
+fn token_labels(trace: &Trace) -> (Vec<String>, Vec<String>) {
+    let escaped = |n: usize, name: &dyn Fn(usize) -> String| {
+        (0..n).map(|i| escape_markdown(&name(i))).collect()
+    };
+    (
+        escaped(trace.seq_len(), &|i| words::token(trace, i)),
+        escaped(trace.n_keys(), &|i| key_token(trace, i)),
+    )
 }
 
 fn write_matrix(
@@ -505,7 +513,7 @@ fn write_matrix(
         out,
         "**{}**: {} ({rows} × {cols})\n",
         matrix_symbol(m.key, m.head),
-        matrix_description(m.key, m.head.is_some())
+        matrix_caption(m.key, m.head, trace.wiring())
     );
     let row_labels = labels(m.rows, rows, (tokens, key_tokens), m.head);
     let mut col_labels = labels(m.cols, cols, (tokens, key_tokens), m.head);
@@ -560,7 +568,7 @@ fn axis_label(
         Axis::KeyTokens => key_tokens.get(i).cloned().unwrap_or_default(),
         Axis::Dims => dim(i),
         Axis::HeadDims => dim(head.unwrap_or(0) * n + i),
-        Axis::Hidden => format!("f{}", i + 1),
+        Axis::Hidden => hidden_unit(i),
         Axis::Single => String::new(),
     }
 }

@@ -101,6 +101,10 @@ pub fn worksheet_markdown(trace: &Trace, picks: Picks, answers: bool) -> String 
                 let _ = writeln!(out, "Worked: {}  ", e.title);
                 let _ = writeln!(out, "`{}`  ", e.formula);
                 let _ = writeln!(out, "`{}`\n", e.expansion);
+                // The rounding note, above all, must follow the arithmetic it corrects.
+                if let Some(note) = &e.note {
+                    let _ = writeln!(out, "{note}\n");
+                }
             }
         } else {
             let _ = writeln!(out, "Answer: ____________\n");

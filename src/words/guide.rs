@@ -2,7 +2,7 @@
 //! matters, and one line of help on each setting and matrix symbol.
 
 use super::matrices::label;
-use super::stages::stage_name;
+use super::stages::{ffn_input, norm_inputs, residual_2_input, stage_name};
 use crate::attention::{
     BlockMatrix, BlockParam, HeadMatrix, MatrixId, Norm, Parameter, Stage, WeightName, Wiring,
 };
@@ -82,16 +82,22 @@ pub enum Setting {
     Scale,
     /// Softmax temperature.
     Temperature,
+    /// Keys and values from a source sentence: cross-attention.
+    Cross,
+    /// The transformer block around attention.
+    Block,
 }
 
 impl Setting {
     /// Every setting with help, in the panel's order.
-    pub const ALL: [Setting; 5] = [
+    pub const ALL: [Setting; 7] = [
         Self::DModel,
         Self::Heads,
         Self::DK,
         Self::Scale,
         Self::Temperature,
+        Self::Cross,
+        Self::Block,
     ];
 
     /// A key for element ids and test ids.
@@ -102,6 +108,8 @@ impl Setting {
             Self::DK => "d-k",
             Self::Scale => "scale",
             Self::Temperature => "temperature",
+            Self::Cross => "cross-switch",
+            Self::Block => "block-switch",
         }
     }
 
@@ -113,6 +121,8 @@ impl Setting {
             Self::DK => "d_k",
             Self::Scale => "Scale",
             Self::Temperature => "Temperature",
+            Self::Cross => "Attend to another sentence",
+            Self::Block => "Show the whole block",
         }
     }
 }
@@ -125,93 +135,117 @@ pub fn setting_help(setting: Setting) -> &'static str {
         Setting::DK => "d_k = d_model ÷ heads: the width of one head's queries, keys and values.",
         Setting::Scale => "Scale: what the scores are divided by before the mask and the softmax; √d_k is the formula of the paper.",
         Setting::Temperature => "Temperature T: the softmax reads the scores divided by T, so above 1 the weights spread out and below 1 they sharpen.",
+        Setting::Cross => "Attend to another sentence: cross-attention. In the Transformer, each decoder layer runs masked self-attention over its own sentence, then cross-attention, whose queries come from that sentence and whose keys and values come from the encoder's output. Here your sentence gives the queries, and the source sentence, embedded like yours, stands in for the encoder's output. The weights then show an alignment: which source tokens each of your tokens draws on.",
+        Setting::Block => "Show the whole block: attention becomes the first of a Transformer block's two sub-layers, the second being a feed-forward network. Each sub-layer adds its output to the residual stream, the running row per token that starts as X, with LayerNorms after each sum (post-norm) or before each sub-layer (pre-norm).",
     }
 }
 
-fn block_param_help(p: BlockParam) -> &'static str {
+/// One line of help on a block parameter, naming what the wiring `w` feeds it.
+fn block_param_help(p: BlockParam, w: Wiring) -> String {
+    let into = ffn_input(w);
     match p {
-        BlockParam::W1 => "W₁: the feed-forward network's first matrix, d_model × d_ff, taking each token's row to d_ff numbers.",
-        BlockParam::B1 => "b₁: the bias added to every row of N·W₁, one number per hidden unit.",
-        BlockParam::W2 => "W₂: the feed-forward network's second matrix, d_ff × d_model, bringing each row back to d_model numbers.",
-        BlockParam::B2 => "b₂: the bias added to every row of G·W₂.",
-        BlockParam::Ln1Gamma | BlockParam::Ln2Gamma => "γ: LayerNorm's scale, one number per column, multiplying the normalised rows (1 by default).",
-        BlockParam::Ln1Beta | BlockParam::Ln2Beta => "β: LayerNorm's shift, one number per column, added after scaling (0 by default).",
+        BlockParam::W1 => format!("W₁: the feed-forward network's first matrix, d_model × d_ff, taking each token's row of {into} to d_ff numbers."),
+        BlockParam::B1 => format!("b₁: the bias added to every row of {into}·W₁, one number per hidden unit."),
+        BlockParam::W2 => "W₂: the feed-forward network's second matrix, d_ff × d_model, bringing each row back to d_model numbers.".into(),
+        BlockParam::B2 => "b₂: the bias added to every row of G·W₂.".into(),
+        BlockParam::Ln1Gamma | BlockParam::Ln2Gamma => "γ: LayerNorm's scale, one number per column, multiplying the normalised rows (1 by default).".into(),
+        BlockParam::Ln1Beta | BlockParam::Ln2Beta => "β: LayerNorm's shift, one number per column, added after scaling (0 by default).".into(),
     }
 }
 
-fn block_matrix_help(b: BlockMatrix) -> &'static str {
+/// One line of help on a matrix of the block, with the inputs of the wiring `w`.
+fn block_matrix_help(b: BlockMatrix, w: Wiring) -> String {
+    let (n1_in, n2_in) = norm_inputs(w);
     match b {
-        BlockMatrix::Sum1 => "R₁ = X + Y: the input plus attention's output, the first residual sum.",
-        BlockMatrix::Norm1 => "N₁: the first LayerNorm, each row brought to mean 0 and standard deviation 1, then scaled by γ₁ and shifted by β₁.",
-        BlockMatrix::Hidden => "H: the feed-forward network's hidden layer, d_ff numbers per token.",
-        BlockMatrix::Activated => "G = act(H): the hidden layer after the activation.",
-        BlockMatrix::Ffn => "F = G·W₂ + b₂: the feed-forward output, d_model numbers per token again.",
-        BlockMatrix::Sum2 => "R₂: the second residual sum, the feed-forward output added back.",
-        BlockMatrix::Norm2 => "N₂: the second LayerNorm, each row normalised on its own.",
+        BlockMatrix::Sum1 => "R₁ = X + Y: the input plus attention's output, the first residual sum.".into(),
+        BlockMatrix::Norm1 => format!("N₁ = LN₁({n1_in}): the first LayerNorm, each row brought to mean 0 and standard deviation about 1, then scaled by γ₁ and shifted by β₁."),
+        BlockMatrix::Hidden => format!("H = {}·W₁ + b₁: the feed-forward network's hidden layer, d_ff numbers per token.", ffn_input(w)),
+        BlockMatrix::Activated => "G = act(H): the hidden layer after the activation chosen in Settings, cell by cell.".into(),
+        BlockMatrix::Ffn => "F = G·W₂ + b₂: the feed-forward output, d_model numbers per token again.".into(),
+        BlockMatrix::Sum2 => format!("R₂ = {} + F: the second residual sum, the feed-forward output added back.", residual_2_input(w)),
+        BlockMatrix::Norm2 => format!("N₂ = LN₂({n2_in}): the second LayerNorm, each row normalised on its own."),
     }
 }
 
-/// One line of help on the matrix a heatmap or an editor tab is titled with.
-pub fn matrix_help(matrix: MatrixId) -> String {
-    let whole = match matrix {
-        MatrixId::SourceEmbeddings => "E_src: the source sentence's token embeddings, one row per source token.",
-        MatrixId::SourcePositional => "P_src: the source's positional encoding, counted from its own first token.",
-        MatrixId::SourceX => "X_src = E_src + P_src: the source sentence, which keys and values are computed from.",
-        MatrixId::BlockParam(p) => block_param_help(p),
-        MatrixId::Block(b) => block_matrix_help(b),
-        MatrixId::Embeddings => "E: the token embeddings, one row of numbers per token.",
+/// One line of help on the matrix a heatmap or an editor tab is titled with. Its formula and
+/// words follow the wiring `w`: N₁ feeds attention in pre-norm, X_src gives the keys and values
+/// in cross-attention.
+pub fn matrix_help(matrix: MatrixId, w: Wiring) -> String {
+    let (q_in, k_in) = (w.query_input(), w.key_input());
+    // Whose tokens the keys and values belong to.
+    let keys_of = if w.cross { "source token" } else { "token" };
+    match matrix {
+        MatrixId::SourceEmbeddings => "E_src: the source sentence's token embeddings, one row per source token.".into(),
+        MatrixId::SourcePositional => "P_src: the source's positional encoding, counted from its own first token.".into(),
+        MatrixId::SourceX => "X_src = E_src + P_src (just E_src when positional encoding is off): the source sentence, which keys and values are computed from; it stands in for an encoder's output.".into(),
+        MatrixId::BlockParam(p) => block_param_help(p, w),
+        MatrixId::Block(b) => block_matrix_help(b, w),
+        MatrixId::Embeddings => "E: the token embeddings, one row of numbers per token.".into(),
         MatrixId::Positional => {
-            "P: the positional encoding, sines and cosines of each token's position, added to E."
+            "P: the positional encoding, sines and cosines of each token's position, added to E.".into()
         }
-        MatrixId::X => {
-            "X = E + P: the layer's input, one row per token (just E when positional encoding is off)."
-        }
+        MatrixId::X => format!(
+            "X = E + P: the {} input, one row per token (just E when positional encoding is off).",
+            if w.block.is_some() { "block's" } else { "layer's" }
+        ),
         MatrixId::Weight(WeightName::Q) => {
-            "W_q: learned weights that turn each row of X into a query, Q = X·W_q."
+            format!("W_q: learned weights that turn each row of {q_in} into a query, Q = {q_in}·W_q.")
         }
         MatrixId::Weight(WeightName::K) => {
-            "W_k: learned weights that turn each row of X into a key, K = X·W_k."
+            format!("W_k: learned weights that turn each row of {k_in} into a key, K = {k_in}·W_k.")
         }
         MatrixId::Weight(WeightName::V) => {
-            "W_v: learned weights that turn each row of X into a value, V = X·W_v."
+            format!("W_v: learned weights that turn each row of {k_in} into a value, V = {k_in}·W_v.")
         }
         MatrixId::Weight(WeightName::O) => {
-            "W_o: learned weights that mix the heads' results into the output, Y = C·W_o."
+            "W_o: learned weights that mix the heads' results into the output, Y = C·W_o.".into()
         }
-        MatrixId::Q => "Q = X·W_q: the queries, what each token is looking for.",
-        MatrixId::K => "K = X·W_k: the keys, what each token offers to the queries.",
-        MatrixId::V => "V = X·W_v: the values, what each token passes on when it is looked at.",
-        MatrixId::Concat => "C: every head's result Cₕ placed side by side.",
-        MatrixId::Output => "Y = C·W_o: the layer's output, one new row per token.",
+        MatrixId::Q => format!("Q = {q_in}·W_q: the queries, what each token is looking for."),
+        MatrixId::K => format!("K = {k_in}·W_k: the keys, what each {keys_of} offers to the queries."),
+        MatrixId::V => format!("V = {k_in}·W_v: the values, what each {keys_of} passes on when it is looked at."),
+        MatrixId::Concat => "C: every head's result Cₕ placed side by side.".into(),
+        MatrixId::Output if w.block.is_some() => "Y = C·W_o: attention's output, one new row per token; with the block on, the block goes on after it.".into(),
+        MatrixId::Output => "Y = C·W_o: the layer's output, one new row per token.".into(),
         MatrixId::Head(h, m) => {
             let me = label(matrix);
+            let of = |m: HeadMatrix| label(MatrixId::Head(h, m));
             let n = h + 1;
-            return match m {
+            match m {
                 HeadMatrix::Q => format!("{me}: head {n}'s queries, its d_k columns of Q."),
                 HeadMatrix::K => format!("{me}: head {n}'s keys, its d_k columns of K."),
                 HeadMatrix::KTransposed => format!(
-                    "{me}: head {n}'s keys turned on their side, so that Q·Kᵀ compares every query with every key."
+                    "{me}: head {n}'s keys turned on their side, so that {}·{me} compares every query with every key.",
+                    of(HeadMatrix::Q)
                 ),
                 HeadMatrix::V => format!("{me}: head {n}'s values, its d_k columns of V."),
                 HeadMatrix::Scores => format!(
-                    "{me} = Q·Kᵀ: raw scores, one per query (row) and key (column)."
+                    "{me} = {}·{}: head {n}'s raw scores, one per query (row) and key (column).",
+                    of(HeadMatrix::Q),
+                    of(HeadMatrix::KTransposed)
                 ),
                 HeadMatrix::Scaled => format!(
-                    "{me}: the scores divided by √d_k (or by what the Scale setting says)."
+                    "{me}: head {n}'s scores divided by what the Scale setting says (√d_k in standard attention)."
+                ),
+                HeadMatrix::Masked if w.cross => format!(
+                    "{me} = {}: cross-attention has no causal mask, so nothing is hidden.",
+                    of(HeadMatrix::Scaled)
                 ),
                 HeadMatrix::Masked => format!(
-                    "{me}: the scaled scores, with −∞ where the causal mask hides a later token."
+                    "{me}: the scaled scores, with −∞ where the causal mask, when it is on, hides a later token."
                 ),
                 HeadMatrix::Weights => format!(
-                    "{me}: attention weights, the softmax of each row of scores ÷ T; every row sums to 1."
+                    "{me}: attention weights, the softmax of each row of {} ÷ T; every row sums to 1.",
+                    of(HeadMatrix::Masked)
                 ),
                 HeadMatrix::Context => format!(
-                    "{me} = A·V: each token's average of the value rows, weighted by its attention."
+                    "{me} = {}·{}: each token's average of {}, weighted by its attention.",
+                    of(HeadMatrix::Weights),
+                    of(HeadMatrix::V),
+                    if w.cross { "the source's value rows" } else { "the value rows" }
                 ),
-            };
+            }
         }
-    };
-    whole.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -255,9 +289,74 @@ mod tests {
 
     #[test]
     fn head_help_names_the_head_from_one() {
-        let help = matrix_help(MatrixId::Head(1, HeadMatrix::Weights));
+        let w = Wiring::default();
+        let help = matrix_help(MatrixId::Head(1, HeadMatrix::Weights), w);
         assert!(help.starts_with("A₂: attention weights"), "{help}");
-        assert!(matrix_help(MatrixId::Head(0, HeadMatrix::Scores)).starts_with("S₁ = Q·Kᵀ"));
+        assert!(help.contains("each row of M₂ ÷ T"), "{help}");
+        let scores = matrix_help(MatrixId::Head(0, HeadMatrix::Scores), w);
+        assert!(
+            scores.starts_with("S₁ = Q₁·K₁ᵀ: head 1's raw scores"),
+            "{scores}"
+        );
+    }
+
+    #[test]
+    fn the_captions_of_q_k_and_v_name_the_inputs_the_wiring_uses() {
+        let help = |m, w| matrix_help(m, w);
+        let plain = Wiring::default();
+        assert!(help(MatrixId::Q, plain).starts_with("Q = X·W_q"));
+        assert!(help(MatrixId::K, plain).starts_with("K = X·W_k"));
+        let pre = Wiring {
+            block: Some(Norm::Pre),
+            ..plain
+        };
+        assert!(help(MatrixId::Q, pre).starts_with("Q = N₁·W_q"));
+        assert!(help(MatrixId::K, pre).starts_with("K = N₁·W_k"));
+        assert!(help(MatrixId::V, pre).starts_with("V = N₁·W_v"));
+        assert!(help(MatrixId::Weight(WeightName::Q), pre).contains("each row of N₁ into a query"));
+        let cross = Wiring {
+            cross: true,
+            block: Some(Norm::Pre),
+            ..plain
+        };
+        assert!(help(MatrixId::Q, cross).starts_with("Q = N₁·W_q"));
+        assert!(help(MatrixId::K, cross).starts_with("K = X_src·W_k"));
+        assert!(help(MatrixId::K, cross).contains("each source token"));
+        assert!(help(MatrixId::V, cross).starts_with("V = X_src·W_v"));
+        assert!(help(MatrixId::Weight(WeightName::K), cross).ends_with("K = X_src·W_k."));
+        assert!(help(MatrixId::Head(0, HeadMatrix::Masked), cross).contains("no causal mask"));
+        assert!(
+            help(MatrixId::Head(0, HeadMatrix::Context), cross).contains("the source's value rows")
+        );
+        // The block's symbols follow the norm too.
+        assert!(help(MatrixId::Block(BlockMatrix::Norm1), pre).starts_with("N₁ = LN₁(X)"));
+        let post = Wiring {
+            block: Some(Norm::Post),
+            ..plain
+        };
+        assert!(help(MatrixId::Block(BlockMatrix::Norm1), post).starts_with("N₁ = LN₁(R₁)"));
+        assert!(help(MatrixId::Block(BlockMatrix::Sum2), pre).starts_with("R₂ = R₁ + F"));
+        assert!(help(MatrixId::Block(BlockMatrix::Sum2), post).starts_with("R₂ = N₁ + F"));
+        assert!(help(MatrixId::BlockParam(BlockParam::B1), pre).contains("every row of N₂·W₁"));
+        assert!(help(MatrixId::Output, post).contains("the block goes on"));
+        assert!(help(MatrixId::Output, plain).contains("the layer's output"));
+    }
+
+    #[test]
+    fn the_cross_attention_switch_says_where_cross_attention_lives_and_defines_alignment() {
+        let help = setting_help(Setting::Cross);
+        assert!(
+            help.contains("decoder layer runs masked self-attention"),
+            "{help}"
+        );
+        assert!(help.contains("encoder's output"), "{help}");
+        assert!(
+            help.contains("stands in for the encoder's output"),
+            "{help}"
+        );
+        assert!(help.contains("alignment: which source tokens"), "{help}");
+        let block = setting_help(Setting::Block);
+        assert!(block.contains("sub-layers") && block.contains("residual stream, the running row"));
     }
 
     #[test]

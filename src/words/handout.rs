@@ -2,10 +2,15 @@
 //! and a description per matrix. The document's layout (headings, lists, tables) is
 //! `crate::formats::report`'s; numbers here have the `decimals` it asks for.
 
-use super::number::{format_value, subscript};
+use super::matrices::{dim, label};
+use super::number::format_value;
 use super::settings::word_order_text;
 use super::stages::score_spreads;
-use crate::attention::{ScaleMode, Stage, Trace};
+use crate::attention::{
+    key_input, query_input, BlockMatrix, BlockParam, MatrixId, Norm, ScaleMode, Stage, Trace,
+    WeightName, Wiring,
+};
+use crate::panels::HEAD_PANELS;
 use std::fmt::Write as _;
 
 /// The heading of the configuration section.
@@ -73,7 +78,7 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
             "the scores are divided by √seq_len = {}",
             root(seq_len, decimals)
         ),
-        ScaleMode::None => "none, the scores are divided by 1".to_string(),
+        ScaleMode::None => "off, the scores are not divided".to_string(),
     };
     let mut lines = vec![
         line(
@@ -86,10 +91,17 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
         ),
         line(
             format!("{} {heads}", c.n_heads),
-            format!(
-                "each head works on d_k = d_model ÷ heads = {} ÷ {} = {head_dim} columns.",
-                c.d_model, c.n_heads
-            ),
+            match (c.n_heads, head_dim) {
+                (1, _) => format!("the head works on all d_k = d_model = {head_dim} columns."),
+                (_, 1) => format!(
+                    "each head works on d_k = d_model ÷ heads = {} ÷ {} = 1 column.",
+                    c.d_model, c.n_heads
+                ),
+                _ => format!(
+                    "each head works on d_k = d_model ÷ heads = {} ÷ {} = {head_dim} columns.",
+                    c.d_model, c.n_heads
+                ),
+            },
         ),
         line("Scaling".to_string(), format!("{scaling}.")),
         line(
@@ -159,11 +171,19 @@ pub fn configuration_warning(trace: &Trace, decimals: usize) -> Option<String> {
     let correct = format!("√d_k = {}", root(trace.config.head_dim(), decimals));
     match trace.config.scale {
         ScaleMode::SqrtHeadDim => None,
-        ScaleMode::SqrtSeqLen => Some(format!(
-            "this is not the formula of “Attention Is All You Need”, which divides by \
-             {correct}. Dividing by the sentence length is a common mistake, kept here on \
-             purpose: the length of the sentence does not change the size of one dot product."
-        )),
+        ScaleMode::SqrtSeqLen => {
+            let (symbol, what) = if trace.source.is_some() {
+                ("√src_len", "the source's length")
+            } else {
+                ("√seq_len", "the sentence's length")
+            };
+            Some(format!(
+                "this is not the formula of “Attention Is All You Need”, which divides by \
+                 {correct}. Dividing by {symbol}, the square root of {what}, is a common \
+                 mistake, kept here on purpose: the number of tokens does not change the size of \
+                 one dot product."
+            ))
+        }
         ScaleMode::None => Some(format!(
             "the standard formula divides by {correct}. Without it, large scores push the \
              softmax towards all-or-nothing weights."
@@ -214,33 +234,44 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
         | Stage::FeedForward
         | Stage::Residual2
         | Stage::Norm2 => super::stages::stage_note(stage, trace).unwrap_or_default(),
+        Stage::SplitHeads if c.n_heads == 1 => format!(
+            "With one head, head 1 takes all {} columns, {}: Q₁ = Q, K₁ = K and V₁ = V.",
+            c.d_model,
+            columns(0..c.d_model)
+        ),
         Stage::SplitHeads => {
             let ranges: Vec<String> = (0..c.n_heads)
-                .map(|h| {
-                    let cols = trace.head_columns(h);
-                    format!("head {} takes d{}–d{}", h + 1, cols.start + 1, cols.end)
-                })
+                .map(|h| format!("head {} takes {}", h + 1, columns(trace.head_columns(h))))
                 .collect();
-            format!(
-                "Each head takes {head_dim} columns and keeps their names: {}.",
-                ranges.join(", ")
-            )
+            let each = if head_dim == 1 {
+                "one column and keeps its name".to_string()
+            } else {
+                format!("{head_dim} columns and keeps their names")
+            };
+            format!("Each head takes {each}: {}.", ranges.join(", "))
         }
         Stage::Scores => QUERY_KEY_NOTE.to_string(),
         Stage::Scale => {
+            let keys = if cross { "√src_len" } else { "√seq_len" };
             let how = match c.scale {
-                ScaleMode::SqrtHeadDim => format!("√d_k = √{head_dim}"),
+                ScaleMode::SqrtHeadDim => {
+                    format!(
+                        "Every score is divided by √d_k = {}",
+                        root(head_dim, decimals)
+                    )
+                }
                 ScaleMode::SqrtSeqLen => format!(
-                    "{} = √{}, not the correct √d_k = √{head_dim}",
-                    if cross { "√src_len" } else { "√seq_len" },
-                    trace.n_keys()
+                    "Every score is divided by {keys} = {}, not by the correct √d_k = {}",
+                    root(trace.n_keys(), decimals),
+                    root(head_dim, decimals)
                 ),
-                ScaleMode::None => "1: scaling is off".to_string(),
+                ScaleMode::None => {
+                    "Scaling is off: the scores are not divided, so Zₕ equals Sₕ".to_string()
+                }
             };
             format!(
-                "Every score is divided by {} ({how}). The spread (standard deviation) of the \
-                 scores, before → after: {}. {QUERY_KEY_NOTE}",
-                format_value(trace.scale_divisor, decimals),
+                "{how}. The spread (standard deviation) of the scores, before → after: {}. \
+                 {QUERY_KEY_NOTE}",
                 score_spreads(trace, decimals)
             )
         }
@@ -277,66 +308,113 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
         }
         Stage::WeightedSum => format!(
             "Row i of Cₕ is the sum of the rows of Vₕ, each times its weight in row i of Aₕ, so \
-             Cₕ has the {head_dim} columns of Vₕ, the head's own slice."
+             Cₕ has {} of Vₕ, the head's own slice.",
+            if head_dim == 1 {
+                "the single column".to_string()
+            } else {
+                format!("the {head_dim} columns")
+            }
         ),
+        Stage::Concat if c.n_heads == 1 => {
+            "With one head there is nothing to place side by side: C is head 1's context C₁."
+                .to_string()
+        }
         Stage::Concat => {
-            "Head 1's context fills the first columns, head 2's the next, and so on.".to_string()
+            let parts: Vec<String> = (0..c.n_heads)
+                .map(|h| {
+                    format!(
+                        "{} fills {}",
+                        label(MatrixId::Head(h, crate::attention::HeadMatrix::Context)),
+                        columns(trace.head_columns(h))
+                    )
+                })
+                .collect();
+            format!(
+                "The heads' contexts sit side by side: {}.",
+                parts.join(", ")
+            )
         }
-        Stage::Projection => {
-            "Rows of W are the input dimensions, columns the output dimensions.".to_string()
-        }
-        Stage::OutputProjection => {
-            "Rows of W_o match the columns of C; Y has one row per token, like X.".to_string()
-        }
+        Stage::Projection => with_app_note(
+            "Rows of W are the input dimensions, columns the output dimensions.".to_string(),
+            trace,
+            stage,
+        ),
+        Stage::OutputProjection => with_app_note(
+            "Rows of W_o match the columns of C; Y has one row per token, like X.".to_string(),
+            trace,
+            stage,
+        ),
     }
+}
+
+/// The handout's own `note`, followed by the app's note on `stage` where that says what the
+/// wiring changes (cross-attention, pre-norm, one head, the block after Y).
+fn with_app_note(note: String, trace: &Trace, stage: Stage) -> String {
+    match super::stages::stage_note(stage, trace) {
+        Some(app) => format!("{note}\n\n{app}"),
+        None => note,
+    }
+}
+
+/// `d3` or `d3–d4`: the columns in `range`, named as on the heatmaps.
+fn columns(range: std::ops::Range<usize>) -> String {
+    match range.len() {
+        0 => String::new(),
+        1 => dim(range.start),
+        _ => format!("{}–{}", dim(range.start), dim(range.end - 1)),
+    }
+}
+
+/// The matrix the handout, the JSON and the CSV call `key` (of head `head`, counted from 0).
+fn handout_matrix(key: &str, head: Option<usize>) -> Option<MatrixId> {
+    if let Some(h) = head {
+        return HEAD_PANELS
+            .iter()
+            .find(|p| p.key == key)
+            .map(|p| MatrixId::Head(h, p.matrix));
+    }
+    let whole = match key {
+        "embeddings" => MatrixId::Embeddings,
+        "positional" => MatrixId::Positional,
+        "x" => MatrixId::X,
+        "q" => MatrixId::Q,
+        "k" => MatrixId::K,
+        "v" => MatrixId::V,
+        "concat" => MatrixId::Concat,
+        "output" => MatrixId::Output,
+        "source_embeddings" => MatrixId::SourceEmbeddings,
+        "source_positional" => MatrixId::SourcePositional,
+        "source_x" => MatrixId::SourceX,
+        _ => {
+            return WeightName::ALL
+                .into_iter()
+                .find(|w| w.key() == key)
+                .map(MatrixId::Weight)
+                .or_else(|| {
+                    BlockParam::ALL
+                        .into_iter()
+                        .find(|p| p.key() == key)
+                        .map(MatrixId::BlockParam)
+                })
+                .or_else(|| {
+                    BlockMatrix::ALL
+                        .into_iter()
+                        .find(|b| b.key() == key)
+                        .map(MatrixId::Block)
+                })
+        }
+    };
+    Some(whole)
 }
 
 /// The symbol of the matrix the handout calls `key`, with the head as a subscript: `Q₁`, `W_q`,
-/// `Y`.
+/// `Y`. The app's own table, [`label`], so the handout and the heatmaps agree.
 pub fn matrix_symbol(key: &str, head: Option<usize>) -> String {
-    let base = match key {
-        "embeddings" => "E",
-        "positional" => "P",
-        "x" => "X",
-        "w_q" => "W_q",
-        "w_k" => "W_k",
-        "w_v" => "W_v",
-        "w_o" => "W_o",
-        "q" => "Q",
-        "k" => "K",
-        "v" => "V",
-        "scores" => "S",
-        "scaled" => "Z",
-        "masked" => "M",
-        "weights" => "A",
-        "context" | "concat" => "C",
-        "source_embeddings" => "E_src",
-        "source_positional" => "P_src",
-        "source_x" => "X_src",
-        "sum_1" => "R₁",
-        "sum_2" => "R₂",
-        "norm_1" => "N₁",
-        "norm_2" => "N₂",
-        "hidden" => "H",
-        "activated" => "G",
-        "ffn" => "F",
-        "w_1" => "W₁",
-        "w_2" => "W₂",
-        "b_1" => "b₁",
-        "b_2" => "b₂",
-        "ln_1_gamma" => "γ₁",
-        "ln_1_beta" => "β₁",
-        "ln_2_gamma" => "γ₂",
-        "ln_2_beta" => "β₂",
-        _ => "Y",
-    };
-    match head {
-        Some(h) => format!("{base}{}", subscript(h + 1)),
-        None => base.to_string(),
-    }
+    handout_matrix(key, head).map_or_else(|| key.to_string(), label)
 }
 
-/// What the matrix the handout calls `key` is, for a whole layer or one head.
+/// What the matrix the handout calls `key` is, for a whole layer or one head, in words that
+/// hold for every wiring. [`matrix_caption`] also says what it is computed from.
 pub fn matrix_description(key: &str, per_head: bool) -> &'static str {
     match (key, per_head) {
         ("embeddings", _) => "token embeddings",
@@ -346,9 +424,9 @@ pub fn matrix_description(key: &str, per_head: bool) -> &'static str {
         ("w_k", _) => "key projection",
         ("w_v", _) => "value projection",
         ("w_o", _) => "output projection",
-        ("q", false) => "queries X·W_q",
-        ("k", false) => "keys X·W_k",
-        ("v", false) => "values X·W_v",
+        ("q", false) => "queries",
+        ("k", false) => "keys",
+        ("v", false) => "values",
         ("q", true) => "this head's queries",
         ("k", true) => "this head's keys",
         ("v", true) => "this head's values",
@@ -373,8 +451,37 @@ pub fn matrix_description(key: &str, per_head: bool) -> &'static str {
         ("b_1", _) | ("b_2", _) => "bias, added to every row",
         ("ln_1_gamma", _) | ("ln_2_gamma", _) => "LayerNorm scale γ, per column",
         ("ln_1_beta", _) | ("ln_2_beta", _) => "LayerNorm shift β, per column",
-        _ => "output C·W_o",
+        _ => "attention's output C·W_o",
     }
+}
+
+/// What the matrix the handout calls `key` is and, where the wiring decides it, what it is
+/// computed from, in the symbols of the app: `queries N₁·W_q` in a pre-norm block, `keys
+/// X_src·W_k` in cross-attention.
+pub fn matrix_caption(key: &str, head: Option<usize>, wiring: Wiring) -> String {
+    use BlockMatrix as B;
+    let description = matrix_description(key, head.is_some());
+    let pre = wiring.block == Some(Norm::Pre);
+    let block = |b: B| label(MatrixId::Block(b));
+    let source = match (key, head) {
+        ("q", None) => format!("{}·W_q", label(query_input(wiring))),
+        ("k", None) => format!("{}·W_k", label(key_input(wiring))),
+        ("v", None) => format!("{}·W_v", label(key_input(wiring))),
+        ("sum_1", _) => "X + Y".to_string(),
+        ("norm_1", _) if pre => "of X".to_string(),
+        ("norm_1", _) => format!("of {}", block(B::Sum1)),
+        ("norm_2", _) if pre => format!("of {}", block(B::Sum1)),
+        ("norm_2", _) => format!("of {}", block(B::Sum2)),
+        ("hidden", _) => format!("{}·W₁ + b₁", block(if pre { B::Norm2 } else { B::Norm1 })),
+        ("ffn", _) => format!("{}·W₂ + b₂", block(B::Activated)),
+        ("sum_2", _) => format!(
+            "{} + {}",
+            block(if pre { B::Sum1 } else { B::Norm1 }),
+            block(B::Ffn)
+        ),
+        _ => return description.to_string(),
+    };
+    format!("{description} {source}")
 }
 
 #[cfg(test)]
@@ -392,5 +499,59 @@ mod tests {
         assert_eq!(matrix_symbol("weights", Some(0)), "A₁");
         assert_eq!(matrix_symbol("context", Some(11)), "C₁₂");
         assert_eq!(matrix_symbol("w_o", None), "W_o");
+    }
+
+    #[test]
+    fn every_matrix_the_handout_names_has_the_apps_symbol() {
+        use crate::attention::{forward, Block, Config, Init, Inputs, Source, Weights};
+        use crate::formats::report::trace_matrices;
+        let mut inputs =
+            Inputs::from_sentence("a b", Config::default(), Weights::new(Init::Default, 4))
+                .unwrap();
+        inputs.source = Some(Source::from_sentence("c d e", 4).unwrap());
+        inputs.block = Some(Block::new(4, 8));
+        let trace = forward(&inputs).unwrap();
+        for m in trace_matrices(&trace) {
+            let id = handout_matrix(m.key, m.head)
+                .unwrap_or_else(|| panic!("{} is not a matrix of the app", m.key));
+            assert_eq!(id.get(&trace).as_ref(), Some(m.matrix), "{}", m.key);
+            assert_eq!(matrix_symbol(m.key, m.head), label(id));
+        }
+        assert_eq!(matrix_symbol("sum_1", None), "R₁");
+        assert_eq!(matrix_symbol("ln_2_gamma", None), "γ₂");
+    }
+
+    #[test]
+    fn captions_name_the_input_the_wiring_uses() {
+        use crate::attention::Activation;
+        let wiring = |cross, block| Wiring {
+            cross,
+            block,
+            activation: Activation::Relu,
+        };
+        let alone = wiring(false, None);
+        assert_eq!(matrix_caption("q", None, alone), "queries X·W_q");
+        assert_eq!(matrix_caption("k", None, alone), "keys X·W_k");
+        let pre = wiring(false, Some(Norm::Pre));
+        assert_eq!(matrix_caption("q", None, pre), "queries N₁·W_q");
+        assert_eq!(matrix_caption("v", None, pre), "values N₁·W_v");
+        assert_eq!(
+            matrix_caption("hidden", None, pre),
+            "feed-forward hidden layer N₂·W₁ + b₁"
+        );
+        assert_eq!(
+            matrix_caption("sum_2", None, pre),
+            "second residual sum R₁ + F"
+        );
+        let cross = wiring(true, Some(Norm::Post));
+        assert_eq!(matrix_caption("q", None, cross), "queries X·W_q");
+        assert_eq!(matrix_caption("k", None, cross), "keys X_src·W_k");
+        assert_eq!(
+            matrix_caption("norm_1", None, cross),
+            "first LayerNorm of R₁"
+        );
+        assert_eq!(matrix_caption("k", Some(0), cross), "this head's keys");
+        // The words without a wiring claim no input.
+        assert!(!matrix_description("q", false).contains('X'));
     }
 }

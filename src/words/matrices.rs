@@ -62,13 +62,30 @@ pub fn hidden_unit(index: usize) -> String {
     format!("f{}", index + 1)
 }
 
-/// The key token at `index`: the source's in cross-attention, else the sentence's.
+/// The key token at `index` as a learner tells it apart: the source's in cross-attention, else
+/// the sentence's; a word that occurs twice among them carries its position, `the (4)`.
 pub fn key_token(trace: &Trace, index: usize) -> String {
-    trace
-        .key_tokens()
-        .get(index)
-        .cloned()
-        .unwrap_or_else(|| format!("token {}", index + 1))
+    token_label(trace.key_tokens(), index).unwrap_or_else(|| format!("token {}", index + 1))
+}
+
+/// Token `index` of `tokens`, followed by its position counted from 1 when the same word
+/// occurs more than once (`the (1)`, `cat`, `the (3)`), so that every label names one token.
+/// `None` past the end.
+pub fn token_label(tokens: &[String], index: usize) -> Option<String> {
+    let word = tokens.get(index)?;
+    let repeated = tokens.iter().filter(|t| *t == word).count() > 1;
+    Some(if repeated {
+        format!("{word} ({})", index + 1)
+    } else {
+        word.clone()
+    })
+}
+
+/// Every token of `tokens` labelled as [`token_label`] labels one: the axis labels of a heatmap.
+pub fn token_labels(tokens: &[String]) -> Vec<String> {
+    (0..tokens.len())
+        .filter_map(|i| token_label(tokens, i))
+        .collect()
 }
 
 /// Whether the rows of `matrix` are the key tokens (the source's, in cross-attention).
@@ -89,13 +106,10 @@ pub fn dim(index: usize) -> String {
     format!("d{}", index + 1)
 }
 
-/// The token at `index`, or `token n` past the end.
+/// The sentence's token at `index` as a learner tells it apart (`the (4)` when the word occurs
+/// twice, see [`token_label`]), or `token n` past the end.
 pub fn token(trace: &Trace, index: usize) -> String {
-    trace
-        .tokens
-        .get(index)
-        .cloned()
-        .unwrap_or_else(|| format!("token {}", index + 1))
+    token_label(&trace.tokens, index).unwrap_or_else(|| format!("token {}", index + 1))
 }
 
 /// The heatmap's label of row `r` of `matrix`.
@@ -171,5 +185,17 @@ mod tests {
         assert_eq!(label(MatrixId::Head(0, HeadMatrix::Scores)), "S₁");
         assert_eq!(label(MatrixId::Head(1, HeadMatrix::KTransposed)), "K₂ᵀ");
         assert_eq!(label(MatrixId::Head(11, HeadMatrix::Weights)), "A₁₂");
+    }
+
+    #[test]
+    fn only_a_repeated_word_carries_its_position_counted_from_one() {
+        let tokens: Vec<String> = ["the", "cat", "saw", "the", "dog"]
+            .map(String::from)
+            .to_vec();
+        let labels: Vec<_> = (0..6).map(|i| token_label(&tokens, i)).collect();
+        assert_eq!(labels[0].as_deref(), Some("the (1)"));
+        assert_eq!(labels[1].as_deref(), Some("cat"));
+        assert_eq!(labels[3].as_deref(), Some("the (4)"));
+        assert_eq!(labels[5], None);
     }
 }

@@ -26,14 +26,14 @@ pub use guide::{
 };
 pub use handout::{
     configuration, configuration_warning, handout_stage_note, handout_title, head_heading,
-    matrix_description, matrix_symbol, rounding_remark, ConfigLine, CONFIGURATION, FORMULA,
+    matrix_caption, matrix_symbol, rounding_remark, ConfigLine, CONFIGURATION, FORMULA,
     FULLY_MASKED, NOTE, ROW_SUM,
 };
 pub use matrices::{
     block_param_symbol, cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label,
-    row_label, rows_are_keys, token,
+    row_label, rows_are_keys, token, token_label, token_labels,
 };
-pub use number::{format_value, subscript};
+pub use number::{format_value, rounded, subscript};
 pub use presets::{claim_broken_text, claim_text};
 pub use quiz::{
     cell_prompt, feedback, mask_prompt, no_scale_note, not_a_number, picked_text, quoted,

@@ -1,6 +1,8 @@
 //! How numbers and head indices are written for people: on heatmaps, in tables, in the cell
 //! arithmetic and in the handout, so the explanations round exactly like the display does.
 
+use super::matrices::dim;
+
 /// A number for display: `decimals` places, a real minus sign, `−∞` for minus infinity, and no
 /// negative zero.
 pub fn format_value(value: f64, decimals: usize) -> String {
@@ -21,6 +23,32 @@ pub fn format_value(value: f64, decimals: usize) -> String {
         }
     }
     text.replacen('-', "−", 1)
+}
+
+/// `value` as [`format_value`] shows it with `decimals` places, as a number: the one rounding
+/// rule of what is shown, marked and redone by hand. Read back from the formatter rather than
+/// rounded again, so an exact tie such as 0.125 is 0.12 here exactly as it is on screen (the
+/// formatter rounds ties to even; `f64::round` would make it 0.13).
+pub fn rounded(value: f64, decimals: usize) -> f64 {
+    if !value.is_finite() {
+        return value;
+    }
+    // Formatting a finite number always reads back; `+ 0.0` folds −0 into 0, as the display does.
+    format!("{value:.decimals$}")
+        .parse::<f64>()
+        .unwrap_or(value)
+        + 0.0
+}
+
+/// The columns of head `h`, `head_dim` wide, as the heatmaps label them: `d3–d4`, or `d3` when
+/// the head is one column wide.
+pub fn head_columns(h: usize, head_dim: usize) -> String {
+    let first = h * head_dim;
+    if head_dim == 1 {
+        dim(first)
+    } else {
+        format!("{}–{}", dim(first), dim(first + head_dim - 1))
+    }
 }
 
 /// `n` in subscript digits, as in `S₁₂`; heads are counted from 1 where people read them.
@@ -47,6 +75,52 @@ mod tests {
         assert_eq!(format_value(f64::NEG_INFINITY, 2), "−∞");
         assert_eq!(format_value(12.0, 0), "12");
         assert_eq!(format_value(1.2345, 3), "1.234");
+    }
+
+    #[test]
+    fn a_rounded_value_is_the_number_the_display_shows_at_half_cent_ties() {
+        // 0.125 and 0.375 are exact in binary, so they tie and the display rounds them to even;
+        // 0.135 and 0.115 are a hair above their decimal text, so they round up.
+        for (value, shown) in [
+            (0.125, 0.12),
+            (-0.125, -0.12),
+            (0.375, 0.38),
+            (0.625, 0.62),
+            (0.135, 0.14),
+            (0.115, 0.12),
+            (-0.115, -0.12),
+            (0.005, 0.01),
+            (1.005, 1.0),
+        ] {
+            assert_eq!(rounded(value, 2), shown, "{value}");
+            assert_eq!(format_value(rounded(value, 2), 2), format_value(value, 2));
+        }
+        assert_eq!(rounded(-0.001, 2).to_bits(), 0f64.to_bits());
+        assert_eq!(rounded(f64::NEG_INFINITY, 2), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn rounding_and_the_display_agree_on_every_value() {
+        let mut x = 0.123_456_789_f64;
+        for n in 0..10_000 {
+            // Every 8th value on a 1/1000 grid, where half-cent ties live; the rest spread out.
+            let value = if n % 8 == 0 {
+                f64::from(n - 5_000) / 1000.0
+            } else {
+                x = (x * 9_301.0 + 0.497).fract();
+                (x - 0.5) * 8.0
+            };
+            assert_eq!(
+                format_value(rounded(value, 2), 2),
+                format_value(value, 2),
+                "{value}"
+            );
+            assert_eq!(
+                format_value(rounded(value, 3), 3),
+                format_value(value, 3),
+                "{value}"
+            );
+        }
     }
 
     #[test]

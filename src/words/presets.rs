@@ -10,10 +10,13 @@ pub fn claim_text(
     at_least: f64,
     (tokens, key_tokens): (&[String], &[String]),
 ) -> String {
-    let name = |tokens: &[String], i: usize| {
-        tokens
-            .get(i)
-            .map_or_else(|| format!("token {}", i + 1), |t| format!("“{t}”"))
+    // A word that occurs twice is named with its position too, so the claim says which.
+    let name = |tokens: &[String], i: usize| match tokens.get(i) {
+        None => format!("token {}", i + 1),
+        Some(t) if tokens.iter().filter(|u| *u == t).count() > 1 => {
+            format!("“{t}” (token {})", i + 1)
+        }
+        Some(t) => format!("“{t}”"),
     };
     let keys: Vec<String> = keys.iter().map(|&k| name(key_tokens, k)).collect();
     format!(
@@ -44,5 +47,15 @@ mod tests {
              more than on any other token"
         );
         assert!(claim_text(0, 7, &[0], 0.5, (&tokens, &tokens)).contains("the row for token 8"));
+    }
+
+    #[test]
+    fn a_claim_names_a_repeated_word_with_its_position() {
+        let tokens = ["the", "cat", "saw", "the", "dog"].map(String::from);
+        assert_eq!(
+            claim_text(0, 4, &[3], 0.5, (&tokens, &tokens)),
+            "in head 1, the row for “dog” puts at least 0.5 of its weight on “the” (token 4), \
+             more than on any other token"
+        );
     }
 }

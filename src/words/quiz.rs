@@ -1,6 +1,8 @@
 //! The quiz's words: each kind of question, the feedback after an answer, the tally and the
 //! one-line result a learner sends a teacher.
 
+use super::number::head_columns;
+
 /// The tolerance a numeric answer is read with, in words.
 pub const QUIZ_TOLERANCE: &str = "to two decimals; within ±0.01 counts";
 
@@ -16,16 +18,22 @@ pub fn cell_prompt(cell: &str) -> String {
     format!("What is {cell}, to two decimals?")
 }
 
-/// The question about the split, with several heads.
-pub fn split_prompt(head: usize) -> String {
-    format!("Which columns of Q does head {} take?", head + 1)
+/// The question about the split, with several heads of `head_dim` columns, and its choices:
+/// each head's columns, `d1–d2` (or `d1` when a head is one column wide).
+pub fn split_prompt(head: usize, head_dim: usize, heads: usize) -> (String, Vec<String>) {
+    let columns = if head_dim == 1 { "column" } else { "columns" };
+    let choices = (0..heads).map(|h| head_columns(h, head_dim)).collect();
+    (
+        format!("Which {columns} of Q does head {} take?", head + 1),
+        choices,
+    )
 }
 
 /// The question about the split, with one head.
 pub const ONE_HEAD_PROMPT: &str = "With one head, how many columns wide is it (d_k)?";
 
-/// What the keys are called in a question: the source's words in cross-attention.
-fn keys_word(cross: bool) -> &'static str {
+/// What a key is called in a question: a word of the source in cross-attention.
+fn key_word(cross: bool) -> &'static str {
     if cross {
         "word of the source"
     } else {
@@ -33,12 +41,23 @@ fn keys_word(cross: bool) -> &'static str {
     }
 }
 
-/// Which key a query scores highest (`cross`: the keys are the source's words).
-pub fn top_score_prompt(head: usize, query: &str, cross: bool) -> String {
+/// What the keys are called in a question: the source's words in cross-attention.
+fn keys_word(cross: bool) -> &'static str {
+    if cross {
+        "words of the source"
+    } else {
+        "keys"
+    }
+}
+
+/// Which key a query scores highest (`cross`: the keys are the source's words); `masked`: a
+/// causal mask follows, and the raw scores still include the keys it will hide.
+pub fn top_score_prompt(head: usize, query: &str, cross: bool, masked: bool) -> String {
+    let when = if masked { ", before the mask" } else { "" };
     format!(
-        "In head {}, which {} does the query {} score highest?",
+        "In head {}, which {} does the query {} score highest{when}?",
         head + 1,
-        keys_word(cross),
+        key_word(cross),
         quoted(query)
     )
 }
@@ -46,22 +65,37 @@ pub fn top_score_prompt(head: usize, query: &str, cross: bool) -> String {
 /// The question about the divisor.
 pub const DIVISOR_PROMPT: &str = "What is every score divided by here, to two decimals?";
 
-/// Why dividing by √seq_len is a mistake, for a head width `d_k`.
-pub fn seq_len_mistake(d_k: usize) -> String {
+/// Why dividing by the square root of the number of keys, `n_keys`, is a mistake, for heads of
+/// `d_k` columns (`cross`: the keys are the source's tokens, so it is √src_len).
+pub fn seq_len_mistake(d_k: usize, n_keys: usize, cross: bool) -> String {
+    let (divisor, counted, keys) = if cross {
+        (
+            "√src_len",
+            "the number of keys (the source's tokens)",
+            "keys",
+        )
+    } else {
+        ("√seq_len", "the number of tokens", "tokens")
+    };
     format!(
-        "This setting is a common mistake: the size of a dot product depends on d_k = {d_k}, not on how many tokens there are, so standard attention divides by √{d_k} instead."
+        "This setting is a common mistake: it divides by {divisor} = √{n_keys}, {counted}, but \
+         the size of a dot product depends on d_k = {d_k}, not on how many {keys} there are, so \
+         standard attention divides by √d_k = √{d_k}."
     )
 }
 
-/// Why no scaling differs from standard attention, for a head width `d_k`.
+/// Why no scaling differs from standard attention, for heads of `d_k` columns.
 pub fn no_scale_note(d_k: usize) -> String {
-    format!("Scaling is off, which differs from standard attention: it divides by √d_k = √{d_k}.")
+    format!(
+        "Scaling is off, so the scores are divided by 1, which differs from standard attention: \
+         it divides by √d_k = √{d_k}."
+    )
 }
 
 /// Which cells of a row the mask hides.
 pub fn mask_prompt(head: usize, query: &str) -> String {
     format!(
-        "In head {}, which cells of the row of {} become −∞? (Check none if none do.)",
+        "In head {}, which cells of the row of {} become −∞? The answer may be none.",
         head + 1,
         quoted(query)
     )
@@ -72,24 +106,63 @@ pub fn top_weight_prompt(head: usize, query: &str, cross: bool) -> String {
     format!(
         "In head {}, which {} gets the most weight in the row of {}?",
         head + 1,
-        keys_word(cross),
+        key_word(cross),
         quoted(query)
     )
 }
 
-/// How much weight the top key gets.
-pub fn top_weight_value_prompt(head: usize, query: &str, key: &str) -> String {
-    format!(
-        "In head {}, the row of {} gives its most weight to {}. How much, to two decimals?",
-        head + 1,
-        quoted(query),
-        quoted(key)
-    )
+/// How much weight the top keys get: `top` holds the keys that tie for it, all `n_keys` of them
+/// when the row is uniform (`cross`: the keys are the source's words).
+pub fn top_weight_value_prompt(
+    head: usize,
+    query: &str,
+    top: &[String],
+    n_keys: usize,
+    cross: bool,
+) -> String {
+    let (h, q) = (head + 1, quoted(query));
+    match top {
+        [key] => format!(
+            "In head {h}, the row of {q} gives its most weight to {}. How much, to two \
+             decimals?",
+            quoted(key)
+        ),
+        _ if top.len() == n_keys => format!(
+            "In head {h}, the row of {q} gives every {} the same weight. How much does each \
+             get, to two decimals?",
+            key_word(cross)
+        ),
+        _ => format!(
+            "In head {h}, {} tie for the most weight in the row of {q}. How much does each get, \
+             to two decimals?",
+            listed(top)
+        ),
+    }
 }
 
-/// When several keys tie for the top.
-pub fn tie_note(tied: usize) -> String {
-    format!("{tied} keys tie for the top: any of them is right.")
+/// When the keys `tied` tie for the top, all `n_keys` of them when the row is uniform (`cross`:
+/// the keys are the source's words).
+pub fn tie_note(tied: &[String], n_keys: usize, cross: bool) -> String {
+    let any = if tied.len() == 2 {
+        "either"
+    } else {
+        "any of them"
+    };
+    let who = match n_keys {
+        2 if tied.len() == 2 => format!("Both {} tie", keys_word(cross)),
+        _ if tied.len() == n_keys => format!("All {n_keys} {} tie", keys_word(cross)),
+        _ => format!("{} tie for the top", listed(tied)),
+    };
+    format!("{who}: {any} is right.")
+}
+
+/// `“a”, “b” and “c”`.
+fn listed(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| quoted(n)).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
 }
 
 /// What the card says when Check is pressed before a choice.
@@ -186,10 +259,62 @@ mod tests {
     #[test]
     fn cross_attention_questions_name_the_source() {
         assert_eq!(
-            top_score_prompt(0, "cat", true),
+            top_score_prompt(0, "cat", true, false),
             "In head 1, which word of the source does the query “cat” score highest?"
         );
+        assert_eq!(
+            top_score_prompt(1, "cat", false, true),
+            "In head 2, which key does the query “cat” score highest, before the mask?"
+        );
         assert!(top_weight_prompt(1, "cat", false).starts_with("In head 2, which key gets"));
+    }
+
+    #[test]
+    fn ties_name_the_tied_keys_and_a_uniform_row_names_them_all() {
+        let keys = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            tie_note(&keys(&["the (1)", "the (4)"]), 5, false),
+            "“the (1)” and “the (4)” tie for the top: either is right."
+        );
+        assert_eq!(
+            tie_note(&keys(&["a", "b", "c"]), 5, false),
+            "“a”, “b” and “c” tie for the top: any of them is right."
+        );
+        assert_eq!(
+            tie_note(&keys(&["a", "b"]), 2, true),
+            "Both words of the source tie: either is right."
+        );
+        assert_eq!(
+            top_weight_value_prompt(0, "I", &keys(&["a", "b", "c"]), 3, false),
+            "In head 1, the row of “I” gives every key the same weight. How much does each get, \
+             to two decimals?"
+        );
+        assert!(top_weight_value_prompt(0, "I", &keys(&["a"]), 3, false)
+            .contains("gives its most weight to “a”."));
+    }
+
+    #[test]
+    fn the_divisor_of_the_mistake_is_the_root_of_the_number_of_keys() {
+        let cross = seq_len_mistake(4, 5, true);
+        assert!(
+            cross.contains("√src_len = √5") && cross.contains("√d_k = √4"),
+            "{cross}"
+        );
+        let own = seq_len_mistake(4, 3, false);
+        assert!(
+            own.contains("√seq_len = √3") && own.contains("√d_k = √4"),
+            "{own}"
+        );
+    }
+
+    #[test]
+    fn a_head_one_column_wide_is_asked_about_one_column() {
+        let (prompt, choices) = split_prompt(1, 1, 3);
+        assert_eq!(prompt, "Which column of Q does head 2 take?");
+        assert_eq!(choices, ["d1", "d2", "d3"]);
+        let (prompt, choices) = split_prompt(0, 2, 2);
+        assert_eq!(prompt, "Which columns of Q does head 1 take?");
+        assert_eq!(choices, ["d1–d2", "d3–d4"]);
     }
 
     #[test]

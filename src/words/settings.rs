@@ -13,15 +13,16 @@ pub fn scale_mode_label(mode: ScaleMode) -> &'static str {
 
 /// Whether, and how, the layer can tell word order with positional encoding and the causal mask
 /// switched as given. Without either, attention treats the sentence as a set: reorder the
-/// tokens and every result's rows are reordered the same way, nothing else changes. The causal
-/// mask alone already breaks that, since each token sees a different set of tokens.
+/// tokens and the rows of every result, and the columns of the scores and weights, move with
+/// them; no number changes. The causal mask alone already breaks that, since each token sees a
+/// different set of tokens.
 pub fn word_order_text(positional: bool, causal: bool) -> &'static str {
     match (positional, causal) {
         (false, false) => {
-            "With positional encoding and the causal mask both off, attention cannot tell word order apart: reorder the tokens and every result's rows are reordered the same way, and nothing else changes."
+            "With positional encoding and the causal mask both off, attention cannot tell word order apart. Reorder the tokens and the rows of every result move with them, and so do the columns of the scores and weights: the numbers only move, and none changes."
         }
         (false, true) => {
-            "Positional encoding is off, so X holds no positions, but the causal mask still makes order matter: each token sees only itself and the tokens before it, so the same word attends differently at different places."
+            "Positional encoding is off, so X holds no positions, but the causal mask still makes order matter: each token sees only itself and the tokens before it, so the same word can attend differently at different places."
         }
         (true, false) => {
             "Positional encoding is on: each row of X carries its position, so the same word gets different queries, keys and values at different places."
@@ -44,5 +45,15 @@ mod tests {
             assert!(!text.contains("cannot"), "{p} {c}: {text}");
         }
         assert!(word_order_text(false, true).contains("causal mask still makes order matter"));
+    }
+
+    #[test]
+    fn reordering_the_tokens_moves_the_columns_of_the_scores_as_well_as_the_rows() {
+        let text = word_order_text(false, false);
+        assert!(text.contains("the rows of every result move"), "{text}");
+        assert!(
+            text.contains("the columns of the scores and weights"),
+            "{text}"
+        );
     }
 }

@@ -1,9 +1,14 @@
-//! What a learner reads about each stage: its name, its formula (as text and as MathML), a
-//! paragraph on what happens and why, the shapes involved, and a note on the current numbers.
+//! What a learner reads about each stage: its name, its formula (as text and as MathML), what
+//! happens and why ([`explanation`]), the shapes involved, and a note on the current settings
+//! and numbers ([`notes`]).
 
-use super::number::format_value;
-use super::settings::word_order_text;
-use crate::attention::{row_stats, Activation, Config, Norm, ScaleMode, Stage, Trace, Wiring};
+mod explanation;
+mod notes;
+
+pub use explanation::stage_explanation;
+pub use notes::{score_spreads, stage_note};
+
+use crate::attention::{Activation, Config, Norm, ScaleMode, Stage, Trace, Wiring};
 
 /// The name shown to people.
 pub fn stage_name(stage: Stage) -> &'static str {
@@ -67,7 +72,7 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
 pub fn activation_name(a: Activation) -> &'static str {
     match a {
         Activation::Relu => "ReLU",
-        Activation::Gelu => "GELU",
+        Activation::Gelu => "GELU (tanh approximation)",
     }
 }
 
@@ -102,10 +107,7 @@ pub fn stage_title(stage: Stage, c: &Config, w: Wiring) -> String {
 /// The formula in plain Unicode text, for the settings in `c`. Heads, rows and columns count
 /// from 1, like the labels beside the pictures.
 pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
-    let (n_in, n_sum) = match w.block {
-        Some(Norm::Pre) => ("X", "R₁"),
-        _ => ("R₁", "R₂"),
-    };
+    let (n_in, n_sum) = norm_inputs(w);
     let ln = |n: &str, sub: &str, of: &str| {
         format!("{n} = LN{sub}({of}) = ({of} − μ) / √(σ² + ε) · γ{sub} + β{sub}, per row")
     };
@@ -136,7 +138,12 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
         }
         Stage::Softmax => "Aₕ[i, j] = exp(Mₕ[i, j]) / Σⱼ′ exp(Mₕ[i, j′])".into(),
         Stage::WeightedSum => "Cₕ = Aₕ·Vₕ".into(),
-        Stage::Concat => "C = [C₁ | C₂ | … | C_{n_heads}]".into(),
+        // One head has no C₂ to show, two heads no "…".
+        Stage::Concat => match c.n_heads {
+            1 => "C = C₁".into(),
+            2 => "C = [C₁ | C₂]".into(),
+            _ => "C = [C₁ | C₂ | … | C_{n_heads}]".into(),
+        },
         Stage::OutputProjection => "Y = C·W_o".into(),
         Stage::Residual1 => "R₁ = X + Y".into(),
         Stage::Norm1 => ln("N₁", "₁", n_in),
@@ -144,7 +151,7 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
         Stage::Activation => match w.activation {
             Activation::Relu => "G = ReLU(H) = max(H, 0), cell by cell".into(),
             Activation::Gelu => {
-                "G = GELU(H) = 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³))), cell by cell".into()
+                "G = 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³))) ≈ H·Φ(H), cell by cell".into()
             }
         },
         Stage::FeedForward => "F = G·W₂ + b₂".into(),
@@ -153,8 +160,16 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
     }
 }
 
+/// What the two LayerNorms read, N₁'s and N₂'s: X and R₁ in pre-norm, R₁ and R₂ in post-norm.
+pub(super) fn norm_inputs(w: Wiring) -> (&'static str, &'static str) {
+    match w.block {
+        Some(Norm::Pre) => ("X", "R₁"),
+        _ => ("R₁", "R₂"),
+    }
+}
+
 /// What the feed-forward network reads: N₁ after a post-norm add & norm, N₂ in pre-norm.
-fn ffn_input(w: Wiring) -> &'static str {
+pub(super) fn ffn_input(w: Wiring) -> &'static str {
     if w.block == Some(Norm::Pre) {
         "N₂"
     } else {
@@ -163,7 +178,7 @@ fn ffn_input(w: Wiring) -> &'static str {
 }
 
 /// What F is added to: N₁ in post-norm, R₁ in pre-norm.
-fn residual_2_input(w: Wiring) -> &'static str {
+pub(super) fn residual_2_input(w: Wiring) -> &'static str {
     if w.block == Some(Norm::Pre) {
         "R₁"
     } else {
@@ -281,10 +296,21 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             msub("A", "h"),
             msub("V", "h")
         ),
-        Stage::Concat => "<mi>C</mi><mo>=</mo><mo>[</mo><msub><mi>C</mi><mn>1</mn></msub><mo>|</mo><msub><mi>C</mi><mn>2</mn></msub><mo>|</mo><mo>…</mo><mo>|</mo><msub><mi>C</mi><msub><mi>n</mi><mtext>heads</mtext></msub></msub><mo>]</mo>".into(),
+        Stage::Concat => {
+            let heads = match c.n_heads {
+                1 => msub_n("C", 1),
+                2 => format!("<mo>[</mo>{}<mo>|</mo>{}<mo>]</mo>", msub_n("C", 1), msub_n("C", 2)),
+                _ => format!(
+                    "<mo>[</mo>{}<mo>|</mo>{}<mo>|</mo><mo>…</mo><mo>|</mo><msub><mi>C</mi><msub><mi>n</mi><mtext>heads</mtext></msub></msub><mo>]</mo>",
+                    msub_n("C", 1),
+                    msub_n("C", 2)
+                ),
+            };
+            format!("<mi>C</mi><mo>=</mo>{heads}")
+        }
         Stage::OutputProjection => format!("<mi>Y</mi><mo>=</mo><mi>C</mi>{}", msub("W", "o")),
         Stage::Residual1 => format!("{}<mo>=</mo><mi>X</mi><mo>+</mo><mi>Y</mi>", msub_n("R", 1)),
-        Stage::Norm1 => layer_norm_mathml(1, if w.block == Some(Norm::Pre) { "X" } else { "R₁" }),
+        Stage::Norm1 => layer_norm_mathml(1, norm_inputs(w).0),
         Stage::Hidden => format!(
             "<mi>H</mi><mo>=</mo>{}{}<mo>+</mo>{}",
             symbol_mathml(ffn_input(w)),
@@ -293,7 +319,7 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
         ),
         Stage::Activation => match w.activation {
             Activation::Relu => "<mi>G</mi><mo>=</mo><mi>max</mi><mo>(</mo><mi>H</mi><mo>,</mo><mn>0</mn><mo>)</mo>".into(),
-            Activation::Gelu => "<mi>G</mi><mo>=</mo><mn>0.5</mn><mi>H</mi><mo>(</mo><mn>1</mn><mo>+</mo><mi>tanh</mi><mo>(</mo><msqrt><mfrac><mn>2</mn><mi>π</mi></mfrac></msqrt><mo>(</mo><mi>H</mi><mo>+</mo><mn>0.044715</mn><msup><mi>H</mi><mn>3</mn></msup><mo>)</mo><mo>)</mo><mo>)</mo>".into(),
+            Activation::Gelu => "<mi>G</mi><mo>=</mo><mn>0.5</mn><mi>H</mi><mo>(</mo><mn>1</mn><mo>+</mo><mi>tanh</mi><mo>(</mo><msqrt><mfrac><mn>2</mn><mi>π</mi></mfrac></msqrt><mo>(</mo><mi>H</mi><mo>+</mo><mn>0.044715</mn><msup><mi>H</mi><mn>3</mn></msup><mo>)</mo><mo>)</mo><mo>)</mo><mo>≈</mo><mi>H</mi><mi>Φ</mi><mo>(</mo><mi>H</mi><mo>)</mo>".into(),
         },
         Stage::FeedForward => format!(
             "<mi>F</mi><mo>=</mo><mi>G</mi>{}<mo>+</mo>{}",
@@ -305,29 +331,7 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             msub_n("R", 2),
             symbol_mathml(residual_2_input(w))
         ),
-        Stage::Norm2 => layer_norm_mathml(2, if w.block == Some(Norm::Pre) { "R₁" } else { "R₂" }),
-    }
-}
-
-/// A paragraph in plain language: what happens here and why.
-pub fn stage_explanation(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Input => "Each token becomes one row of numbers, its embedding. Stacked, the rows form X, one row per token. The dot products of attention do not look at where a token stands, so positional encoding, when it is on, adds to each row a pattern of sines and cosines that is different for every position.",
-        Stage::Projection => "Every token row is multiplied by three learned matrices. The query Q says what a token is looking for, the key K what it offers to others, and the value V what it passes on when it is chosen. The same matrices are used for every token.",
-        Stage::SplitHeads => "The columns of Q, K and V are cut into equal slices, one per head, each d_k = d_model ÷ heads wide. Each head works on its own slice, so different heads can learn to look for different things.",
-        Stage::Scores => "In each head, every query row is compared with every key row by a dot product. A large score means the query token finds that key token relevant. Rows are queries (the token that is looking), columns are keys (the token being looked at).",
-        Stage::Scale => "Standard attention divides the scores by √d_k, the square root of the head width. Why the square root: if the components of a query and a key were independent, with mean 0 and variance 1, their dot product, a sum of d_k such products, would have variance d_k, so its typical size (its standard deviation) would be √d_k. Dividing by √d_k brings that back to about 1 whatever the head width, so the softmax neither saturates into all-or-nothing weights nor loses its gradient. The divisor is the head width, not the sentence length: the number of tokens does not change the size of one dot product.",
-        Stage::Mask => "In a language model a token may not look at tokens that come after it. The causal mask sets those scores to −∞ (above the diagonal), so the softmax gives them exactly zero weight. With the mask off, every token can see every other.",
-        Stage::Softmax => "Each row of scores becomes a probability distribution: every entry is exponentiated and divided by the row's total, so the weights are never negative (a masked key gets exactly 0) and each row sums to 1. The row maximum is subtracted first, which changes nothing mathematically but keeps exp from overflowing.",
-        Stage::WeightedSum => "Each token's new vector is a weighted average of all value rows, using that token's attention weights. A token that puts most of its weight on another token mostly copies that token's value. Vₕ and Cₕ are d_v columns wide; here, as in most models, d_v = d_k.",
-        Stage::Concat => "The heads' results are placed side by side, head 1's columns first, giving one row of d_model numbers per token again.",
-        Stage::OutputProjection => "Finally the concatenated rows are multiplied by W_o, which mixes the heads' findings into one output vector per token. This is the layer's output, the same shape as its input X.",
-        Stage::Residual1 => "Attention's output Y is added to the block's input X, row by row: a residual (skip) connection. Each token keeps its own information and attention only adds what it found in the others. In training, the sum also gives gradients a short path straight back to the input, which is what lets deep stacks of blocks learn.",
-        Stage::Norm1 | Stage::Norm2 => "LayerNorm works on each row (token) alone: it subtracts the row's mean μ and divides by its standard deviation √(σ² + ε), with the variance taken over the row's d_model numbers (÷ d_model) and ε = 0.00001 so a constant row cannot divide by zero. Then it multiplies by γ and adds β, learned per column. Every row leaves at a steady scale, however large or small the row that came in, which keeps the next stage's numbers in a range it can work with.",
-        Stage::Hidden => "The feed-forward network starts here: each token's row is multiplied by W₁ and the bias b₁ is added, taking it from d_model to d_ff numbers (usually wider: 4 × d_model in the original Transformer). It works on each token alone: row i of H depends only on row i of its input, so no information moves between tokens here. Attention mixes tokens; the feed-forward network processes each one.",
-        Stage::Activation => "A non-linearity is applied to every number of H on its own. Without it, the two layers of the feed-forward network would collapse into one matrix product. ReLU keeps positive numbers and sets negative ones to 0; GELU does the same smoothly, letting small negative numbers through, slightly shrunk.",
-        Stage::FeedForward => "The activated rows are multiplied by W₂ and the bias b₂ is added, bringing each token back from d_ff to d_model numbers, so the result can be added to the residual stream. Still one token at a time: nothing mixes between rows.",
-        Stage::Residual2 => "The feed-forward output F is added back to what went into the feed-forward network's sub-layer: the second residual connection. As before, each token keeps what it had and the network only adds to it, and gradients get a short path back.",
+        Stage::Norm2 => layer_norm_mathml(2, norm_inputs(w).1),
     }
 }
 
@@ -394,181 +398,9 @@ pub fn shape_text(stage: Stage, trace: &Trace) -> String {
     }
 }
 
-/// Each head's spread of scores before and after the division, `head 1: 1.52 → 1.07; …`, with
-/// `decimals` places.
-pub fn score_spreads(trace: &Trace, decimals: usize) -> String {
-    let spreads: Vec<String> = trace
-        .heads
-        .iter()
-        .enumerate()
-        .map(|(h, head)| {
-            let (before, after) = head.score_spread();
-            format!(
-                "head {}: {} → {}",
-                h + 1,
-                format_value(before, decimals),
-                format_value(after, decimals)
-            )
-        })
-        .collect();
-    spreads.join("; ")
-}
-
-/// What the numbers of this trace say about the stage, beyond the general explanation.
-pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
-    let c = &trace.config;
-    if let Some(note) = block_note(stage, trace) {
-        return Some(note);
-    }
-    let cross = trace.source.is_some();
-    match stage {
-        Stage::Input if cross && c.positional_encoding => Some(format!(
-            "{} The source sentence gets its own positional encoding, counted from its own first token: its token 1 gets the same pattern as the sentence's token 1.",
-            word_order_text(true, false)
-        )),
-        Stage::Input if cross => Some(format!(
-            "{} The source sentence's rows form X_src, one row per source token.",
-            word_order_text(false, false)
-        )),
-        Stage::Input => Some(word_order_text(c.positional_encoding, c.causal).into()),
-        Stage::Projection if cross => Some(format!(
-            "Cross-attention: the queries come from the sentence ({} rows), the keys and values from the source sentence ({} rows). Each of the sentence's tokens will look for information among the source's tokens.",
-            trace.seq_len(),
-            trace.n_keys()
-        )),
-        Stage::Mask if cross => Some(
-            "The causal mask belongs to self-attention, where it hides later tokens of the same sentence. Here the keys are another sentence, which is known in full, so nothing is hidden: every query sees every source token."
-                .into(),
-        ),
-        Stage::Scale => {
-            let divisor = format_value(trace.scale_divisor, 3);
-            let mut note = match c.scale {
-                ScaleMode::SqrtHeadDim => format!(
-                    "Here d_k = {}, so every score is divided by √{} ≈ {divisor}.",
-                    c.head_dim(),
-                    c.head_dim(),
-                ),
-                ScaleMode::SqrtSeqLen => format!(
-                    "You chose √seq_len: the scores are divided by √{} ≈ {divisor}. This is a common mistake (see the what-if lab): the size of a dot product depends on d_k = {}, not on how many tokens there are.",
-                    trace.seq_len(),
-                    c.head_dim()
-                ),
-                ScaleMode::None => format!(
-                    "Scaling is off, which differs from standard attention (see the what-if lab): the scores go into the softmax as they are. With d_k = {} they would be divided by √{}.",
-                    c.head_dim(),
-                    c.head_dim()
-                ),
-            };
-            note.push_str(&format!(
-                " The spread (standard deviation) of the scores, before → after: {}.",
-                score_spreads(trace, 2)
-            ));
-            Some(note)
-        }
-        Stage::Mask if !c.causal => Some(
-            "The causal mask is off: nothing is hidden and every token sees every other. Switch it on in Settings to see −∞ above the diagonal."
-                .into(),
-        ),
-        Stage::Mask => Some(
-            "Cells above the diagonal (a key that comes after its query) are −∞ and drawn hatched."
-                .into(),
-        ),
-        Stage::Softmax if c.temperature != 1.0 => Some(format!(
-            "Temperature T = {}: the scores are divided by it before the softmax ({}). Standard attention uses T = 1; see the temperature what-if in the lab.",
-            c.temperature,
-            if c.temperature < 1.0 { "sharper" } else { "flatter" }
-        )),
-        Stage::Softmax => Some("Each row sums to 1: the sums are listed beside every chart.".into()),
-        _ => None,
-    }
-}
-
-/// A row's mean and standard deviation, `mean 0.12, standard deviation 1.53`.
-fn row_summary(m: &crate::attention::Matrix, row: usize) -> (String, String) {
-    let (mean, var) = row_stats(m, row);
-    (format_value(mean, 2), format_value(var.sqrt(), 2))
-}
-
-/// What the numbers say about one of the block's stages.
-fn block_note(stage: Stage, trace: &Trace) -> Option<String> {
-    let b = trace.block.as_ref()?;
-    let token = trace.tokens.first().map(String::as_str).unwrap_or("");
-    let norm_note = |before: &crate::attention::Matrix, after: &crate::attention::Matrix| {
-        let (m0, s0) = row_summary(before, 0);
-        let (m1, s1) = row_summary(after, 0);
-        format!(
-            "Row 1 (“{token}”): mean {m0} → {m1}, standard deviation {s0} → {s1}. With γ = 1 and β = 0 every row would leave with mean 0 and standard deviation about 1; γ and β then rescale and shift each column."
-        )
-    };
-    let last = trace.stages().last() == Some(&stage);
-    let mut note = match stage {
-        Stage::Residual1 => {
-            let size = |m: &crate::attention::Matrix| format_value(m.row(0).norm(), 2);
-            format!(
-                "Row 1 (“{token}”): its own row of X has length {}, attention added a row of length {}, and the sum has length {}.",
-                size(&trace.x),
-                size(&trace.output),
-                size(&b.sum_1)
-            )
-        }
-        Stage::Norm1 => match b.norm {
-            Norm::Post => norm_note(&b.sum_1, &b.norm_1),
-            Norm::Pre => format!(
-                "Pre-norm: attention reads N₁, not X. {}",
-                norm_note(&trace.x, &b.norm_1)
-            ),
-        },
-        Stage::Norm2 => norm_note(b.norm_2_input(), &b.norm_2),
-        Stage::Hidden => {
-            let (f, d) = (b.hidden.ncols(), c_d(trace));
-            let how = match f.cmp(&d) {
-                std::cmp::Ordering::Greater => "widened",
-                std::cmp::Ordering::Less => "narrowed",
-                std::cmp::Ordering::Equal => "kept",
-            };
-            format!(
-                "d_ff = {f} and d_model = {d}: each token's row is {how} to {f} numbers here, and W₂ brings it back to {d}."
-            )
-        }
-        Stage::Activation => {
-            let total = b.hidden.len();
-            let negative = b.hidden.iter().filter(|v| **v < 0.0).count();
-            match b.activation {
-                Activation::Relu if negative == 0 => format!(
-                    "None of H's {total} numbers is negative, so ReLU changes nothing here: G = H."
-                ),
-                Activation::Relu => format!(
-                    "{negative} of H's {total} numbers are negative, and ReLU set each of them to 0; the others pass unchanged."
-                ),
-                Activation::Gelu => {
-                    let lowest = b.hidden.iter().copied().fold(f64::INFINITY, f64::min);
-                    format!(
-                        "{negative} of H's {total} numbers are negative; GELU shrinks them towards 0 without cutting them off: the lowest, {}, became {}.",
-                        format_value(lowest, 3),
-                        format_value(b.activation.apply(lowest), 3)
-                    )
-                }
-            }
-        }
-        Stage::FeedForward => "Row i of F was computed from row i of H alone: change one token's row above and only its own row of F changes.".to_string(),
-        Stage::Residual2 => format!(
-            "R₂ = {} + F, row by row.",
-            residual_2_input(trace.wiring())
-        ),
-        _ => return None,
-    };
-    if last {
-        note.push_str(" This is the block's output: one row per token, d_model wide like X, ready to be the next block's input.");
-    }
-    Some(note)
-}
-
-fn c_d(trace: &Trace) -> usize {
-    trace.config.d_model
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::number::format_value;
     use super::*;
     use crate::attention::Wiring;
 
@@ -602,8 +434,12 @@ mod tests {
     }
 
     #[test]
-    fn the_scale_stage_teaches_the_head_width_not_the_sentence_length() {
-        assert!(stage_explanation(Stage::Scale).contains("not the sentence length"));
+    fn the_scale_stage_teaches_root_d_k_and_names_the_mistake_as_root_seq_len() {
+        let text = stage_explanation(Stage::Scale);
+        assert!(text.contains("divides every score by √d_k"), "{text}");
+        assert!(text.contains("Dividing by √seq_len"), "{text}");
+        assert!(text.contains("√src_len, the number of keys"), "{text}");
+        assert!(!text.contains("divisor is the head width"), "{text}");
         assert!(stage_formula(Stage::Scale, &Config::default(), W).contains("√d_k"));
     }
 

@@ -59,7 +59,7 @@ pub const TUTORIAL_MISTAKES: [TutorialMistake; 7] = [
     },
     TutorialMistake {
         read: "“Divide the scores by d_k.”",
-        wrong: "A dot product of d_k terms is about √d_k in size, so dividing by d_k makes the scores √d_k times too small and the weights too flat.",
+        wrong: "For unit-variance components a dot product of d_k terms is about √d_k in size, so dividing by d_k makes the scores √d_k times too small and the weights too flat.",
         place: MistakePlace::WhatIf(WhatIf::ScaleByHeadDim),
     },
     TutorialMistake {
@@ -89,7 +89,7 @@ pub const TUTORIAL_MISTAKES: [TutorialMistake; 7] = [
     },
 ];
 
-/// A short label for menus./// A short label for menus.
+/// A short label for menus.
 pub fn whatif_label(what: WhatIf) -> &'static str {
     match what {
         WhatIf::ScaleBySeqLen => "Divide by √seq_len instead of √d_k",
@@ -110,18 +110,34 @@ pub const WHATIF_CROSS_NOTE: &str = "Attending to another sentence: the causal m
 /// What √seq_len means in cross-attention, after the what-if's explanation.
 pub const SEQ_LEN_IN_CROSS: &str = "With a source sentence the divisor here is √src_len, the square root of the number of keys (the source's tokens).";
 
-/// A paragraph in plain language: what changes and what it does to the result.
+/// What changes and what it does to the result, in short paragraphs separated by a blank line
+/// (`"\n\n"`), each what a lecturer would say in one breath.
 pub fn whatif_explanation(what: WhatIf) -> &'static str {
     match what {
-        WhatIf::ScaleBySeqLen => "The scores are divided by √seq_len, the square root of the number of tokens, instead of √d_k, the width of one head. But the size of a dot product depends on how many numbers are multiplied and added, which is d_k, not on how many tokens there are. So the divisor is wrong in a way that changes with the sentence: a sentence shorter than d_k is divided by too little and its weights come out too sharp, a longer one by too much and its weights come out too flat. And adding one word changes the divisor, so the scaled score of every pair of words already there changes, although their queries and keys did not; with √d_k a new word only adds its own key to each row and leaves the existing scores as they were. Only when seq_len happens to equal d_k do the two agree. Compare the mean largest weight per row on both sides.",
-        WhatIf::NoScaling => "The scores go into the softmax undivided. A dot product adds up d_k products, so for random vectors its typical size grows like √d_k: the wider the head, the bigger the scores. The softmax turns big differences into nearly all-or-nothing weights, so each row ends up on a single token, and a row that saturated has almost no gradient, so a model in training barely learns from it. Dividing by √d_k brings the scores back to a typical size of about 1 whatever the head width. Whenever d_k is above 1, the undivided scores are √d_k times larger, so every row whose scores differ gets sharper: its largest weight grows and its entropy falls. With d_k = 1 the divisor is √1 = 1 and the two sides are the same. The saturation chart shows the effect growing with d_k.",
-        WhatIf::SoftmaxOverColumns => "Each column is normalised instead of each row, so the weights add up to 1 down every column rather than across every row. A row is one token asking where to look; a column is one token being looked at. Normalising columns shares out each key among the queries, so a token no longer divides one unit of attention among the others: its row can total more or less than 1, its output is no longer an average of value vectors but is blown up or shrunk, and a key that several queries like has its share split between them. Check the sums: the rows drift away from 1 while every column sums to exactly 1. Under the causal mask it also leaks the future: a column's total adds up the scores of every query that may see that key, later tokens included, so a token's weights depend on the tokens after it (outlined).",
-        WhatIf::NoCausalMask => "The causal mask is switched off, so each token can attend to the tokens after it. In a model that predicts the next word this is cheating: during training the word to be predicted is right there in the input, so the model learns to copy it rather than predict it, and when the model generates text those future words do not exist yet. The highlighted cells are the leaks: every cell above the diagonal that now has a positive weight is a token looking at its own future. The weight they take is missing from the earlier tokens, so even the allowed weights change.",
-        WhatIf::Temperature(_) => "The scaled scores are divided by a temperature T before the softmax. Below 1 the gaps between scores are magnified and each row sharpens towards its single highest score; as T approaches 0 the row becomes all-or-nothing. Above 1 the gaps shrink and each row flattens; as T grows every weight approaches 1 divided by the number of visible tokens. Attention itself uses T = 1; a language model uses a temperature the same way when it picks its next word, to make its choice bolder or more random. The entropy of a row measures how spread out it is, and it falls as T falls.",
-        WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score, and in 32-bit floats (f32), as models compute. In exact arithmetic that gives the same answer, but float numbers have limits: in f32, exp(z) overflows to infinity once z is above about 88.7 (in 16-bit floats, above about 11.1), and infinity divided by infinity is NaN, not a number; if every score in a row is below about −104 in f32, every exp rounds to 0 and 0 divided by 0 is NaN too. Toy scores are far too small for that, so both sides here use scores 100 times larger (W_q is multiplied by 100), a size that untrained or unscaled models do reach. The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a row with a score past the limit turns into NaN, and the NaN spreads into every number computed from that row; rows whose scores all stay within the limits come out right.",
-        WhatIf::ScaleByHeadDim => "The scores are divided by d_k, the head width itself, instead of its square root. A dot product of d_k terms has a typical size of √d_k, not d_k: the terms' spreads add up in variance, not in size. So dividing by d_k over-corrects: the typical score becomes 1/√d_k, smaller the wider the head, and the softmax flattens towards 1 divided by the number of tokens, so the head can hardly prefer one token to another. With d_k = 1 the two agree; with d_k = 4 the scores come out 2 times too small, with d_k = 64 8 times. Compare the mean largest weight per row on both sides.",
-        WhatIf::RepeatedDenominator => "The softmax is written exp(z_ij) / Σ_j′ exp(z_ij): the sum runs over j′, but its term still says j, so it adds up n copies of the numerator's own exp instead of one exp per key. Every weight is then exp(z_ij) / (n·exp(z_ij)) = 1/n, whatever the scores. Each row still sums to 1, so nothing looks wrong, but the scores have been thrown away and every token attends to all n tokens equally. Under the causal mask it is worse: a hidden key gives exp(−∞) / (n·exp(−∞)) = 0/0, which is NaN. The right denominator, Σ_j′ exp(z_ij′), adds one term per key and is the same for the whole row; the summary shows both for the cell you click (the first one until you do).",
-        WhatIf::NoOutputProjection => "The layer stops at the concatenation C and leaves out Y = C·W_o. The attention weights do not change, so the lab shows the outputs instead: Y on the left, C on the right. In C each column still comes from one head only, head 1's columns first; W_o is what mixes the heads' findings, so that every column of the output can draw on every head, and it is learned like W_q, W_k and W_v. Without it the heads cannot combine what they found, and each output column is stuck with one head's slice. When W_o happens to be the identity matrix, the two sides are the same.",
+        WhatIf::ScaleBySeqLen => "The scores are divided by √seq_len, the square root of the number of tokens, instead of √d_k. But the size of a dot product depends on how many numbers it multiplies and adds, which is d_k, not on how many tokens there are.\n\n\
+            So the divisor is wrong in a way that changes with the sentence. With fewer tokens than d_k it divides by too little, and the weights come out too sharp; with more, by too much, and they come out too flat. Only when seq_len happens to equal d_k do the two agree.\n\n\
+            Adding a word at the end changes the divisor, so the scaled score of every pair of words already there changes, although their queries and keys did not. With √d_k a new word only adds its own row and column, and the scores already there stay as they were. Compare the mean largest weight per row on both sides.",
+        WhatIf::NoScaling => "The scores go into the softmax undivided. A dot product adds up d_k products, so for random vectors with unit-variance components its typical size grows like √d_k: the wider the head, the bigger the scores. Dividing by √d_k brings such scores back to a typical size of about 1, whatever d_k is.\n\n\
+            The softmax turns big differences into nearly all-or-nothing weights, so each row ends up on a single token. A row that saturated has almost no gradient, so a model in training barely learns from it.\n\n\
+            Whenever d_k is above 1, the undivided scores are √d_k times larger, so every row whose scores differ gets sharper: its largest weight grows and its entropy falls. With d_k = 1 the divisor is √1 = 1 and the two sides are the same. The saturation chart shows the effect growing with d_k.",
+        WhatIf::SoftmaxOverColumns => "Each column is normalised instead of each row, so the weights add up to 1 down every column rather than across every row. A row is one token asking where to look; a column is one token being looked at.\n\n\
+            Normalising columns shares out each key among the queries, so a token no longer divides one unit of attention among the others. Its row can total more or less than 1, so its output is no longer a weighted average of value rows but is blown up or shrunk. And a key that several queries like has its share split between them. Check the sums: the rows drift away from 1 while every column sums to exactly 1.\n\n\
+            Under the causal mask it also leaks the future. A column's total adds up the exponentiated scores of every query that may see that key, later tokens included, so a token's weights depend on the tokens after it (outlined).",
+        WhatIf::NoCausalMask => "The causal mask is switched off, so each token can attend to the tokens after it. In a decoder-only model that predicts the next token (GPT-style) this is cheating: in training the token to be predicted is right there in the input, so the model learns to copy it rather than predict it. And when the model generates text, those future tokens do not exist yet. An encoder such as BERT has no mask on purpose: it is not asked to predict the next token.\n\n\
+            The highlighted cells are the leaks: every cell above the diagonal that now has a positive weight is a token looking at its own future. The weight they take is missing from the earlier tokens, so even the allowed weights change.",
+        WhatIf::Temperature(_) => "The scaled scores are divided by a temperature T before the softmax. Below 1 the gaps between scores are magnified and each row sharpens towards its single highest score; as T approaches 0 the row becomes all-or-nothing. Above 1 the gaps shrink and each row flattens; as T grows every weight approaches 1 divided by the number of visible keys.\n\n\
+            Attention itself uses T = 1. A language model uses a temperature the same way on its output scores when it picks its next token, to make its choice bolder or more random. The entropy of a row measures how spread out it is, and it falls as T falls.",
+        WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score, and in 32-bit floats (f32), as many models compute. In exact arithmetic that gives the same answer, but floats have limits.\n\n\
+            In f32, exp(z) overflows to infinity once z is above about 88.7 (in 16-bit floats, above about 11.1), and infinity divided by infinity is NaN, not a number. If every score in a row is below about −104 in f32, every exp rounds to 0, and 0 divided by 0 is NaN too.\n\n\
+            Toy scores are far too small for that, so both sides here use scores 100 times larger (W_q is multiplied by 100). Scores that large do occur in large trained models.\n\n\
+            The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a row with a score past the limit turns into NaN, and the NaN spreads into every number computed from that row; rows whose scores all stay within the limits come out right.",
+        WhatIf::ScaleByHeadDim => "The scores are divided by d_k itself instead of its square root. For unit-variance components a dot product of d_k terms has a typical size of √d_k, not d_k: the terms' spreads add up in variance, not in size.\n\n\
+            So dividing by d_k over-corrects. The typical score becomes 1/√d_k, smaller the wider the head, and the softmax flattens towards 1 divided by the number of visible keys, so the head can hardly prefer one token to another. With d_k = 1 the two agree; with d_k = 4 the scores come out 2 times too small, with d_k = 64 8 times. Compare the mean largest weight per row on both sides.",
+        WhatIf::RepeatedDenominator => "The softmax is written exp(z_ij) / Σ_j′ exp(z_ij): the sum runs over j′, but its term still says j, so it adds up n copies of the numerator's own exp instead of one exp per key. Every weight is then exp(z_ij) / (n·exp(z_ij)) = 1/n, whatever the scores.\n\n\
+            Each row still sums to 1, so nothing looks wrong, but the scores have been thrown away and every token attends to all n keys equally. Under the causal mask it is worse: a hidden key gives exp(−∞) / (n·exp(−∞)) = 0/0, which is NaN.\n\n\
+            The right denominator, Σ_j′ exp(z_ij′), adds one term per key and is the same for the whole row. The summary shows both for the cell you click (the first one until you do).",
+        WhatIf::NoOutputProjection => "The layer stops at the concatenation C and leaves out Y = C·W_o. The attention weights do not change, so the lab shows the outputs instead: Y on the left, C on the right.\n\n\
+            In C each column still comes from one head only, head 1's columns first. W_o is what mixes the heads' findings, so that every column of the output can draw on every head, and it is learned like W_q, W_k and W_v. Without it the heads cannot combine what they found. When W_o happens to be the identity matrix, the two sides are the same.",
     }
 }
 
@@ -184,16 +200,20 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
             ));
         }
         if !head.future_dependent.is_empty() {
+            let n = head.future_dependent.len();
             lines.push(format!(
-                "Under the causal mask this leaks the future too: {} weights (outlined) are \
+                "Under the causal mask this leaks the future too: {n} {} (outlined) {} \
                  divided by column totals that include later tokens' scores.",
-                head.future_dependent.len()
+                if n == 1 { "weight" } else { "weights" },
+                if n == 1 { "is" } else { "are" }
             ));
         }
         if !head.leaked.is_empty() {
+            let n = head.leaked.len();
             lines.push(format!(
-                "{} cells above the diagonal now get weight: a token sees the future (outlined).",
-                head.leaked.len()
+                "{n} {} above the diagonal now {} weight: a token sees the future (outlined).",
+                if n == 1 { "cell" } else { "cells" },
+                if n == 1 { "gets" } else { "get" }
             ));
         }
         if !head.non_finite.is_empty() {
@@ -218,10 +238,10 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
     }
     let change = c.max_output_change();
     lines.push(if change.is_nan() {
-        "The layer output is broken: it contains NaN.".to_string()
+        "Attention's output Y is broken: it contains NaN.".to_string()
     } else {
         format!(
-            "Largest change in the layer's output: {}.",
+            "Largest change in attention's output Y: {}.",
             format_value(change, 2)
         )
     });
@@ -317,6 +337,6 @@ mod tests {
         assert!(lines
             .last()
             .unwrap()
-            .starts_with("Largest change in the layer's output: "));
+            .starts_with("Largest change in attention's output Y: "));
     }
 }

@@ -116,7 +116,7 @@ test("pre-norm normalises before attention, GELU and d_ff follow the settings", 
   await openStage(page, "projection");
   await expect(page.getByTestId("formula")).toContainText("N");
   await openStage(page, "activation");
-  await expect(page.getByTestId("stage-title")).toHaveText("Activation: GELU");
+  await expect(page.getByTestId("stage-title")).toHaveText("Activation: GELU (tanh approximation)");
   expectMatrixClose(await app.tableValues("activated"), expected.activated, 1e-9, "G");
   await openStage(page, "residual-2");
   expectMatrixClose(await app.tableValues("sum_2"), expected.out, 1e-9, "the block's output");

@@ -169,5 +169,5 @@ test("leaving out W_o compares the outputs, Y beside C", async ({ app, page }) =
   const trace = loadTrace();
   expectMatrixClose(await app.tableValues("whatif-correct"), trace.output, 1e-9, "Y");
   expectMatrixClose(await app.tableValues("whatif-shown"), trace.concat, 1e-9, "C");
-  await expect(page.getByTestId("whatif-summary")).toContainText("Largest change in the layer's output");
+  await expect(page.getByTestId("whatif-summary")).toContainText("Largest change in attention's output Y");
 });

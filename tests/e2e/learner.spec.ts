@@ -167,9 +167,9 @@ test.describe("one line of help on hover and focus", () => {
       ["projection", "q", "Q = X·W_q"],
       ["projection", "k", "K = X·W_k"],
       ["projection", "v", "V = X·W_v"],
-      ["scores", "scores-h0", "S₁ = Q·Kᵀ"],
+      ["scores", "scores-h0", "S₁ = Q₁·K₁ᵀ"],
       ["softmax", "weights-h0", "A₁: attention weights"],
-      ["weighted-sum", "context-h0", "C₁ = A·V"],
+      ["weighted-sum", "context-h0", "C₁ = A₁·V₁"],
       ["concat", "concat", "C: every head's result"],
     ];
     for (const [stage, panel, words] of symbols) {

@@ -12,7 +12,7 @@ mod table;
 
 use super::context::{ui_context, Selection, SelectionContext};
 use super::help::Help;
-use crate::attention::Matrix;
+use crate::attention::{Matrix, Wiring};
 use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
 use crate::words::matrix_help;
 use export::ImageFormat;
@@ -408,12 +408,15 @@ pub fn HeatmapView(
             <figcaption>
                 {match crate::panels::parse(&name) {
                     Some(matrix) => {
-                        let shown = title.clone();
-                        view! {
-                            <Help id=format!("panel-{scope}{name}") text=matrix_help(matrix) class="heatmap-title">
-                                {shown}
-                            </Help>
-                        }.into_any()
+                        let (shown, id) = (title.clone(), format!("panel-{scope}{name}"));
+                        // The help names the inputs of the wiring on screen (N₁, X_src).
+                        (move || {
+                            let wiring = Wiring { cross: ui.cross.get(), block: ui.order.get(), ..Wiring::default() };
+                            let (shown, id) = (shown.clone(), id.clone());
+                            view! {
+                                <Help id text=matrix_help(matrix, wiring) class="heatmap-title">{shown}</Help>
+                            }
+                        }).into_any()
                     }
                     None => view! { <span class="heatmap-title">{title.clone()}</span> }.into_any(),
                 }}

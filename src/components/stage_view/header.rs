@@ -2,6 +2,7 @@
 //! shapes; after them, the plain-language explanation and a note on the current numbers.
 
 use crate::attention::{Stage, Trace};
+use crate::components::Paragraphs;
 use crate::words::{
     shape_text, stage_explanation, stage_formula_mathml, stage_note, stage_progress, stage_title,
 };
@@ -60,12 +61,13 @@ pub(super) fn StageNotes(
     /// The stage to show.
     stage: RwSignal<Stage>,
 ) -> impl IntoView {
-    let note = move || {
+    let note = Signal::derive(move || {
         let s = stage.get();
-        trace.with(|t| stage_note(s, t))
-    };
+        trace.with(|t| stage_note(s, t)).unwrap_or_default()
+    });
     let explanation = move || {
-        view! { <p class="explanation" data-testid="explanation">{move || stage_explanation(stage.get())}</p> }
+        let text = Signal::derive(move || stage_explanation(stage.get()).to_string());
+        view! { <Paragraphs text class="explanation" testid="explanation" /> }
     };
     // A compact embed sits in a blog post whose text explains; the stage's prose is folded.
     let folded = crate::components::context::ui_context().compact;
@@ -81,7 +83,7 @@ pub(super) fn StageNotes(
             } else {
                 explanation().into_any()
             }}
-            <p class="note" data-testid="stage-note">{note}</p>
+            <Paragraphs text=note class="note" testid="stage-note" />
         </section>
     }
 }

@@ -8,7 +8,7 @@ use crate::attention::{
 use crate::components::heatmap::PanelData;
 use crate::panels::{head_panel, panel_name, Values};
 use crate::plot::Palette;
-use crate::words::{dim, hidden_unit, label, rows_are_keys};
+use crate::words::{dim, hidden_unit, label, rows_are_keys, token_labels};
 use leptos::prelude::*;
 
 /// What decides which panels a stage shows.
@@ -63,8 +63,9 @@ fn empty() -> Matrix {
 impl Panels {
     /// Panels reading `trace`.
     pub fn new(trace: Memo<Trace>) -> Self {
-        let tokens = Memo::new(move |_| trace.with(|t| t.tokens.clone())).into();
-        let key_tokens = Memo::new(move |_| trace.with(|t| t.key_tokens().to_vec())).into();
+        // A word that occurs twice is labelled with its position, as the explanations name it.
+        let tokens = Memo::new(move |_| trace.with(|t| token_labels(&t.tokens))).into();
+        let key_tokens = Memo::new(move |_| trace.with(|t| token_labels(t.key_tokens()))).into();
         let layout = Memo::new(move |_| {
             trace.with(|t| Layout {
                 n_heads: t.config.n_heads,

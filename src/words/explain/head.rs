@@ -4,7 +4,7 @@
 use super::terms::{after_op, dot, hidden_terms_note, join_terms, num, rounded, rounding_note};
 use super::Text;
 use crate::attention::{CellWork, Computation, HeadMatrix, MatrixId, ScaleMode, Trace};
-use crate::words::matrices::{cell_name, col_label, token};
+use crate::words::matrices::{cell_name, col_label, key_token, token};
 use crate::words::number::{format_value, subscript};
 
 /// The text of `computation`, a cell of head `h`; `name` is the cell's name.
@@ -34,7 +34,7 @@ pub(super) fn text(
             let (sum, notes) = dot(terms, work.value);
             Text {
                 formula: format!("q_i · k_j = Σ_m Q{s}[i, m] · K{s}[j, m]"),
-                steps: format!("q_{} · k_{} = {sum}", token(trace, i), token(trace, j)),
+                steps: format!("q_{} · k_{} = {sum}", token(trace, i), key_token(trace, j)),
                 notes,
             }
         }
@@ -98,9 +98,13 @@ fn scale(
     let mut notes = Vec::new();
     let symbol = match mode {
         ScaleMode::SqrtHeadDim => "d_k",
+        ScaleMode::SqrtSeqLen if trace.source.is_some() => "src_len",
         ScaleMode::SqrtSeqLen => "seq_len",
         ScaleMode::None => {
-            notes.push("Scaling is off: the scores pass through unchanged.".to_string());
+            notes.push(
+                "Scaling is off: the scores are not divided, so they pass through unchanged."
+                    .to_string(),
+            );
             return Text {
                 formula: format!("Z{s}[i, j] = S{s}[i, j]"),
                 steps: cell_name(
@@ -114,24 +118,41 @@ fn scale(
         }
     };
     if mode == ScaleMode::SqrtSeqLen {
+        let length = if trace.source.is_some() {
+            "the source's length src_len"
+        } else {
+            "the sentence's length seq_len"
+        };
         notes.push(format!(
-            "This divides by √seq_len, a common mistake: the size of a dot product grows with \
-             the head width d_k = {}, not with the length of the sentence.",
+            "This divides by the square root of {length} = {root_of}, a common mistake: the \
+             size of a dot product grows with the head width d_k = {}, not with the number of \
+             tokens.",
             trace.head_dim()
         ));
     }
-    rounding_note(&mut notes, rounded(score) / divisor, work.value);
+    // The divisor as the steps show it, so the check redoes exactly what is written.
+    let shown = format_value(divisor, DIVISOR_DECIMALS);
+    let by_hand = rounded(score) / shown.parse::<f64>().unwrap_or(divisor);
+    rounding_note(&mut notes, by_hand, work.value);
+    let steps = if divisor.fract() == 0.0 {
+        format!("{} / √{root_of} = {} / {divisor}", num(score), num(score))
+    } else {
+        format!("{} / √{root_of} = {} / {shown}", num(score), num(score))
+    };
+    if divisor == 1.0 {
+        notes.push(format!(
+            "Here {symbol} = 1, so dividing by √1 = 1 leaves every score as it is."
+        ));
+    }
     Text {
         formula: format!("Z{s}[i, j] = S{s}[i, j] / √{symbol}"),
-        steps: format!(
-            "{} / √{root_of} = {} / {}",
-            num(score),
-            num(score),
-            format_value(divisor, 3)
-        ),
+        steps,
         notes,
     }
 }
+
+/// Decimals of the divisor in the steps of a scaled score.
+const DIVISOR_DECIMALS: usize = 3;
 
 fn mask(
     trace: &Trace,
@@ -143,8 +164,19 @@ fn mask(
 ) -> Text {
     let (i, j) = (work.row, work.col);
     let s = subscript(h + 1);
-    let (query, key) = (token(trace, i), token(trace, j));
+    let (query, key) = (token(trace, i), key_token(trace, j));
     let scaled_name = cell_name(trace, MatrixId::Head(h, HeadMatrix::Scaled), i, j);
+    if trace.source.is_some() {
+        return Text {
+            formula: format!("M{s}[i, j] = Z{s}[i, j]"),
+            steps: format!("cross-attention has no causal mask, so {name} = {scaled_name}"),
+            notes: vec![
+                "Cross-attention has no causal mask: the keys are the source sentence, known in \
+                 full, so every query sees every source token."
+                    .to_string(),
+            ],
+        };
+    }
     if !causal {
         return Text {
             formula: format!("M{s}[i, j] = Z{s}[i, j]"),
@@ -159,8 +191,8 @@ fn mask(
     let mut notes = Vec::new();
     let steps = if hidden {
         notes.push(
-            "A token may not look at the tokens after it: in the softmax exp(−∞) = 0, so this \
-             key gets no weight at all."
+            "With the causal mask on, a token may not look at the tokens after it: in the \
+             softmax exp(−∞) = 0, so this key gets no weight at all."
                 .to_string(),
         );
         format!(

@@ -8,15 +8,15 @@
 mod head;
 mod terms;
 
-use super::matrices::{
-    cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label, row_label, token,
-};
+use super::matrices::{cell_kind, cell_name, col_label, dim, hidden_unit, label, row_label, token};
 use super::number::format_value;
 use super::settings::word_order_text;
 use crate::attention::{
     cell_work, Activation, CellWork, Computation, MatrixId, Operand, Trace, Wave,
 };
-use terms::{after_op, capitalised, columns_text, dot, num, rounded, rounding_note};
+use terms::{
+    after_op, capitalised, columns_text, dot, hidden_terms_note, num, rounded, rounding_note,
+};
 
 /// What the explanation panel says while no cell is selected.
 pub const NO_CELL: &str = "Click any cell of a heatmap, or focus a heatmap with Tab and use the \
@@ -75,16 +75,7 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
     let name = cell_name(trace, work.matrix, work.row, work.col);
     let (i, c) = (work.row, work.col);
     Some(match (&work.computation, work.matrix) {
-        (Computation::Embedding, MatrixId::SourceEmbeddings) => Text {
-            formula: "E_src[i, c] = dimension c of the embedding of source token i".to_string(),
-            steps: name,
-            notes: vec![format!(
-                "An input, not computed: the vector looked up for the source token “{}”, \
-                 editable like any token's.",
-                key_token(trace, i)
-            )],
-        },
-        (Computation::Embedding, _) => embedding(trace, i, name),
+        (Computation::Embedding, m) => embedding(trace, m == MatrixId::SourceEmbeddings, i, name),
         (Computation::BlockParameter, m) => Text {
             formula: format!("{}: a parameter of the block", label(m)),
             notes: vec![
@@ -97,11 +88,17 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
         (Computation::Sum { left, right, a, b }, _) => {
             let mut notes = Vec::new();
             rounding_note(&mut notes, rounded(*a) + rounded(*b), work.value);
-            notes.push(
-                "A residual sum: the token's own row passes through unchanged, and the \
-                 sub-layer's result is added to it."
-                    .to_string(),
-            );
+            let what = if *right == MatrixId::Output {
+                "attention"
+            } else {
+                "the feed-forward network"
+            };
+            notes.push(format!(
+                "A residual sum: the token's own row of {} passes through unchanged, and {} \
+                 (what {what} computed for the same token) is added to it.",
+                label(*left),
+                label(*right)
+            ));
             Text {
                 formula: format!(
                     "{}[i, c] = {}[i, c] + {}[i, c]",
@@ -128,6 +125,21 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
         ) => {
             let src = label(*input);
             let sub = if *which == 1 { "₁" } else { "₂" };
+            let mut notes = Vec::new();
+            let by_hand = (rounded(*x) - rounded(*mean)) / (rounded(*var) + eps).sqrt()
+                * rounded(*gamma)
+                + rounded(*beta);
+            rounding_note(&mut notes, by_hand, work.value);
+            notes.push(format!(
+                "μᵢ = {} and σᵢ² = {} are the mean and the variance (÷ d_model = {}) of row {} \
+                 (“{}”) of {src}: each token is normalised on its own, never mixed with the \
+                 others.",
+                format_value(*mean, 3),
+                format_value(*var, 3),
+                trace.config.d_model,
+                i + 1,
+                token(trace, i)
+            ));
             Text {
                 formula: format!(
                     "{}[i, c] = ({src}[i, c] − μᵢ) / √(σᵢ² + ε) · γ{sub}[c] + β{sub}[c]",
@@ -142,16 +154,7 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                     after_op(*gamma),
                     after_op(*beta)
                 ),
-                notes: vec![format!(
-                    "μᵢ = {} and σᵢ² = {} are the mean and the variance (÷ d_model = {}) of row \
-                     {} (“{}”) of {src}: each token is normalised on its own, never mixed with \
-                     the others.",
-                    format_value(*mean, 3),
-                    format_value(*var, 3),
-                    trace.config.d_model,
-                    i + 1,
-                    token(trace, i)
-                )],
+                notes,
             }
         }
         (
@@ -163,7 +166,8 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
             },
             _,
         ) => {
-            let (sum, notes) = dot(terms, work.value - bias);
+            let (sum, _) = dot(terms, work.value - bias);
+            let notes = affine_notes(terms, *bias, work.value);
             let (src, w) = (label(*input), label(MatrixId::BlockParam(*weight)));
             let b = if w == "W₁" { "b₁" } else { "b₂" };
             let col = col_label(trace, work.matrix, c);
@@ -182,6 +186,7 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
         }
         (Computation::Activate { activation, input }, _) => {
             let h = num(*input);
+            let mut notes = Vec::new();
             let (formula, steps, note) = match activation {
                 Activation::Relu => (
                     "G[i, c] = max(H[i, c], 0)".to_string(),
@@ -192,26 +197,38 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                         "H's cell is not negative, so ReLU passes it unchanged."
                     },
                 ),
-                Activation::Gelu => (
-                    "G[i, c] = 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³)))".to_string(),
-                    format!("0.5 × {h} × (1 + tanh(0.7979 × ({h} + 0.044715 × {h}³)))"),
-                    "GELU keeps large positive numbers almost unchanged, sends large negative \
-                     ones to almost 0, and bends smoothly in between.",
-                ),
+                Activation::Gelu => {
+                    let r = rounded(*input);
+                    let by_hand =
+                        0.5 * r * (1.0 + (GELU_SHOWN_ROOT * (r + 0.044715 * r.powi(3))).tanh());
+                    rounding_note(&mut notes, by_hand, work.value);
+                    (
+                        "G[i, c] = 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³)))".to_string(),
+                        format!("0.5 × {h} × (1 + tanh(0.7979 × ({h} + 0.044715 × {h}³)))"),
+                        "This is the tanh approximation of GELU(x) = x·Φ(x), with Φ the normal \
+                         distribution's cumulative probability, as GPT-2 computes it. GELU keeps \
+                         large positive numbers almost unchanged, sends large negative ones to \
+                         almost 0, and bends smoothly in between.",
+                    )
+                }
             };
+            notes.push(format!(
+                "{note} Unit {} of token “{}”: the activation reads this one number only.",
+                hidden_unit(c),
+                token(trace, i)
+            ));
             Text {
                 formula,
                 steps,
-                notes: vec![format!(
-                    "{note} Unit {} of token “{}”: the activation reads this one number only.",
-                    hidden_unit(c),
-                    token(trace, i)
-                )],
+                notes,
             }
         }
-        (Computation::Position { wave, pair, angle }, _) => {
-            position(trace, i, *wave, *pair, *angle)
-        }
+        (Computation::Position { wave, pair, angle }, m) => position(
+            trace,
+            m == MatrixId::SourcePositional,
+            i,
+            (*wave, *pair, *angle),
+        ),
         (
             Computation::Input {
                 embedding,
@@ -265,13 +282,33 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                      (h − 1)·d_k + 1 … h·d_k"
                 ),
                 steps: format!("{name} = {}", cell_name(trace, *whole, i, *column)),
-                notes: vec![format!(
-                    "Head {} takes {} of {symbol} (d_k = {head_dim} per head); this cell is \
-                     column {}.",
-                    h + 1,
-                    columns_text(h, *head_dim),
-                    dim(*column)
-                )],
+                notes: vec![if trace.config.n_heads == 1 {
+                    format!(
+                        "With one head, head 1 takes every column of {symbol} (d_k = d_model = \
+                         {head_dim}); this cell is column {}.",
+                        dim(*column)
+                    )
+                } else {
+                    format!(
+                        "Head {} takes {} of {symbol} (d_k = {head_dim} per head); this cell is \
+                         column {}.",
+                        h + 1,
+                        columns_text(h, *head_dim),
+                        dim(*column)
+                    )
+                }],
+            }
+        }
+        (Computation::Concat { .. }, _) if trace.config.n_heads == 1 => {
+            let context = MatrixId::Head(0, crate::attention::HeadMatrix::Context);
+            Text {
+                formula: "C[i, c] = C₁[i, c]".to_string(),
+                steps: format!("{name} = {}", cell_name(trace, context, i, c)),
+                notes: vec![
+                    "With one head there is nothing to place side by side: C is head 1's \
+                     context C₁, copied unchanged."
+                        .to_string(),
+                ],
             }
         }
         (Computation::Concat { head, column }, _) => {
@@ -293,40 +330,82 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
     })
 }
 
-fn embedding(trace: &Trace, i: usize, name: String) -> Text {
-    let t = token(trace, i);
+/// A cell of E, or of E_src when `source`.
+fn embedding(trace: &Trace, source: bool, i: usize, name: String) -> Text {
+    let (formula, whose, tokens) = if source {
+        (
+            "E_src[i, c] = dimension c of the embedding of source token i",
+            "the source token",
+            trace.key_tokens(),
+        )
+    } else {
+        (
+            "E[i, c] = dimension c of the embedding of token i",
+            "token",
+            trace.tokens.as_slice(),
+        )
+    };
+    let word = tokens.get(i).map_or("", String::as_str);
+    let mut notes = vec![format!(
+        "An input, not computed: the vector looked up for {whose} {} (“{word}”). Every word has \
+         a fixed toy vector unless you edit it.",
+        i + 1
+    )];
+    let count = tokens.iter().filter(|t| *t == word).count();
+    if count > 1 {
+        notes.push(format!(
+            "“{word}” occurs {count} times, and each occurrence looks up this same vector: only \
+             the positional encoding, when it is on, tells them apart."
+        ));
+    }
     Text {
-        formula: "E[i, c] = dimension c of the embedding of token i".to_string(),
+        formula: formula.to_string(),
         steps: name,
-        notes: vec![format!(
-            "An input, not computed: the vector looked up for “{t}”. Every word has a fixed toy \
-             vector unless you edit it."
-        )],
+        notes,
     }
 }
 
-fn position(trace: &Trace, pos: usize, wave: Wave, pair: usize, angle: f64) -> Text {
+/// A cell of P, or of P_src when `source`: the source's positions restart at its first token.
+fn position(
+    trace: &Trace,
+    source: bool,
+    pos: usize,
+    (wave, pair, angle): (Wave, usize, f64),
+) -> Text {
     let d_model = trace.config.d_model;
     let f = match wave {
         Wave::Sin => "sin",
         Wave::Cos => "cos",
     };
-    let t = token(trace, pos);
+    let (p, whose, tokens) = if source {
+        ("P_src", "source token", trace.key_tokens())
+    } else {
+        ("P", "token", trace.tokens.as_slice())
+    };
+    // The note gives the position itself, so the word needs no position of its own.
+    let word = tokens.get(pos).map_or("", String::as_str);
     let (i, k) = (pos + 1, pair / 2 + 1);
+    let mut notes = vec![format!(
+        "“{word}” is {whose} {i}, so p = i − 1 = {pos}: the waves start at p = 0, which gives \
+         the first token sin 0 = 0 and cos 0 = 1. This cell is in pair {k}; each pair of \
+         columns is a slower wave than the pair before."
+    )];
+    if source {
+        notes.push(
+            "The source counts its positions from its own first token, not after the sentence's."
+                .to_string(),
+        );
+    }
     Text {
         formula: format!(
-            "P[i, c] = {f}(p / 10000^(2(k − 1) / d_model)), with p = i − 1 and columns \
+            "{p}[i, c] = {f}(p / 10000^(2(k − 1) / d_model)), with p = i − 1 and columns \
              d(2k − 1) (sin) and d(2k) (cos) forming pair k"
         ),
         steps: format!(
             "{f}({pos} / 10000^({pair}/{d_model})) = {f}({})",
             format_value(angle, 4)
         ),
-        notes: vec![format!(
-            "“{t}” is token {i}, so p = i − 1 = {pos}: the waves start at p = 0, which gives the \
-             first token sin 0 = 0 and cos 0 = 1. This cell is in pair {k}; each pair of columns \
-             is a slower wave than the pair before."
-        )],
+        notes,
     }
 }
 
@@ -356,8 +435,33 @@ fn input(trace: &Trace, work: &CellWork, e: f64, p: Option<f64>) -> Text {
             steps: cell_name(trace, em, work.row, work.col),
             notes: vec![format!(
                 "{x} = {e_label}: positional encoding is off. {}",
-                word_order_text(false, trace.config.causal)
+                if source {
+                    SOURCE_WITHOUT_POSITIONS
+                } else {
+                    word_order_text(false, trace.config.causal)
+                }
             )],
         },
     }
+}
+
+/// What the source's order changes when it carries no positions.
+const SOURCE_WITHOUT_POSITIONS: &str = "The keys and values then carry no positions: reorder the \
+source's tokens and the columns of the scores and weights are reordered the same way, while every \
+query's context stays the same.";
+
+/// `√(2/π)` as GELU's written-out form shows it.
+const GELU_SHOWN_ROOT: f64 = 0.7979;
+
+/// The notes of `Σ_m input[i, m] · W[m, c] + b[c]`: the sum shown is the products and the bias,
+/// so the rounding is checked on them together.
+fn affine_notes(terms: &[(f64, f64)], bias: f64, value: f64) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(note) = hidden_terms_note(terms.len()) {
+        notes.push(note);
+    } else {
+        let products: f64 = terms.iter().map(|(a, b)| rounded(*a) * rounded(*b)).sum();
+        rounding_note(&mut notes, products + rounded(bias), value);
+    }
+    notes
 }

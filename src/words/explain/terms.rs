@@ -1,8 +1,7 @@
 //! Sums of products written term by term, numbers as the heatmaps show them, and the notes a sum
 //! needs when it is long or when its rounded terms miss the rounded result.
 
-use crate::words::matrices::dim;
-use crate::words::number::format_value;
+use crate::words::number::{self, format_value, head_columns};
 
 /// Decimals of the numbers in an explanation: the same as in heatmap cells.
 const DECIMALS: usize = 2;
@@ -13,10 +12,6 @@ const MAX_WRITTEN_TERMS: usize = 8;
 const FIRST_TERMS: usize = 3;
 /// Terms written after the gap of a long sum.
 const LAST_TERMS: usize = 2;
-
-const ROUNDING_NOTE: &str = "Every number above is rounded to 2 decimals, but the result is \
-computed from the exact values, so redoing the sum with the rounded numbers can differ in the \
-last digit.";
 
 /// `a × b + c × d + …`, and the notes it needs.
 pub(super) fn dot(pairs: &[(f64, f64)], value: f64) -> (String, Vec<String>) {
@@ -64,10 +59,14 @@ pub(super) fn hidden_terms_note(count: usize) -> Option<String> {
     })
 }
 
-/// Warns when the rounded numbers shown do not add up to the rounded result.
+/// Warns when the rounded numbers shown do not give the rounded result, saying what they give.
 pub(super) fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
-    if num(by_hand) != num(value) {
-        notes.push(ROUNDING_NOTE.to_string());
+    let (by_hand, value) = (num(by_hand), num(value));
+    if by_hand != value {
+        notes.push(format!(
+            "Redone with the rounded numbers shown above, this comes to ≈ {by_hand}, but the \
+             result, {value}, is computed from the exact values."
+        ));
     }
 }
 
@@ -87,20 +86,15 @@ pub(super) fn after_op(v: f64) -> String {
     }
 }
 
-/// `v` rounded as it is shown.
+/// `v` as it is shown, the number a learner redoes the arithmetic with.
 pub(super) fn rounded(v: f64) -> f64 {
-    let scale = 10f64.powi(DECIMALS as i32);
-    (v * scale).round() / scale
+    number::rounded(v, DECIMALS)
 }
 
 /// `columns d3–d4` (or `column d3`) of head `h`.
 pub(super) fn columns_text(h: usize, head_dim: usize) -> String {
-    let first = h * head_dim;
-    if head_dim == 1 {
-        format!("column {}", dim(first))
-    } else {
-        format!("columns {}–{}", dim(first), dim(first + head_dim - 1))
-    }
+    let columns = if head_dim == 1 { "column" } else { "columns" };
+    format!("{columns} {}", head_columns(h, head_dim))
 }
 
 /// `text` with its first letter capitalised.
@@ -121,6 +115,22 @@ mod tests {
         assert_eq!(after_op(-0.424), "(−0.42)");
         assert_eq!(after_op(0.424), "0.42");
         assert_eq!(after_op(-0.001), "0.00");
+    }
+
+    #[test]
+    fn an_operand_rounded_to_even_at_a_tie_is_redone_as_it_is_shown() {
+        // Shown as 0.12 × 1.00 + 0.25 × 1.00 = 0.38: by hand 0.37, so the note must be there.
+        let (_, notes) = dot(&[(0.125, 1.0), (0.25, 1.0)], 0.375);
+        assert_eq!(
+            notes,
+            [
+                "Redone with the rounded numbers shown above, this comes to ≈ 0.37, but the \
+                 result, 0.38, is computed from the exact values."
+            ]
+        );
+        // 0.13 (shown) + 0.25 = 0.38: no note needed.
+        let (_, notes) = dot(&[(0.135, 1.0), (0.25, 1.0)], 0.385);
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]

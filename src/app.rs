@@ -105,6 +105,9 @@ pub fn App() -> impl IntoView {
         },
         options.stage,
         notices,
+        // Inside a host page, history entries are the host's: Back must leave the post, not
+        // step through the frame's edits.
+        !options.embed,
     );
     if options.quiz && quiz.set.get_untracked().is_none() {
         quiz.toggle();
@@ -231,7 +234,7 @@ pub fn App() -> impl IntoView {
                         <MatrixEditors model />
                         // Beside the heatmaps, so it never covers the cell it explains.
                         {move || (!presenting.get()).then(|| view! {
-                            <ExplainPanel explanation selection=picked.selection sheet=ui.narrow />
+                            <ExplainPanel explanation selection=picked.selection sheet=ui.narrow floating=embed />
                         }.into_any())}
                     </aside>
                 }.into_any())}
@@ -254,7 +257,8 @@ pub fn App() -> impl IntoView {
                     </StageView>
                     // Without the inputs column, a sheet over the bottom of the window.
                     {move || (!show_controls || presenting.get()).then(|| view! {
-                        <ExplainPanel explanation selection=picked.selection sheet=true />
+                        <ExplainPanel explanation selection=picked.selection sheet=true
+                            floating=embed && !presenting.get() />
                     }.into_any())}
                     // The lab would show the hidden result's numbers.
                     {move || (!presenting.get() && !embed && !quiz.hidden.get()).then(|| view! {

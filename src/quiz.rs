@@ -118,13 +118,37 @@ fn shown(value: f64) -> f64 {
 /// A question about the result of `stage` in `trace`, chosen by `seed`; `None` for a stage the
 /// trace does not show.
 pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
+    question_in_view(trace, stage, seed, InView::default())
+}
+
+/// What a view shows of a stage when it shows less than all of it: a question asks about that.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InView {
+    /// The one product of the projection on screen, 0, 1 or 2 for Q, K or V (presenter mode and
+    /// compact embeds show one at a time); `None` for all three.
+    pub part: Option<usize>,
+    /// The one head on screen, from 0, where the view steps through heads (presenter mode);
+    /// `None` where the question picks the head and the view follows it.
+    pub head: Option<usize>,
+}
+
+/// [`question`] for a view that shows only `in_view` of the stage: a question about the
+/// projection asks about the product on screen, a question about one head about the head on
+/// screen. The seed draws the rest as [`question`] does.
+pub fn question_in_view(
+    trace: &Trace,
+    stage: Stage,
+    seed: u64,
+    in_view: InView,
+) -> Option<Question> {
+    let part = in_view.part;
     stage.position(trace.norm())?;
     let mut rng = SplitMix64::new(seed ^ (stage.index() as u64).wrapping_mul(0x9E37_79B9_7F4A));
     let mut pick = |n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
     let (seq_len, n_keys, d) = (trace.seq_len(), trace.n_keys(), trace.config.d_model);
     let heads = trace.config.n_heads;
     let cross = trace.source.is_some();
-    let h = pick(heads);
+    let h = in_view.head.map_or(pick(heads), |h| h.min(heads - 1));
     let i = pick(seq_len);
     let q_name = token(trace, i);
     let keys: Vec<String> = (0..n_keys).map(|j| key_token(trace, j)).collect();
@@ -132,7 +156,8 @@ pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
     Some(match stage {
         Stage::Input => number(trace, stage, MatrixId::X, i, pick(d)),
         Stage::Projection => {
-            let m = [MatrixId::Q, MatrixId::K, MatrixId::V][pick(3)];
+            let drawn = pick(3);
+            let m = [MatrixId::Q, MatrixId::K, MatrixId::V][part.map_or(drawn, |p| p.min(2))];
             let rows = if m == MatrixId::Q { seq_len } else { n_keys };
             number(trace, stage, m, pick(rows), pick(d))
         }

@@ -1072,3 +1072,43 @@ fn block_parts_without_the_block_and_source_rows_without_a_source_are_ignored_wi
     assert!(again.notices.is_empty());
     assert_eq!(again.state, d.state);
 }
+
+#[test]
+fn switching_the_source_or_the_block_and_its_menus_is_a_back_step() {
+    let before = ShareState::default();
+    let mut cross = before.clone();
+    cross.model.cross = true;
+    assert_eq!(history_step(&before, &cross), HistoryStep::Push);
+    let mut other_source = cross.clone();
+    other_source.model.source = "la souris".into();
+    assert_eq!(history_step(&cross, &other_source), HistoryStep::Push);
+
+    let mut block = before.clone();
+    block.model.block_on = true;
+    assert_eq!(history_step(&before, &block), HistoryStep::Push);
+    let mut pre = block.clone();
+    pre.model.block.norm = attention_lens::attention::Norm::Pre;
+    assert_eq!(history_step(&block, &pre), HistoryStep::Push);
+    let mut gelu = block.clone();
+    gelu.model.block.activation = attention_lens::attention::Activation::Gelu;
+    assert_eq!(history_step(&block, &gelu), HistoryStep::Push);
+
+    // One number of the block scrubbed is a fine adjustment; a filled block matrix is a step.
+    let mut nudged = block.clone();
+    nudged
+        .model
+        .set_cell(
+            EditTarget::Block(attention_lens::attention::BlockParam::W1),
+            0,
+            0,
+            0.25,
+        )
+        .unwrap();
+    assert_eq!(history_step(&block, &nudged), HistoryStep::Replace);
+    let mut filled = block.clone();
+    filled.model.fill(
+        EditTarget::Block(attention_lens::attention::BlockParam::W1),
+        Init::Zero,
+    );
+    assert_eq!(history_step(&block, &filled), HistoryStep::Push);
+}

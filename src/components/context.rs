@@ -51,7 +51,8 @@ pub struct UiContext {
     /// The zoom of a step's operands as a share of `zoom_level`: below 1 when the operands are
     /// drawn smaller so the result can be read from afar.
     pub given_share: RwSignal<f64>,
-    /// Which of the projection's products (0 Q, 1 K, 2 V) presenter mode shows.
+    /// Which of the projection's products (0 Q, 1 K, 2 V) presenter mode and a compact embed
+    /// show.
     pub projection_part: RwSignal<usize>,
     /// A compact embed (`?embed=1&controls=0`): one stage and one head at a time, stepped with
     /// Previous and Next.
@@ -79,6 +80,12 @@ impl UiContext {
         } else {
             1.0
         }
+    }
+
+    /// Which of Q, K and V (0, 1, 2) the projection shows, where it shows one at a time (presenter
+    /// mode and compact embeds); `None` where it shows all three.
+    pub fn shown_part(&self) -> Option<usize> {
+        (self.presenting.get() || self.compact).then(|| self.projection_part.get().min(2))
     }
 
     /// How much larger than normal the operands of a step are drawn.

@@ -63,11 +63,16 @@ pub fn ExplainPanel(
     /// Whether it opens as a sheet over the bottom of the window, rather than where it stands.
     #[prop(into)]
     sheet: Signal<bool>,
+    /// In an embed the sheet floats beside the picked cell instead, inside the part of the frame
+    /// the host page shows, and the frame keeps its height.
+    #[prop(optional)]
+    floating: bool,
 ) -> impl IntoView {
     view! {
         <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"
             class:active=move || explanation.with(Option::is_some)
             class:sheet=move || sheet.get()
+            class:floating=floating
             aria-live="polite" aria-label="How the selected cell was computed">
             {move || match explanation.get() {
                 None => view! {

@@ -9,7 +9,7 @@ use crate::formats::page::full_view_url;
 use crate::formats::permalink::FIRST_QUESTION_SET;
 use crate::panels;
 use crate::plot::parse_cell;
-use crate::quiz::{question, quiz_seed, Answer, Outcome, Question, Response, Session};
+use crate::quiz::{question_in_view, quiz_seed, InView, Answer, Outcome, Question, Response, Session};
 use crate::words;
 use leptos::html;
 use leptos::prelude::*;
@@ -27,6 +27,8 @@ pub struct QuizContext {
     pub hidden: Memo<bool>,
     /// The question set to come back to when the quiz is switched on again.
     last_set: StoredValue<u64>,
+    /// The head on show.
+    head: RwSignal<usize>,
 }
 
 impl QuizContext {
@@ -76,7 +78,7 @@ pub fn provide_quiz(
     let question = Memo::new(move |_| {
         let n = set.get()?;
         let s = stage.get();
-        trace.with(|t| question(t, s, quiz_seed(n)))
+        trace.with(|t| question_in_view(t, s, quiz_seed(n), in_view(s, head.get())))
     });
     let hidden = Memo::new(move |_| {
         question.with(Option::is_some) && session.with(|s| s.outcome(stage.get()).is_none())
@@ -118,6 +120,7 @@ pub fn provide_quiz(
         question,
         hidden,
         last_set: StoredValue::new(FIRST_QUESTION_SET),
+        head,
     };
     provide_context(ctx);
     ctx
@@ -148,6 +151,18 @@ fn read_response(
             let names: Vec<String> = picked.iter().map(|&i| choices[i].clone()).collect();
             Ok((Response::Set(picked), words::picked_text(&names)))
         }
+    }
+}
+
+/// What the view shows of `stage` with `head` picked, where it shows less than all of it: one of
+/// Q, K and V (presenter mode and compact embeds), one head per step (presenter mode).
+fn in_view(stage: Stage, head: usize) -> InView {
+    let ui = ui_context();
+    InView {
+        part: (stage == Stage::Projection)
+            .then(|| ui.shown_part())
+            .flatten(),
+        head: ui.presenting.get().then_some(head),
     }
 }
 
@@ -378,8 +393,22 @@ pub fn QuizCard(
         );
     };
 
+    // An answer about a product or a head that the view has stepped away from belongs to a
+    // step that is not on screen: the card gives way until the learner goes back to it.
+    let about_another_part = move || {
+        let (matrix, _, _) = outcome.with(|o| o.as_ref().map(|o| o.question.cell))?;
+        let shown = in_view(stage.get(), quiz.head.get());
+        let part = [MatrixId::Q, MatrixId::K, MatrixId::V]
+            .iter()
+            .position(|m| *m == matrix);
+        Some(match (matrix, part) {
+            (_, Some(p)) => shown.part.is_some_and(|s| s != p),
+            (MatrixId::Head(h, _), None) => shown.head.is_some_and(|s| s != h),
+            _ => false,
+        })
+    };
     view! {
-        {move || quiz.set.get().is_some().then(|| view! {
+        {move || (quiz.set.get().is_some() && about_another_part() != Some(true)).then(|| view! {
             <section class="quiz" data-testid="quiz" aria-labelledby="quiz-heading">
                 <div class="quiz-top">
                     <h3 id="quiz-heading">{words::QUIZ_HEADING}</h3>

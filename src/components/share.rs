@@ -102,11 +102,13 @@ pub(super) fn current_fragment() -> String {
 /// Restores the state from the address bar, then keeps the address bar following the state:
 /// meaningful steps get a history entry, fine adjustments replace it, and Back/Forward restore.
 /// `notices` lists the parts of the link on show that could not be used; a link pasted into the
-/// address bar of the open page replaces them.
+/// address bar of the open page replaces them. Without `own_history` (an embed, whose history
+/// entries would be its host page's), every step only rewrites the current entry.
 pub fn sync_with_url(
     shared: Shared,
     stage_override: Option<Stage>,
     notices: RwSignal<Vec<String>>,
+    own_history: bool,
 ) {
     let fragment = current_fragment();
     let mut restored = ShareState::default();
@@ -135,6 +137,9 @@ pub fn sync_with_url(
         }
         let previous = last.get_value();
         let mut step = history_step(&previous, &state);
+        if !own_history && step == HistoryStep::Push {
+            step = HistoryStep::Replace;
+        }
         let now = js_sys::Date::now();
         let only_sentence = step == HistoryStep::Push
             && previous.model.sentence != state.model.sentence

@@ -4,7 +4,7 @@
 // counts. Answered right by keyboard, wrong with the mouse, embedded, in presenter mode (where
 // the teacher reveals with one key), and with the block and a source sentence.
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, runCli, STAGES } from "./fixtures";
+import { test, expect, loadTrace, runCli, STAGES } from "./fixtures";
 
 
 interface KeyEntry {
@@ -230,9 +230,11 @@ test("presenting, the teacher reveals with R or the clicker, and the tally is th
   await page.keyboard.press("PageDown");
   await expect(page.getByTestId("stage-title")).toHaveText("Projections Q, K, V");
   await expect(hiddenResults(page)).toHaveCount(1);
-  await page.keyboard.press("PageDown");
-  await expect(page.getByTestId("quiz-feedback")).toHaveText(`The answer is ${key[1].answer}.`);
+  // The step shows Q alone, so the question is about Q.
   await expect(page.getByTestId("presenter-head")).toHaveText("Queries: Q = X·W_q");
+  await expect(page.getByTestId("quiz-prompt")).toContainText("What is Q[");
+  await page.keyboard.press("PageDown");
+  await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is ");
   await page.keyboard.press("PageDown");
   await expect(page.getByTestId("presenter-head")).toHaveText("Keys: K = X·W_k");
   await expect(page.getByTestId("quiz-reveal")).toHaveCount(0);
@@ -245,10 +247,14 @@ test("presenting, the teacher reveals with R or the clicker, and the tally is th
     if (hidden) await expect(hiddenResults(page)).toHaveCount(0);
     else await expect(page.getByTestId("presenter-bar")).not.toHaveAttribute("data-step", before ?? "");
   }
-  await expect(page.getByTestId("quiz-prompt")).toHaveText(key[3].prompt);
+  // The step shows head 1, so the question is about head 1, whichever head the set drew.
+  await expect(page.getByTestId("presenter-head")).toHaveText("Head 1 of 2");
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(key[3].prompt.replace(/^In head \d+/, "In head 1"));
   await expect(card(page).locator(".quiz-options li")).toHaveText(["I", "am", "hungry"]);
+  const row = loadTrace().heads[0].scores[0] as number[];
+  const top = ["I", "am", "hungry"][row.indexOf(Math.max(...row))];
   await page.getByTestId("quiz-reveal").click();
-  await expect(page.getByTestId("quiz-feedback")).toHaveText(`The answer is ${key[3].answer}.`);
+  await expect(page.getByTestId("quiz-feedback")).toHaveText(`The answer is ${top}.`);
 });
 
 test("with the block and a source, every stage asks and marks its own question", async ({ app, page }) => {
@@ -266,3 +272,57 @@ test("with the block and a source, every stage asks and marks its own question",
   }
   await expect(page.getByTestId("quiz-tally")).toHaveText("17 answered, 17 right");
 });
+
+for (const viewport of [
+  { width: 1920, height: 1080 },
+  { width: 1024, height: 768 },
+]) {
+  test(`presenting at ${viewport.width}×${viewport.height}, every step asks only about what it shows, and the revealed step still fits`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    await app.goto("./?present=1#v=1&quiz=1&s=the%20cat%20sat");
+    const bar = page.getByTestId("presenter-bar");
+    const seen = new Set<string>();
+    let choicesChecked = 0;
+    for (let presses = 0; presses < 40; presses++) {
+      const step = (await bar.getAttribute("data-step")) ?? "";
+      const prompt = page.getByTestId("quiz-prompt");
+      if (!seen.has(step) && (await prompt.count()) > 0) {
+        seen.add(step);
+        const text = (await prompt.textContent()) ?? "";
+        const cell = text.match(/What is (\S+?)\[/);
+        if (cell) {
+          const titles = await page
+            .locator(".stage .heatmap-title:visible, .stage .hidden-title:visible")
+            .evaluateAll((els) => els.map((e) => (e.firstChild?.textContent ?? e.textContent ?? "").trim()));
+          expect(titles.some((t) => t.startsWith(cell[1])), `${step}: "${text}" asks about a matrix on screen (${titles.join(", ")})`).toBe(true);
+        }
+        // Choices are set apart, not run together.
+        const options = card(page).locator(".quiz-options li");
+        if ((await options.count()) > 1) {
+          choicesChecked += 1;
+          const boxes = await options.evaluateAll((els) => els.map((e) => e.getBoundingClientRect()));
+          for (let i = 1; i < boxes.length; i++) {
+            if (Math.abs(boxes[i].top - boxes[i - 1].top) < 2) expect(boxes[i].left - boxes[i - 1].right, "a gap between choices").toBeGreaterThanOrEqual(6);
+          }
+          expect(await options.first().evaluate((e) => getComputedStyle(e).listStyleType)).toBe("none");
+        }
+        const head = text.match(/head (\d+)/i);
+        if (head) {
+          await expect(page.getByTestId("presenter-head"), `${step}: "${text}" is about the head shown`).toHaveText(new RegExp(`^Head ${head[1]} of`));
+        }
+      }
+      if (step.startsWith("output")) break;
+      const hidden = await hiddenResults(page).count();
+      await page.keyboard.press("PageDown");
+      if (hidden) {
+        await expect(hiddenResults(page)).toHaveCount(0);
+        // Revealed, the step still fits the window: its last picture's bottom is on screen.
+        await expect.poll(async () => page.locator(".stage canvas").last().evaluate((c) => c.getBoundingClientRect().bottom)).toBeLessThanOrEqual(viewport.height);
+      } else {
+        await expect(bar).not.toHaveAttribute("data-step", step);
+      }
+    }
+    expect(seen.size, "the walk reached the output").toBeGreaterThan(9);
+    expect(choicesChecked, "some step listed choices").toBeGreaterThan(0);
+  });
+}

@@ -48,6 +48,39 @@ test("Back and Forward move between meaningful states", async ({ app, page }) =>
   await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
 });
 
+test("every switch is a Back step: the source, the block and the block's menus", async ({ app, page }) => {
+  await app.goto();
+  const steps: [string, () => Promise<void>, () => Promise<void>][] = [
+    ["cross", () => page.getByTestId("cross").check(), () => expect(page.getByTestId("cross")).not.toBeChecked()],
+    ["block", () => page.getByTestId("block").check(), () => expect(page.getByTestId("block")).not.toBeChecked()],
+    ["norm", () => page.getByTestId("norm").selectOption("pre").then(() => {}), () => expect(page.getByTestId("norm")).toHaveValue("post")],
+    ["activation", () => page.getByTestId("activation").selectOption("gelu").then(() => {}), () => expect(page.getByTestId("activation")).toHaveValue("relu")],
+  ];
+  for (const [name, act] of steps) {
+    const before = page.url();
+    await act();
+    await expect(page, `${name} changes the link`).not.toHaveURL(before);
+  }
+  for (const [name, , undone] of steps.reverse()) {
+    await page.goBack();
+    await undone();
+    await expect(page.getByTestId("token").first(), `Back from ${name} stays in the app`).toBeVisible();
+  }
+  await expect(page.getByTestId("block")).not.toBeChecked();
+  await expect(page.getByTestId("cross")).not.toBeChecked();
+});
+
+test("an embed never adds to its host page's history", async ({ page, baseURL }) => {
+  await page.setContent(`<iframe id="al" style="width:700px;height:700px;border:0" src="${new URL("./?embed=1&controls=0", baseURL).href}"></iframe>`);
+  const frame = page.frameLocator("#al");
+  await expect(frame.getByTestId("stage-title")).toHaveText("Input X");
+  const length = await page.evaluate(() => history.length);
+  await frame.getByTestId("next").click();
+  await frame.getByTestId("next").click();
+  await expect(frame.getByTestId("stage-title")).toHaveText("Split into heads");
+  expect(await page.evaluate(() => history.length)).toBe(length);
+});
+
 test("a corrupt or future link loads what it can and says so", async ({ app, page }) => {
   await app.goto("./#v=9&s=the%20dog&d=99&wq=abc,1&stage=nope&cell=zzz&bogus=1");
   await expect(page.getByTestId("notice").first()).toBeVisible();

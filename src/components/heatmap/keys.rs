@@ -52,8 +52,36 @@ pub fn scroll_to_clear(cell_top: f64, cell_bottom: f64, sheet_top: f64) -> f64 {
     }
 }
 
-/// Scrolls the page so that `cell` of `canvas` (drawn to `layout`) is not hidden under the
-/// explanation when that is a sheet fixed over the bottom of the window.
+/// Where a floating explanation `panel_h` tall goes, as the top of its box in page pixels: just
+/// below the picked cell (spanning `cell.0..cell.1`) when it fits there, else just above it, else
+/// on the side with more room. It stays inside `visible` (the part of the page the reader can
+/// see) as far as it can, and always inside the page's own content, `0..content_h`, so showing
+/// it never makes the page taller.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub fn float_top(cell: (f64, f64), panel_h: f64, visible: (f64, f64), content_h: f64) -> f64 {
+    const GAP: f64 = 8.0;
+    let low = visible.0.max(0.0);
+    let high = visible.1.min(content_h);
+    let below = high - cell.1 - GAP;
+    let above = cell.0 - GAP - low;
+    let top = if panel_h <= below {
+        cell.1 + GAP
+    } else if panel_h <= above {
+        cell.0 - GAP - panel_h
+    } else if below >= above {
+        // Neither side holds it: cover as little of the cell's row as the room allows.
+        (high - panel_h).min(cell.1 + GAP)
+    } else {
+        low.max(cell.0 - GAP - panel_h)
+    };
+    top.min(content_h - panel_h).max(0.0)
+}
+
+/// Keeps `cell` of `canvas` (drawn to `layout`) and its explanation both in sight: a sheet fixed
+/// over the bottom of the window scrolls the page so the cell shows above it; a floating
+/// explanation (in an embed, whose frame is as tall as its content, so "the bottom of the
+/// window" may be far below what the reader sees) is placed beside the cell, within the part of
+/// the frame the host page shows.
 #[cfg(target_arch = "wasm32")]
 pub fn keep_clear_of_sheet(
     canvas: &web_sys::HtmlCanvasElement,
@@ -61,9 +89,57 @@ pub fn keep_clear_of_sheet(
     cell: (usize, usize),
 ) {
     use leptos::prelude::{document, window};
+    use wasm_bindgen::{closure::Closure, JsCast};
     let Some(sheet) = document().get_element_by_id("explain-panel") else {
         return;
     };
+    let rect = canvas.get_bounding_client_rect();
+    let scale = rect.width() / f64::from(layout.width.max(1));
+    let top = rect.top() + f64::from(layout.grid_y + cell.0 as u32 * layout.cell_h) * scale;
+    let bottom = top + f64::from(layout.cell_h) * scale;
+    if sheet.class_list().contains("floating") {
+        let Ok(sheet) = sheet.dyn_into::<web_sys::HtmlElement>() else {
+            return;
+        };
+        let scroll_y = window().scroll_y().unwrap_or(0.0);
+        let cell_box = (top + scroll_y, bottom + scroll_y);
+        // The visible part of the frame: an intersection observer with no root measures
+        // against the host page's viewport, even across origins; its first report is the
+        // current state.
+        let place = Closure::<dyn Fn(js_sys::Array, web_sys::IntersectionObserver)>::new(
+            move |entries: js_sys::Array, observer: web_sys::IntersectionObserver| {
+                observer.disconnect();
+                let Ok(entry) = entries
+                    .get(0)
+                    .dyn_into::<web_sys::IntersectionObserverEntry>()
+                else {
+                    return;
+                };
+                let seen = entry.intersection_rect();
+                let content_h = document()
+                    .body()
+                    .map_or(0.0, |b| b.get_bounding_client_rect().height());
+                let visible = if seen.height() > 0.0 {
+                    (seen.top() + scroll_y, seen.bottom() + scroll_y)
+                } else {
+                    (0.0, content_h)
+                };
+                let parent_top = sheet
+                    .offset_parent()
+                    .map_or(0.0, |p| p.get_bounding_client_rect().top() + scroll_y);
+                let panel_h = f64::from(sheet.offset_height());
+                let at = float_top(cell_box, panel_h, visible, content_h) - parent_top;
+                let _ = sheet.style().set_property("top", &format!("{at:.0}px"));
+            },
+        );
+        if let Ok(observer) = web_sys::IntersectionObserver::new(place.as_ref().unchecked_ref()) {
+            if let Some(root) = document().document_element() {
+                observer.observe(&root);
+            }
+        }
+        place.forget();
+        return;
+    }
     let fixed = window()
         .get_computed_style(&sheet)
         .ok()
@@ -73,10 +149,6 @@ pub fn keep_clear_of_sheet(
     if !fixed {
         return;
     }
-    let rect = canvas.get_bounding_client_rect();
-    let scale = rect.width() / f64::from(layout.width.max(1));
-    let top = rect.top() + f64::from(layout.grid_y + cell.0 as u32 * layout.cell_h) * scale;
-    let bottom = top + f64::from(layout.cell_h) * scale;
     let by = scroll_to_clear(top, bottom, sheet.get_bounding_client_rect().top());
     if by > 0.0 {
         window().scroll_by_with_x_and_y(0.0, by);
@@ -86,6 +158,30 @@ pub fn keep_clear_of_sheet(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_floating_explanation_goes_below_its_cell_when_it_fits_there() {
+        // Cell at 100..130 of a 700 px page, all of it visible: 8 px below the cell.
+        assert_eq!(float_top((100.0, 130.0), 200.0, (0.0, 700.0), 700.0), 138.0);
+    }
+
+    #[test]
+    fn a_floating_explanation_goes_above_a_cell_near_the_visible_bottom() {
+        // The host shows 300..800 of the frame; the cell sits at 700..730.
+        assert_eq!(
+            float_top((700.0, 730.0), 200.0, (300.0, 800.0), 900.0),
+            492.0
+        );
+    }
+
+    #[test]
+    fn a_floating_explanation_never_leaves_the_page_content() {
+        // A cell at the very bottom of a short page, with a tall panel: it stays inside 0..400.
+        let top = float_top((360.0, 390.0), 350.0, (0.0, 400.0), 400.0);
+        assert!((0.0..=50.0).contains(&top), "{top}");
+        // A panel taller than the page starts at its top.
+        assert_eq!(float_top((10.0, 40.0), 500.0, (0.0, 400.0), 400.0), 0.0);
+    }
 
     #[test]
     fn arrows_move_one_cell_and_stop_at_the_edges() {

@@ -46,10 +46,20 @@ pub(super) fn StageBody(
         } else {
             stage_lines(&panels, trace, s, &heads)
         };
-        // A lecture hall sees the projection's three products one at a time.
-        if ui.presenting.get() && s == Stage::Projection {
-            let part = ui.projection_part.get().min(shown.len().saturating_sub(1));
-            shown = shown.into_iter().skip(part).take(1).collect();
+        // A lecture hall and a compact embed see the projection's three products one at a
+        // time; a compact embed also splits Q, K or V alone.
+        match (s, ui.shown_part()) {
+            (Stage::Projection, Some(part)) if !every_head && !comparing => {
+                shown = shown.into_iter().skip(part).take(1).collect();
+            }
+            (Stage::SplitHeads, Some(part)) if ui.compact && !every_head && !comparing => {
+                for line in &mut shown {
+                    if line.items.len() == 3 {
+                        line.items = vec![line.items.swap_remove(part)];
+                    }
+                }
+            }
+            _ => {}
         }
         shown
             .into_iter()

@@ -49,6 +49,23 @@ pub(super) fn HeadTools(
                 </div>
             }
         });
-        view! { <div class="head-tools">{compare_toggle}{buttons}</div> }.into_any()
+        // A compact embed shows one of Q, K and V at a time where a stage has all three.
+        let one_of_three =
+            ui.compact && matches!(stage.get(), Stage::Projection | Stage::SplitHeads);
+        let parts = (one_of_three && !compare.get()).then(|| {
+            let part = ui.projection_part;
+            view! {
+                <div class="head-picker part-picker" role="group" aria-label="Matrix to show">
+                    {["Q", "K", "V"].into_iter().enumerate().map(|(i, name)| view! {
+                        <button type="button" data-testid=format!("part-{}", name.to_lowercase())
+                            aria-pressed=move || (part.get() == i).to_string()
+                            on:click=move |_| part.set(i)>
+                            {name}
+                        </button>
+                    }).collect_view()}
+                </div>
+            }
+        });
+        view! { <div class="head-tools">{compare_toggle}{parts}{buttons}</div> }.into_any()
     }
 }

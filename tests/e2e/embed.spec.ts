@@ -1,0 +1,106 @@
+// A blog post that pastes the copied embed code: the reader clicks and taps inside the frame, at
+// a wide and a narrow column, and everything answers where the reader is looking.
+import type { BrowserContext, FrameLocator, Locator, Page } from "@playwright/test";
+import { test, expect } from "./fixtures";
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The embed code the app copies for its current state (compact, the default). */
+async function copiedEmbedCode(page: Page, context: BrowserContext, stage: string): Promise<string> {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(`./#v=1&stage=${stage}`);
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+/** A blog post with text before and after the pasted code, in a column `column` px wide. */
+async function hostPage(context: BrowserContext, code: string, column: number, viewport: { width: number; height: number }): Promise<Page> {
+  const host = await context.newPage();
+  await host.setViewportSize(viewport);
+  await host.setContent(`<!doctype html><html><body style="margin:0;font:18px/1.6 Georgia,serif">
+    <article style="max-width:${column}px;margin:0 auto;padding:0 12px">
+      <h1>How attention works</h1><p style="height:420px">Some words before the figure.</p>
+      ${code}
+      <p style="height:1600px">Some words after it.</p>
+    </article></body></html>`);
+  return host;
+}
+
+/** The box of cell (`row`, `col`) of a drawn heatmap canvas in the frame, in host-page pixels. */
+async function cellInHost(frame: Locator, canvas: Locator, row: number, col: number): Promise<Box> {
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  const offset = (await frame.boundingBox())!;
+  const inner = await canvas.evaluate(
+    (el, [r, c]) => {
+      const [gx, gy, cw, ch] = el.getAttribute("data-grid")!.split(",").map(Number);
+      const rect = el.getBoundingClientRect();
+      const k = rect.width / Number(el.getAttribute("data-width"));
+      return { x: rect.x + (gx + c * cw) * k, y: rect.y + (gy + r * ch) * k, width: cw * k, height: ch * k };
+    },
+    [row, col],
+  );
+  return { ...inner, x: inner.x + offset.x, y: inner.y + offset.y };
+}
+
+async function frameBox(frame: Locator): Promise<Box> {
+  return (await frame.boundingBox())!;
+}
+
+for (const { column, viewport, name } of [
+  { column: 700, viewport: { width: 1280, height: 800 }, name: "a wide column" },
+  { column: 360, viewport: { width: 390, height: 760 }, name: "a narrow column" },
+]) {
+  test(`in ${name}, a clicked cell's explanation opens where the reader looks and the frame keeps still`, async ({ page, context }) => {
+    const code = await copiedEmbedCode(page, context, "softmax");
+    const host = await hostPage(context, code, column, viewport);
+    const frame = host.locator("iframe.attention-lens");
+    const inner: FrameLocator = host.frameLocator("iframe.attention-lens");
+    const canvas = inner.getByTestId("canvas-weights-h0");
+    await expect(canvas).toHaveAttribute("data-drawn", "true");
+    // The frame has taken its content's height.
+    await expect.poll(async () => (await frameBox(frame)).height).not.toBe(600);
+
+    // Two places a reader clicks from: the last row near the bottom of the window, the first
+    // row near its top.
+    for (const [row, at] of [
+      [2, "bottom"],
+      [0, "top"],
+    ] as const) {
+      const target = await cellInHost(frame, canvas, row, 1);
+      const scrollBy = at === "bottom" ? target.y + target.height - (viewport.height - 40) : target.y - 60;
+      await host.evaluate((dy) => window.scrollBy(0, dy), scrollBy);
+      const cell = await cellInHost(frame, canvas, row, 1);
+      expect(cell.y, `row ${row} is on screen`).toBeGreaterThanOrEqual(0);
+      expect(cell.y + cell.height).toBeLessThanOrEqual(viewport.height);
+      const before = await frameBox(frame);
+      await host.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
+      await expect(canvas).toHaveAttribute("data-highlight", new RegExp(`^cell:${row},1;`));
+      const panel = inner.getByTestId("explain-panel");
+      await expect(inner.getByTestId("explain-title")).toContainText("A₁");
+      await host.waitForTimeout(300);
+      const after = await frameBox(frame);
+      expect(Math.abs(after.height - before.height), `${at}: the frame did not grow`).toBeLessThanOrEqual(1);
+      expect(Math.abs(after.y - before.y), `${at}: the frame did not move`).toBeLessThanOrEqual(1);
+      const shown = (await panel.boundingBox())!;
+      expect(shown.y, `${at}: the explanation's top is in the window`).toBeGreaterThanOrEqual(0);
+      expect(shown.y + shown.height, `${at}: the explanation's bottom is in the window`).toBeLessThanOrEqual(viewport.height + 0.5);
+      expect(shown.x).toBeGreaterThanOrEqual(after.x - 0.5);
+      expect(shown.x + shown.width).toBeLessThanOrEqual(after.x + after.width + 0.5);
+      // Inside the frame's own box too: nothing is cut off by the frame's edge.
+      expect(shown.y).toBeGreaterThanOrEqual(after.y - 0.5);
+      expect(shown.y + shown.height).toBeLessThanOrEqual(after.y + after.height + 0.5);
+      if (at === "bottom") {
+        await host.screenshot({ path: `test-results/embed-explain-${column}.png` });
+      }
+      await inner.getByRole("button", { name: "Clear the selection" }).click();
+      await expect(panel).not.toHaveClass(/active/);
+    }
+    await host.close();
+  });
+}

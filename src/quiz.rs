@@ -206,6 +206,16 @@ pub fn question_in_view(
                 note,
             }
         }
+        // No cell is hidden in cross-attention: a question whose answer is always "none"
+        // would teach nothing, so it asks what the masked scores hold.
+        Stage::Mask if cross => {
+            let m = MatrixId::Head(h, HeadMatrix::Masked);
+            let j = pick(n_keys);
+            Question {
+                prompt: words::cross_mask_prompt(&words::cell_name(trace, m, i, j)),
+                ..number(trace, stage, m, i, j)
+            }
+        }
         Stage::Mask => {
             let correct: Vec<usize> = (0..n_keys)
                 .filter(|&j| head.masked[(i, j)] == f64::NEG_INFINITY)

@@ -537,3 +537,71 @@ fn the_worksheet_tables_label_a_repeated_word_as_its_questions_name_it() {
         "{key}"
     );
 }
+
+#[test]
+fn with_one_column_heads_leaving_the_scaling_out_is_said_to_change_nothing() {
+    // d_model 4 over 4 heads: d_k = 1, and standard attention divides by √1 = 1.
+    let unscaled = Config {
+        scale: ScaleMode::None,
+        ..config(4, 4)
+    };
+    let trace = traced("I am hungry", None, unscaled, 2);
+    let said = "With d_k = 1 standard attention divides by √1 = 1, so leaving the scaling out \
+                changes nothing here.";
+    for q in asked(&trace, Stage::Scale, 4) {
+        let note = q.note.unwrap();
+        assert!(!note.contains("differs from standard attention"), "{note}");
+        assert!(note.contains(said), "{note}");
+    }
+    let warning = attention_lens::words::configuration_warning(&trace, 3).unwrap();
+    assert!(!warning.contains("all-or-nothing"), "{warning}");
+    assert!(
+        warning.contains("leaving the scaling out changes nothing here"),
+        "{warning}"
+    );
+    let note = attention_lens::words::handout_stage_note(&trace, Stage::Scale, 3);
+    assert!(note.contains(said), "{note}");
+    // With wider heads it does differ, and the note says so.
+    let trace = traced(
+        "I am hungry",
+        None,
+        Config {
+            n_heads: 2,
+            ..unscaled
+        },
+        2,
+    );
+    for q in asked(&trace, Stage::Scale, 4) {
+        assert!(q.note.unwrap().contains("differs from standard attention"));
+    }
+}
+
+#[test]
+fn in_cross_attention_the_mask_question_asks_what_the_masked_scores_hold() {
+    let trace = traced("the cat sat", Some("le chat"), config(4, 2), 2);
+    for q in asked(&trace, Stage::Mask, 8) {
+        assert!(!q.prompt.contains("become −∞"), "{}", q.prompt);
+        assert!(q.prompt.contains("has no causal mask"), "{}", q.prompt);
+        let Answer::Number { value } = q.answer else {
+            panic!("{:?}", q.answer)
+        };
+        // The mask hides nothing: the masked score is the scaled one.
+        let (m, r, c) = q.cell;
+        let attention_lens::attention::MatrixId::Head(h, _) = m else {
+            panic!("{m:?}")
+        };
+        assert_eq!(value, trace.heads[h].scaled[(r, c)]);
+        assert!(q
+            .prompt
+            .contains(&attention_lens::words::cell_name(&trace, m, r, c)));
+    }
+    // In self-attention under the mask the question is still which cells are hidden.
+    let causal = Config {
+        causal: true,
+        ..config(4, 2)
+    };
+    let own = traced("the cat sat", None, causal, 2);
+    for q in asked(&own, Stage::Mask, 4) {
+        assert!(matches!(q.answer, Answer::Set { .. }));
+    }
+}

@@ -8,8 +8,8 @@ use attention_lens::attention::{
     Weights,
 };
 use attention_lens::words::{
-    activation_name, stage_explanation, stage_formula, stage_note, stage_title, whatif_explanation,
-    word_order_text, SEQ_LEN_IN_CROSS,
+    activation_name, setting_help, stage_explanation, stage_formula, stage_note, stage_title,
+    whatif_explanation, word_order_text, Setting, SEQ_LEN_IN_CROSS,
 };
 
 /// The longest paragraph a learner reads in one go, in words.
@@ -404,7 +404,7 @@ fn cross_attention_says_where_it_lives_and_defines_alignment() {
     assert!(projection.contains("keys and values come from the encoder's output"));
     assert!(projection.contains("X_src stand in for that output"));
     let softmax = stage_note(Stage::Softmax, &t).unwrap();
-    assert!(softmax.contains("alignment with the source: how that token shares its attention"));
+    assert!(softmax.contains("soft alignment: how that token shares its attention"));
     // Self-attention says none of it.
     let own = run(
         "the black cat",
@@ -565,4 +565,164 @@ fn every_note_follows_the_switches_on_screen() {
             assert!(split.contains("nothing to cut"), "{split}");
         }
     }
+}
+
+/// “hello” through a block of d_ff = 2 whose b₁ is `b_1`, so the signs of H are chosen.
+fn hello_with_bias(b_1: [f64; 2], activation: Activation) -> Trace {
+    let config = Config::default();
+    let mut inputs =
+        Inputs::from_sentence("hello", config, Weights::new(Init::Default, config.d_model))
+            .unwrap();
+    let mut block = Block::new(config.d_model, 2);
+    block.activation = activation;
+    block.b_1 = attention_lens::attention::Matrix::from_row_slice(1, 2, &b_1);
+    inputs.block = Some(block);
+    forward(&inputs).unwrap()
+}
+
+#[test]
+fn when_every_hidden_number_is_negative_relu_is_said_to_zero_them_all() {
+    let t = hello_with_bias([-100.0, -100.0], Activation::Relu);
+    let note = stage_note(Stage::Activation, &t).unwrap();
+    assert!(
+        note.starts_with(
+            "All of H's 2 numbers are negative, so ReLU sets every one to 0 and G is all zeros."
+        ),
+        "{note}"
+    );
+    assert!(!note.contains("the others pass unchanged"), "{note}");
+    // One negative number of two is counted in the singular.
+    let t = hello_with_bias([100.0, -100.0], Activation::Relu);
+    let note = stage_note(Stage::Activation, &t).unwrap();
+    assert!(
+        note.starts_with("1 of H's 2 numbers is negative, and ReLU set it to 0"),
+        "{note}"
+    );
+}
+
+#[test]
+fn with_no_negative_hidden_number_gelu_is_said_to_halve_numbers_near_zero() {
+    // GELU(0.1) ≈ 0.054: near 0 it keeps about half, which is not “a little” shrinking.
+    assert!((Activation::Gelu.apply(0.1) - 0.054).abs() < 0.001);
+    let t = hello_with_bias([100.0, 100.0], Activation::Gelu);
+    let note = stage_note(Stage::Activation, &t).unwrap();
+    assert!(!note.contains("a little"), "{note}");
+    assert!(
+        note.contains(
+            "GELU shrinks each positive one: numbers near 0 to about half, large ones hardly at all."
+        ),
+        "{note}"
+    );
+}
+
+#[test]
+fn a_block_with_a_source_says_a_decoder_layer_has_three_sub_layers() {
+    let decoder = "A Transformer decoder layer has three sub-layers: masked self-attention, cross-attention, feed-forward. This block leaves out the first, so X stands in for its output.";
+    // The static words hold for every wiring: they speak of the block shown.
+    assert!(!stage_explanation(Stage::Residual1).contains("It has two sub-layers"));
+    let help = setting_help(Setting::Block);
+    assert!(
+        !help.contains("a Transformer block's two sub-layers"),
+        "{help}"
+    );
+    assert!(
+        help.contains("has a third, masked self-attention"),
+        "{help}"
+    );
+    for norm in [Norm::Post, Norm::Pre] {
+        for source in [Some("le chat noir"), None] {
+            let t = run(
+                "the black cat",
+                Switches {
+                    config: Config::default(),
+                    source,
+                    block: Some((norm, Activation::Relu)),
+                },
+            );
+            let mut stages = vec![Stage::OutputProjection, Stage::Residual1];
+            if norm == Norm::Pre {
+                stages.push(Stage::Norm1);
+            }
+            for stage in stages {
+                let note = stage_note(stage, &t).unwrap();
+                assert_eq!(
+                    note.contains(decoder),
+                    source.is_some(),
+                    "{norm:?} {stage:?} {source:?}: {note}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn in_post_norm_the_gradients_short_path_is_said_to_cross_each_layernorm() {
+    let text = stage_explanation(Stage::Residual1);
+    assert!(!text.contains("short path straight back"), "{text}");
+    assert!(
+        text.contains("(in post-norm it passes through each LayerNorm on the way)"),
+        "{text}"
+    );
+    let second = stage_explanation(Stage::Residual2);
+    assert!(
+        second.contains("through each LayerNorm, in post-norm"),
+        "{second}"
+    );
+}
+
+#[test]
+fn the_cross_attention_weights_are_a_soft_alignment_and_not_trained() {
+    let t = run(
+        "the black cat",
+        Switches {
+            config: Config::default(),
+            source: Some("le chat noir"),
+            block: None,
+        },
+    );
+    let softmax = stage_note(Stage::Softmax, &t).unwrap();
+    assert!(!softmax.contains("picks out the source words that translate it"));
+    assert!(
+        softmax.contains("Each row is a soft alignment"),
+        "{softmax}"
+    );
+    assert!(
+        softmax.contains("some heads come close to the word alignment"),
+        "{softmax}"
+    );
+    assert!(softmax.contains("are not trained"), "{softmax}");
+    let sum = stage_note(Stage::WeightedSum, &t).unwrap();
+    assert!(!sum.contains("weighted by its alignment"), "{sum}");
+}
+
+#[test]
+fn in_cross_attention_the_seq_len_mistake_says_a_word_added_to_the_source_changes_the_divisor() {
+    assert!(
+        SEQ_LEN_IN_CROSS
+            .contains("adding a word to the source, not to your sentence, changes the divisor"),
+        "{SEQ_LEN_IN_CROSS}"
+    );
+}
+
+#[test]
+fn when_seq_len_equals_d_k_the_scale_note_says_the_divisors_agree_without_would() {
+    let t = run(
+        "I am",
+        Switches {
+            config: Config {
+                scale: ScaleMode::SqrtSeqLen,
+                ..Config::default()
+            },
+            source: None,
+            block: None,
+        },
+    );
+    let note = stage_note(Stage::Scale, &t).unwrap();
+    assert!(!note.contains("would divide by"), "{note}");
+    assert!(
+        note.contains(
+            "Here the two happen to agree: standard attention divides by √d_k = √2 ≈ 1.414 too."
+        ),
+        "{note}"
+    );
 }

@@ -593,3 +593,64 @@ fn one_leaked_cell_is_counted_in_the_singular_and_the_change_is_named_as_attenti
     );
     assert!(!lines.iter().any(|l| l.contains("layer's output")));
 }
+
+#[test]
+fn no_scaling_says_a_row_can_saturate_not_that_every_row_lands_on_one_token() {
+    let text = attention_lens::words::whatif_explanation(WhatIf::NoScaling);
+    assert!(
+        !text.contains("each row ends up on a single token"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Large differences push the softmax towards all-or-nothing weights, where a row can put almost all its weight on one token."
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_repeated_sum_names_a_repeated_word_by_its_position() {
+    let config = Config {
+        d_model: 4,
+        n_heads: 2,
+        causal: false,
+        positional_encoding: false,
+        scale: ScaleMode::SqrtHeadDim,
+        temperature: 1.0,
+    };
+    let inputs = Inputs::from_sentence(
+        "the cat saw the dog",
+        config,
+        Weights::new(attention_lens::attention::Init::Default, 4),
+    )
+    .unwrap();
+    let c = compare(&inputs, WhatIf::RepeatedDenominator).unwrap();
+    let text = denominators_text(&c, 0, 0, 3).unwrap();
+    assert!(text.starts_with("Row “the (1)”, key “the (4)”:"), "{text}");
+    let text = denominators_text(&c, 1, 1, 0).unwrap();
+    assert!(text.starts_with("Row “cat”, key “the (1)”:"), "{text}");
+}
+
+#[test]
+fn with_one_column_heads_no_scaling_is_not_said_to_differ_from_standard_attention() {
+    let one_column = Config {
+        d_model: 4,
+        n_heads: 4,
+        causal: false,
+        positional_encoding: false,
+        scale: ScaleMode::None,
+        temperature: 1.0,
+    };
+    let text = attention_lens::words::no_mistake_text(&one_column);
+    assert!(!text.contains("which differ from it"), "{text}");
+    assert!(
+        text.contains("with d_k = 1 give the same numbers"),
+        "{text}"
+    );
+    let wider = Config {
+        n_heads: 2,
+        ..one_column
+    };
+    assert!(attention_lens::words::no_mistake_text(&wider).contains("which differ from it"));
+}

@@ -12,7 +12,7 @@ use attention_lens::attention::{
 };
 use attention_lens::words::{
     col_label, configuration, configuration_warning, explain, format_value, handout_stage_note,
-    key_token, row_label, token, Explanation,
+    handout_title, key_token, row_label, token, Explanation,
 };
 
 /// Few words, so that sentences repeat them often.
@@ -575,4 +575,146 @@ fn worked_arithmetic_whose_shown_operands_miss_the_shown_result_says_so() {
     );
     // The scenarios do hold such cells, so the test checks something.
     assert!(missed > 0);
+}
+
+/// “the black cat sleeps”, with or without positions, attending to “le chat noir dort” when
+/// `cross`.
+fn black_cat(cross: bool, positional: bool, causal: bool) -> Trace {
+    let config = Config {
+        d_model: 4,
+        n_heads: 2,
+        positional_encoding: positional,
+        causal: causal && !cross,
+        ..Config::default()
+    };
+    let mut inputs = Inputs::from_sentence(
+        "the black cat sleeps",
+        config,
+        Weights::new(Init::Default, 4),
+    )
+    .unwrap();
+    if cross {
+        inputs.source = Some(Source::from_sentence("le chat noir dort", 4).unwrap());
+    }
+    forward(&inputs).unwrap()
+}
+
+/// The handout's configuration line on positional encoding.
+fn positional_line(trace: &Trace) -> String {
+    configuration(trace, &trace.tokens, 3)
+        .into_iter()
+        .find(|l| l.label == "Positional encoding")
+        .unwrap()
+        .text
+}
+
+#[test]
+fn with_a_source_the_handout_and_the_x_cells_say_how_word_order_shows_in_cross_attention() {
+    // Positions off: the source's tokens are the columns, so reordering your sentence moves no
+    // column.
+    let t = black_cat(true, false, false);
+    let line = positional_line(&t);
+    let x = cell(&t, MatrixId::X, 0, 0).note.unwrap();
+    for text in [&line, &x] {
+        assert!(
+            !text.contains("Reorder the tokens and the rows of every result move with them"),
+            "{text}"
+        );
+        assert!(
+            text.contains("reorder the source and the columns of the scores and weights move"),
+            "{text}"
+        );
+    }
+    // Positions on: K and V come from X_src, so your sentence's positions change only queries.
+    let t = black_cat(true, true, false);
+    let line = positional_line(&t);
+    assert!(
+        !line.contains("the same word gets different queries, keys and values"),
+        "{line}"
+    );
+    assert!(
+        line.contains("different queries (in your sentence) or keys and values (in the source)"),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_handout_and_the_x_cells_name_the_positional_switch_once() {
+    for cross in [false, true] {
+        for positional in [false, true] {
+            for causal in [false, true] {
+                let t = black_cat(cross, positional, causal);
+                let line = positional_line(&t);
+                assert!(!line.contains("Positional encoding is"), "{line}");
+                assert!(
+                    !line.contains("positional encoding and the causal mask both"),
+                    "{line}"
+                );
+                if !positional {
+                    let x = cell(&t, MatrixId::X, 1, 0).note.unwrap();
+                    assert_eq!(x.matches("ositional encoding").count(), 1, "{x}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn when_root_seq_len_happens_to_equal_root_d_k_the_handout_and_the_quiz_say_so() {
+    // “I am”: seq_len = 2 = d_k.
+    let config = Config {
+        scale: ScaleMode::SqrtSeqLen,
+        ..Config::default()
+    };
+    let t =
+        forward(&Inputs::from_sentence("I am", config, Weights::new(Init::Default, 4)).unwrap())
+            .unwrap();
+    let note = handout_stage_note(&t, Stage::Scale, 3);
+    assert!(!note.contains("not by the correct"), "{note}");
+    assert!(
+        note.contains(
+            "divided by √seq_len = √2 ≈ 1.414, which here happens to equal the correct √d_k = √2 ≈ 1.414"
+        ),
+        "{note}"
+    );
+    let warning = configuration_warning(&t, 3).unwrap();
+    assert!(warning.contains("the two happen to agree"), "{warning}");
+    for seed in 0..4 {
+        let q = attention_lens::quiz::question(&t, Stage::Scale, seed).unwrap();
+        let quiz_note = q.note.unwrap();
+        assert!(
+            quiz_note.contains("which here happens to equal the correct √d_k = √2"),
+            "{quiz_note}"
+        );
+        assert!(!quiz_note.contains(", but the size"), "{quiz_note}");
+    }
+}
+
+#[test]
+fn the_cross_attention_titles_name_the_queries_and_the_source_without_an_arrow() {
+    let words = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+    let (tokens, source) = (words("the black cat sleeps"), words("le chat noir dort"));
+    let title = handout_title(&tokens, Some(&source));
+    assert_eq!(
+        title,
+        "Cross-attention, step by step: “the black cat sleeps” (queries) attending to “le chat noir dort” (source)"
+    );
+    assert!(!title.contains('→'));
+    assert_eq!(
+        handout_title(&tokens, None),
+        "Self-attention, step by step: the black cat sleeps"
+    );
+    use attention_lens::formats::worksheet::{worksheet_markdown, Picks};
+    let t = black_cat(true, false, false);
+    for (answers, kind) in [(false, "Worksheet"), (true, "Answer key")] {
+        let sheet = worksheet_markdown(&t, Picks::QuizSet(1), answers);
+        let want = format!(
+            "# {kind}: “the black cat sleeps” (queries) attending to “le chat noir dort” (source)\n"
+        );
+        assert!(
+            sheet.starts_with(&want),
+            "{}",
+            sheet.lines().next().unwrap()
+        );
+    }
 }

@@ -3,7 +3,7 @@
 use crate::attention::{BlockParam, Init, MatrixId, WeightName};
 use crate::plot::{band_color, parse_cell};
 use crate::state::{EditTarget, Model};
-use crate::words::{label, matrix_help};
+use crate::words::{bias_1_note, label, matrix_help};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -478,17 +478,19 @@ pub fn MatrixEditor(
         }
     };
 
-    let note = match target {
-        EditTarget::Embeddings => "One row per token. Editing a word's row changes every copy of that word.",
-        EditTarget::SourceEmbeddings => "One row per source token. Editing a word's row changes every copy of it in the source.",
-        EditTarget::Block(BlockParam::W1) => "Rows are model dimensions, columns the d_ff hidden units f1, f2, ….",
-        EditTarget::Block(BlockParam::W2) => "Rows are the d_ff hidden units, columns model dimensions.",
-        EditTarget::Block(BlockParam::B1) => "One number per hidden unit, added to every token's row of N·W₁.",
-        EditTarget::Block(BlockParam::B2) => "One number per model dimension, added to every token's row of G·W₂.",
-        EditTarget::Block(BlockParam::Ln1Gamma | BlockParam::Ln2Gamma) => "One scale per column, multiplying every normalised row. Identity sets them to 1.",
-        EditTarget::Block(_) => "One shift per column, added to every normalised row. Identity sets them to 0.",
-        EditTarget::Weight(WeightName::O) => "Rows are the concatenated head columns (coloured by head); columns are output dimensions.",
-        EditTarget::Weight(_) => "Column bands show which columns belong to which head.",
+    let note = move || {
+        match target {
+            EditTarget::Embeddings => "One row per token. Editing a word's row changes every copy of that word.",
+            EditTarget::SourceEmbeddings => "One row per source token. Editing a word's row changes every copy of it in the source.",
+            EditTarget::Block(BlockParam::W1) => "Rows are model dimensions, columns the d_ff hidden units f1, f2, ….",
+            EditTarget::Block(BlockParam::W2) => "Rows are the d_ff hidden units, columns model dimensions.",
+            EditTarget::Block(BlockParam::B1) => bias_1_note(model.with(|m| m.wiring())),
+            EditTarget::Block(BlockParam::B2) => "One number per model dimension, added to every token's row of G·W₂.",
+            EditTarget::Block(BlockParam::Ln1Gamma | BlockParam::Ln2Gamma) => "One scale per column, multiplying every normalised row. Identity sets them to 1.",
+            EditTarget::Block(_) => "One shift per column, added to every normalised row. Identity sets them to 0.",
+            EditTarget::Weight(WeightName::O) => "Rows are the concatenated head columns (coloured by head); columns are output dimensions.",
+            EditTarget::Weight(_) => "Column bands show which columns belong to which head.",
+        }
     };
 
     view! {

@@ -5,7 +5,7 @@
 use super::report::{trace_matrices, write_matrix_table};
 use crate::attention::Trace;
 use crate::quiz::{question, quiz_seed, Answer, Question};
-use crate::words::{configuration, stage_name};
+use crate::words::{configuration, sentences_title, stage_name};
 use std::fmt::Write as _;
 
 /// The most questions a worksheet holds.
@@ -48,9 +48,10 @@ pub fn worksheet_questions(trace: &Trace, picks: Picks) -> Vec<Question> {
 /// The worksheet as Markdown; with `answers`, the answer key.
 pub fn worksheet_markdown(trace: &Trace, picks: Picks, answers: bool) -> String {
     let mut out = String::new();
-    let tokens = trace.tokens.join(" ");
+    let source = trace.source.as_ref().map(|s| s.tokens.as_slice());
+    let sentences = sentences_title(&trace.tokens, source);
     let kind = if answers { "Answer key" } else { "Worksheet" };
-    let _ = writeln!(out, "# {kind}: {tokens}\n");
+    let _ = writeln!(out, "# {kind}: {sentences}\n");
     let source = match picks {
         Picks::Spread { seed, .. } => {
             format!("Seed {seed}: the same seed and settings give the same questions.")

@@ -135,8 +135,18 @@ pub fn setting_help(setting: Setting) -> &'static str {
         Setting::DK => "d_k = d_model ÷ heads: the width of one head's queries, keys and values.",
         Setting::Scale => "Scale: what the scores are divided by before the mask and the softmax; √d_k is the formula of the paper.",
         Setting::Temperature => "Temperature T: the softmax reads the scores divided by T, so above 1 the weights spread out and below 1 they sharpen.",
-        Setting::Cross => "Attend to another sentence: cross-attention. In the Transformer, each decoder layer runs masked self-attention over its own sentence, then cross-attention, whose queries come from that sentence and whose keys and values come from the encoder's output. Here your sentence gives the queries, and the source sentence, embedded like yours, stands in for the encoder's output. The weights then show an alignment: which source tokens each of your tokens draws on.",
-        Setting::Block => "Show the whole block: attention becomes the first of a Transformer block's two sub-layers, the second being a feed-forward network. Each sub-layer adds its output to the residual stream, the running row per token that starts as X, with LayerNorms after each sum (post-norm) or before each sub-layer (pre-norm).",
+        Setting::Cross => "Attend to another sentence: cross-attention. In the Transformer, each decoder layer runs masked self-attention over its own sentence, then cross-attention, whose queries come from that sentence and whose keys and values come from the encoder's output. Here your sentence gives the queries, and the source sentence, embedded like yours, stands in for the encoder's output. The weights then show a soft alignment: which source tokens each of your tokens draws on.",
+        Setting::Block => "Show the whole block: attention is followed by a feed-forward network, the two sub-layers of the block shown (a decoder layer that attends to a source sentence has a third, masked self-attention, first; the app leaves it out). Each sub-layer adds its output to the residual stream, the running row per token that starts as X, with LayerNorms after each sum (post-norm) or before each sub-layer (pre-norm).",
+    }
+}
+
+/// The matrix editor's note on b₁, naming the feed-forward network's input in the wiring `w`:
+/// N₁ in post-norm, N₂ in pre-norm.
+pub fn bias_1_note(w: Wiring) -> &'static str {
+    if w.block == Some(Norm::Pre) {
+        "One number per hidden unit, added to every token's row of N₂·W₁."
+    } else {
+        "One number per hidden unit, added to every token's row of N₁·W₁."
     }
 }
 
@@ -357,6 +367,30 @@ mod tests {
         assert!(help.contains("alignment: which source tokens"), "{help}");
         let block = setting_help(Setting::Block);
         assert!(block.contains("sub-layers") && block.contains("residual stream, the running row"));
+    }
+
+    #[test]
+    fn the_editors_note_on_b1_names_the_feed_forward_input_of_the_norm_on_screen() {
+        let wiring = |block| Wiring {
+            cross: false,
+            block,
+            activation: crate::attention::Activation::Relu,
+        };
+        assert_eq!(
+            bias_1_note(wiring(Some(Norm::Post))),
+            "One number per hidden unit, added to every token's row of N₁·W₁."
+        );
+        assert!(bias_1_note(wiring(Some(Norm::Pre))).ends_with("row of N₂·W₁."));
+        for norm in [Norm::Post, Norm::Pre] {
+            let note = bias_1_note(wiring(Some(norm)));
+            assert!(!note.contains(" N·W₁"), "{note}");
+            // The same symbol as the help on b₁ and the formula of H.
+            let help = block_param_help(BlockParam::B1, wiring(Some(norm)));
+            let symbol = ffn_input(wiring(Some(norm)));
+            assert!(
+                note.contains(&format!("{symbol}·W₁")) && help.contains(&format!("{symbol}·W₁"))
+            );
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::matrices::{dim, label};
 use super::number::format_value;
-use super::settings::word_order_text;
+use super::settings::word_order_after_switch;
 use super::stages::score_spreads;
 use crate::attention::{
     key_input, query_input, BlockMatrix, BlockParam, MatrixId, Norm, ScaleMode, Stage, Trace,
@@ -34,13 +34,25 @@ const QUERY_KEY_NOTE: &str = "In the tables, rows = queries, columns = keys.";
 /// The handout's title, for the sentence's `tokens` (already escaped for the document) and,
 /// in cross-attention, the source's.
 pub fn handout_title(tokens: &[String], source: Option<&[String]>) -> String {
+    let kind = if source.is_some() {
+        "Cross-attention"
+    } else {
+        "Self-attention"
+    };
+    format!("{kind}, step by step: {}", sentences_title(tokens, source))
+}
+
+/// The sentences a title names: the sentence's `tokens`, or in cross-attention both sentences
+/// with their parts, `“the cat” (queries) attending to “le chat” (source)`, since an arrow
+/// between them would read as a translation from the first into the second.
+pub fn sentences_title(tokens: &[String], source: Option<&[String]>) -> String {
     match source {
         Some(source) => format!(
-            "Cross-attention, step by step: {} → {}",
+            "“{}” (queries) attending to “{}” (source)",
             tokens.join(" "),
             source.join(" ")
         ),
-        None => format!("Self-attention, step by step: {}", tokens.join(" ")),
+        None => tokens.join(" "),
     }
 }
 
@@ -119,12 +131,14 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
             "Positional encoding".to_string(),
             format!(
                 "{}. {}",
-                if c.positional_encoding {
+                if c.positional_encoding && trace.source.is_some() {
+                    "on, sinusoidal positions are added to both sentences' embeddings"
+                } else if c.positional_encoding {
                     "on, sinusoidal positions are added to the embeddings"
                 } else {
                     "off"
                 },
-                word_order_text(c.positional_encoding, c.causal)
+                word_order_after_switch(c.positional_encoding, c.causal, trace.source.is_some())
             ),
         ),
         line(
@@ -168,22 +182,33 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
 
 /// A warning when the configuration departs from the textbook formula.
 pub fn configuration_warning(trace: &Trace, decimals: usize) -> Option<String> {
-    let correct = format!("√d_k = {}", root(trace.config.head_dim(), decimals));
+    let d_k = trace.config.head_dim();
+    let correct = format!("√d_k = {}", root(d_k, decimals));
     match trace.config.scale {
         ScaleMode::SqrtHeadDim => None,
         ScaleMode::SqrtSeqLen => {
-            let (symbol, what) = if trace.source.is_some() {
-                ("√src_len", "the source's length")
+            let (symbol, what, count) = if trace.source.is_some() {
+                ("√src_len", "the source's length", "src_len")
             } else {
-                ("√seq_len", "the sentence's length")
+                ("√seq_len", "the sentence's length", "seq_len")
+            };
+            let agree = if trace.n_keys() == d_k {
+                format!(" With these settings the two happen to agree: {count} = d_k = {d_k}.")
+            } else {
+                String::new()
             };
             Some(format!(
                 "this is not the formula of “Attention Is All You Need”, which divides by \
                  {correct}. Dividing by {symbol}, the square root of {what}, is a common \
                  mistake, kept here on purpose: the number of tokens does not change the size of \
-                 one dot product."
+                 one dot product.{agree}"
             ))
         }
+        ScaleMode::None if d_k == 1 => Some(
+            "with d_k = 1 standard attention divides by √1 = 1, so leaving the scaling out \
+             changes nothing here."
+                .to_string(),
+        ),
         ScaleMode::None => Some(format!(
             "the standard formula divides by {correct}. Without it, large scores push the \
              softmax towards all-or-nothing weights."
@@ -260,11 +285,21 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
                         root(head_dim, decimals)
                     )
                 }
+                ScaleMode::SqrtSeqLen if trace.n_keys() == head_dim => format!(
+                    "Every score is divided by {keys} = {}, which here happens to equal the \
+                     correct √d_k = {}",
+                    root(trace.n_keys(), decimals),
+                    root(head_dim, decimals)
+                ),
                 ScaleMode::SqrtSeqLen => format!(
                     "Every score is divided by {keys} = {}, not by the correct √d_k = {}",
                     root(trace.n_keys(), decimals),
                     root(head_dim, decimals)
                 ),
+                ScaleMode::None if head_dim == 1 => "Scaling is off: the scores are not \
+                    divided, so Zₕ equals Sₕ. With d_k = 1 standard attention divides by √1 = 1, \
+                    so leaving the scaling out changes nothing here"
+                    .to_string(),
                 ScaleMode::None => {
                     "Scaling is off: the scores are not divided, so Zₕ equals Sₕ".to_string()
                 }

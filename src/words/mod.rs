@@ -22,12 +22,13 @@ mod whatif;
 
 pub use explain::{explain, Explanation, NO_CELL};
 pub use guide::{
-    edit_note, go_to_stage, matrix_help, setting_help, Setting, CHANGED_BY_EDIT, START_HERE,
+    bias_1_note, edit_note, go_to_stage, matrix_help, setting_help, Setting, CHANGED_BY_EDIT,
+    START_HERE,
 };
 pub use handout::{
     configuration, configuration_warning, handout_stage_note, handout_title, head_heading,
-    matrix_caption, matrix_symbol, rounding_remark, ConfigLine, CONFIGURATION, FORMULA,
-    FULLY_MASKED, NOTE, ROW_SUM,
+    matrix_caption, matrix_symbol, rounding_remark, sentences_title, ConfigLine, CONFIGURATION,
+    FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
 };
 pub use matrices::{
     block_param_symbol, cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label,
@@ -36,12 +37,15 @@ pub use matrices::{
 pub use number::{format_value, rounded, subscript};
 pub use presets::{claim_broken_text, claim_text};
 pub use quiz::{
-    cell_prompt, feedback, mask_prompt, no_scale_note, not_a_number, picked_text, quoted,
-    result_line, revealed, seq_len_mistake, split_prompt, tally_text, tie_note, top_score_prompt,
-    top_weight_prompt, top_weight_value_prompt, DIVISOR_PROMPT, NONE_OF_THEM, ONE_HEAD_PROMPT,
-    PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN, QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE,
+    cell_prompt, cross_mask_prompt, feedback, mask_prompt, no_scale_note, not_a_number,
+    picked_text, quoted, result_line, revealed, seq_len_mistake, split_prompt, tally_text,
+    tie_note, top_score_prompt, top_weight_prompt, top_weight_value_prompt, DIVISOR_PROMPT,
+    NONE_OF_THEM, ONE_HEAD_PROMPT, PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN, QUIZ_PRESENTER_HINT,
+    QUIZ_TOLERANCE,
 };
-pub use settings::{scale_mode_label, word_order_text};
+pub use settings::{
+    cross_word_order_text, scale_mode_label, word_order_after_switch, word_order_text,
+};
 pub use stages::{
     activation_name, norm_name, projection_part_name, shape_text, stage_explanation, stage_formula,
     stage_formula_mathml, stage_name, stage_note, stage_progress, stage_rail_name, stage_title,

@@ -66,30 +66,51 @@ pub fn top_score_prompt(head: usize, query: &str, cross: bool, masked: bool) -> 
 pub const DIVISOR_PROMPT: &str = "What is every score divided by here, to two decimals?";
 
 /// Why dividing by the square root of the number of keys, `n_keys`, is a mistake, for heads of
-/// `d_k` columns (`cross`: the keys are the source's tokens, so it is √src_len).
+/// `d_k` columns (`cross`: the keys are the source's tokens, so it is √src_len). When the two
+/// counts happen to be equal, it says so: the divisor used is then the right one.
 pub fn seq_len_mistake(d_k: usize, n_keys: usize, cross: bool) -> String {
     let (divisor, counted, keys) = if cross {
         (
             "√src_len",
-            "the number of keys (the source's tokens)",
+            "the square root of the number of keys (the source's tokens)",
             "keys",
         )
     } else {
-        ("√seq_len", "the number of tokens", "tokens")
+        (
+            "√seq_len",
+            "the square root of the number of tokens",
+            "tokens",
+        )
     };
-    format!(
-        "This setting is a common mistake: it divides by {divisor} = √{n_keys}, {counted}, but \
-         the size of a dot product depends on d_k = {d_k}, not on how many {keys} there are, so \
-         standard attention divides by √d_k = √{d_k}."
-    )
+    if d_k == n_keys {
+        format!(
+            "This setting is a common mistake: it divides by {divisor} = √{n_keys}, {counted}, \
+             which here happens to equal the correct √d_k = √{d_k}. With another number of \
+             {keys} the two would differ: the size of a dot product depends on d_k, not on how \
+             many {keys} there are."
+        )
+    } else {
+        format!(
+            "This setting is a common mistake: it divides by {divisor} = √{n_keys}, {counted}, \
+             but the size of a dot product depends on d_k = {d_k}, not on how many {keys} there \
+             are, so standard attention divides by √d_k = √{d_k}."
+        )
+    }
 }
 
-/// Why no scaling differs from standard attention, for heads of `d_k` columns.
+/// Why no scaling differs from standard attention, for heads of `d_k` columns; with d_k = 1 it
+/// does not.
 pub fn no_scale_note(d_k: usize) -> String {
-    format!(
-        "Scaling is off, so the scores are divided by 1, which differs from standard attention: \
-         it divides by √d_k = √{d_k}."
-    )
+    if d_k == 1 {
+        "Scaling is off, so the scores are divided by 1. With d_k = 1 standard attention divides \
+         by √1 = 1, so leaving the scaling out changes nothing here."
+            .to_string()
+    } else {
+        format!(
+            "Scaling is off, so the scores are divided by 1, which differs from standard \
+             attention: it divides by √d_k = √{d_k}."
+        )
+    }
 }
 
 /// Which cells of a row the mask hides.
@@ -98,6 +119,15 @@ pub fn mask_prompt(head: usize, query: &str) -> String {
         "In head {}, which cells of the row of {} become −∞? The answer may be none.",
         head + 1,
         quoted(query)
+    )
+}
+
+/// The mask question in cross-attention, where no cell is ever hidden: what a cell of the
+/// masked scores, named `cell` (`M₁[the, chat]`), holds.
+pub fn cross_mask_prompt(cell: &str) -> String {
+    format!(
+        "Cross-attention has no causal mask: the source is known in full. What is {cell}, to \
+         two decimals?"
     )
 }
 

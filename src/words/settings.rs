@@ -33,6 +33,42 @@ pub fn word_order_text(positional: bool, causal: bool) -> &'static str {
     }
 }
 
+/// Whether word order shows in a cross-attention layer, where the causal mask is off: the
+/// queries come from the sentence, the keys and values from the source.
+pub fn cross_word_order_text(positional: bool) -> &'static str {
+    if positional {
+        "Positional encoding is on in both sentences: each row of X and of X_src carries its position, so the same word gets different queries (in your sentence) or keys and values (in the source) at different places."
+    } else {
+        "Positional encoding is off, so neither sentence carries its word order. Reorder your sentence and the rows of every result move with its tokens; reorder the source and the columns of the scores and weights move with its tokens. The numbers only move; none changes."
+    }
+}
+
+/// What word order does, said right after a line that already says whether positional
+/// encoding is on or off (the handout's configuration, a cell of X), so the switch is not named
+/// twice; `cross`: the keys and values come from a source sentence, and the mask is off.
+pub fn word_order_after_switch(positional: bool, causal: bool, cross: bool) -> &'static str {
+    match (cross, positional, causal) {
+        (true, true, _) => {
+            "Each row of X and of X_src carries its position, so the same word gets different queries (in your sentence) or keys and values (in the source) at different places."
+        }
+        (true, false, _) => {
+            "Neither sentence carries its word order. Reorder your sentence and the rows of every result move with its tokens; reorder the source and the columns of the scores and weights move with its tokens. The numbers only move; none changes."
+        }
+        (false, false, false) => {
+            "With the causal mask off too, attention cannot tell word order apart. Reorder the tokens and the rows of every result move with them, and so do the columns of the scores and weights: the numbers only move, and none changes."
+        }
+        (false, false, true) => {
+            "X holds no positions, but the causal mask still makes order matter: each token sees only itself and the tokens before it, so the same word can attend differently at different places."
+        }
+        (false, true, false) => {
+            "Word order shows: each row of X carries its position, so the same word gets different queries, keys and values at different places."
+        }
+        (false, true, true) => {
+            "Order shows twice here: each row of X carries its position, and the causal mask lets each token see only itself and the tokens before it."
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +91,39 @@ mod tests {
             text.contains("the columns of the scores and weights"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn after_a_line_that_names_the_switch_the_word_order_text_does_not_name_it_again() {
+        for cross in [false, true] {
+            for positional in [false, true] {
+                for causal in [false, true] {
+                    let text = word_order_after_switch(positional, causal, cross);
+                    assert!(!text.contains("Positional encoding is"), "{text}");
+                    assert!(!text.contains("positional encoding"), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn in_cross_attention_word_order_moves_the_sources_columns_not_your_sentences() {
+        for text in [
+            cross_word_order_text(false),
+            word_order_after_switch(false, false, true),
+        ] {
+            assert!(
+                text.contains("reorder the source and the columns"),
+                "{text}"
+            );
+            assert!(!text.contains("Reorder the tokens and the rows"), "{text}");
+        }
+        for text in [
+            cross_word_order_text(true),
+            word_order_after_switch(true, false, true),
+        ] {
+            assert!(text.contains("keys and values (in the source)"), "{text}");
+            assert!(!text.contains("queries, keys and values"), "{text}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! What the what-if lab says: each mistake's menu label and explanation, and the summary of
 //! what the mistake did to the numbers.
 
+use super::matrices::token_label;
 use super::number::{format_value, subscript};
 use super::settings::scale_mode_label;
 use crate::attention::whatif::{is_standard, Comparison, WhatIf};
@@ -20,10 +21,18 @@ pub fn no_mistake_text(config: &Config) -> String {
         if config.temperature != 1.0 {
             yours.push(format!("T = {}", config.temperature));
         }
+        // Without scaling, one-column heads divide by 1 just as √d_k = √1 does.
+        let differ = if config.temperature == 1.0
+            && config.scale == ScaleMode::None
+            && config.head_dim() == 1
+        {
+            "which with d_k = 1 give the same numbers: standard attention divides by √1 = 1"
+        } else {
+            "which differ from it"
+        };
         format!(
             "No mistake is switched on. The left side is standard attention (÷√d_k, T = 1, with \
-             your mask and weights); the right side uses your own settings ({}), which differ \
-             from it.",
+             your mask and weights); the right side uses your own settings ({}), {differ}.",
             yours.join(", ")
         )
     }
@@ -108,7 +117,7 @@ pub fn whatif_label(what: WhatIf) -> &'static str {
 pub const WHATIF_CROSS_NOTE: &str = "Attending to another sentence: the causal mask belongs to self-attention, so there is no mask to switch off here. The other mistakes compare on your source sentence's keys.";
 
 /// What √seq_len means in cross-attention, after the what-if's explanation.
-pub const SEQ_LEN_IN_CROSS: &str = "With a source sentence the divisor here is √src_len, the square root of the number of keys (the source's tokens).";
+pub const SEQ_LEN_IN_CROSS: &str = "With a source sentence the divisor here is √src_len, the square root of the number of keys (the source's tokens), so adding a word to the source, not to your sentence, changes the divisor.";
 
 /// What changes and what it does to the result, in short paragraphs separated by a blank line
 /// (`"\n\n"`), each what a lecturer would say in one breath.
@@ -118,7 +127,7 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
             So the divisor is wrong in a way that changes with the sentence. With fewer tokens than d_k it divides by too little, and the weights come out too sharp; with more, by too much, and they come out too flat. Only when seq_len happens to equal d_k do the two agree.\n\n\
             Adding a word at the end changes the divisor, so the scaled score of every pair of words already there changes, although their queries and keys did not. With √d_k a new word only adds its own row and column, and the scores already there stay as they were. Compare the mean largest weight per row on both sides.",
         WhatIf::NoScaling => "The scores go into the softmax undivided. A dot product adds up d_k products, so for random vectors with unit-variance components its typical size grows like √d_k: the wider the head, the bigger the scores. Dividing by √d_k brings such scores back to a typical size of about 1, whatever d_k is.\n\n\
-            The softmax turns big differences into nearly all-or-nothing weights, so each row ends up on a single token. A row that saturated has almost no gradient, so a model in training barely learns from it.\n\n\
+            Large differences push the softmax towards all-or-nothing weights, where a row can put almost all its weight on one token. A row that saturated has almost no gradient, so a model in training barely learns from it.\n\n\
             Whenever d_k is above 1, the undivided scores are √d_k times larger, so every row whose scores differ gets sharper: its largest weight grows and its entropy falls. With d_k = 1 the divisor is √1 = 1 and the two sides are the same. The saturation chart shows the effect growing with d_k.",
         WhatIf::SoftmaxOverColumns => "Each column is normalised instead of each row, so the weights add up to 1 down every column rather than across every row. A row is one token asking where to look; a column is one token being looked at.\n\n\
             Normalising columns shares out each key among the queries, so a token no longer divides one unit of attention among the others. Its row can total more or less than 1, so its output is no longer a weighted average of value rows but is blown up or shrunk. And a key that several queries like has its share split between them. Check the sums: the rows drift away from 1 while every column sums to exactly 1.\n\n\
@@ -169,7 +178,8 @@ pub fn denominators_text(c: &Comparison, h: usize, row: usize, col: usize) -> Op
         return None;
     }
     let (wrong, right) = c.denominators(h, row, col)?;
-    let token = |tokens: &[String], i: usize| tokens.get(i).cloned().unwrap_or_default();
+    // A repeated word is named with its position, as the heatmaps' labels name it.
+    let token = |tokens: &[String], i: usize| token_label(tokens, i).unwrap_or_default();
     Some(format!(
         "Row “{}”, key “{}”: the repeated sum is {}, the right one {}. Click a cell to see \
          another.",

@@ -114,7 +114,7 @@ test("with the block, the handout has all 17 stages", async ({ app, page }) => {
   await app.goto("./#v=1&blk=1&src=le%20chat");
   await app.openExportMenu();
   await page.getByTestId("export-print").click();
-  await expect(page.getByTestId("handout-title")).toHaveText("Cross-attention, step by step: I am hungry → le chat");
+  await expect(page.getByTestId("handout-title")).toHaveText("Cross-attention, step by step: “I am hungry” (queries) attending to “le chat” (source)");
   await expect(page.locator("article.print-stage")).toHaveCount(17);
   await expect(page.getByTestId("handout-norm-2")).toBeVisible();
 });

@@ -10,7 +10,7 @@ mod terms;
 
 use super::matrices::{cell_kind, cell_name, col_label, dim, hidden_unit, label, row_label, token};
 use super::number::format_value;
-use super::settings::word_order_text;
+use super::settings::word_order_after_switch;
 use crate::attention::{
     cell_work, Activation, CellWork, Computation, MatrixId, Operand, Trace, Wave,
 };
@@ -438,7 +438,7 @@ fn input(trace: &Trace, work: &CellWork, e: f64, p: Option<f64>) -> Text {
                 if source {
                     SOURCE_WITHOUT_POSITIONS
                 } else {
-                    word_order_text(false, trace.config.causal)
+                    word_order_after_switch(false, trace.config.causal, trace.source.is_some())
                 }
             )],
         },

@@ -3,7 +3,7 @@
 //! trace's own numbers.
 
 use super::super::number::format_value;
-use super::super::settings::word_order_text;
+use super::super::settings::{cross_word_order_text, word_order_text};
 use super::explanation::PARAGRAPH_BREAK;
 use super::residual_2_input;
 use crate::attention::{row_stats, Activation, Matrix, Norm, ScaleMode, Stage, Trace};
@@ -15,6 +15,18 @@ fn root(n: usize, value: f64) -> String {
         format!("√{n} = {value}")
     } else {
         format!("√{n} ≈ {}", format_value(value, 3))
+    }
+}
+
+/// What standard attention divides by, after the ÷√seq_len mistake: the `standard` divisor,
+/// which is the one used when the number of keys happens to be d_k (`agree`).
+fn standard_too(agree: bool, standard: &str) -> String {
+    if agree {
+        format!(
+            "Here the two happen to agree: standard attention divides by √d_k = {standard} too."
+        )
+    } else {
+        format!("Standard attention would divide by {standard}.")
     }
 }
 
@@ -48,15 +60,6 @@ pub fn stage_note(stage: Stage, trace: &Trace) -> Option<String> {
     Some(paragraphs.join(PARAGRAPH_BREAK))
 }
 
-/// Whether word order shows, in a cross-attention layer: the causal mask is off there.
-fn cross_word_order(positional: bool) -> &'static str {
-    if positional {
-        "Positional encoding is on in both sentences: each row of X and of X_src carries its position, so the same word gets different queries (in your sentence) or keys and values (in the source) at different places."
-    } else {
-        "Positional encoding is off, so neither sentence carries its word order. Reorder your sentence and the rows of every result move with its tokens; reorder the source and the columns of the scores and weights move with its tokens. The numbers only move; none changes."
-    }
-}
-
 /// The note on one of attention's stages.
 fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
     let c = &trace.config;
@@ -64,11 +67,11 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
     let (s, n, d, dk) = (trace.seq_len(), trace.n_keys(), c.d_model, c.head_dim());
     let note = match stage {
         Stage::Input if w.cross && c.positional_encoding => vec![
-            cross_word_order(true).to_string(),
+            cross_word_order_text(true).to_string(),
             "The source sentence gets its own positional encoding, counted from its own first token: its token 1 gets the same pattern as your sentence's token 1.".to_string(),
         ],
         Stage::Input if w.cross => vec![
-            cross_word_order(false).to_string(),
+            cross_word_order_text(false).to_string(),
             "The source sentence's rows form X_src, one row per source token.".to_string(),
         ],
         Stage::Input => vec![word_order_text(c.positional_encoding, c.causal).to_string()],
@@ -145,14 +148,14 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             }];
             if w.cross {
                 note.push(
-                    "Each row is its token's alignment with the source: how that token shares its attention among the source's tokens. In a translation, a word's alignment picks out the source words that translate it."
+                    "Each row is a soft alignment: how that token shares its attention among the source's tokens. In a trained translator some heads come close to the word alignment; these toy weights, hand-made or random, are not trained."
                         .to_string(),
                 );
             }
             note
         }
         Stage::WeightedSum if w.cross => vec![
-            "Here the value rows are the source's: each of your sentence's tokens gets an average of the source tokens' values, weighted by its alignment."
+            "Here the value rows are the source's: each of your sentence's tokens gets an average of the source tokens' values, weighted by its row of attention weights."
                 .to_string(),
         ],
         Stage::Concat if c.n_heads == 1 => {
@@ -167,10 +170,13 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
                 );
             }
             note.push(if w.block.is_some() {
-                "With the block on, Y is not the end. The block has two sub-layers, attention and then a feed-forward network, and Y is the output of the first; the block goes on with the residual sum R₁ = X + Y.".to_string()
+                "With the block on, Y is not the end. The block shown has two sub-layers, attention and then a feed-forward network, and Y is the output of the first; the block goes on with the residual sum R₁ = X + Y.".to_string()
             } else {
                 "Y is this layer's output, one row per token, d_model wide like X.".to_string()
             });
+            if w.block.is_some() && w.cross {
+                note.push(DECODER_LAYER.to_string());
+            }
             note
         }
         _ => return None,
@@ -194,25 +200,21 @@ fn scale_note(trace: &Trace) -> Vec<String> {
             root(dk, divisor)
         ),
         ScaleMode::SqrtSeqLen if trace.source.is_some() => format!(
-            "You chose ÷√seq_len, which with a source sentence divides by √src_len, the square root of the number of keys: src_len = {n}, so every score is divided by {}. This is a common mistake (see the what-if lab): the size of a dot product depends on d_k = {dk}, not on how many keys there are. Standard attention would divide by {standard}.",
-            root(n, divisor)
+            "You chose ÷√seq_len, which with a source sentence divides by √src_len, the square root of the number of keys: src_len = {n}, so every score is divided by {}. This is a common mistake (see the what-if lab): the size of a dot product depends on d_k = {dk}, not on how many keys there are. {}",
+            root(n, divisor),
+            standard_too(n == dk, &standard)
         ),
         ScaleMode::SqrtSeqLen => format!(
-            "You chose ÷√seq_len: seq_len = {n}, so every score is divided by {}. This is a common mistake (see the what-if lab): the size of a dot product depends on d_k = {dk}, not on how many tokens there are. Standard attention would divide by {standard}.",
-            root(n, divisor)
+            "You chose ÷√seq_len: seq_len = {n}, so every score is divided by {}. This is a common mistake (see the what-if lab): the size of a dot product depends on d_k = {dk}, not on how many tokens there are. {}",
+            root(n, divisor),
+            standard_too(n == dk, &standard)
         ),
         ScaleMode::None if dk == 1 => format!(
-            "Scaling is off: the scores go into the softmax as they are. With d_k = 1, standard attention would divide them by {standard}, so here it makes no difference."
+            "Scaling is off: the scores go into the softmax as they are. With d_k = 1 standard attention divides by {standard}, so leaving the scaling out changes nothing here."
         ),
         ScaleMode::None => format!(
             "Scaling is off, which differs from standard attention (see the what-if lab): the scores go into the softmax as they are. With d_k = {dk} they would be divided by {standard}."
         ),
-    };
-    // √seq_len names the right divisor only when the count happens to be d_k.
-    let first = if c.scale == ScaleMode::SqrtSeqLen && n == dk {
-        format!("{first} Here the two happen to agree.")
-    } else {
-        first
     };
     let counted = if c.scale == ScaleMode::SqrtSeqLen {
         n
@@ -242,7 +244,10 @@ fn row_summary(m: &Matrix, row: usize) -> (String, String) {
 }
 
 /// What pre-norm is, and why it exists: the block's first stage in pre-norm.
-const PRE_NORM_WHAT: &str = "Pre-norm (GPT-2 and most models since): the block has two sub-layers, attention and then a feed-forward network. Each reads a normalised copy of the residual stream, the running row per token that starts as X and to which each sub-layer adds its output. This LayerNorm makes attention's copy, N₁ = LN₁(X).";
+const PRE_NORM_WHAT: &str = "Pre-norm (GPT-2 and most models since): the block shown has two sub-layers, attention and then a feed-forward network. Each reads a normalised copy of the residual stream, the running row per token that starts as X and to which each sub-layer adds its output. This LayerNorm makes attention's copy, N₁ = LN₁(X).";
+
+/// What a block with a source sentence leaves out: a decoder layer's first sub-layer.
+const DECODER_LAYER: &str = "A Transformer decoder layer has three sub-layers: masked self-attention, cross-attention, feed-forward. This block leaves out the first, so X stands in for its output.";
 
 /// Why pre-norm exists.
 const PRE_NORM_WHY: &str = "Why: in post-norm, every residual sum passes through a LayerNorm, so the gradients' path back to the input crosses every norm of the stack, and deep post-norm stacks train well only with a careful warm-up of the learning rate. In pre-norm the residual stream itself is never normalised, so gradients flow straight along it and deep stacks train more steadily. The stream's scale can then grow from block to block, so GPT-2 adds one final LayerNorm after its last block.";
@@ -263,7 +268,7 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
     let mut note = match (stage, b.norm) {
         (Stage::Residual1, norm) => {
             let size = |m: &Matrix| format_value(m.row(0).norm(), 2);
-            vec![
+            let mut note = vec![
                 format!(
                     "Row 1 (“{token}”): its own row of X has length {}, attention added a row of length {}, and the sum has length {}.",
                     size(&trace.x),
@@ -275,7 +280,11 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
                     Norm::Pre => "In pre-norm R₁ itself is not normalised: it carries on as the residual stream, and only the feed-forward network's copy of it, N₂, is.",
                 }
                 .to_string(),
-            ]
+            ];
+            if w.cross {
+                note.push(DECODER_LAYER.to_string());
+            }
+            note
         }
         (Stage::Norm1, Norm::Post) => vec![
             "Post-norm, as in the original Transformer: N₁ = LN₁(R₁) normalises the sum just made, and N₁ is what the feed-forward network reads and what its output is added to.".to_string(),
@@ -287,11 +296,12 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             } else {
                 "Attention's queries, keys and values all read N₁, not X."
             };
-            vec![
-                format!("{PRE_NORM_WHAT} {reads}"),
-                PRE_NORM_WHY.to_string(),
-                numbers(&trace.x, &b.norm_1),
-            ]
+            let mut note = vec![format!("{PRE_NORM_WHAT} {reads}")];
+            if w.cross {
+                note.push(DECODER_LAYER.to_string());
+            }
+            note.extend([PRE_NORM_WHY.to_string(), numbers(&trace.x, &b.norm_1)]);
+            note
         }
         (Stage::Norm2, Norm::Post) => vec![
             "N₂ = LN₂(R₂) normalises the second sum.".to_string(),
@@ -333,30 +343,40 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
 fn activation_note(activation: Activation, hidden: &Matrix) -> String {
     let total = hidden.len();
     let negative = hidden.iter().filter(|v| **v < 0.0).count();
+    // `1 of H's 6 numbers is negative`, `All of H's 2 numbers are negative`.
+    let counted = match (negative, total) {
+        (_, 1) => "H's only number is negative".to_string(),
+        (n, t) if n == t => format!("All of H's {t} numbers are negative"),
+        (1, t) => format!("1 of H's {t} numbers is negative"),
+        (n, t) => format!("{n} of H's {t} numbers are negative"),
+    };
+    let none = if total == 1 {
+        "H's only number is not negative".to_string()
+    } else {
+        format!("None of H's {total} numbers is negative")
+    };
     match activation {
         Activation::Relu if negative == 0 => {
-            format!("None of H's {total} numbers is negative, so ReLU changes nothing here: G = H.")
+            format!("{none}, so ReLU changes nothing here: G = H.")
         }
+        Activation::Relu if negative == total => format!(
+            "{counted}, so ReLU sets {} to 0 and G is all zeros.",
+            if total == 1 { "it" } else { "every one" }
+        ),
         Activation::Relu => format!(
-            "{} of H's {total} numbers {}, and ReLU set {} to 0; the others pass unchanged.",
-            negative,
-            if negative == 1 {
-                "is negative"
-            } else {
-                "are negative"
-            },
+            "{counted}, and ReLU set {} to 0; the others pass unchanged.",
             if negative == 1 { "it" } else { "each of them" }
         ),
         Activation::Gelu => {
             let how = "This app computes GELU by its tanh approximation, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), as GPT-2 does: it stays within 0.0005 of x·Φ(x).";
+            let positive = "GELU shrinks each positive one: numbers near 0 to about half, large ones hardly at all.";
             if negative == 0 {
-                return format!("None of H's {total} numbers is negative; GELU shrinks each positive one a little. {how}");
+                return format!("{none}; {positive} {how}");
             }
             let lowest = hidden.iter().copied().fold(f64::INFINITY, f64::min);
+            let each = if negative == 1 { "it" } else { "each" };
             format!(
-                "{} of H's {total} numbers {}; GELU keeps less than half of each: the lowest, {}, became {}. {how}",
-                negative,
-                if negative == 1 { "is negative" } else { "are negative" },
+                "{counted}; GELU keeps less than half of {each}: the lowest, {}, became {}. {how}",
                 format_value(lowest, 3),
                 format_value(activation.apply(lowest), 3)
             )

@@ -229,10 +229,13 @@ pub fn App() -> impl IntoView {
             <div class="layout">
                 {show_controls.then(|| view! {
                     <aside class="controls" aria-label="Inputs">
-                        <SentenceInput model stage head trace />
-                        <Settings model />
-                        <MatrixEditors model />
-                        // Beside the heatmaps, so it never covers the cell it explains.
+                        <div class="controls-inputs">
+                            <SentenceInput model stage head trace />
+                            <Settings model />
+                            <MatrixEditors model />
+                        </div>
+                        // Beside the heatmaps, so it never covers the cell it explains; below
+                        // the inputs, which make room for it rather than hide behind it.
                         {move || (!presenting.get()).then(|| view! {
                             <ExplainPanel explanation selection=picked.selection sheet=ui.narrow floating=embed />
                         }.into_any())}

@@ -153,7 +153,9 @@ pub fn AttentionLines(
         <figure class="lines-figure" data-testid=format!("lines-h{head}")>
             <figcaption>
                 <span class="heatmap-title">{format!("Attention lines, head {}", head + 1)}</span>
-                <span class="heatmap-shape">"hover or focus a token to isolate it"</span>
+                // Said for the pointer the reader has; paper has none.
+                <span class="heatmap-shape lines-hint hint-hover">"hover or focus a token to isolate its lines"</span>
+                <span class="heatmap-shape lines-hint hint-touch">"tap a token to isolate its lines"</span>
             </figcaption>
             {body}
         </figure>

@@ -9,7 +9,9 @@ use crate::formats::page::full_view_url;
 use crate::formats::permalink::FIRST_QUESTION_SET;
 use crate::panels;
 use crate::plot::parse_cell;
-use crate::quiz::{question_in_view, quiz_seed, InView, Answer, Outcome, Question, Response, Session};
+use crate::quiz::{
+    question_in_view, quiz_seed, Answer, InView, Outcome, Question, Response, Session,
+};
 use crate::words;
 use leptos::html;
 use leptos::prelude::*;

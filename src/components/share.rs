@@ -256,16 +256,19 @@ pub fn ShareButtons() -> impl IntoView {
                 on:click=move |_| copy(full_view_url(&href(), &current_fragment()), "Link copied.", status, fallback)>
                 "Copy link"
             </button>
-            <button type="button" data-testid="copy-embed"
-                on:click=move |_| copy(embed_code(&href(), &current_fragment(), editors.get_untracked()), "Embed code copied.", status, fallback)>
-                "Copy embed code"
-            </button>
-            <label class="toggle embed-editors" title="Embed with the sentence, settings and matrices beside the stage">
-                <input type="checkbox" data-testid="embed-editors"
-                    prop:checked=move || editors.get()
-                    on:change=move |ev| editors.set(event_target_checked(&ev)) />
-                " with editors"
-            </label>
+            // The option belongs to the button: drawn as one control, so it never reads alone.
+            <span class="embed-group" role="group" aria-label="Embed code">
+                <button type="button" data-testid="copy-embed"
+                    on:click=move |_| copy(embed_code(&href(), &current_fragment(), editors.get_untracked()), "Embed code copied.", status, fallback)>
+                    "Copy embed code"
+                </button>
+                <label class="toggle embed-editors" title="Embed with the sentence, settings and matrices beside the stage">
+                    <input type="checkbox" data-testid="embed-editors"
+                        prop:checked=move || editors.get()
+                        on:change=move |ev| editors.set(event_target_checked(&ev)) />
+                    " with editors"
+                </label>
+            </span>
             <span class="share-status" role="status" data-testid="share-status">{move || status.get()}</span>
             {move || fallback.get().map(|text| view! {
                 <textarea class="share-fallback" readonly=true data-testid="share-fallback" rows="3">{text}</textarea>

@@ -140,7 +140,16 @@ pub fn StageControls(
                 <span aria-hidden="true">"←"</span><span class="step-word">" Previous"</span>
             </button>
             <span class="progress" data-testid="progress" aria-live="polite">
-                {move || stage_progress(stage.get(), ui.order.get())}
+                // "Stage 7 of 10"; a phone shows "7 of 10" and keeps the word for screen readers.
+                {move || {
+                    let text = stage_progress(stage.get(), ui.order.get());
+                    match text.split_once(' ') {
+                        Some((word, count)) => view! {
+                            <span class="step-word">{word.to_string()}" "</span>{count.to_string()}
+                        }.into_any(),
+                        None => text.into_any(),
+                    }
+                }}
             </span>
             <button type="button" data-testid="next" disabled=move || stage.get().next_in(ui.order.get()).is_none()
                 on:click=move |_| { if let Some(n) = stage.get_untracked().next_in(ui.order.get_untracked()) { stage.set(n) } }>
@@ -153,7 +162,20 @@ pub fn StageControls(
             {super::quiz::quiz_context().map(|quiz| view! {
                 <button type="button" class="quiz-toggle" data-testid="quiz-me"
                     aria-pressed=move || quiz.set.get().is_some().to_string()
-                    on:click=move |_| quiz.toggle()>"Quiz"<span class="step-word">" me"</span></button>
+                    on:click=move |_| {
+                        quiz.toggle();
+                        // The bar may be far below the card, stuck to the foot of a phone's
+                        // window: the question comes into view.
+                        if quiz.set.get_untracked().is_some() {
+                            request_animation_frame(|| {
+                                if let Some(card) = document().query_selector("[data-testid=quiz]").ok().flatten() {
+                                    let options = web_sys::ScrollIntoViewOptions::new();
+                                    options.set_block(web_sys::ScrollLogicalPosition::Start);
+                                    card.scroll_into_view_with_scroll_into_view_options(&options);
+                                }
+                            });
+                        }
+                    }>"Quiz"<span class="step-word">" me"</span></button>
             })}
         </div>
     }

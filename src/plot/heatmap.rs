@@ -277,7 +277,7 @@ fn draw_scaled<DB: DrawingBackend>(
 
     // Axis caption, stated on the chart so nobody has to guess which way the matrix reads.
     area.draw(&Text::new(
-        format!("rows: {} · columns: {}", map.row_axis, map.col_axis),
+        axis_caption(map.row_axis, map.col_axis),
         (s(PAD), s(2)),
         font(11, theme.muted).pos(Pos::new(HPos::Left, VPos::Top)),
     ))?;
@@ -527,9 +527,31 @@ pub fn heatmap_svg(map: &Heatmap) -> Result<String, String> {
     Ok(svg)
 }
 
+/// What the rows and the columns of a heatmap are, `rows: tokens · columns: keys`; a row vector
+/// (a bias, γ or β), whose one row has no axis, says so.
+fn axis_caption(rows: &str, cols: &str) -> String {
+    if rows.is_empty() {
+        format!("one row · columns: {cols}")
+    } else {
+        format!("rows: {rows} · columns: {cols}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_vector_is_captioned_as_one_row() {
+        assert_eq!(
+            axis_caption("", "dimensions"),
+            "one row · columns: dimensions"
+        );
+        assert_eq!(
+            axis_caption("tokens", "keys"),
+            "rows: tokens · columns: keys"
+        );
+    }
 
     fn labels(n: usize, prefix: &str) -> Vec<String> {
         (0..n).map(|i| format!("{prefix}{i}")).collect()

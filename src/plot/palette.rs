@@ -80,10 +80,19 @@ impl Palette {
 
     /// The value range to use for `values`: the largest magnitude (diverging) or the largest
     /// value, at least 1 (sequential, so probabilities keep one scale). Infinities are ignored.
+    /// A diverging matrix of zeros alone (a fresh β) keeps the scale −1 … 1, so its colour bar
+    /// reads as a scale and its cells take the colour of 0 on it.
     pub fn range_for<'a>(self, values: impl IntoIterator<Item = &'a f64>) -> f64 {
         let finite = values.into_iter().filter(|v| v.is_finite());
         match self {
-            Self::Diverging => finite.fold(0.0, |m: f64, v| m.max(v.abs())).max(1e-9),
+            Self::Diverging => {
+                let largest = finite.fold(0.0, |m: f64, v| m.max(v.abs()));
+                if largest > 0.0 {
+                    largest
+                } else {
+                    1.0
+                }
+            }
             Self::Sequential => finite.fold(1.0, |m: f64, v| m.max(*v)),
         }
     }
@@ -155,6 +164,12 @@ mod tests {
     fn text_is_legible_on_both_ends() {
         assert_eq!(Theme::text_on(BLUES[0]), Rgb(0x11, 0x11, 0x11));
         assert_eq!(Theme::text_on(BLUES[4]), Rgb(0xff, 0xff, 0xff));
+    }
+
+    #[test]
+    fn a_matrix_of_zeros_keeps_a_readable_scale() {
+        assert_eq!(Palette::Diverging.range_for(&[0.0, -0.0, 0.0]), 1.0);
+        assert_eq!(Palette::Diverging.range_for(&[0.0, -0.25]), 0.25);
     }
 
     #[test]

@@ -178,6 +178,9 @@ test("the block's stages, with a source sentence, and their new controls", async
   await expect(page.getByTestId("block")).not.toBeChecked();
   await page.keyboard.press("Space");
   await expect(page.getByTestId("block")).toBeChecked();
+  // The switch's one-line help comes next, then the block's first menu.
+  await page.keyboard.press("Tab");
+  await expect(page.locator(":focus")).toHaveAccessibleName(/^About /);
   await page.keyboard.press("Tab");
   await expect(page.getByTestId("norm")).toBeFocused();
   await expect(page.getByTestId("source")).toHaveAccessibleName("Source sentence (keys and values)");

@@ -104,3 +104,39 @@ for (const { column, viewport, name } of [
     await host.close();
   });
 }
+
+for (const column of [700, 400]) {
+  test(`in a ${column} px column, no stage of the copied embed scrolls sideways or cuts its row sums`, async ({ page, context }) => {
+    const code = await copiedEmbedCode(page, context, "input");
+    const host = await hostPage(context, code, column, { width: 1280, height: 800 });
+    const frame = host.locator("iframe.attention-lens");
+    const inner = host.frameLocator("iframe.attention-lens");
+    await expect(inner.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+    const heights: number[] = [];
+    for (let step = 0; step < 10; step++) {
+      await expect(inner.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+      const title = (await inner.getByTestId("stage-title").textContent()) ?? "";
+      const overflow = await inner.locator("html").evaluate((el) => el.scrollWidth - el.clientWidth);
+      expect(overflow, `${title}: nothing wider than the frame`).toBeLessThanOrEqual(0);
+      for (const sums of await inner.locator(".row-sums").all()) {
+        const cut = await sums.evaluate((ol) => {
+          const frameWidth = document.documentElement.clientWidth;
+          return Array.from(ol.querySelectorAll("li")).some((li) => {
+            const r = li.getBoundingClientRect();
+            return r.right > frameWidth + 0.5 || li.scrollWidth > li.clientWidth + 0.5 || !/Σ\s*\d/.test(li.textContent ?? "");
+          });
+        });
+        expect(cut, `${title}: every row sum shows its number`).toBe(false);
+      }
+      heights.push(Math.round((await frameBox(frame)).height));
+      const next = inner.getByTestId("next");
+      if (await next.isDisabled()) break;
+      await next.click();
+    }
+    if (column === 700) {
+      // About 700 px tall in a 700 px column, at every stage.
+      expect(Math.max(...heights), `frame heights ${heights.join(", ")}`).toBeLessThanOrEqual(760);
+    }
+    await host.close();
+  });
+}

@@ -87,7 +87,7 @@ const OPENINGS = [
   { key: "adjective", head: 0, row: 6, col: 5, title: "A₁[dog, lazy]" },
   { key: "previous-token", head: 0, row: 2, col: 1, title: "A₁[looks, word]" },
   { key: "sink", head: 0, row: 3, col: 0, title: "A₁[time, once]" },
-  { key: "same-word", head: 0, row: 4, col: 1, title: "A₁[rose, rose]" },
+  { key: "same-word", head: 0, row: 4, col: 1, title: "A₁[rose (5), rose (2)]" },
 ];
 
 test.describe("a preset opens on the cell its caption talks about", () => {

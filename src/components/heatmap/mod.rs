@@ -179,6 +179,8 @@ pub fn HeatmapView(
                 let l = map.layout();
                 let grid = format!("{},{},{},{}", l.grid_x, l.grid_y, l.cell_w, l.cell_h);
                 let _ = canvas.set_attribute("data-grid", &grid);
+                // The colour bar's end, for tests that check the scale a learner reads.
+                let _ = canvas.set_attribute("data-range", &map.range.to_string());
                 (
                     map.values.clone(),
                     map.row_labels.to_vec(),

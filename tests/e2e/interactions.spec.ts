@@ -1,0 +1,148 @@
+// Interactions where people really use the app: a student's phone (touch), a lecturer's laptop,
+// paper. Each test taps, clicks or prints as they do and measures what they would see.
+import type { Locator, Page } from "@playwright/test";
+import { test, expect } from "./fixtures";
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+async function box(locator: Locator): Promise<Box> {
+  return locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+}
+
+function expectInside(b: Box, viewport: { width: number; height: number }, what: string): void {
+  expect(b.width, `${what} has a size`).toBeGreaterThan(0);
+  expect(b.x, `${what}: left edge on screen`).toBeGreaterThanOrEqual(0);
+  expect(b.y, `${what}: top edge on screen`).toBeGreaterThanOrEqual(0);
+  expect(b.x + b.width, `${what}: right edge on screen`).toBeLessThanOrEqual(viewport.width + 0.5);
+  expect(b.y + b.height, `${what}: bottom edge on screen`).toBeLessThanOrEqual(viewport.height + 0.5);
+}
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+const PHONES = [
+  { width: 360, height: 640 },
+  { width: 375, height: 812 },
+];
+
+for (const viewport of PHONES) {
+  test.describe(`a phone at ${viewport.width}×${viewport.height}, by touch`, () => {
+    test.use({ viewport, hasTouch: true, isMobile: true });
+
+    test("the Share & export menu opens on screen and the stepper keeps one line", async ({ app, page }) => {
+      await app.goto("./#v=1&stage=softmax");
+      await page.getByTestId("actions-menu").tap();
+      const menu = page.locator(".actions-menu > .menu-body");
+      await expect(menu).toBeVisible();
+      expectInside(await box(menu), viewport, "the menu");
+      expectInside(await box(page.getByTestId("copy-embed")), viewport, "Copy embed code");
+      const progress = page.getByTestId("progress");
+      await expect(progress).toHaveText("Stage 7 of 10");
+      const line = await progress.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || 24);
+      expect((await box(progress)).height, "“7 of 10” on one line").toBeLessThan(line * 1.6);
+    });
+
+    test("tapping Quiz after scrolling brings the question into view", async ({ app, page }) => {
+      await app.goto("./#v=1&stage=softmax");
+      await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      await page.getByTestId("quiz-me").tap();
+      const prompt = page.getByTestId("quiz-prompt");
+      await expect(prompt).not.toBeEmpty();
+      await expect.poll(async () => {
+        const b = await box(prompt);
+        return b.y >= 0 && b.y + b.height <= viewport.height;
+      }, { message: "the question is on screen" }).toBe(true);
+    });
+
+    test("a tapped cell's sheet closes with a finger-sized button, and nothing says hover", async ({ app, page }) => {
+      await app.goto("./#v=1&stage=softmax");
+      const canvas = page.getByTestId("canvas-weights-h0");
+      await expect(canvas).toHaveAttribute("data-drawn", "true");
+      await canvas.scrollIntoViewIfNeeded();
+      await canvas.tap({ position: { x: 90, y: 50 } });
+      const close = page.getByTestId("explain-panel").getByRole("button", { name: "Clear the selection" });
+      await expect(close).toBeVisible();
+      const b = await box(close);
+      expect(b.width, "close button width").toBeGreaterThanOrEqual(44);
+      expect(b.height, "close button height").toBeGreaterThanOrEqual(44);
+      await close.tap();
+      await expect(page.getByTestId("explain-panel")).not.toHaveClass(/\bactive\b/);
+      const visibleText = await page.evaluate(() => document.body.innerText);
+      expect(visibleText.toLowerCase()).not.toContain("hover");
+      await expect(page.locator(".hint-touch").first()).toBeVisible();
+    });
+  });
+}
+
+test.describe("a laptop at 1366×768", () => {
+  test.use({ viewport: { width: 1366, height: 768 } });
+
+  test("an open explanation covers neither the settings nor the token chips, and the editor shows its last column", async ({ app, page }) => {
+    await app.goto("./#v=1&stage=scores");
+    const canvas = page.getByTestId("canvas-scores-h0");
+    await expect(canvas).toHaveAttribute("data-drawn", "true");
+    await canvas.click({ position: { x: 90, y: 60 } });
+    const panel = await box(page.getByTestId("explain-panel"));
+    expect(panel.height).toBeGreaterThan(40);
+    for (const id of ["d-model", "n-heads", "scale-mode", "temperature", "causal", "positional"]) {
+      const control = page.getByTestId(id);
+      await control.scrollIntoViewIfNeeded();
+      const b = await box(control);
+      expect(overlaps(b, await box(page.getByTestId("explain-panel"))), `${id} is not under the explanation`).toBe(false);
+    }
+    await page.getByTestId("token").first().scrollIntoViewIfNeeded();
+    for (const chip of await page.getByTestId("token").all()) {
+      expect(overlaps(await box(chip), await box(page.getByTestId("explain-panel"))), "a token chip is not under it").toBe(false);
+    }
+    await page.getByTestId("editor-tab-w_q").click();
+    const scroll = page.locator(".editor-scroll").first();
+    const overflow = await scroll.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(overflow, "the editor's four columns fit without scrolling").toBeLessThanOrEqual(0);
+  });
+});
+
+test("at 1280 px the stage rail names every stage", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await app.goto("./#v=1&stage=scores");
+  for (const name of await page.locator(".rail .rail-name").all()) {
+    const b = await box(name);
+    expect(b.width, `${await name.textContent()} shows`).toBeGreaterThan(8);
+  }
+  const ol = page.locator(".rail ol");
+  expect(await ol.evaluate((el) => el.scrollWidth - el.clientWidth), "the rail does not scroll").toBeLessThanOrEqual(0);
+});
+
+test("a fresh β's heatmap is drawn on a real scale, not 0.00 to 0.00", async ({ app, page }) => {
+  await app.goto("./#v=1");
+  await page.getByTestId("block").check();
+  await page.getByTestId("stage-norm-1").click();
+  const canvas = page.getByTestId("canvas-ln_1_beta");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  await expect(canvas).toHaveAttribute("data-range", "1");
+  await expect(canvas).toHaveAttribute("aria-label", /one row/);
+});
+
+test("the printed worked example is a page a stage, without pointer hints", async ({ app, page }) => {
+  await page.addInitScript(() => {
+    window.print = () => {};
+  });
+  await app.goto("./#v=1");
+  await page.getByTestId("export-menu").click();
+  await page.getByTestId("export-print").click();
+  await expect(page.getByTestId("handout")).toBeVisible();
+  await expect(page.locator("[data-testid^='handout-'] canvas").last()).toHaveAttribute("data-drawn", "true");
+  await page.emulateMedia({ media: "print" });
+  await expect(page.locator(".lines-hint").first()).toBeHidden();
+  const pdf = await page.pdf({ format: "A4", printBackground: true });
+  const pages = (pdf.toString("latin1").match(/\/Type\s*\/Page[^s]/g) ?? []).length;
+  expect(pages, "one page for each of the 10 stages").toBe(10);
+});

@@ -152,6 +152,49 @@ impl Preset {
     }
 }
 
+/// How a loaded preset's caption stands against the numbers on screen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CaptionState {
+    /// Every claim holds.
+    Holds,
+    /// The sentence (or the source) is no longer the preset's own: the claims name rows of
+    /// words that are not there, so none is checked.
+    OtherSentence,
+    /// Edited numbers broke `first` claim (with what was found instead), and `more` others.
+    Broken {
+        /// The first claim that no longer holds, with the numbers found.
+        first: String,
+        /// How many more claims no longer hold.
+        more: usize,
+    },
+}
+
+impl Preset {
+    /// Whether `trace` is still this preset's sentence (and source), and if so, which claims
+    /// its numbers keep.
+    pub fn caption_state(&self, trace: &Trace) -> CaptionState {
+        let own = |text: Option<&str>| text.and_then(|t| crate::attention::tokenize(t).ok());
+        let sentence = own(Some(&self.scenario.sentence));
+        let source = own(self.scenario.source.as_deref());
+        let same_source = match (&source, &trace.source) {
+            (None, None) => true,
+            (Some(s), Some(t)) => *s == t.tokens,
+            _ => false,
+        };
+        if sentence.as_deref() != Some(trace.tokens.as_slice()) || !same_source {
+            return CaptionState::OtherSentence;
+        }
+        let mut broken = self.claims.iter().filter_map(|c| c.check(trace).err());
+        match broken.next() {
+            None => CaptionState::Holds,
+            Some(first) => CaptionState::Broken {
+                first,
+                more: broken.count(),
+            },
+        }
+    }
+}
+
 /// Every preset, in menu order.
 ///
 /// # Panics

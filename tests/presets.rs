@@ -368,3 +368,72 @@ fn the_translation_preset_aligns_each_word_with_its_translation_across_the_reord
     assert!(p.caption.contains("0.97") && p.caption.contains("÷2"));
     assert!(p.claim_holds().is_ok());
 }
+
+#[test]
+fn a_preset_caption_holds_until_its_numbers_or_its_sentence_change() {
+    use attention_lens::presets::CaptionState;
+    let p = preset("previous-token");
+    assert_eq!(p.caption_state(&trace("previous-token")), CaptionState::Holds);
+
+    // The learner's own sentence: said once, without checking rows of words that are not there.
+    let mut own = p.scenario();
+    own.sentence = "the cat sat".into();
+    own.embeddings = None;
+    let t = forward(&own.to_inputs().unwrap()).unwrap();
+    assert_eq!(p.caption_state(&t), CaptionState::OtherSentence);
+    let text = attention_lens::words::other_sentence_text(p.key, &p.scenario().sentence, None);
+    assert!(text.contains("“each word looks at the one before”"), "{text}");
+    assert!(text.contains("Choose the preset again"), "{text}");
+    assert!(!text.contains("token 7"), "{text}");
+
+    // Edited numbers: the first broken claim, and how many more.
+    let mut edited = p.scenario();
+    edited.w_k = Some(vec![vec![0.0; 4]; 4]);
+    let t = forward(&edited.to_inputs().unwrap()).unwrap();
+    match p.caption_state(&t) {
+        CaptionState::Broken { first, more } => {
+            assert!(first.starts_with("in head 1, the row for"), "{first}");
+            let failing = p.claims.iter().filter(|c| c.check(&t).is_err()).count();
+            assert!(failing > 1, "a zero W_k flattens several claimed rows");
+            assert_eq!(more + 1, failing);
+            let said = attention_lens::words::claim_broken_text(&first, more);
+            assert_eq!(said.matches("Your edits").count(), 1, "{said}");
+        }
+        other => panic!("expected broken claims, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_editors_recipe_builds_a_previous_token_head_on_any_short_sentence() {
+    // The numbers the recipe in the W_q and W_k editors gives, typed with two decimals.
+    let (c, s) = (2.16, 3.37);
+    let scenario = Scenario {
+        sentence: "you can build this head too".into(),
+        d_model: 4,
+        n_heads: 1,
+        causal: true,
+        positional_encoding: true,
+        embeddings: Some(vec![vec![0.0; 4]; 6]),
+        w_q: Some(vec![
+            vec![c, s, 0.0, 0.0],
+            vec![-s, c, 0.0, 0.0],
+            vec![0.0; 4],
+            vec![0.0; 4],
+        ]),
+        w_k: Some(vec![
+            vec![4.0, 0.0, 0.0, 0.0],
+            vec![0.0, 4.0, 0.0, 0.0],
+            vec![0.0; 4],
+            vec![0.0; 4],
+        ]),
+        ..Scenario::default()
+    };
+    let t = forward(&scenario.to_inputs().unwrap()).unwrap();
+    let weights = &t.heads[0].weights;
+    for i in 1..t.tokens.len() {
+        let row = weights.row(i);
+        let top = (0..=i).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap();
+        assert_eq!(top, i - 1, "row {i} looks one back: {row}");
+        assert!(row[i - 1] > 0.5, "most of row {i}'s weight: {}", row[i - 1]);
+    }
+}

@@ -3,7 +3,7 @@
 use crate::attention::{BlockParam, Init, MatrixId, WeightName};
 use crate::plot::{band_color, parse_cell};
 use crate::state::{EditTarget, Model};
-use crate::words::{bias_1_note, label, matrix_help};
+use crate::words::{bias_1_note, label, matrix_help, BUILD_A_HEAD, BUILD_A_HEAD_TITLE};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -496,6 +496,12 @@ pub fn MatrixEditor(
     view! {
         <div class="editor" data-testid=format!("editor-{key}")>
             <p class="help">{note} " Drag a cell sideways to scrub it; Alt+↑/↓ nudges by 0.1 (with Shift 0.01)."</p>
+            {matches!(target, EditTarget::Weight(WeightName::Q | WeightName::K)).then(|| view! {
+                <details class="recipe" data-testid=format!("recipe-{key}")>
+                    <summary>{BUILD_A_HEAD_TITLE}</summary>
+                    <p>{BUILD_A_HEAD}</p>
+                </details>
+            })}
             <div class="editor-scroll">{grid}</div>
             <p class="error" role="alert" id=format!("editor-error-{key}") data-testid=format!("editor-error-{key}")>
                 {move || errors.with(|e| e.first().map(|((r, c), msg)| {

@@ -4,8 +4,9 @@ use super::context::{Selection, SelectionContext};
 use crate::attention::{Stage, Trace};
 use crate::panels::panel_name;
 use crate::presets;
+use crate::presets::CaptionState;
 use crate::state::Model;
-use crate::words::claim_broken_text;
+use crate::words::{claim_broken_text, other_sentence_text};
 use leptos::prelude::*;
 
 /// Captions longer than this many characters, title included, are folded to two lines with a
@@ -34,47 +35,45 @@ pub fn PresetPicker(
     let loaded = RwSignal::new(None::<&'static presets::Preset>);
     let expanded = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
-    // The caption's claims, checked again after every edit: what no longer holds, with the
-    // numbers found instead.
+    // The caption's claims, checked again after every edit: once, what no longer holds, with
+    // the numbers found instead, or that the sentence is no longer the preset's.
     let broken = Memo::new(move |_| {
         let preset = loaded.get()?;
-        let found: Vec<String> = trace.with(|t| {
-            preset
-                .claims
-                .iter()
-                .filter_map(|c| c.check(t).err())
-                .collect()
-        });
-        (!found.is_empty()).then(|| {
-            found
-                .into_iter()
-                .map(|f| claim_broken_text(&f))
-                .collect::<Vec<_>>()
-        })
-    });
-    let on_change = move |ev| {
-        let key = event_target_value(&ev);
-        let Some(preset) = presets::find(&key) else {
-            return;
-        };
-        match preset.scenario().to_model() {
-            Ok(m) => {
-                let opening = preset.opening;
-                model.set(m);
-                stage.set(opening.stage());
-                head.set(opening.head());
-                if let Some(picked) = picked {
-                    picked.selection.set(Some(Selection {
-                        panel: panel_name(opening.matrix),
-                        row: opening.row,
-                        col: opening.col,
-                    }));
-                }
-                loaded.set(Some(preset));
-                expanded.set(false);
-                error.set(None);
+        match trace.with(|t| preset.caption_state(t)) {
+            CaptionState::Holds => None,
+            CaptionState::Broken { first, more } => Some(claim_broken_text(&first, more)),
+            CaptionState::OtherSentence => {
+                let scenario = preset.scenario();
+                Some(other_sentence_text(
+                    preset.key,
+                    &scenario.sentence,
+                    scenario.source.as_deref(),
+                ))
             }
-            Err(e) => error.set(Some(e.to_string())),
+        }
+    });
+    let load = move |preset: &'static presets::Preset| match preset.scenario().to_model() {
+        Ok(m) => {
+            let opening = preset.opening;
+            model.set(m);
+            stage.set(opening.stage());
+            head.set(opening.head());
+            if let Some(picked) = picked {
+                picked.selection.set(Some(Selection {
+                    panel: panel_name(opening.matrix),
+                    row: opening.row,
+                    col: opening.col,
+                }));
+            }
+            loaded.set(Some(preset));
+            expanded.set(false);
+            error.set(None);
+        }
+        Err(e) => error.set(Some(e.to_string())),
+    };
+    let on_change = move |ev| {
+        if let Some(preset) = presets::find(&event_target_value(&ev)) {
+            load(preset);
         }
     };
     view! {
@@ -97,9 +96,12 @@ pub fn PresetPicker(
                                 class:folded=move || folds && !expanded.get()>
                                 <strong>{p.title.clone()}</strong> " " {p.caption.clone()}
                             </p>
-                            {move || broken.get().map(|lines| view! {
+                            {move || broken.get().map(|text| view! {
                                 <p class="caption-broken" role="status" data-testid="caption-broken">
-                                    {lines.join(" ")}
+                                    {text}
+                                    " "
+                                    <button type="button" class="caption-restore" data-testid="caption-restore"
+                                        on:click=move |_| load(p)>"Restore the preset"</button>
                                 </p>
                             })}
                             {folds.then(|| view! {

@@ -22,8 +22,8 @@ mod whatif;
 
 pub use explain::{explain, Explanation, NO_CELL};
 pub use guide::{
-    bias_1_note, edit_note, go_to_stage, matrix_help, setting_help, Setting, CHANGED_BY_EDIT,
-    START_HERE,
+    bias_1_note, edit_note, go_to_stage, matrix_help, setting_help, Setting, BUILD_A_HEAD,
+    BUILD_A_HEAD_TITLE, CHANGED_BY_EDIT, START_HERE,
 };
 pub use handout::{
     configuration, configuration_warning, handout_stage_note, handout_title, head_heading,
@@ -35,7 +35,7 @@ pub use matrices::{
     row_label, rows_are_keys, token, token_label, token_labels,
 };
 pub use number::{format_value, rounded, subscript};
-pub use presets::{claim_broken_text, claim_text};
+pub use presets::{claim_broken_text, claim_text, other_sentence_text};
 pub use quiz::{
     cell_prompt, cross_mask_prompt, feedback, mask_prompt, no_scale_note, not_a_number,
     picked_text, quoted, result_line, revealed, seq_len_mistake, split_prompt, tally_text,

@@ -29,9 +29,33 @@ pub fn claim_text(
 }
 
 /// What a preset's caption says once an edit has broken one of its claims; `found` is the
-/// claim with what the numbers show now.
-pub fn claim_broken_text(found: &str) -> String {
-    format!("Your edits changed what this caption describes: {found}.")
+/// first claim with what the numbers show now, `more` how many others broke too.
+pub fn claim_broken_text(found: &str, more: usize) -> String {
+    let others = match more {
+        0 => String::new(),
+        1 => " One more of its claims no longer holds either.".to_string(),
+        n => format!(" {n} more of its claims no longer hold either."),
+    };
+    format!("Your edits changed what this caption describes: {found}.{others}")
+}
+
+/// What a preset's caption says once the learner's own sentence (or source) replaced the
+/// preset's: said once, with how to get the preset back, and for the previous-token head, how
+/// to keep it working on any sentence.
+pub fn other_sentence_text(key: &str, sentence: &str, source: Option<&str>) -> String {
+    let words = match source {
+        Some(source) => format!("“{sentence}” attending to “{source}”"),
+        None => format!("“{sentence}”"),
+    };
+    let mut text = format!(
+        "This caption describes the preset's own sentence, {words}. Its numbers were made for          those words, so with yours it no longer holds. Choose the preset again to restore it."
+    );
+    if key == "previous-token" {
+        text.push_str(
+            " To see the same head on your own sentence, click Zero on the Embeddings tab, so              that only the positions are left, and keep the sentence to 7 tokens or fewer.",
+        );
+    }
+    text
 }
 
 #[cfg(test)]

@@ -146,3 +146,24 @@ test("the printed worked example is a page a stage, without pointer hints", asyn
   const pages = (pdf.toString("latin1").match(/\/Type\s*\/Page[^s]/g) ?? []).length;
   expect(pages, "one page for each of the 10 stages").toBe(10);
 });
+
+test("a preset broken by the learner's own sentence says so once, and Restore brings it back", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("preset").selectOption("previous-token");
+  await expect(page.getByTestId("caption-broken")).toHaveCount(0);
+  await page.getByTestId("sentence-input").fill("my own words here");
+  const broken = page.getByTestId("caption-broken");
+  await expect(broken).toHaveCount(1);
+  await expect(broken).toContainText("Choose the preset again to restore it");
+  await expect(broken).toContainText("click Zero on the Embeddings tab");
+  await expect(broken).not.toContainText("token 7");
+  expect(((await broken.textContent()) ?? "").match(/no longer/g)?.length, "said once").toBe(1);
+  await page.getByTestId("caption-restore").click();
+  await expect(page.getByTestId("caption-broken")).toHaveCount(0);
+  await expect(app.tokens.first()).toHaveText("each");
+  // The editors say how to build such a head by hand.
+  await page.getByTestId("editor-tab-w_q").click();
+  const recipe = page.getByTestId("recipe-w_q");
+  await recipe.locator("summary").click();
+  await expect(recipe).toContainText("4·cos 1 ≈ 2.16");
+});

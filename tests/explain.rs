@@ -555,7 +555,9 @@ fn softmax_cells_show_one_term_per_token_and_masked_terms_as_zero() {
             // exp(z_ij − max) / (one exp per token) = numbers / (one number per token) = …
             let calls = steps[0].split_once(" / ").unwrap().1;
             assert_eq!(calls.matches("exp(").count(), n, "{}", e.expansion);
-            let numbers = steps[1].split_once(" / (").unwrap().1.trim_end_matches(')');
+            // A total that is not the sum of the rounded terms follows them with ` ≈ `.
+            let numbers = steps[1].split(" ≈ ").next().unwrap();
+            let numbers = numbers.split_once(" / (").unwrap().1.trim_end_matches(')');
             assert_eq!(numbers.split(" + ").count(), n, "{}", e.expansion);
             let masked = if trace.config.causal { n - 1 - i } else { 0 };
             assert_eq!(calls.matches("exp(−∞)").count(), masked, "{}", e.expansion);
@@ -588,13 +590,13 @@ fn the_scale_explanation_names_the_divisor_and_the_mode() {
     let s = format_value(trace.heads[0].scores[(0, 1)], 2);
     assert_eq!(
         e.expansion,
-        format!("{s} / √2 = {s} / 1.414 = {}", e.value_text)
+        format!("{s} / √2 ≈ {s} / 1.414 = {}", e.value_text)
     );
 
     let [by_length, unscaled, _] = <[Trace; 3]>::try_from(variant_traces()).unwrap();
     let e = cell(&by_length, head(1, HeadMatrix::Scaled), 2, 0);
     assert_eq!(e.formula, "Z₂[i, j] = S₂[i, j] / √seq_len");
-    assert!(e.expansion.contains(" / √3 = "), "{}", e.expansion);
+    assert!(e.expansion.contains(" / √3 ≈ "), "{}", e.expansion);
     assert!(e.expansion.contains(" / 1.732 = "), "{}", e.expansion);
     assert!(e.note.as_deref().unwrap().contains("common mistake"));
 
@@ -634,7 +636,7 @@ fn a_tiny_score_scale_and_softmax_match_the_hand_computation() {
 
     // −1.25 / √2 = −0.8839
     let z = cell(&trace, head(0, HeadMatrix::Scaled), 0, 1);
-    assert_eq!(z.expansion, "−1.25 / √2 = −1.25 / 1.414 = −0.88");
+    assert_eq!(z.expansion, "−1.25 / √2 ≈ −1.25 / 1.414 = −0.88");
 
     // Row cats: z = (1.25, −1.25) / √2 = (0.8839, −0.8839), max 0.8839;
     // exp(−1.7678) = 0.1707, so a = 0.1707 / (1 + 0.1707) = 0.1458.
@@ -878,7 +880,7 @@ fn a_cross_attention_scale_cell_divides_by_the_root_of_the_sources_length() {
     let trace = cross_trace();
     let e = cell(&trace, head(0, HeadMatrix::Scaled), 1, 2);
     assert_eq!(e.formula, "Z₁[i, j] = S₁[i, j] / √src_len");
-    assert!(e.expansion.contains(" / √5 = "), "{}", e.expansion);
+    assert!(e.expansion.contains(" / √5 ≈ "), "{}", e.expansion);
     assert!(e.expansion.contains(" / 2.236 = "), "{}", e.expansion);
     let note = e.note.as_deref().unwrap();
     assert!(note.contains("src_len = 5"), "{note}");
@@ -909,4 +911,213 @@ fn a_one_head_concat_cell_is_head_ones_context_without_a_head_h() {
     let e = cell(&trace, MatrixId::Concat, 0, 5);
     assert_eq!(e.formula, "C[i, c] = C₁[i, c]");
     assert!(e.note.as_deref().unwrap().contains("With one head"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a lecturer checked: words that hold for every setting.
+
+/// “the cat saw the dog” with the mask and the positions as asked.
+fn the_cat_saw_the_dog(causal: bool, positional: bool) -> Trace {
+    trace_of(
+        "the cat saw the dog",
+        Config {
+            causal,
+            positional_encoding: positional,
+            ..Config::default()
+        },
+    )
+}
+
+/// “the cat the” attending to “le chat le chien”, with or without positions.
+fn repeated_cross(positional: bool) -> Trace {
+    let config = Config {
+        positional_encoding: positional,
+        ..Config::default()
+    };
+    let mut inputs = Inputs::from_sentence(
+        "the cat the",
+        config,
+        Weights::new(Init::Default, config.d_model),
+    )
+    .expect("valid inputs");
+    inputs.source = Some(Source::from_sentence("le chat le chien", 4).expect("a source"));
+    forward(&inputs).expect("the forward pass runs")
+}
+
+/// Whether rows `a` and `b` of `m` differ.
+fn rows_differ(m: &Matrix, a: usize, b: usize) -> bool {
+    (m.row(a) - m.row(b)).norm() > 1e-9
+}
+
+#[test]
+fn a_repeated_word_is_told_apart_only_by_the_switches_that_do_tell_it_apart() {
+    let mut traces = Vec::new();
+    for causal in [false, true] {
+        for positional in [false, true] {
+            traces.push((
+                the_cat_saw_the_dog(causal, positional),
+                MatrixId::Embeddings,
+                3,
+            ));
+        }
+    }
+    for positional in [false, true] {
+        traces.push((repeated_cross(positional), MatrixId::Embeddings, 2));
+        traces.push((repeated_cross(positional), MatrixId::SourceEmbeddings, 2));
+    }
+    for (trace, id, again) in &traces {
+        let (causal, positional) = (trace.config.causal, trace.config.positional_encoding);
+        let note = cell(trace, *id, 0, 0).note.unwrap_or_default();
+        let at = format!("{id:?}, causal {causal}, positions {positional}: {note}");
+        assert!(note.contains("occurs 2 times"), "{at}");
+        // What the learner can check on screen: the rows after attention.
+        let result = if *id == MatrixId::SourceEmbeddings {
+            &trace.k
+        } else {
+            &trace.output
+        };
+        let differ = rows_differ(result, 0, *again);
+        if note.contains("nothing tells them apart") {
+            assert!(!differ, "{at}");
+        }
+        if differ && !positional {
+            assert!(note.contains("under the causal mask"), "{at}");
+        }
+        if note.contains("causal mask") && !note.contains("no causal mask") {
+            assert!(causal && trace.source.is_none(), "{at}");
+        }
+        assert_eq!(
+            note.contains("only the positional encoding"),
+            positional,
+            "{at}"
+        );
+        assert!(!note.contains("when it is on"), "{at}");
+    }
+    // The case the lecturer ran: the mask alone tells the two “the” apart.
+    let trace = the_cat_saw_the_dog(true, false);
+    assert!(rows_differ(&trace.output, 0, 3));
+    assert!(!rows_differ(&trace.x, 0, 3));
+}
+
+#[test]
+fn a_softmax_total_that_is_not_the_sum_of_its_shown_terms_is_written_approximately_and_explained() {
+    // Row “dog” of head 2: the exponentials shown, 0.04 + 1.00 + 0.00 + 0.00 + 0.05, add to
+    // 1.09, while their exact total is 1.08; 1.00 / 1.09 = 0.917, the weight shown.
+    let trace = the_cat_saw_the_dog(true, true);
+    let e = cell(&trace, head(1, HeadMatrix::Weights), 4, 1);
+    assert!(
+        e.expansion
+            .ends_with("= 1.00 / (0.04 + 1.00 + 0.00 + 0.00 + 0.05) ≈ 1.00 / 1.08 = 0.92"),
+        "{}",
+        e.expansion
+    );
+    let note = e.note.as_deref().unwrap();
+    assert!(
+        note.contains("The exponentials shown add to 1.09, not 1.08, because each was rounded"),
+        "{note}"
+    );
+    assert!(!note.contains("≈ 0.93"), "{note}");
+}
+
+#[test]
+fn a_root_that_is_not_whole_is_written_approximately_and_a_whole_root_exactly() {
+    let by = |sentence: &str, d_model: usize, scale: ScaleMode| {
+        let trace = trace_of(
+            sentence,
+            Config {
+                d_model,
+                n_heads: 2,
+                scale,
+                ..Config::default()
+            },
+        );
+        cell(&trace, head(0, HeadMatrix::Scaled), 0, 1).expansion
+    };
+    let d_k_2 = by("I am hungry", 4, ScaleMode::SqrtHeadDim);
+    assert!(
+        d_k_2.contains(" / √2 ≈ ") && d_k_2.contains(" / 1.414 = "),
+        "{d_k_2}"
+    );
+    let d_k_4 = by("I am hungry", 8, ScaleMode::SqrtHeadDim);
+    assert!(
+        d_k_4.contains(" / √4 = ") && d_k_4.contains(" / 2 = "),
+        "{d_k_4}"
+    );
+    let seq_len_3 = by("I am hungry", 4, ScaleMode::SqrtSeqLen);
+    assert!(seq_len_3.contains(" / √3 ≈ "), "{seq_len_3}");
+    let seq_len_4 = by("I am very hungry", 4, ScaleMode::SqrtSeqLen);
+    assert!(seq_len_4.contains(" / √4 = "), "{seq_len_4}");
+    let src_len_5 = cell(&cross_trace(), head(0, HeadMatrix::Scaled), 0, 1).expansion;
+    assert!(
+        src_len_5.contains(" / √5 ≈ ") && src_len_5.contains(" / 2.236 = "),
+        "{src_len_5}"
+    );
+}
+
+#[test]
+fn with_one_token_the_mask_cell_says_the_mask_hides_nothing() {
+    for causal in [true, false] {
+        let trace = trace_of(
+            "hello",
+            Config {
+                causal,
+                ..Config::default()
+            },
+        );
+        let note = cell(&trace, head(0, HeadMatrix::Masked), 0, 0)
+            .note
+            .unwrap();
+        assert!(
+            note.contains("With one token there is nothing above the diagonal"),
+            "{note}"
+        );
+        assert!(!note.contains("later ones"), "{note}");
+    }
+    // Two tokens still have a cell above the diagonal.
+    let note = cell(&causal_trace(), head(0, HeadMatrix::Masked), 0, 1)
+        .note
+        .unwrap();
+    assert!(!note.contains("With one token"), "{note}");
+}
+
+#[test]
+fn a_one_column_head_says_its_column_comes_from_it_and_wider_heads_say_theirs_come() {
+    let narrow = trace_of(
+        "I am hungry",
+        Config {
+            d_model: 8,
+            n_heads: 8,
+            ..Config::default()
+        },
+    );
+    let note = cell(&narrow, MatrixId::Concat, 0, 2).note.unwrap();
+    assert!(
+        note.starts_with("Column d3 of C comes from head 3;"),
+        "{note}"
+    );
+    let note = cell(&default_trace(), MatrixId::Concat, 0, 2).note.unwrap();
+    assert!(
+        note.starts_with("Columns d3–d4 of C come from head 2;"),
+        "{note}"
+    );
+}
+
+#[test]
+fn a_repeated_word_given_two_vectors_by_a_scenario_is_not_said_to_share_one() {
+    let inputs = Inputs {
+        tokens: vec!["a".to_string(), "b".to_string(), "a".to_string()],
+        embeddings: Matrix::from_row_slice(3, 2, &[1.0, 0.0, 0.0, 1.0, 0.5, 0.5]),
+        weights: Weights::new(Init::Identity, 2),
+        config: Config {
+            d_model: 2,
+            n_heads: 1,
+            ..Config::default()
+        },
+        source: None,
+        block: None,
+    };
+    let trace = forward(&inputs).expect("the fixture runs");
+    let note = cell(&trace, MatrixId::Embeddings, 2, 0).note.unwrap();
+    assert!(!note.contains("this same vector"), "{note}");
+    assert!(note.contains("given different vectors"), "{note}");
 }

@@ -373,7 +373,10 @@ fn the_translation_preset_aligns_each_word_with_its_translation_across_the_reord
 fn a_preset_caption_holds_until_its_numbers_or_its_sentence_change() {
     use attention_lens::presets::CaptionState;
     let p = preset("previous-token");
-    assert_eq!(p.caption_state(&trace("previous-token")), CaptionState::Holds);
+    assert_eq!(
+        p.caption_state(&trace("previous-token")),
+        CaptionState::Holds
+    );
 
     // The learner's own sentence: said once, without checking rows of words that are not there.
     let mut own = p.scenario();
@@ -382,8 +385,12 @@ fn a_preset_caption_holds_until_its_numbers_or_its_sentence_change() {
     let t = forward(&own.to_inputs().unwrap()).unwrap();
     assert_eq!(p.caption_state(&t), CaptionState::OtherSentence);
     let text = attention_lens::words::other_sentence_text(p.key, &p.scenario().sentence, None);
-    assert!(text.contains("“each word looks at the one before”"), "{text}");
-    assert!(text.contains("Choose the preset again"), "{text}");
+    assert!(
+        text.contains("“each word looks at the one before”"),
+        "{text}"
+    );
+    assert!(text.contains("Press Restore the preset"), "{text}");
+    assert!(!text.contains("  "), "no runs of spaces: {text}");
     assert!(!text.contains("token 7"), "{text}");
 
     // Edited numbers: the first broken claim, and how many more.

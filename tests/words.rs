@@ -178,6 +178,8 @@ fn by_hand(e: &Explanation) -> Option<f64> {
     }
     let parts: Vec<&str> = e.expansion.split(" = ").collect();
     let arithmetic = parts.get(parts.len().checked_sub(2)?)?;
+    // `√2 ≈ 1.414` or a total `≈ 1.08`: the arithmetic is what follows the last `≈`.
+    let arithmetic = arithmetic.rsplit(" ≈ ").next()?;
     if let Some(rest) = arithmetic.strip_prefix('(') {
         // LayerNorm: (x − μ) / √(σ² + ε) · γ + β
         let (x, rest) = rest.split_once(" − ")?;
@@ -436,8 +438,10 @@ fn every_scaled_score_names_the_divisor_the_maths_used() {
                 } else {
                     format_value(d, 3)
                 };
+                // A root that is not whole is only approximately the number written.
+                let relation = if d.fract() == 0.0 { "=" } else { "≈" };
                 assert!(
-                    e.expansion.contains(&format!(" / √{n} = ")),
+                    e.expansion.contains(&format!(" / √{n} {relation} ")),
                     "{}",
                     e.expansion
                 );
@@ -717,4 +721,173 @@ fn the_cross_attention_titles_name_the_queries_and_the_source_without_an_arrow()
             sheet.lines().next().unwrap()
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Totals as shown.
+
+/// Every cell of head matrix `m` in every head of `trace`.
+fn head_cells(trace: &Trace, m: HeadMatrix) -> Vec<Explanation> {
+    let (rows, cols) = (trace.seq_len(), trace.n_keys());
+    let cols = if m == HeadMatrix::Context {
+        trace.head_dim()
+    } else {
+        cols
+    };
+    (0..trace.config.n_heads)
+        .flat_map(|h| (0..rows).flat_map(move |r| (0..cols).map(move |c| (h, r, c))))
+        .map(|(h, r, c)| cell(trace, MatrixId::Head(h, m), r, c))
+        .collect()
+}
+
+/// The numbers of `a + b + …`, each read as written.
+fn terms(text: &str) -> Vec<f64> {
+    text.split(" + ").map(parse).collect()
+}
+
+#[test]
+fn every_softmax_line_whose_shown_exponentials_miss_the_total_says_so() {
+    let mut missed = 0;
+    for trace in scenarios() {
+        for e in head_cells(&trace, HeadMatrix::Weights) {
+            if e.expansion.contains("more terms") || !e.value.is_finite() {
+                continue;
+            }
+            let note = e.note.as_deref().unwrap_or("");
+            // exp(…) / (exp(…) + …) = n / (a + b + …) [= or ≈] n / total = weight
+            let Some((_, rest)) = e.expansion.split_once(") = ") else {
+                continue;
+            };
+            let Some((shown, rest)) = rest.split_once(" / (") else {
+                continue;
+            };
+            let (sum, rest) = rest.split_once(") ").unwrap();
+            let (relation, rest) = rest.split_once(' ').unwrap();
+            let total = rest
+                .split(" / ")
+                .nth(1)
+                .unwrap()
+                .split(" = ")
+                .next()
+                .unwrap();
+            let added = format_value(terms(sum).iter().sum(), 2);
+            if added == total {
+                assert_eq!(relation, "=", "{}", e.expansion);
+                continue;
+            }
+            missed += 1;
+            assert_eq!(relation, "≈", "{}", e.expansion);
+            assert!(
+                note.contains(&format!(
+                    "The exponentials shown add to {added}, not {total}, because each was rounded"
+                )),
+                "{} | {note}",
+                e.expansion
+            );
+            // The check is redone from the terms as shown, and says so only when they miss.
+            let redone = format_value(parse(shown) / parse(&added), 2);
+            assert_eq!(
+                redone != e.value_text,
+                note.contains("Redone with the rounded numbers"),
+                "{} | {note}",
+                e.expansion
+            );
+        }
+    }
+    assert!(missed > 0, "no softmax total missed its shown terms");
+}
+
+#[test]
+fn every_weighted_sum_whose_shown_weights_miss_1_says_so() {
+    let mut missed = 0;
+    for trace in scenarios() {
+        for e in head_cells(&trace, HeadMatrix::Context) {
+            if e.expansion.contains("more terms") {
+                continue;
+            }
+            let note = e.note.as_deref().unwrap_or("");
+            // A·[q, :] · V[:, c] = w × v + w × v + … = result
+            let sum = e.expansion.split(" = ").nth(1).unwrap();
+            let weights: f64 = sum
+                .split(" + ")
+                .map(|t| parse(t.split(" × ").next().unwrap()))
+                .sum();
+            let added = format_value(weights, 2);
+            if added == "1.00" {
+                assert!(!note.contains("the weights shown add to"), "{note}");
+            } else {
+                missed += 1;
+                assert!(
+                    note.contains(&format!(
+                        "which sum to 1 (the weights shown add to {added} because each was rounded)"
+                    )),
+                    "{} | {note}",
+                    e.expansion
+                );
+            }
+        }
+    }
+    assert!(missed > 0, "no row of shown weights missed 1");
+}
+
+#[test]
+fn every_layer_norm_whose_row_as_shown_gives_another_mean_or_variance_says_so() {
+    let mut missed = 0;
+    for trace in scenarios() {
+        let Some(block) = trace.block.as_ref() else {
+            continue;
+        };
+        let norms = [
+            (
+                MatrixId::Block(BlockMatrix::Norm1),
+                match block.norm {
+                    Norm::Post => &block.sum_1,
+                    Norm::Pre => &trace.x,
+                },
+            ),
+            (MatrixId::Block(BlockMatrix::Norm2), block.norm_2_input()),
+        ];
+        for (id, input) in norms {
+            for i in 0..input.nrows() {
+                let e = cell(&trace, id, i, 0);
+                let note = e.note.as_deref().unwrap_or("");
+                let row: Vec<f64> = input
+                    .row(i)
+                    .iter()
+                    .map(|v| format_value(*v, 2).replace('−', "-").parse().unwrap())
+                    .collect();
+                let n = row.len() as f64;
+                let mean = row.iter().sum::<f64>() / n;
+                let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+                let exact = input.row(i).mean();
+                let exact_var = input.row(i).variance();
+                // μᵢ and σᵢ² are written with two decimals, as the steps and heatmaps write them.
+                let mean_differs = format_value(mean, 2) != format_value(exact, 2);
+                let var_differs = format_value(var, 2) != format_value(exact_var, 2);
+                if mean_differs {
+                    assert!(
+                        note.contains(&format!("the mean comes to ≈ {}", format_value(mean, 2))),
+                        "{note}"
+                    );
+                }
+                if var_differs {
+                    assert!(
+                        note.contains(&format!("variance to ≈ {}", format_value(var, 2)))
+                            || note
+                                .contains(&format!("variance comes to ≈ {}", format_value(var, 2))),
+                        "{note}"
+                    );
+                }
+                if mean_differs || var_differs {
+                    missed += 1;
+                } else {
+                    assert!(!note.contains("Redone from row"), "{note}");
+                }
+            }
+        }
+    }
+    assert!(
+        missed > 0,
+        "no LayerNorm row as shown missed its mean or variance"
+    );
 }

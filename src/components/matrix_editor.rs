@@ -496,12 +496,6 @@ pub fn MatrixEditor(
     view! {
         <div class="editor" data-testid=format!("editor-{key}")>
             <p class="help">{note} " Drag a cell sideways to scrub it; Alt+↑/↓ nudges by 0.1 (with Shift 0.01)."</p>
-            {matches!(target, EditTarget::Weight(WeightName::Q | WeightName::K)).then(|| view! {
-                <details class="recipe" data-testid=format!("recipe-{key}")>
-                    <summary>{BUILD_A_HEAD_TITLE}</summary>
-                    <p>{BUILD_A_HEAD}</p>
-                </details>
-            })}
             <div class="editor-scroll">{grid}</div>
             <p class="error" role="alert" id=format!("editor-error-{key}") data-testid=format!("editor-error-{key}")>
                 {move || errors.with(|e| e.first().map(|((r, c), msg)| {
@@ -529,6 +523,13 @@ pub fn MatrixEditor(
                         } />
                 </span>
             </div>
+            // After the grid and its fills, so Tab goes from the tab straight to the cells.
+            {matches!(target, EditTarget::Weight(WeightName::Q | WeightName::K)).then(|| view! {
+                <details class="recipe" data-testid=format!("recipe-{key}")>
+                    <summary data-testid=format!("recipe-summary-{key}")>{BUILD_A_HEAD_TITLE}</summary>
+                    <p>{BUILD_A_HEAD}</p>
+                </details>
+            })}
         </div>
     }
 }

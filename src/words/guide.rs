@@ -262,18 +262,33 @@ pub fn matrix_help(matrix: MatrixId, w: Wiring) -> String {
 pub const BUILD_A_HEAD_TITLE: &str = "Build a previous-token head by hand";
 
 /// The recipe, in the steps a learner takes in the editors.
-pub const BUILD_A_HEAD: &str = "Switch on positional encoding and the causal mask, and choose 1 \
-head. On the Embeddings tab click Zero: each row of X is then its position alone, with d1 = \
-sin p and d2 = cos p, a point that moves one radian round a circle from one token to the next. \
-On W_k click Zero, then type 4 in cells (d1, d1) and (d2, d2): each key keeps its point, four \
-times longer. On W_q click Zero, then type 2.16 and 3.37 in row d1 and −3.37 and 2.16 in row d2 \
-(4·cos 1 ≈ 2.16 and 4·sin 1 ≈ 3.37): each query's point turns back one radian, onto the \
-previous token's. With up to 7 tokens, every token from the second on then puts most of its \
-weight on the one before it. The Previous-token preset holds these numbers.";
+pub const BUILD_A_HEAD: &str = "Start from self-attention (Attend to another sentence off, the \
+block off or post-norm), ÷√d_k, T = 1, d_model 4 and 1 head, and switch on positional encoding \
+and the causal mask. On the Embeddings tab click Zero: each row of X is then its position alone, \
+with d1 = sin p and d2 = cos p (p = 0 for the first token), a point that moves one radian round \
+a circle from one token to the next. On W_k click Zero, then type 4 in cells (d1, d1) and (d2, \
+d2): each key keeps its point, four times longer. On W_q click Zero, then type 2.16 and 3.37 in \
+row d1 and −3.37 and 2.16 in row d2 (4·cos 1 ≈ 2.16 and 4·sin 1 ≈ 3.37): each query's point \
+turns back one radian, onto the previous token's. With up to 7 tokens, every token from the \
+second on then puts most of its weight on the one before it. The Previous-token preset holds these numbers.";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_recipe_states_the_settings_it_needs_and_where_positions_start() {
+        for needed in [
+            "Attend to another sentence off",
+            "post-norm",
+            "÷√d_k",
+            "T = 1",
+            "p = 0",
+        ] {
+            assert!(BUILD_A_HEAD.contains(needed), "{needed}");
+        }
+        assert!(!BUILD_A_HEAD.contains("  "));
+    }
 
     #[test]
     fn the_note_names_the_first_stage_and_its_title() {

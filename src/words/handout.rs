@@ -2,6 +2,7 @@
 //! and a description per matrix. The document's layout (headings, lists, tables) is
 //! `crate::formats::report`'s; numbers here have the `decimals` it asks for.
 
+use super::explain::ONE_TOKEN_MASK;
 use super::matrices::{dim, label};
 use super::number::format_value;
 use super::settings::word_order_after_switch;
@@ -314,6 +315,9 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
             "The causal mask belongs to self-attention and is off: the keys are the source \
              sentence, known in full, so Mₕ equals Zₕ. {QUERY_KEY_NOTE}"
         ),
+        Stage::Mask if c.causal && trace.seq_len() == 1 => {
+            format!("The mask is on. {ONE_TOKEN_MASK} {QUERY_KEY_NOTE}")
+        }
         Stage::Mask if c.causal => format!(
             "The mask is on: entries above the diagonal, where the key comes after the query, \
              are −∞. {QUERY_KEY_NOTE}"

@@ -48,11 +48,14 @@ pub fn other_sentence_text(key: &str, sentence: &str, source: Option<&str>) -> S
         None => format!("“{sentence}”"),
     };
     let mut text = format!(
-        "This caption describes the preset's own sentence, {words}. Its numbers were made for          those words, so with yours it no longer holds. Choose the preset again to restore it."
+        "This caption describes the preset's own sentence, {words}. Its numbers were made for \
+         those words, so with yours it may no longer hold. Press Restore the preset to get it \
+         back."
     );
     if key == "previous-token" {
         text.push_str(
-            " To see the same head on your own sentence, click Zero on the Embeddings tab, so              that only the positions are left, and keep the sentence to 7 tokens or fewer.",
+            " To see the same head on your own sentence, click Zero on the Embeddings tab, so \
+             that only the positions are left, and keep the sentence to 7 tokens or fewer.",
         );
     }
     text

@@ -154,10 +154,11 @@ test("a preset broken by the learner's own sentence says so once, and Restore br
   await page.getByTestId("sentence-input").fill("my own words here");
   const broken = page.getByTestId("caption-broken");
   await expect(broken).toHaveCount(1);
-  await expect(broken).toContainText("Choose the preset again to restore it");
+  await expect(broken).toContainText("Press Restore the preset to get it back");
   await expect(broken).toContainText("click Zero on the Embeddings tab");
   await expect(broken).not.toContainText("token 7");
   expect(((await broken.textContent()) ?? "").match(/no longer/g)?.length, "said once").toBe(1);
+  expect(await broken.textContent()).not.toMatch(/ {2}/);
   await page.getByTestId("caption-restore").click();
   await expect(page.getByTestId("caption-broken")).toHaveCount(0);
   await expect(app.tokens.first()).toHaveText("each");

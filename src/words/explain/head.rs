@@ -2,7 +2,7 @@
 //! the weighted sum.
 
 use super::terms::{after_op, dot, hidden_terms_note, join_terms, num, rounded, rounding_note};
-use super::Text;
+use super::{Text, ONE_TOKEN_MASK, ONE_TOKEN_NO_MASK};
 use crate::attention::{CellWork, Computation, HeadMatrix, MatrixId, ScaleMode, Trace};
 use crate::words::matrices::{cell_name, col_label, key_token, token};
 use crate::words::number::{format_value, subscript};
@@ -68,11 +68,27 @@ pub(super) fn text(
             let (sum, mut notes) = dot(terms, work.value);
             let query = token(trace, i);
             let column = col_label(trace, work.matrix, j);
+            // The weights as shown may miss 1 by their rounding; a learner adding them would see.
+            let shown: f64 = terms.iter().map(|(a, _)| rounded(*a)).sum();
+            let fully_masked = trace
+                .heads
+                .get(h)
+                .is_some_and(|head| head.fully_masked_rows.contains(&i));
+            let adds = if fully_masked {
+                "which are all 0: every key of this row is masked".to_string()
+            } else if hidden_terms_note(terms.len()).is_none() && num(shown) != num(1.0) {
+                format!(
+                    "which sum to 1 (the weights shown add to {} because each was rounded)",
+                    num(shown)
+                )
+            } else {
+                "which sum to 1".to_string()
+            };
             notes.insert(
                 0,
                 format!(
                     "A weighted average of the value column {column}, with the attention weights \
-                     of row “{query}”, which sum to 1."
+                     of row “{query}”, {adds}."
                 ),
             );
             Text {
@@ -134,10 +150,11 @@ fn scale(
     let shown = format_value(divisor, DIVISOR_DECIMALS);
     let by_hand = rounded(score) / shown.parse::<f64>().unwrap_or(divisor);
     rounding_note(&mut notes, by_hand, work.value);
+    // A root that is not whole is written rounded, so it is only approximately the divisor.
     let steps = if divisor.fract() == 0.0 {
         format!("{} / √{root_of} = {} / {divisor}", num(score), num(score))
     } else {
-        format!("{} / √{root_of} = {} / {shown}", num(score), num(score))
+        format!("{} / √{root_of} ≈ {} / {shown}", num(score), num(score))
     };
     if divisor == 1.0 {
         notes.push(format!(
@@ -177,18 +194,24 @@ fn mask(
             ],
         };
     }
+    let one_token = trace.seq_len() == 1;
     if !causal {
+        let note = if one_token {
+            ONE_TOKEN_NO_MASK
+        } else {
+            "The causal mask is off: every token may look at every token, later ones included."
+        };
         return Text {
             formula: format!("M{s}[i, j] = Z{s}[i, j]"),
             steps: format!("the causal mask is off, so {name} = {scaled_name}"),
-            notes: vec![
-                "The causal mask is off: every token may look at every token, later ones included."
-                    .to_string(),
-            ],
+            notes: vec![note.to_string()],
         };
     }
     let (qp, kp) = (i + 1, j + 1);
     let mut notes = Vec::new();
+    if one_token {
+        notes.push(ONE_TOKEN_MASK.to_string());
+    }
     let steps = if hidden {
         notes.push(
             "With the causal mask on, a token may not look at the tokens after it: in the \
@@ -282,12 +305,17 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
         .collect();
     let z = *scores.get(work.col)?;
     let numerator = *exps.get(work.col)?;
+    // What the exponentials add to as shown: a learner adds these, not the exact ones.
+    let shown_total: f64 = exps.iter().map(|e| rounded(*e)).sum();
+    let all_shown = hidden_terms_note(scores.len()).is_none();
+    let total_differs = all_shown && num(shown_total) != num(total);
     let steps = format!(
-        "{} / ({}) = {} / ({}) = {} / {}",
+        "{} / ({}) = {} / ({}) {} {} / {}",
         call(z),
         join_terms(&calls),
         evaluated(z, numerator),
         join_terms(&values),
+        if total_differs { "≈" } else { "=" },
         evaluated(z, numerator),
         num(total)
     );
@@ -307,7 +335,17 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     if let Some(note) = hidden_terms_note(scores.len()) {
         notes.push(note);
     } else {
-        rounding_note(&mut notes, rounded(numerator) / rounded(total), work.value);
+        if total_differs {
+            notes.push(format!(
+                "The exponentials shown add to {}, not {}, because each was rounded: {} is the \
+                 sum of the exact values, and the weight is computed from those.",
+                num(shown_total),
+                num(total),
+                num(total)
+            ));
+        }
+        // Redone as a learner would: the numerator shown over the sum of the terms shown.
+        rounding_note(&mut notes, rounded(numerator) / shown_total, work.value);
     }
     Some(Text {
         formula,

@@ -12,7 +12,7 @@ use super::matrices::{cell_kind, cell_name, col_label, dim, hidden_unit, label, 
 use super::number::format_value;
 use super::settings::word_order_after_switch;
 use crate::attention::{
-    cell_work, Activation, CellWork, Computation, MatrixId, Operand, Trace, Wave,
+    cell_work, row_stats, Activation, CellWork, Computation, Matrix, MatrixId, Operand, Trace, Wave,
 };
 use terms::{
     after_op, capitalised, columns_text, dot, hidden_terms_note, num, rounded, rounding_note,
@@ -21,6 +21,14 @@ use terms::{
 /// What the explanation panel says while no cell is selected.
 pub const NO_CELL: &str = "Click any cell of a heatmap, or focus a heatmap with Tab and use the \
 arrow keys, to see exactly how that number was computed.";
+
+/// What the causal mask does to a sentence of one token, wherever the mask is described.
+pub(crate) const ONE_TOKEN_MASK: &str =
+    "With one token there is nothing above the diagonal: the mask hides nothing.";
+
+/// The mask switched off, for a sentence of one token: switching it on would change nothing.
+pub(crate) const ONE_TOKEN_NO_MASK: &str = "The causal mask is off. With one token there is \
+nothing above the diagonal, so switching it on would hide nothing either.";
 
 /// How one cell was computed, for a learner.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,12 +142,15 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                 "μᵢ = {} and σᵢ² = {} are the mean and the variance (÷ d_model = {}) of row {} \
                  (“{}”) of {src}: each token is normalised on its own, never mixed with the \
                  others.",
-                format_value(*mean, 3),
-                format_value(*var, 3),
+                format_value(*mean, STATS_DECIMALS),
+                format_value(*var, STATS_DECIMALS),
                 trace.config.d_model,
                 i + 1,
                 token(trace, i)
             ));
+            if let Some(note) = row_stats_note(trace, *input, i, (*mean, *var)) {
+                notes.push(note);
+            }
             Text {
                 formula: format!(
                     "{}[i, c] = ({src}[i, c] − μᵢ) / √(σᵢ² + ε) · γ{sub}[c] + β{sub}[c]",
@@ -319,8 +330,13 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                     .to_string(),
                 steps: format!("{name} = {}", cell_name(trace, context, i, *column)),
                 notes: vec![format!(
-                    "{} of C come from head {}; this cell is copied from it unchanged.",
+                    "{} of C {} from head {}; this cell is copied from it unchanged.",
                     capitalised(&columns_text(*head, trace.head_dim())),
+                    if trace.head_dim() == 1 {
+                        "comes"
+                    } else {
+                        "come"
+                    },
                     head + 1
                 )],
             }
@@ -353,16 +369,94 @@ fn embedding(trace: &Trace, source: bool, i: usize, name: String) -> Text {
     )];
     let count = tokens.iter().filter(|t| *t == word).count();
     if count > 1 {
-        notes.push(format!(
-            "“{word}” occurs {count} times, and each occurrence looks up this same vector: only \
-             the positional encoding, when it is on, tells them apart."
-        ));
+        notes.push(repeated_word_note(trace, source, word, count));
     }
     Text {
         formula: formula.to_string(),
         steps: name,
         notes,
     }
+}
+
+/// Decimals of a LayerNorm row's mean and variance in its note: as the steps and the heatmap
+/// show numbers, so the note, the steps and a learner's own sum of the row agree.
+const STATS_DECIMALS: usize = 2;
+
+/// Says what the mean and variance of row `i` of `input` come to from its numbers as the
+/// heatmap shows them, when that is not the exact `(mean, var)` the note gives.
+fn row_stats_note(
+    trace: &Trace,
+    input: MatrixId,
+    i: usize,
+    (mean, var): (f64, f64),
+) -> Option<String> {
+    let m = input.get(trace)?;
+    let shown: Vec<f64> = m.row(i).iter().map(|v| rounded(*v)).collect();
+    let (by_hand_mean, by_hand_var) = row_stats(&Matrix::from_row_slice(1, shown.len(), &shown), 0);
+    let stat = |v: f64| format_value(v, STATS_DECIMALS);
+    let mean_differs = stat(by_hand_mean) != stat(mean);
+    let var_differs = stat(by_hand_var) != stat(var);
+    let found = match (mean_differs, var_differs) {
+        (true, true) => format!(
+            "the mean comes to ≈ {} and the variance to ≈ {}",
+            stat(by_hand_mean),
+            stat(by_hand_var)
+        ),
+        (true, false) => format!("the mean comes to ≈ {}", stat(by_hand_mean)),
+        (false, true) => format!("the variance comes to ≈ {}", stat(by_hand_var)),
+        (false, false) => return None,
+    };
+    Some(format!(
+        "Redone from row {} of {} as the heatmap shows it, {found}: μᵢ and σᵢ² are computed \
+         from the exact values.",
+        i + 1,
+        label(input)
+    ))
+}
+
+/// What tells apart the `count` occurrences of `word` (in the source when `source`): their
+/// positions when the encoding is on, and in self-attention the causal mask when it is on.
+fn repeated_word_note(trace: &Trace, source: bool, word: &str, count: usize) -> String {
+    let (e, x, tokens) = if source {
+        let s = trace.source.as_ref();
+        (s.map(|s| &s.embeddings), "X_src", trace.key_tokens())
+    } else {
+        (Some(&trace.embeddings), "X", trace.tokens.as_slice())
+    };
+    let rows: Vec<usize> = (0..tokens.len()).filter(|&r| tokens[r] == word).collect();
+    // A scenario file may give each row its own vector; the toy embeddings never do.
+    let same_vector = e.is_some_and(|e| rows.iter().all(|&r| e.row(r) == e.row(rows[0])));
+    if !same_vector {
+        return format!(
+            "“{word}” occurs {count} times, but here its occurrences were given different \
+             vectors, so their rows of {} already differ.",
+            if source { "E_src" } else { "E" }
+        );
+    }
+    let positional = trace.config.positional_encoding;
+    // The causal mask never applies to cross-attention, nor to the source's tokens.
+    let masked = trace.config.causal && trace.source.is_none();
+    let apart = match (positional, masked) {
+        (true, false) => format!("only the positional encoding gives them different rows of {x}."),
+        (true, true) => format!(
+            "only the positional encoding gives them different rows of {x}, though under the \
+             causal mask each still sees a different set of tokens: itself and those before it."
+        ),
+        (false, false) if source => format!(
+            "with positional encoding off nothing tells them apart: they get the same row of \
+             {x}, the same keys and values, so each query scores them alike."
+        ),
+        (false, false) => format!(
+            "with positional encoding off and no causal mask nothing tells them apart: their \
+             rows of {x} and of every result after it are the same."
+        ),
+        (false, true) => format!(
+            "with positional encoding off their rows of {x} are the same, but under the causal \
+             mask each sees a different set of tokens, itself and those before it, so their \
+             results can differ."
+        ),
+    };
+    format!("“{word}” occurs {count} times, and each occurrence looks up this same vector: {apart}")
 }
 
 /// A cell of P, or of P_src when `source`: the source's positions restart at its first token.

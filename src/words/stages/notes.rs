@@ -2,6 +2,7 @@
 //! mask, the divisor, the source sentence and the block's norm as they are on screen, with the
 //! trace's own numbers.
 
+use super::super::explain::{ONE_TOKEN_MASK, ONE_TOKEN_NO_MASK};
 use super::super::number::format_value;
 use super::super::settings::{cross_word_order_text, word_order_text};
 use super::explanation::PARAGRAPH_BREAK;
@@ -128,10 +129,12 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             "The causal mask belongs to self-attention, where it hides later tokens of the same sentence. Here the keys are another sentence, which is known in full, so nothing is hidden: every query sees every source token."
                 .to_string(),
         ],
+        Stage::Mask if !c.causal && s == 1 => vec![ONE_TOKEN_NO_MASK.to_string()],
         Stage::Mask if !c.causal => vec![
             "The causal mask is off: nothing is hidden and every token sees every other. Switch it on in Settings to see −∞ above the diagonal."
                 .to_string(),
         ],
+        Stage::Mask if s == 1 => vec![ONE_TOKEN_MASK.to_string()],
         Stage::Mask => vec![
             "Cells above the diagonal (a key that comes after its query) are −∞ and drawn hatched."
                 .to_string(),
@@ -231,7 +234,7 @@ fn scale_note(trace: &Trace) -> Vec<String> {
             root(counted, divisor)
         ));
         if c.scale == ScaleMode::SqrtHeadDim {
-            spread.push_str(" It would come out about 1 only if the queries' and keys' components had mean 0 and variance 1, which these weights need not give.");
+            spread.push_str(" The spread after dividing is expected near 1 if the queries' and keys' components were independent with mean 0 and variance 1; these weights need not give that.");
         }
     }
     vec![first, spread]

@@ -232,7 +232,8 @@ pub fn App() -> impl IntoView {
                         <div class="controls-inputs">
                             <SentenceInput model stage head trace />
                             <Settings model />
-                            <MatrixEditors model />
+                            // Off the first screen: mounted once the first picture is painted.
+                            {move || ui.settled.get().then(|| view! { <MatrixEditors model /> })}
                         </div>
                         // Beside the heatmaps, so it never covers the cell it explains; below
                         // the inputs, which make room for it rather than hide behind it.
@@ -266,7 +267,7 @@ pub fn App() -> impl IntoView {
                     // The lab would show the hidden result's numbers.
                     {move || (!presenting.get() && !embed && !quiz.hidden.get()).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
-                        <WhatIfLab model trace stage />
+                        {move || ui.settled.get().then(|| view! { <WhatIfLab model trace stage /> })}
                     }.into_any())}
                 </main>
             </div>

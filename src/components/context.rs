@@ -67,6 +67,10 @@ pub struct UiContext {
     pub printing: RwSignal<bool>,
     /// Whether the whole worked example is shown as a handout to print, instead of the app.
     pub handout: RwSignal<bool>,
+    /// Whether the first picture has been painted: what is not on the first screen (the
+    /// editors, the what-if lab, the preset menu's entries) mounts only then, so it costs the
+    /// first picture no layout and no compiling of its code.
+    pub settled: RwSignal<bool>,
 }
 
 /// The widest window, in CSS pixels, laid out as one column; the style sheet uses the same.
@@ -164,8 +168,15 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         cross: RwSignal::new(false),
         printing: RwSignal::new(false),
         handout: RwSignal::new(false),
+        settled: RwSignal::new(false),
     };
     follow_printing(ctx.printing);
+    // The mount and the first heatmaps' drawing finish in this task; the first animation frame
+    // paints them, and the task after it mounts the rest.
+    let settled = ctx.settled;
+    request_animation_frame(move || {
+        set_timeout(move || settled.set(true), std::time::Duration::ZERO);
+    });
     provide_context(ctx);
     ctx
 }

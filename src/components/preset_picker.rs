@@ -32,6 +32,7 @@ pub fn PresetPicker(
     trace: Memo<Trace>,
 ) -> impl IntoView {
     let picked = use_context::<SelectionContext>();
+    let ui = super::context::ui_context();
     let loaded = RwSignal::new(None::<&'static presets::Preset>);
     let expanded = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
@@ -82,9 +83,10 @@ pub fn PresetPicker(
             <select id="preset" data-testid="preset" on:change=on_change
                 prop:value=move || loaded.get().map(|p| p.key).unwrap_or("")>
                 <option value="" disabled=true selected=true>"Choose a scenario…"</option>
-                {presets::all().iter().map(|p| view! {
+                // Read from the presets' files once the first picture is painted.
+                {move || ui.settled.get().then(|| presets::all().iter().map(|p| view! {
                     <option value=p.key>{p.title.clone()}</option>
-                }.into_any()).collect_view()}
+                }.into_any()).collect_view())}
             </select>
             <p class="error" role="alert">{move || error.get()}</p>
             {move || loaded.get().map(|p| {

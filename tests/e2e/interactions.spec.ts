@@ -168,3 +168,13 @@ test("a preset broken by the learner's own sentence says so once, and Restore br
   await recipe.locator("summary").click();
   await expect(recipe).toContainText("4·cos 1 ≈ 2.16");
 });
+
+test("'with editors' reads as part of Copy embed code, not on its own", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto();
+  const group = page.getByRole("group", { name: "Embed code" });
+  await expect(group.getByTestId("copy-embed")).toBeVisible();
+  await expect(group.getByTestId("embed-editors")).toBeVisible();
+  const outline = await group.evaluate((el) => getComputedStyle(el).borderTopStyle);
+  expect(outline, "drawn as one control").toBe("solid");
+});

@@ -1,14 +1,8 @@
 // A blog post that pastes the copied embed code: the reader clicks and taps inside the frame, at
 // a wide and a narrow column, and everything answers where the reader is looking.
 import type { BrowserContext, FrameLocator, Locator, Page } from "@playwright/test";
-import { test, expect } from "./fixtures";
+import { test, expect, cellBox, type Box } from "./fixtures";
 
-interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 /** The embed code the app copies for its current state (compact, the default). */
 async function copiedEmbedCode(page: Page, context: BrowserContext, stage: string): Promise<string> {
@@ -34,17 +28,8 @@ async function hostPage(context: BrowserContext, code: string, column: number, v
 
 /** The box of cell (`row`, `col`) of a drawn heatmap canvas in the frame, in host-page pixels. */
 async function cellInHost(frame: Locator, canvas: Locator, row: number, col: number): Promise<Box> {
-  await expect(canvas).toHaveAttribute("data-drawn", "true");
   const offset = (await frame.boundingBox())!;
-  const inner = await canvas.evaluate(
-    (el, [r, c]) => {
-      const [gx, gy, cw, ch] = el.getAttribute("data-grid")!.split(",").map(Number);
-      const rect = el.getBoundingClientRect();
-      const k = rect.width / Number(el.getAttribute("data-width"));
-      return { x: rect.x + (gx + c * cw) * k, y: rect.y + (gy + r * ch) * k, width: cw * k, height: ch * k };
-    },
-    [row, col],
-  );
+  const inner = await cellBox(canvas, row, col);
   return { ...inner, x: inner.x + offset.x, y: inner.y + offset.y };
 }
 

@@ -131,6 +131,50 @@ export function expectMatrixClose(
   });
 }
 
+/** A box in CSS pixels, as getBoundingClientRect gives it. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The box of `locator`'s element. */
+export async function box(locator: Locator): Promise<Box> {
+  return locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+}
+
+/** Asserts that `b` lies inside a window of `viewport`'s size. */
+export function expectInside(b: Box, viewport: { width: number; height: number }, what: string): void {
+  expect(b.width, `${what} has a size`).toBeGreaterThan(0);
+  expect(b.y, `${what}: top inside the window`).toBeGreaterThanOrEqual(0);
+  expect(b.x, `${what}: left inside the window`).toBeGreaterThanOrEqual(0);
+  expect(b.y + b.height, `${what}: bottom inside the window`).toBeLessThanOrEqual(viewport.height + 0.5);
+  expect(b.x + b.width, `${what}: right inside the window`).toBeLessThanOrEqual(viewport.width + 0.5);
+}
+
+/** The CSS-pixel box of cell (`row`, `col`) of a drawn heatmap canvas. */
+export async function cellBox(canvas: Locator, row: number, col: number): Promise<Box> {
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  return canvas.evaluate(
+    (el, [r, c]) => {
+      const [gx, gy, cw, ch] = el.getAttribute("data-grid")!.split(",").map(Number);
+      const rect = el.getBoundingClientRect();
+      const k = rect.width / Number(el.getAttribute("data-width"));
+      return { x: rect.x + (gx + c * cw) * k, y: rect.y + (gy + r * ch) * k, width: cw * k, height: ch * k };
+    },
+    [row, col],
+  );
+}
+
+/** Whether two boxes share any area. */
+export function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
 /** True for URLs that never reach the network, such as an inline favicon. */
 function isLocalOnly(url: URL): boolean {
   return url.protocol === "data:" || url.protocol === "blob:";

@@ -1,33 +1,7 @@
 // Interactions where people really use the app: a student's phone (touch), a lecturer's laptop,
 // paper. Each test taps, clicks or prints as they do and measures what they would see.
-import type { Locator, Page } from "@playwright/test";
-import { test, expect } from "./fixtures";
+import { test, expect, box, expectInside, overlaps } from "./fixtures";
 
-interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-async function box(locator: Locator): Promise<Box> {
-  return locator.evaluate((el) => {
-    const r = el.getBoundingClientRect();
-    return { x: r.x, y: r.y, width: r.width, height: r.height };
-  });
-}
-
-function expectInside(b: Box, viewport: { width: number; height: number }, what: string): void {
-  expect(b.width, `${what} has a size`).toBeGreaterThan(0);
-  expect(b.x, `${what}: left edge on screen`).toBeGreaterThanOrEqual(0);
-  expect(b.y, `${what}: top edge on screen`).toBeGreaterThanOrEqual(0);
-  expect(b.x + b.width, `${what}: right edge on screen`).toBeLessThanOrEqual(viewport.width + 0.5);
-  expect(b.y + b.height, `${what}: bottom edge on screen`).toBeLessThanOrEqual(viewport.height + 0.5);
-}
-
-function overlaps(a: Box, b: Box): boolean {
-  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-}
 
 const PHONES = [
   { width: 360, height: 640 },

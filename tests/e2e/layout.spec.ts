@@ -1,49 +1,10 @@
 // Geometry at the sizes the app is used at: laptops, a projector, a phone. These tests measure
 // boxes, not only presence: what a learner must see has to be inside the window.
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, SCREENSHOT_DIR, STAGES, type AppPage } from "./fixtures";
+import { test, expect, box, cellBox, expectInside, overlaps, SCREENSHOT_DIR, STAGES, type AppPage, type Box } from "./fixtures";
 
 test.describe.configure({ mode: "parallel" });
 
-interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-async function box(locator: Locator): Promise<Box> {
-  return locator.evaluate((el) => {
-    const r = el.getBoundingClientRect();
-    return { x: r.x, y: r.y, width: r.width, height: r.height };
-  });
-}
-
-function expectInside(b: Box, viewport: { width: number; height: number }, what: string): void {
-  expect(b.width, `${what} has a size`).toBeGreaterThan(0);
-  expect(b.y, `${what}: top inside the window`).toBeGreaterThanOrEqual(0);
-  expect(b.x, `${what}: left inside the window`).toBeGreaterThanOrEqual(0);
-  expect(b.y + b.height, `${what}: bottom inside the window`).toBeLessThanOrEqual(viewport.height + 0.5);
-  expect(b.x + b.width, `${what}: right inside the window`).toBeLessThanOrEqual(viewport.width + 0.5);
-}
-
-/** The CSS-pixel box of cell (`row`, `col`) of a drawn heatmap canvas. */
-async function cellBox(canvas: Locator, row: number, col: number): Promise<Box> {
-  await expect(canvas).toHaveAttribute("data-drawn", "true");
-  return canvas.evaluate(
-    (el, [r, c]) => {
-      const [gx, gy, cw, ch] = el.getAttribute("data-grid")!.split(",").map(Number);
-      const rect = el.getBoundingClientRect();
-      const k = rect.width / Number(el.getAttribute("data-width"));
-      return { x: rect.x + (gx + c * cw) * k, y: rect.y + (gy + r * ch) * k, width: cw * k, height: ch * k };
-    },
-    [row, col],
-  );
-}
-
-function overlaps(a: Box, b: Box): boolean {
-  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-}
 
 for (const viewport of [
   { width: 1024, height: 768 },

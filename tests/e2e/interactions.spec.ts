@@ -152,3 +152,23 @@ test("'with editors' reads as part of Copy embed code, not on its own", async ({
   const outline = await group.evaluate((el) => getComputedStyle(el).borderTopStyle);
   expect(outline, "drawn as one control").toBe("solid");
 });
+
+test("the what-if lab's pictures follow an edit made while the lab was out of sight", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await app.goto("./#v=1&stage=scores");
+  const canvas = page.getByTestId("canvas-whatif-shown");
+  await canvas.scrollIntoViewIfNeeded();
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  const pixels = () =>
+    canvas.evaluate((el) => {
+      const cv = el as HTMLCanvasElement;
+      return Array.from(cv.getContext("2d")!.getImageData(0, 0, cv.width, cv.height).data).join(",");
+    });
+  const before = await pixels();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.getByTestId("editor-tab-w_q").click();
+  await page.getByTestId("cell-w_q-0-0").fill("3");
+  await page.getByTestId("cell-w_q-0-0").press("Enter");
+  await canvas.scrollIntoViewIfNeeded();
+  await expect.poll(pixels, { message: "the lab's picture was redrawn with the new numbers" }).not.toBe(before);
+});

@@ -130,7 +130,9 @@ fn fill_cells(context: &CanvasRenderingContext2d, grid: &CellGrid) -> bool {
     let Some(pixels) = PIXELS.with(reuse_canvas) else {
         return false;
     };
-    set_size(&pixels, cols, rows);
+    // Grown, never shrunk: the heatmaps of a stage differ in size, and resizing the scratch
+    // canvas for each of them costs more than the drawing. Only its top-left corner is used.
+    set_size(&pixels, pixels.width().max(cols), pixels.height().max(rows));
     let Some(pixel_context) = context_2d(&pixels) else {
         return false;
     };

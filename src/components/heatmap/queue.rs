@@ -21,11 +21,38 @@ thread_local! {
 /// changed the page, pays for that once per change instead of once per canvas.
 #[cfg(target_arch = "wasm32")]
 pub fn paint_soon(canvas: HtmlCanvasElement, job: impl FnOnce() + 'static) {
+    if offscreen::park(&canvas, &job_box(job)) {
+        return;
+    }
+    queue_job(canvas, None);
+}
+
+/// A job, boxed, shared between the queue and the parking place until one of them runs it.
+#[cfg(target_arch = "wasm32")]
+type Job = std::rc::Rc<std::cell::RefCell<Option<Box<dyn FnOnce()>>>>;
+
+#[cfg(target_arch = "wasm32")]
+fn job_box(job: impl FnOnce() + 'static) -> Job {
+    let boxed: Box<dyn FnOnce()> = Box::new(job);
+    std::rc::Rc::new(std::cell::RefCell::new(Some(boxed)))
+}
+
+/// Queues `canvas`'s job: the one `paint_soon` just parked or not, or `job` when given.
+#[cfg(target_arch = "wasm32")]
+fn queue_job(canvas: HtmlCanvasElement, job: Option<Job>) {
+    let Some(job) = job.or_else(|| offscreen::take(&canvas)) else {
+        return;
+    };
+    let job: Box<dyn FnOnce()> = Box::new(move || {
+        if let Some(run) = job.borrow_mut().take() {
+            run();
+        }
+    });
     let first = WAITING.with(|w| {
         let mut w = w.borrow_mut();
         let first = w.is_empty();
         w.retain(|(c, _)| *c != canvas);
-        w.push((canvas, Box::new(job)));
+        w.push((canvas, job));
         first
     });
     if first {
@@ -39,6 +66,110 @@ pub fn paint_soon(canvas: HtmlCanvasElement, job: impl FnOnce() + 'static) {
             }
             crate::components::perf::heatmaps_drawn();
         });
+    }
+}
+
+/// The what-if lab's heatmaps below the window: while the lab is out of sight, an edit parks
+/// their paint instead of running it, and it runs once the lab comes near the window (an
+/// intersection observer with a margin reports it), so an edit pays only for what can be seen.
+#[cfg(target_arch = "wasm32")]
+mod offscreen {
+    use super::{queue_job, Job};
+    use std::cell::RefCell;
+    use wasm_bindgen::{closure::Closure, JsCast};
+    use web_sys::{HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry};
+
+    /// How far outside the window a canvas still counts as in sight.
+    const MARGIN: &str = "400px";
+
+    #[derive(Default)]
+    struct State {
+        observer: Option<IntersectionObserver>,
+        /// Canvases being watched, and whether each was last reported in sight.
+        watched: Vec<(HtmlCanvasElement, bool)>,
+        /// The latest paint of each canvas out of sight.
+        parked: Vec<(HtmlCanvasElement, Job)>,
+    }
+
+    thread_local! {
+        static STATE: RefCell<State> = RefCell::new(State::default());
+    }
+
+    /// Parks `job` when `canvas` belongs to the lab and was last reported out of sight; returns
+    /// whether it did. A canvas seen for the first time is watched from now on and painted.
+    pub(super) fn park(canvas: &HtmlCanvasElement, job: &Job) -> bool {
+        if canvas.closest(".whatif").ok().flatten().is_none() {
+            STATE.with(|s| s.borrow_mut().parked.push((canvas.clone(), job.clone())));
+            return false;
+        }
+        STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            s.parked.retain(|(c, _)| c != canvas);
+            s.parked.push((canvas.clone(), job.clone()));
+            match s.watched.iter().find(|(c, _)| c == canvas) {
+                Some((_, in_sight)) => !in_sight,
+                None => {
+                    if let Some(observer) = observer(&mut s) {
+                        observer.observe(canvas);
+                    }
+                    s.watched.push((canvas.clone(), true));
+                    false
+                }
+            }
+        })
+    }
+
+    /// The job parked (or just handed over) for `canvas`, taken.
+    pub(super) fn take(canvas: &HtmlCanvasElement) -> Option<Job> {
+        STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            let at = s.parked.iter().rposition(|(c, _)| c == canvas)?;
+            Some(s.parked.remove(at).1)
+        })
+    }
+
+    fn observer(s: &mut State) -> Option<IntersectionObserver> {
+        if s.observer.is_none() {
+            let report = Closure::<dyn Fn(js_sys::Array)>::new(|entries: js_sys::Array| {
+                let mut now_in_sight = Vec::new();
+                STATE.with(|s| {
+                    let mut s = s.borrow_mut();
+                    for entry in entries.iter() {
+                        let Ok(entry) = entry.dyn_into::<IntersectionObserverEntry>() else {
+                            continue;
+                        };
+                        let Ok(canvas) = entry.target().dyn_into::<HtmlCanvasElement>() else {
+                            continue;
+                        };
+                        let seen = entry.is_intersecting();
+                        s.watched.retain(|(c, _)| *c != canvas);
+                        // A canvas that left the page is forgotten, with its parked paint.
+                        if canvas.is_connected() {
+                            s.watched.push((canvas.clone(), seen));
+                        } else {
+                            s.parked.retain(|(c, _)| *c != canvas);
+                            if let Some(observer) = &s.observer {
+                                observer.unobserve(&canvas);
+                            }
+                            continue;
+                        }
+                        if seen {
+                            now_in_sight.push(canvas);
+                        }
+                    }
+                });
+                for canvas in now_in_sight {
+                    queue_job(canvas, None);
+                }
+            });
+            let options = web_sys::IntersectionObserverInit::new();
+            options.set_root_margin(MARGIN);
+            s.observer =
+                IntersectionObserver::new_with_options(report.as_ref().unchecked_ref(), &options)
+                    .ok();
+            report.forget();
+        }
+        s.observer.clone()
     }
 }
 

@@ -9,11 +9,20 @@ use super::{
 use crate::attention::{Block, BlockParam, Init, Matrix, Stage, WeightName};
 use crate::state::{Model, Overrides};
 
+thread_local! {
+    /// The defaults links are written against, made once: the address follows every edit.
+    static DEFAULTS: Model = Model::default();
+}
+
 /// The fragment (without `#`) that restores `state`; parts equal to their defaults are left out.
 pub fn encode(state: &ShareState) -> String {
+    DEFAULTS.with(|defaults| encode_against(state, defaults))
+}
+
+/// [`encode`], leaving out what equals `defaults`.
+fn encode_against(state: &ShareState, defaults: &Model) -> String {
     let model = &state.model;
     let config = model.config;
-    let defaults = Model::default();
     let mut out = format!("v={LINK_VERSION}");
     let mut pair = |key: &str, value: &str| {
         out.push('&');

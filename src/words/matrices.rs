@@ -101,6 +101,17 @@ pub fn rows_are_keys(matrix: MatrixId) -> bool {
     )
 }
 
+/// The columns of head `h`, `head_dim` wide, as the heatmaps label them: `d3–d4`, or `d3` when
+/// the head is one column wide.
+pub fn head_columns(h: usize, head_dim: usize) -> String {
+    let first = h * head_dim;
+    if head_dim == 1 {
+        dim(first)
+    } else {
+        format!("{}–{}", dim(first), dim(first + head_dim - 1))
+    }
+}
+
 /// A dimension as the heatmaps label it, counted from 1: `d3`.
 pub fn dim(index: usize) -> String {
     format!("d{}", index + 1)

@@ -1,8 +1,6 @@
 //! How numbers and head indices are written for people: on heatmaps, in tables, in the cell
 //! arithmetic and in the handout, so the explanations round exactly like the display does.
 
-use super::matrices::dim;
-
 /// A number for display: `decimals` places, a real minus sign, `−∞` for minus infinity, and no
 /// negative zero.
 pub fn format_value(value: f64, decimals: usize) -> String {
@@ -38,17 +36,6 @@ pub fn rounded(value: f64, decimals: usize) -> f64 {
         .parse::<f64>()
         .unwrap_or(value)
         + 0.0
-}
-
-/// The columns of head `h`, `head_dim` wide, as the heatmaps label them: `d3–d4`, or `d3` when
-/// the head is one column wide.
-pub fn head_columns(h: usize, head_dim: usize) -> String {
-    let first = h * head_dim;
-    if head_dim == 1 {
-        dim(first)
-    } else {
-        format!("{}–{}", dim(first), dim(first + head_dim - 1))
-    }
 }
 
 /// `n` in subscript digits, as in `S₁₂`; heads are counted from 1 where people read them.

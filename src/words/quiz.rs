@@ -1,7 +1,7 @@
 //! The quiz's words: each kind of question, the feedback after an answer, the tally and the
 //! one-line result a learner sends a teacher.
 
-use super::number::head_columns;
+use super::matrices::head_columns;
 
 /// The tolerance a numeric answer is read with, in words.
 pub const QUIZ_TOLERANCE: &str = "to two decimals; within ±0.01 counts";

@@ -1,7 +1,8 @@
 //! Sums of products written term by term, numbers as the heatmaps show them, and the notes a sum
 //! needs when it is long or when its rounded terms miss the rounded result.
 
-use crate::words::number::{self, format_value, head_columns};
+use crate::words::matrices::head_columns;
+use crate::words::number::{self, format_value};
 
 /// Decimals of the numbers in an explanation: the same as in heatmap cells.
 const DECIMALS: usize = 2;

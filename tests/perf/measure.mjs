@@ -13,7 +13,9 @@
 //   one the app allows (32 tokens, d_model 16, 8 heads, every head shown), each also with the
 //   transformer block on (the largest then also with d_ff 64 and a 32-token source sentence);
 // - first heatmap: the `al-first-heatmap` mark, counted from navigation start, over N cold loads
-//   (each in a new browser context, so nothing is cached);
+//   (each in a new browser context, so nothing is cached), and again over N/2 (at least 3) loads
+//   through a typical 4G link (9 Mbit/s, 60 ms latency) with the CPU slowed 4×, as a student's
+//   phone opens a blog post;
 // - bundle size: the .wasm, .js and .css of DIR and of the floor app in --floor-dist, each
 //   gzipped at level 9.
 //
@@ -145,12 +147,35 @@ async function waitForFirstHeatmap(page) {
   return page.evaluate(() => performance.getEntriesByName("al-first-heatmap")[0].startTime);
 }
 
-/** Milliseconds from navigation start to the first drawn heatmap, one cold load each. */
-async function firstHeatmapTimes(browser, url, loads, problems) {
+/**
+ * A student's phone reading a blog post: a typical 4G link (9 Mbit/s down, 60 ms latency) and a
+ * CPU 4× slower than this machine's, as Chrome's DevTools emulate them.
+ */
+const PHONE = { latencyMs: 60, downloadBitsPerSecond: 9_000_000, uploadBitsPerSecond: 3_000_000, cpuSlowdown: 4 };
+
+/** Slows `page`'s network and CPU to `PHONE`'s. */
+async function throttle(context, page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: PHONE.latencyMs,
+    downloadThroughput: PHONE.downloadBitsPerSecond / 8,
+    uploadThroughput: PHONE.uploadBitsPerSecond / 8,
+  });
+  await cdp.send("Emulation.setCPUThrottlingRate", { rate: PHONE.cpuSlowdown });
+}
+
+/**
+ * Milliseconds from navigation start to the first drawn heatmap, one cold load each; with
+ * `phone`, through `PHONE`'s network and CPU.
+ */
+async function firstHeatmapTimes(browser, url, loads, problems, phone = false) {
   const times = [];
   for (let i = 0; i < loads; i++) {
     const { context, page } = await openPage(browser, problems);
     try {
+      if (phone) await throttle(context, page);
       await page.goto(url);
       times.push(await waitForFirstHeatmap(page));
     } finally {
@@ -356,6 +381,17 @@ async function main() {
         null,
         `${loads.length} cold loads; fastest ${round(Math.min(...loads), 1)}, ` +
           `slowest ${round(Math.max(...loads), 1)} ms`,
+      ),
+    );
+    const phoneLoads = await firstHeatmapTimes(browser, server.url, Math.max(3, Math.ceil(options.loads / 2)), problems, true);
+    figures.push(
+      figure(
+        "navigation to first heatmap, median, 4G (9 Mbit/s, 60 ms) and a 4× slower CPU",
+        median(phoneLoads),
+        "ms",
+        null,
+        `${phoneLoads.length} cold loads; fastest ${round(Math.min(...phoneLoads), 1)}, ` +
+          `slowest ${round(Math.max(...phoneLoads), 1)} ms`,
       ),
     );
   } finally {

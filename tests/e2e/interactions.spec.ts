@@ -172,3 +172,28 @@ test("the what-if lab's pictures follow an edit made while the lab was out of si
   await canvas.scrollIntoViewIfNeeded();
   await expect.poll(pixels, { message: "the lab's picture was redrawn with the new numbers" }).not.toBe(before);
 });
+
+for (const viewport of [
+  { width: 1366, height: 768 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`presenting at ${viewport.width}×${viewport.height} with two heads, the attention lines are large and the step fills the screen`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    await app.goto("./?present=1#v=1&stage=softmax");
+    const weights = page.getByTestId("canvas-weights-h0");
+    await expect(weights).toHaveAttribute("data-drawn", "true");
+    await expect.poll(async () => {
+      const [lines, result, stage] = await Promise.all([
+        box(page.locator(".attention-lines").first()),
+        box(weights),
+        box(page.locator(".stage").first()),
+      ]);
+      return (
+        lines.height >= 0.5 * result.height &&
+        lines.width >= stage.width / 3 &&
+        stage.y + stage.height >= 0.9 * viewport.height &&
+        lines.y + lines.height <= viewport.height
+      );
+    }, { message: "lines at least half the result's height and a third of the stage's width; the step reaches the foot of the screen" }).toBe(true);
+  });
+}

@@ -6,7 +6,7 @@ use web_sys::HtmlCanvasElement;
 
 /// Canvases waiting to be painted, each with the job that paints it.
 #[cfg(target_arch = "wasm32")]
-type Jobs = Vec<(HtmlCanvasElement, Box<dyn FnOnce()>)>;
+type Jobs = Vec<(HtmlCanvasElement, Job)>;
 
 #[cfg(target_arch = "wasm32")]
 thread_local! {
@@ -21,33 +21,18 @@ thread_local! {
 /// changed the page, pays for that once per change instead of once per canvas.
 #[cfg(target_arch = "wasm32")]
 pub fn paint_soon(canvas: HtmlCanvasElement, job: impl FnOnce() + 'static) {
-    if offscreen::park(&canvas, &job_box(job)) {
-        return;
+    if let Some(job) = offscreen::park(&canvas, Box::new(job)) {
+        queue_job(canvas, job);
     }
-    queue_job(canvas, None);
 }
 
-/// A job, boxed, shared between the queue and the parking place until one of them runs it.
+/// A canvas's paint, waiting in the queue or parked.
 #[cfg(target_arch = "wasm32")]
-type Job = std::rc::Rc<std::cell::RefCell<Option<Box<dyn FnOnce()>>>>;
+type Job = Box<dyn FnOnce()>;
 
+/// Queues `job` for `canvas`, in place of any job it was waiting with.
 #[cfg(target_arch = "wasm32")]
-fn job_box(job: impl FnOnce() + 'static) -> Job {
-    let boxed: Box<dyn FnOnce()> = Box::new(job);
-    std::rc::Rc::new(std::cell::RefCell::new(Some(boxed)))
-}
-
-/// Queues `canvas`'s job: the one `paint_soon` just parked or not, or `job` when given.
-#[cfg(target_arch = "wasm32")]
-fn queue_job(canvas: HtmlCanvasElement, job: Option<Job>) {
-    let Some(job) = job.or_else(|| offscreen::take(&canvas)) else {
-        return;
-    };
-    let job: Box<dyn FnOnce()> = Box::new(move || {
-        if let Some(run) = job.borrow_mut().take() {
-            run();
-        }
-    });
+fn queue_job(canvas: HtmlCanvasElement, job: Job) {
     let first = WAITING.with(|w| {
         let mut w = w.borrow_mut();
         let first = w.is_empty();
@@ -95,43 +80,37 @@ mod offscreen {
         static STATE: RefCell<State> = RefCell::new(State::default());
     }
 
-    /// Parks `job` when `canvas` belongs to the lab and was last reported out of sight; returns
-    /// whether it did. A canvas seen for the first time is watched from now on and painted.
-    pub(super) fn park(canvas: &HtmlCanvasElement, job: &Job) -> bool {
+    /// Parks `job` when `canvas` belongs to the lab and was last reported out of sight;
+    /// otherwise hands it back to be painted now. A lab canvas seen for the first time is
+    /// watched from now on and painted.
+    pub(super) fn park(canvas: &HtmlCanvasElement, job: Job) -> Option<Job> {
         if canvas.closest(".whatif").ok().flatten().is_none() {
-            STATE.with(|s| s.borrow_mut().parked.push((canvas.clone(), job.clone())));
-            return false;
+            return Some(job);
         }
         STATE.with(|s| {
             let mut s = s.borrow_mut();
             s.parked.retain(|(c, _)| c != canvas);
-            s.parked.push((canvas.clone(), job.clone()));
             match s.watched.iter().find(|(c, _)| c == canvas) {
-                Some((_, in_sight)) => !in_sight,
+                Some((_, false)) => {
+                    s.parked.push((canvas.clone(), job));
+                    None
+                }
+                Some((_, true)) => Some(job),
                 None => {
                     if let Some(observer) = observer(&mut s) {
                         observer.observe(canvas);
                     }
                     s.watched.push((canvas.clone(), true));
-                    false
+                    Some(job)
                 }
             }
-        })
-    }
-
-    /// The job parked (or just handed over) for `canvas`, taken.
-    pub(super) fn take(canvas: &HtmlCanvasElement) -> Option<Job> {
-        STATE.with(|s| {
-            let mut s = s.borrow_mut();
-            let at = s.parked.iter().rposition(|(c, _)| c == canvas)?;
-            Some(s.parked.remove(at).1)
         })
     }
 
     fn observer(s: &mut State) -> Option<IntersectionObserver> {
         if s.observer.is_none() {
             let report = Closure::<dyn Fn(js_sys::Array)>::new(|entries: js_sys::Array| {
-                let mut now_in_sight = Vec::new();
+                let mut unparked = Vec::new();
                 STATE.with(|s| {
                     let mut s = s.borrow_mut();
                     for entry in entries.iter() {
@@ -154,12 +133,14 @@ mod offscreen {
                             continue;
                         }
                         if seen {
-                            now_in_sight.push(canvas);
+                            if let Some(at) = s.parked.iter().position(|(c, _)| *c == canvas) {
+                                unparked.push(s.parked.remove(at));
+                            }
                         }
                     }
                 });
-                for canvas in now_in_sight {
-                    queue_job(canvas, None);
+                for (canvas, job) in unparked {
+                    queue_job(canvas, job);
                 }
             });
             let options = web_sys::IntersectionObserverInit::new();

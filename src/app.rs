@@ -45,7 +45,10 @@ pub fn App() -> impl IntoView {
     let options = parse_query(&window().location().search().unwrap_or_default());
     let ui = provide_ui_context(options.dark, options.embed && !options.controls);
     let model = RwSignal::new(Model::default());
-    let result = Memo::new(move |_| model.with(|m| m.trace()));
+    let result = Memo::new(move |prev: Option<&Result<Trace, _>>| {
+        let previous = prev.and_then(|r| r.as_ref().ok());
+        model.with(|m| m.trace_after(previous))
+    });
     // The last trace that worked stays on screen while an error is shown.
     let trace = Memo::new(move |prev: Option<&Trace>| match result.get() {
         Ok(t) => t,

@@ -2,8 +2,9 @@
 //! change or returns an error and leaves the model as it was.
 
 use crate::attention::{
-    forward, tokenize, toy_embedding, Activation, AttentionError, Block, BlockParam, Config, Init,
-    Inputs, Matrix, Norm, ScaleMode, Source, SplitMix64, Trace, WeightName, Weights, Wiring,
+    forward, forward_reusing, tokenize, toy_embedding, Activation, AttentionError, Block,
+    BlockParam, Config, Init, Inputs, Limits, Matrix, Norm, ScaleMode, Source, SplitMix64, Trace,
+    WeightName, Weights, Wiring,
 };
 use std::collections::BTreeMap;
 
@@ -189,6 +190,11 @@ impl Model {
     /// Runs the forward pass.
     pub fn trace(&self) -> Result<Trace, AttentionError> {
         forward(&self.inputs())
+    }
+
+    /// Runs the forward pass, taking from `previous` whatever the change since left as it was.
+    pub fn trace_after(&self, previous: Option<&Trace>) -> Result<Trace, AttentionError> {
+        forward_reusing(&self.inputs(), &Limits::APP, previous)
     }
 
     /// The matrix an editor shows.

@@ -158,6 +158,22 @@ pub struct HeadTrace {
 }
 
 impl HeadTrace {
+    /// A copy of everything up to the weights; the values and context are left empty, for the
+    /// caller to fill.
+    fn clone_attention(&self) -> Self {
+        Self {
+            q: self.q.clone(),
+            k: self.k.clone(),
+            v: Matrix::zeros(0, 0),
+            scores: self.scores.clone(),
+            scaled: self.scaled.clone(),
+            masked: self.masked.clone(),
+            weights: self.weights.clone(),
+            context: Matrix::zeros(0, 0),
+            fully_masked_rows: self.fully_masked_rows.clone(),
+        }
+    }
+
     /// The spread (population standard deviation) of the raw scores and of the scaled scores:
     /// how far a typical score lies from their mean, before and after the division.
     pub fn score_spread(&self) -> (f64, f64) {
@@ -302,10 +318,24 @@ pub fn forward(inputs: &Inputs) -> Result<Trace, AttentionError> {
 
 /// [`forward`] with other size limits, e.g. [`Limits::NONE`] for benchmarks at larger sizes.
 pub fn forward_within(inputs: &Inputs, limits: &Limits) -> Result<Trace, AttentionError> {
+    forward_reusing(inputs, limits, None)
+}
+
+/// [`forward_within`], taking from `previous` every matrix whose inputs did not change, so an
+/// edit recomputes only what depends on it: a W_v edit keeps the scores and weights, a W_o edit
+/// everything up to the concatenation. The result equals a fresh [`forward_within`] exactly.
+pub fn forward_reusing(
+    inputs: &Inputs,
+    limits: &Limits,
+    previous: Option<&Trace>,
+) -> Result<Trace, AttentionError> {
     inputs.validate_within(limits)?;
     let config = inputs.config;
     let seq_len = inputs.seq_len();
     let head_dim = config.head_dim();
+    // Every setting (scale, mask, temperature, shape) feeds the heads, so a settings change
+    // starts afresh.
+    let previous = previous.filter(|p| p.config == config);
 
     let (positional, x) = input(&inputs.embeddings, config.positional_encoding);
     let attention_input = match &inputs.block {
@@ -328,48 +358,99 @@ pub fn forward_within(inputs: &Inputs, limits: &Limits) -> Result<Trace, Attenti
     });
     let key_input = source.as_ref().map_or(&attention_input, |s| &s.x);
     let w = &inputs.weights;
+    // A projection is kept when both its input and its matrix are unchanged.
+    let kept = |old: fn(&Trace) -> (&Matrix, &Matrix, &Matrix), input: &Matrix, w: &Matrix| {
+        previous.and_then(|p| {
+            let (old_input, old_w, old_out) = old(p);
+            (old_input == input && old_w == w).then(|| old_out.clone())
+        })
+    };
+    let q = kept(
+        |p| (p.attention_input(), &p.weights.w_q, &p.q),
+        &attention_input,
+        &w.w_q,
+    );
+    let k = kept(|p| (p.key_input(), &p.weights.w_k, &p.k), key_input, &w.w_k);
+    let v = kept(|p| (p.key_input(), &p.weights.w_v, &p.v), key_input, &w.w_v);
+    let (same_q, same_k, same_v) = (q.is_some(), k.is_some(), v.is_some());
     let (q, k, v) = (
-        project(&attention_input, &w.w_q),
-        project(key_input, &w.w_k),
-        project(key_input, &w.w_v),
+        q.unwrap_or_else(|| project(&attention_input, &w.w_q)),
+        k.unwrap_or_else(|| project(key_input, &w.w_k)),
+        v.unwrap_or_else(|| project(key_input, &w.w_v)),
     );
     check_finite(Stage::Projection, [&q, &k, &v])?;
 
     let scale_divisor = config.scale.divisor(head_dim, k.nrows());
     let mut heads = Vec::with_capacity(config.n_heads);
     for h in 0..config.n_heads {
-        let cols = head_columns(h, head_dim);
-        let (q_h, k_h, v_h) = (
-            split_head(&q, cols.clone()),
-            split_head(&k, cols.clone()),
-            split_head(&v, cols),
-        );
-        let scores = scores(&q_h, &k_h);
-        check_finite(Stage::Scores, [&scores])?;
-        let scaled = scale(&scores, scale_divisor);
-        let masked = mask(&scaled, config.causal);
-        let (weights, fully_masked_rows) = softmax_rows(&masked, config.temperature);
-        check_finite(Stage::Softmax, [&weights])?;
-        let context = weighted_sum(&weights, &v_h);
-        check_finite(Stage::WeightedSum, [&context])?;
-        heads.push(HeadTrace {
-            q: q_h,
-            k: k_h,
-            v: v_h,
-            scores,
-            scaled,
-            masked,
-            weights,
-            context,
-            fully_masked_rows,
-        });
+        let old = previous.and_then(|p| p.heads.get(h));
+        let head = match old {
+            // Same queries and keys: the same scores and weights.
+            Some(old) if same_q && same_k => {
+                let (v_h, context) = if same_v {
+                    (old.v.clone(), old.context.clone())
+                } else {
+                    let v_h = split_head(&v, head_columns(h, head_dim));
+                    let context = weighted_sum(&old.weights, &v_h);
+                    (v_h, context)
+                };
+                HeadTrace {
+                    v: v_h,
+                    context,
+                    ..old.clone_attention()
+                }
+            }
+            _ => {
+                let cols = head_columns(h, head_dim);
+                let (q_h, k_h, v_h) = (
+                    split_head(&q, cols.clone()),
+                    split_head(&k, cols.clone()),
+                    split_head(&v, cols),
+                );
+                let scores = scores(&q_h, &k_h);
+                check_finite(Stage::Scores, [&scores])?;
+                let scaled = scale(&scores, scale_divisor);
+                let masked = mask(&scaled, config.causal);
+                let (weights, fully_masked_rows) = softmax_rows(&masked, config.temperature);
+                check_finite(Stage::Softmax, [&weights])?;
+                let context = weighted_sum(&weights, &v_h);
+                HeadTrace {
+                    q: q_h,
+                    k: k_h,
+                    v: v_h,
+                    scores,
+                    scaled,
+                    masked,
+                    weights,
+                    context,
+                    fully_masked_rows,
+                }
+            }
+        };
+        check_finite(Stage::WeightedSum, [&head.context])?;
+        heads.push(head);
     }
-    let concat = concat(&heads, seq_len, config.d_model);
-    let output = project(&concat, &w.w_o);
+    let same_concat = same_q && same_k && same_v && previous.is_some();
+    let concat = match previous {
+        Some(p) if same_concat => p.concat.clone(),
+        _ => concat(&heads, seq_len, config.d_model),
+    };
+    let output = match previous {
+        Some(p) if same_concat && p.weights.w_o == w.w_o => p.output.clone(),
+        _ => project(&concat, &w.w_o),
+    };
     check_finite(Stage::OutputProjection, [&output])?;
     let block = match &inputs.block {
         Some(b) => {
-            let trace = block::run(b, &x, &attention_input, &output);
+            let old = previous.and_then(|p| p.block.as_ref()).filter(|old| {
+                old.params == *b
+                    && old.attention_input == attention_input
+                    && previous.is_some_and(|p| p.x == x && p.output == output)
+            });
+            let trace = match old {
+                Some(old) => old.clone(),
+                None => block::run(b, &x, &attention_input, &output),
+            };
             check_finite(Stage::Residual2, [&trace.sum_2, &trace.norm_2])?;
             Some(trace)
         }

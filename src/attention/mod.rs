@@ -46,7 +46,8 @@ pub use config::{
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
 pub use error::AttentionError;
 pub use forward::{
-    forward, forward_within, softmax_rows, HeadTrace, Inputs, Source, SourceTrace, Trace,
+    forward, forward_reusing, forward_within, softmax_rows, HeadTrace, Inputs, Source, SourceTrace,
+    Trace,
 };
 pub use matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
 pub use parameter::{key_input, query_input, Parameter};

@@ -37,7 +37,8 @@ pub fn SentenceInput(
         model.update(|m| result = m.set_sentence(&value));
         error.set(result.err().map(|e| e.to_string()));
     };
-    let tokens = move || model.with(|m| m.tokens());
+    // A memo: the chips are rebuilt when the tokens change, not on every weight edit.
+    let tokens = Memo::new(move |_| model.with(|m| m.tokens()));
 
     view! {
         <section class="panel sentence" aria-labelledby="sentence-label">
@@ -62,7 +63,8 @@ pub fn SentenceInput(
             </p>
             <ol class="chips" aria-label="Tokens" data-testid="tokens">
                 {move || {
-                    tokens()
+                    tokens
+                        .get()
                         .into_iter()
                         .enumerate()
                         .map(|(i, t)| {

@@ -25,15 +25,19 @@ pub fn StageRail(
             <ol>
                 {move || {
                 let o = order.get();
-                Stage::sequence(o).iter().map(|&s| view! {
+                Stage::sequence(o).iter().map(|&s| {
+                    // A memo per stage: an edit that leaves a stage's mark as it was touches
+                    // nothing of its button.
+                    let marked = Memo::new(move |_| marked(s));
+                    view! {
                     <li>
                         <button
                             type="button"
                             data-testid=format!("stage-{}", s.key())
                             class:block=s.is_block()
                             class:done={move || stage.get().position(o) > s.position(o)}
-                            class:changed=move || marked(s)
-                            data-changed=move || marked(s).to_string()
+                            class:changed=move || marked.get()
+                            data-changed=move || marked.get().to_string()
                             aria-current=move || (stage.get() == s).then_some("step")
                             title=stage_name(s)
                             on:click=move |_| stage.set(s)
@@ -43,13 +47,13 @@ pub fn StageRail(
                             <span class="visually-hidden">{stage_rail_name(s).0}</span>
                             <span class="rail-name">{stage_rail_name(s).1}</span>
                             <span class="visually-hidden">{stage_rail_name(s).2}</span>
-                            {move || marked(s).then(|| view! {
+                            {move || marked.get().then(|| view! {
                                 <span class="rail-changed" aria-hidden="true"></span>
                                 <span class="visually-hidden">{format!(", {CHANGED_BY_EDIT}")}</span>
                             })}
                         </button>
                     </li>
-                }.into_any()).collect_view()
+                }.into_any()}).collect_view()
                 }}
             </ol>
         </nav>

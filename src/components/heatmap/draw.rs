@@ -34,12 +34,15 @@ pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
             let _ = style.set_property(property, &value);
         }
     }
-    let width = layout.width.to_string();
-    if canvas.get_attribute("data-width").as_deref() != Some(width.as_str()) {
-        let _ = canvas.set_attribute("data-width", &width);
-    }
-    if canvas.get_attribute("data-drawn").is_none() {
-        let _ = canvas.set_attribute("data-drawn", "true");
+    set_attribute_if_changed(canvas, "data-width", &layout.width.to_string());
+    set_attribute_if_changed(canvas, "data-drawn", "true");
+}
+
+/// Sets `name` to `value` unless it already has that value: writing an attribute, even with
+/// its old value, can make the browser recompute the page's styles.
+pub fn set_attribute_if_changed(element: &web_sys::Element, name: &str, value: &str) {
+    if element.get_attribute(name).as_deref() != Some(value) {
+        let _ = element.set_attribute(name, value);
     }
 }
 

@@ -73,6 +73,70 @@ pub enum AttentionError {
     /// Something is wrong with the source sentence.
     #[error("In the source sentence: {0}")]
     Source(Box<AttentionError>),
+    /// A target pattern puts weight on a key the causal mask hides.
+    #[error(
+        "The `{target}` target puts weight on a key the causal mask hides: for head {}, \
+         row {} would look at key {}, a later token. Switch the causal mask off, or choose a \
+         target that looks back (self, previous, first or uniform).",
+        head + 1,
+        row + 1,
+        key + 1
+    )]
+    TargetOnMaskedKey {
+        target: String,
+        head: usize,
+        row: usize,
+        key: usize,
+    },
+    /// The list of pattern targets fits neither one head nor every head.
+    #[error(
+        "There are {count} targets for {n_heads} heads: give one target for every head, \
+         or one per head."
+    )]
+    TargetCount { count: usize, n_heads: usize },
+    /// A painted target has a row with no weight anywhere.
+    #[error(
+        "Row {} of head {}'s painted target has no weight: paint at least one key in every row.",
+        row + 1,
+        head + 1
+    )]
+    EmptyTargetRow { head: usize, row: usize },
+    /// A painted target has a negative cell.
+    #[error(
+        "Head {}'s painted target has a negative value at row {}, column {}: a target shares \
+         out attention, so every cell must be 0 or more.",
+        head + 1,
+        row + 1,
+        col + 1
+    )]
+    NegativeTarget { head: usize, row: usize, col: usize },
+    /// Embeddings were chosen to learn with a task, whose target is built from them.
+    #[error(
+        "The `{task}` task builds its target from the embeddings, so `{name}` cannot learn \
+         with it: the target would move with every step. Train w_q, w_k, w_v or w_o, or choose \
+         a pattern target."
+    )]
+    TaskTrainsEmbeddings { task: String, name: String },
+    /// The source's embeddings were chosen to learn without a source sentence.
+    #[error(
+        "`source_embeddings` belong to a source sentence, and there is none: set one \
+         (cross-attention) to train them."
+    )]
+    NoSourceToTrain,
+    /// The learning rate is not a positive finite number.
+    #[error("The learning rate is {value}, but it must be a positive number.")]
+    BadLearningRate { value: f64 },
+    /// The gradient overflowed to infinity or NaN.
+    #[error(
+        "The gradient grew too large to represent. Use smaller values or a higher temperature."
+    )]
+    GradientOverflow,
+    /// An update made a weight overflow; the weights before that step are kept.
+    #[error(
+        "Training diverged at step {step}: the weights grew beyond what a number can hold, so \
+         the weights before that step are kept. Lower the learning rate."
+    )]
+    TrainingDiverged { step: usize },
 }
 
 impl AttentionError {

@@ -17,9 +17,12 @@
 //!
 //! that is, `softmax(QKᵀ/√d_k)V` for every head, concatenated and projected.
 //! Rows are tokens (the row-vector convention). This module depends on nalgebra and std only.
+//! The backward pass walks the same stages in reverse, from a goal's loss to every weight, and
+//! an optimizer trains the chosen matrices with it.
 //! It is the maths and only the maths: what a learner reads about it is in `crate::words`, and
 //! the views decide how its matrices are named and drawn.
 
+mod backward;
 mod block;
 mod cells;
 mod choices;
@@ -27,7 +30,9 @@ mod config;
 mod embeddings;
 mod error;
 mod forward;
+mod goal;
 mod matrix_id;
+mod optimizer;
 mod parameter;
 mod rng;
 mod stage;
@@ -35,6 +40,7 @@ mod tokens;
 mod weights;
 pub mod whatif;
 
+pub use backward::{backward, gradients, loss, loss_of, Gradients, HeadGradients};
 pub use block::{
     layer_norm, row_stats, Activation, Block, BlockParam, BlockTrace, Norm, D_FF_RANGE,
     LAYER_NORM_EPS,
@@ -49,7 +55,12 @@ pub use forward::{
     forward, forward_reusing, forward_within, softmax_rows, HeadTrace, Inputs, Source, SourceTrace,
     Trace,
 };
+pub use goal::{Goal, HeadTarget, LossKind, NamedTarget, Objective, Task};
 pub use matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
+pub use optimizer::{
+    check_trainable, train, train_step, AdamState, Optimizer, OptimizerKind, Trainable,
+    ADAM_BETA_1, ADAM_BETA_2, ADAM_EPSILON,
+};
 pub use parameter::{key_input, query_input, Parameter};
 pub use rng::SplitMix64;
 pub use stage::Stage;

@@ -1,0 +1,158 @@
+//! One small function per backward stage, each the mirror of a forward stage in
+//! `forward.rs`. Every function takes ∂L/∂(the stage's output) and returns ∂L/∂(its inputs).
+
+use super::super::block::{row_stats, LAYER_NORM_EPS};
+use super::super::Matrix;
+
+/// Backward of `out = input·W`: ∂L/∂W = inputᵀ·∂L/∂out and ∂L/∂input = ∂L/∂out·Wᵀ.
+///
+/// (rows, d_model)ᵀ·(rows, d_model) → (d_model, d_model);
+/// (rows, d_model)·(d_model, d_model)ᵀ → (rows, d_model)
+pub(super) fn project_backward(input: &Matrix, w: &Matrix, d_out: &Matrix) -> (Matrix, Matrix) {
+    (input.tr_mul(d_out), d_out * w.transpose())
+}
+
+/// Backward of `C_h = A_h·V_h`: ∂L/∂A_h = ∂L/∂C_h·V_hᵀ and ∂L/∂V_h = A_hᵀ·∂L/∂C_h.
+///
+/// (seq_len, head_dim)·(n_keys, head_dim)ᵀ → (seq_len, n_keys);
+/// (seq_len, n_keys)ᵀ·(seq_len, head_dim) → (n_keys, head_dim).
+/// Masked cells of ∂L/∂A_h are set to 0: the mask holds those weights at 0 whatever the
+/// scores, so nothing flows through them.
+pub(super) fn weighted_sum_backward(
+    weights: &Matrix,
+    v: &Matrix,
+    d_context: &Matrix,
+    causal: bool,
+) -> (Matrix, Matrix) {
+    let mut d_weights = d_context * v.transpose();
+    zero_masked(&mut d_weights, causal);
+    (d_weights, weights.tr_mul(d_context))
+}
+
+/// Backward of `A = softmax(M / T)` per row: ∂L/∂M = A ⊙ (G − rowsum(G ⊙ A)) / T with
+/// G = ∂L/∂A. (seq_len, n_keys) → (seq_len, n_keys)
+///
+/// Masked cells have A = 0, so they get 0.
+pub(super) fn softmax_backward(weights: &Matrix, d_weights: &Matrix, temperature: f64) -> Matrix {
+    let mut out = Matrix::zeros(weights.nrows(), weights.ncols());
+    for i in 0..weights.nrows() {
+        let dot: f64 = weights
+            .row(i)
+            .iter()
+            .zip(d_weights.row(i).iter())
+            .map(|(a, g)| a * g)
+            .sum();
+        for j in 0..weights.ncols() {
+            out[(i, j)] = weights[(i, j)] * (d_weights[(i, j)] - dot) / temperature;
+        }
+    }
+    out
+}
+
+/// Backward of the mask: a visible cell passes its gradient on unchanged; a hidden one was
+/// replaced by −∞ whatever its scaled score, so it passes on 0. (seq_len, n_keys)
+pub(super) fn mask_backward(d_masked: &Matrix, causal: bool) -> Matrix {
+    let mut d_scaled = d_masked.clone();
+    zero_masked(&mut d_scaled, causal);
+    d_scaled
+}
+
+/// Backward of `Z = S / divisor`: ∂L/∂S = ∂L/∂Z / divisor. (seq_len, n_keys)
+pub(super) fn scale_backward(d_scaled: &Matrix, divisor: f64) -> Matrix {
+    d_scaled / divisor
+}
+
+/// Backward of `S_h = Q_h·K_hᵀ`: ∂L/∂Q_h = ∂L/∂S_h·K_h and ∂L/∂K_h = ∂L/∂S_hᵀ·Q_h.
+///
+/// (seq_len, n_keys)·(n_keys, head_dim) → (seq_len, head_dim);
+/// (seq_len, n_keys)ᵀ·(seq_len, head_dim) → (n_keys, head_dim)
+pub(super) fn scores_backward(q: &Matrix, k: &Matrix, d_scores: &Matrix) -> (Matrix, Matrix) {
+    (d_scores * k, d_scores.tr_mul(q))
+}
+
+/// Backward of LayerNorm `y = (x − μ)/σ · γ + β` for each row, σ = √(var + ε) with the biased
+/// variance: with n̂ = (x − μ)/σ and ĝ = ∂L/∂y ⊙ γ,
+/// `∂L/∂x = (ĝ − mean(ĝ) − n̂ · mean(ĝ ⊙ n̂)) / σ`. (rows, d_model) → (rows, d_model)
+///
+/// γ is (1, d_model). The row statistics are taken again from x, as the forward pass did.
+pub(super) fn layer_norm_backward(x: &Matrix, gamma: &Matrix, d_out: &Matrix) -> Matrix {
+    let d = x.ncols();
+    let mut out = Matrix::zeros(x.nrows(), d);
+    for i in 0..x.nrows() {
+        let (mean, var) = row_stats(x, i);
+        let sd = (var + LAYER_NORM_EPS).sqrt();
+        let normed = |j: usize| (x[(i, j)] - mean) / sd;
+        let scaled = |j: usize| d_out[(i, j)] * gamma[(0, j)];
+        let (mut mean_g, mut mean_gn) = (0.0, 0.0);
+        for j in 0..d {
+            mean_g += scaled(j);
+            mean_gn += scaled(j) * normed(j);
+        }
+        mean_g /= d as f64;
+        mean_gn /= d as f64;
+        for j in 0..d {
+            out[(i, j)] = (scaled(j) - mean_g - normed(j) * mean_gn) / sd;
+        }
+    }
+    out
+}
+
+/// Sets the cells the causal mask hides (key after query) to 0.
+fn zero_masked(m: &mut Matrix, causal: bool) {
+    if causal {
+        for i in 0..m.nrows() {
+            for j in (i + 1)..m.ncols() {
+                m[(i, j)] = 0.0;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::layer_norm;
+
+    #[test]
+    fn softmax_backward_of_a_two_key_row_is_worked_by_hand() {
+        // A = [0.25, 0.75], G = [1, 0], T = 1: rowsum(G ⊙ A) = 0.25, so
+        // ∂L/∂M = [0.25·(1 − 0.25), 0.75·(0 − 0.25)] = [0.1875, −0.1875]; T = 2 halves it.
+        let a = Matrix::from_row_slice(1, 2, &[0.25, 0.75]);
+        let g = Matrix::from_row_slice(1, 2, &[1.0, 0.0]);
+        assert_eq!(
+            softmax_backward(&a, &g, 1.0),
+            Matrix::from_row_slice(1, 2, &[0.1875, -0.1875])
+        );
+        assert_eq!(softmax_backward(&a, &g, 2.0)[(0, 0)], 0.09375);
+    }
+
+    #[test]
+    fn layer_norm_backward_matches_a_finite_difference() {
+        let x = Matrix::from_row_slice(2, 3, &[0.3, -1.2, 2.0, 1.0, 1.5, -0.5]);
+        let gamma = Matrix::from_row_slice(1, 3, &[1.5, -0.7, 0.4]);
+        let beta = Matrix::from_row_slice(1, 3, &[0.1, 0.2, -0.3]);
+        let d_out = Matrix::from_row_slice(2, 3, &[0.9, -0.4, 0.25, -1.1, 0.6, 0.05]);
+        // L = Σ d_out ⊙ LN(x), so ∂L/∂x is the backward of d_out.
+        let loss = |x: &Matrix| layer_norm(x, &gamma, &beta).component_mul(&d_out).sum();
+        let grad = layer_norm_backward(&x, &gamma, &d_out);
+        let h = 1e-6;
+        for i in 0..2 {
+            for j in 0..3 {
+                let (mut up, mut down) = (x.clone(), x.clone());
+                up[(i, j)] += h;
+                down[(i, j)] -= h;
+                let numeric = (loss(&up) - loss(&down)) / (2.0 * h);
+                assert!((numeric - grad[(i, j)]).abs() < 1e-8, "({i}, {j})");
+            }
+        }
+    }
+
+    #[test]
+    fn the_mask_passes_nothing_back_through_hidden_cells() {
+        let d = Matrix::from_element(3, 3, 1.0);
+        let masked = mask_backward(&d, true);
+        assert_eq!(masked.sum(), 6.0);
+        assert_eq!(masked[(0, 2)], 0.0);
+        assert_eq!(mask_backward(&d, false), d);
+    }
+}

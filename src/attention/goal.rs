@@ -1,0 +1,439 @@
+//! What a head should learn: a target attention pattern for each head, or a task for the
+//! layer's output.
+//!
+//! ```text
+//! pattern   A*_h  (seq_len, n_keys)   rows sum to 1, one per head
+//! task      Y* = P·E                  (seq_len, d_model)
+//! ```
+//!
+//! Rows count from 0; `n_keys` is seq_len, or src_len in cross-attention, and every key index
+//! is clamped to it. A task's target is built from the token embeddings E without positions
+//! (the source's in cross-attention) through a mixing matrix P (seq_len, n_keys) that is itself
+//! one of the named patterns: `copy_previous` mixes with `previous`, `copy_first` with `first`
+//! and `mean` with `uniform`. So a task asks the layer's output to be what a head with that
+//! pattern would give if its values were the plain embeddings.
+
+use super::error::AttentionError;
+use super::forward::Trace;
+use super::weights::check_matrix;
+use super::Matrix;
+use std::fmt;
+use std::str::FromStr;
+
+/// `ALL`, `key`, `from_key`, `Display` and `FromStr` for an enum whose variants have keys.
+macro_rules! keyed {
+    ($ty:ident, $what:literal, [$($variant:ident => $key:literal),+ $(,)?]) => {
+        impl $ty {
+            /// Every choice, in menu order.
+            pub const ALL: &'static [$ty] = &[$(Self::$variant),+];
+
+            /// The name used in scenarios, URLs and the CLI.
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $key),+
+                }
+            }
+
+            /// The choice called `key`, if there is one.
+            pub fn from_key(key: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.key() == key)
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.key())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::from_key(s).ok_or_else(|| {
+                    let keys: Vec<&str> = Self::ALL.iter().map(|v| v.key()).collect();
+                    format!("unknown {} “{s}”: use {}", $what, keys.join(", "))
+                })
+            }
+        }
+    };
+}
+pub(crate) use keyed;
+
+/// Which of the two losses a goal uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LossKind {
+    /// Cross-entropy of each head's weights against a target pattern.
+    Pattern,
+    /// Mean squared error of the layer's output against a target built from the embeddings.
+    Task,
+}
+
+keyed!(LossKind, "loss", [Pattern => "pattern", Task => "task"]);
+
+/// A named attention pattern for one head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NamedTarget {
+    /// Each token looks at itself: key `min(i, n_keys − 1)`.
+    SelfToken,
+    /// Each token looks at the one before: key `max(i − 1, 0)`, clamped to the keys.
+    Previous,
+    /// Each token looks at the one after: key `min(i + 1, n_keys − 1)`.
+    Next,
+    /// Every token looks at the first: key 0.
+    First,
+    /// Equal weight on every key the mask leaves visible.
+    Uniform,
+}
+
+keyed!(NamedTarget, "target", [
+    SelfToken => "self",
+    Previous => "previous",
+    Next => "next",
+    First => "first",
+    Uniform => "uniform",
+]);
+
+impl NamedTarget {
+    /// The one key row `row` should look at, or `None` for `uniform`, which spreads its weight.
+    pub fn key_for(self, row: usize, n_keys: usize) -> Option<usize> {
+        let last = n_keys.saturating_sub(1);
+        match self {
+            Self::SelfToken => Some(row.min(last)),
+            Self::Previous => Some(row.saturating_sub(1).min(last)),
+            Self::Next => Some((row + 1).min(last)),
+            Self::First => Some(0),
+            Self::Uniform => None,
+        }
+    }
+
+    /// The target pattern, unchecked against the mask. (seq_len, n_keys)
+    pub fn pattern(self, seq_len: usize, n_keys: usize, causal: bool) -> Matrix {
+        let mut out = Matrix::zeros(seq_len, n_keys);
+        if n_keys == 0 {
+            return out;
+        }
+        for i in 0..seq_len {
+            match self.key_for(i, n_keys) {
+                Some(j) => out[(i, j)] = 1.0,
+                None => {
+                    let visible = visible_keys(i, n_keys, causal);
+                    let share = 1.0 / visible as f64;
+                    out.row_mut(i).columns_mut(0, visible).fill(share);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// How many keys row `row` sees: the first `row + 1` under the causal mask, else all of them.
+fn visible_keys(row: usize, n_keys: usize, causal: bool) -> usize {
+    if causal {
+        (row + 1).min(n_keys)
+    } else {
+        n_keys
+    }
+}
+
+/// One head's target: a named pattern or one painted by hand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HeadTarget {
+    /// A named pattern.
+    Named(NamedTarget),
+    /// Painted weights, any non-negative numbers; each row is divided by its sum.
+    /// (seq_len, n_keys)
+    Painted(Matrix),
+}
+
+impl HeadTarget {
+    /// The name an error uses: the named target's key, or `painted`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Named(named) => named.key(),
+            Self::Painted(_) => "painted",
+        }
+    }
+
+    /// This head's target pattern, checked against the mask; rows sum to 1.
+    /// (seq_len, n_keys)
+    pub fn pattern(
+        &self,
+        head: usize,
+        seq_len: usize,
+        n_keys: usize,
+        causal: bool,
+    ) -> Result<Matrix, AttentionError> {
+        let pattern = match self {
+            Self::Named(named) => named.pattern(seq_len, n_keys, causal),
+            Self::Painted(painted) => renormalised(head, painted, (seq_len, n_keys))?,
+        };
+        check_visible(self.name(), head, &pattern, causal)?;
+        Ok(pattern)
+    }
+}
+
+/// A painted target with each row divided by its sum. (seq_len, n_keys)
+fn renormalised(
+    head: usize,
+    painted: &Matrix,
+    shape: (usize, usize),
+) -> Result<Matrix, AttentionError> {
+    check_matrix(
+        &format!("Head {}'s painted target", head + 1),
+        painted,
+        shape,
+    )?;
+    let mut out = painted.clone();
+    for (row, mut cells) in out.row_iter_mut().enumerate() {
+        if let Some(col) = cells.iter().position(|v| *v < 0.0) {
+            return Err(AttentionError::NegativeTarget { head, row, col });
+        }
+        let sum = cells.sum();
+        if sum <= 0.0 {
+            return Err(AttentionError::EmptyTargetRow { head, row });
+        }
+        cells /= sum;
+    }
+    Ok(out)
+}
+
+/// Refuses a pattern with weight on a key after its query when the causal mask is on.
+fn check_visible(
+    target: &str,
+    head: usize,
+    pattern: &Matrix,
+    causal: bool,
+) -> Result<(), AttentionError> {
+    if !causal {
+        return Ok(());
+    }
+    for row in 0..pattern.nrows() {
+        if let Some(key) = ((row + 1)..pattern.ncols()).find(|&j| pattern[(row, j)] != 0.0) {
+            return Err(AttentionError::TargetOnMaskedKey {
+                target: target.to_string(),
+                head,
+                row,
+                key,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A target for the layer's output, built from the token embeddings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Task {
+    /// Row i of the output should be E[max(i − 1, 0)], clamped to the keys.
+    CopyPrevious,
+    /// Every row should be E[0].
+    CopyFirst,
+    /// Row i should be the mean of the E rows the mask leaves visible to it.
+    Mean,
+}
+
+keyed!(Task, "task", [
+    CopyPrevious => "copy_previous",
+    CopyFirst => "copy_first",
+    Mean => "mean",
+]);
+
+impl Task {
+    /// The pattern whose mix of embedding rows is the target: Y* = P·E.
+    pub fn pattern(self) -> NamedTarget {
+        match self {
+            Self::CopyPrevious => NamedTarget::Previous,
+            Self::CopyFirst => NamedTarget::First,
+            Self::Mean => NamedTarget::Uniform,
+        }
+    }
+
+    /// The mixing matrix P. (seq_len, n_keys)
+    pub fn mixing(self, seq_len: usize, n_keys: usize, causal: bool) -> Matrix {
+        self.pattern().pattern(seq_len, n_keys, causal)
+    }
+}
+
+/// What training aims at.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Goal {
+    /// A target pattern for every head: one shared by all heads, or one per head.
+    Pattern(Vec<HeadTarget>),
+    /// A target for the layer's output.
+    Task(Task),
+}
+
+impl Goal {
+    /// The same named target for every head.
+    pub fn named(target: NamedTarget) -> Self {
+        Self::Pattern(vec![HeadTarget::Named(target)])
+    }
+
+    /// Which loss this goal uses.
+    pub fn loss_kind(&self) -> LossKind {
+        match self {
+            Self::Pattern(_) => LossKind::Pattern,
+            Self::Task(_) => LossKind::Task,
+        }
+    }
+
+    /// The goal made concrete for `trace`'s sentence, source and mask.
+    pub fn objective(&self, trace: &Trace) -> Result<Objective, AttentionError> {
+        let (seq_len, n_keys) = (trace.seq_len(), trace.n_keys());
+        let causal = trace.config.causal;
+        match self {
+            Self::Pattern(targets) => {
+                let n_heads = trace.heads.len();
+                if targets.len() != 1 && targets.len() != n_heads {
+                    return Err(AttentionError::TargetCount {
+                        count: targets.len(),
+                        n_heads,
+                    });
+                }
+                let patterns = (0..n_heads)
+                    .map(|h| {
+                        let target = &targets[h.min(targets.len() - 1)];
+                        target.pattern(h, seq_len, n_keys, causal)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Objective::Pattern(patterns))
+            }
+            Self::Task(task) => {
+                let mixing = task.mixing(seq_len, n_keys, causal);
+                let source = trace
+                    .source
+                    .as_ref()
+                    .map_or(&trace.embeddings, |s| &s.embeddings);
+                // (seq_len, n_keys)·(n_keys, d_model) → (seq_len, d_model)
+                let target = &mixing * source;
+                Ok(Objective::Task {
+                    task: *task,
+                    mixing,
+                    target,
+                })
+            }
+        }
+    }
+}
+
+/// A goal made concrete for one input: the numbers the loss compares against.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Objective {
+    /// One target pattern A*_h per head, rows summing to 1. n_heads × (seq_len, n_keys)
+    Pattern(Vec<Matrix>),
+    /// The layer's output should equal `target`.
+    Task {
+        /// The task.
+        task: Task,
+        /// P, which mixes the embedding rows into the target. (seq_len, n_keys)
+        mixing: Matrix,
+        /// Y* = P·E (E_src in cross-attention). (seq_len, d_model)
+        target: Matrix,
+    },
+}
+
+impl Objective {
+    /// Which loss this objective uses.
+    pub fn loss_kind(&self) -> LossKind {
+        match self {
+            Self::Pattern(_) => LossKind::Pattern,
+            Self::Task { .. } => LossKind::Task,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(m: &Matrix) -> Vec<Vec<f64>> {
+        m.row_iter().map(|r| r.iter().copied().collect()).collect()
+    }
+
+    #[test]
+    fn named_targets_point_at_their_keys_and_clamp_to_them() {
+        let previous = NamedTarget::Previous.pattern(3, 3, false);
+        assert_eq!(
+            rows(&previous),
+            [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+        );
+        // Four queries, two source keys: `self` and `next` stop at the last key.
+        let own = NamedTarget::SelfToken.pattern(4, 2, false);
+        assert_eq!(own.column(1).sum(), 3.0);
+        let next = NamedTarget::Next.pattern(4, 2, false);
+        assert_eq!(rows(&next)[0], [0.0, 1.0]);
+        assert_eq!(NamedTarget::First.pattern(2, 3, false).column(0).sum(), 2.0);
+    }
+
+    #[test]
+    fn uniform_spreads_over_the_keys_the_mask_leaves_visible() {
+        let causal = NamedTarget::Uniform.pattern(3, 3, true);
+        assert_eq!(rows(&causal)[1], [0.5, 0.5, 0.0]);
+        let open = NamedTarget::Uniform.pattern(2, 4, false);
+        assert_eq!(rows(&open)[0], [0.25; 4]);
+    }
+
+    #[test]
+    fn next_under_the_causal_mask_names_the_target_and_the_mask() {
+        let err = HeadTarget::Named(NamedTarget::Next)
+            .pattern(0, 3, 3, true)
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            AttentionError::TargetOnMaskedKey { row: 0, key: 1, .. }
+        ));
+        let text = err.to_string();
+        assert!(
+            text.contains("`next`") && text.contains("causal mask"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn painted_rows_are_renormalised_and_bad_paint_is_refused() {
+        let painted = Matrix::from_row_slice(2, 2, &[1.0, 3.0, 0.0, 2.0]);
+        let target = HeadTarget::Painted(painted)
+            .pattern(0, 2, 2, false)
+            .unwrap();
+        assert_eq!(rows(&target), [[0.25, 0.75], [0.0, 1.0]]);
+        let empty = HeadTarget::Painted(Matrix::zeros(2, 2));
+        assert_eq!(
+            empty.pattern(1, 2, 2, false),
+            Err(AttentionError::EmptyTargetRow { head: 1, row: 0 })
+        );
+        let negative = HeadTarget::Painted(Matrix::from_row_slice(1, 2, &[1.0, -1.0]));
+        assert!(negative.pattern(0, 1, 2, false).is_err());
+        let wrong = HeadTarget::Painted(Matrix::from_element(3, 2, 1.0));
+        assert!(matches!(
+            wrong.pattern(0, 2, 2, false),
+            Err(AttentionError::WrongShape { .. })
+        ));
+    }
+
+    #[test]
+    fn keys_round_trip_and_unknown_ones_list_the_choices() {
+        for target in NamedTarget::ALL {
+            assert_eq!(NamedTarget::from_key(target.key()), Some(*target));
+        }
+        for task in Task::ALL {
+            assert_eq!(task.key().parse::<Task>(), Ok(*task));
+        }
+        assert_eq!("task".parse::<LossKind>(), Ok(LossKind::Task));
+        let err = "before".parse::<NamedTarget>().unwrap_err();
+        assert!(
+            err.contains("self, previous, next, first, uniform"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn tasks_mix_embedding_rows_as_their_patterns_do() {
+        assert_eq!(
+            Task::Mean.mixing(3, 3, true),
+            NamedTarget::Uniform.pattern(3, 3, true)
+        );
+        let e = Matrix::from_row_slice(3, 2, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let copy = Task::CopyPrevious.mixing(3, 3, false) * &e;
+        assert_eq!(rows(&copy), [[1.0, 2.0], [1.0, 2.0], [3.0, 4.0]]);
+    }
+}

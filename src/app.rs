@@ -7,7 +7,7 @@ use crate::components::{
     fit_to_window, import_file, post_height_to_parent, provide_quiz, provide_selection,
     provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url, EditNote, ExplainPanel,
     ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
-    ShareButtons, Shared, StageControls, StageRail, StageView, WhatIfLab,
+    ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
@@ -270,7 +270,10 @@ pub fn App() -> impl IntoView {
                     // The lab would show the hidden result's numbers.
                     {move || (!presenting.get() && !embed && !quiz.hidden.get()).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
-                        {move || ui.settled.get().then(|| view! { <WhatIfLab model trace stage /> })}
+                        {move || ui.settled.get().then(|| view! {
+                            <TrainingPanel model />
+                            <WhatIfLab model trace stage />
+                        })}
                     }.into_any())}
                 </main>
             </div>

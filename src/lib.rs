@@ -24,4 +24,5 @@ pub mod plot;
 pub mod presets;
 pub mod quiz;
 pub mod state;
+pub mod training;
 pub mod words;

@@ -71,6 +71,9 @@ pub struct UiContext {
     /// editors, the what-if lab, the preset menu's entries) mounts only then, so it costs the
     /// first picture no layout and no compiling of its code.
     pub settled: RwSignal<bool>,
+    /// The training run that wrote the model last, and the model it wrote: while the model is
+    /// still that one, the address bar treats a run's many frames as one history step.
+    pub trained: StoredValue<Option<(u64, crate::state::Model)>>,
 }
 
 /// The widest window, in CSS pixels, laid out as one column; the style sheet uses the same.
@@ -169,6 +172,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         printing: RwSignal::new(false),
         handout: RwSignal::new(false),
         settled: RwSignal::new(false),
+        trained: StoredValue::new(None),
     };
     follow_printing(ctx.printing);
     // The mount and the first heatmaps' drawing finish in this task; the first animation frame

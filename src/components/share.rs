@@ -127,6 +127,9 @@ pub fn sync_with_url(
     // A sentence typed letter by letter is one step: pushes within this window replace.
     let last_sentence_push = StoredValue::new(f64::NEG_INFINITY);
     let restoring = StoredValue::new(false);
+    // The training run whose frames were given a history entry: its later frames replace it.
+    let pushed_run = StoredValue::new(None::<u64>);
+    let ui = super::context::ui_context();
 
     Effect::new(move |_| {
         let state = shared.state();
@@ -137,6 +140,18 @@ pub fn sync_with_url(
         }
         let previous = last.get_value();
         let mut step = history_step(&previous, &state);
+        let run = ui.trained.with_value(|t| {
+            t.as_ref()
+                .filter(|(_, model)| *model == state.model)
+                .map(|(run, _)| *run)
+        });
+        if let (Some(run), HistoryStep::Push) = (run, step) {
+            if pushed_run.get_value() == Some(run) {
+                step = HistoryStep::Replace;
+            } else {
+                pushed_run.set_value(Some(run));
+            }
+        }
         if !own_history && step == HistoryStep::Push {
             step = HistoryStep::Replace;
         }

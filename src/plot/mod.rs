@@ -6,6 +6,7 @@
 mod format;
 mod heatmap;
 mod label;
+mod loss_curve;
 mod palette;
 
 pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
@@ -14,4 +15,5 @@ pub use heatmap::{
     CELL_FONT_PX,
 };
 pub use label::{label_text, printable_char};
+pub use loss_curve::{draw_loss_curve, log_ticks, loss_curve_svg, loss_range, LOSS_CURVE_SIZE};
 pub use palette::{Palette, Rgb, Theme};

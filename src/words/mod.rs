@@ -18,6 +18,7 @@ mod presets;
 mod quiz;
 mod settings;
 mod stages;
+mod training;
 mod whatif;
 
 pub use explain::{explain, Explanation, NO_CELL};
@@ -49,6 +50,10 @@ pub use settings::{
 pub use stages::{
     activation_name, norm_name, projection_part_name, shape_text, stage_explanation, stage_formula,
     stage_formula_mathml, stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
+};
+pub use training::{
+    loss_text, optimizer_label, pattern_label, status_text, task_label, trainable_label,
+    DIRECTION_NOTE, TRAINING_INTRO,
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, no_mistake_text, output_titles,

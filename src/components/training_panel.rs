@@ -1,0 +1,317 @@
+//! The training panel: choose a goal and what learns, then Step, Train / Pause or Reset, with
+//! the loss curve drawn live while every stage follows the new weights.
+
+use crate::attention::{NamedTarget, OptimizerKind, Trainable};
+use crate::plot::{Theme, LOSS_CURVE_SIZE};
+use crate::state::Model;
+use crate::training::{learnable, GoalChoice, Run, Settings, GOALS};
+use crate::words::{
+    loss_text, optimizer_label, pattern_label, status_text, task_label, trainable_label,
+    DIRECTION_NOTE, TRAINING_INTRO,
+};
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+/// A run stops by itself after this many steps.
+const MAX_STEPS: usize = 1000;
+
+fn goal_text(goal: GoalChoice) -> &'static str {
+    match goal {
+        GoalChoice::Pattern(t) => pattern_label(t),
+        GoalChoice::Task(t) => task_label(t),
+    }
+}
+
+/// Everything a frame of training reads and writes; all of it is `Copy`.
+#[derive(Clone, Copy)]
+struct Trainer {
+    model: RwSignal<Model>,
+    settings: RwSignal<Settings>,
+    run: StoredValue<Option<Run>>,
+    /// The model as the run last left it: any other model means the learner changed it.
+    written: StoredValue<Option<Model>>,
+    losses: RwSignal<Vec<f64>>,
+    running: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+    /// Counts the runs started, so the history can tell one run's frames from the next run's.
+    run_id: StoredValue<u64>,
+    ui: super::context::UiContext,
+}
+
+impl Trainer {
+    /// Takes `steps` steps; starts a new run when the settings or the model changed since the
+    /// last one. Returns whether it stepped.
+    fn steps(self, steps: usize) -> bool {
+        let mut model = self.model.get_untracked();
+        let settings = self.settings.get_untracked();
+        let fresh = self.run.with_value(|r| {
+            r.as_ref().is_none_or(|r| r.settings() != &settings)
+                || self.written.with_value(|w| w.as_ref() != Some(&model))
+        });
+        if fresh {
+            match Run::start(settings, &model) {
+                Ok(run) => {
+                    self.run.set_value(Some(run));
+                    self.run_id.update_value(|id| *id += 1);
+                }
+                Err(e) => {
+                    self.error.set(Some(e.to_string()));
+                    self.run.set_value(None);
+                    return false;
+                }
+            }
+        }
+        let mut result = Ok(());
+        self.run.update_value(|r| {
+            let Some(run) = r.as_mut() else { return };
+            let mut taken = 0;
+            loop {
+                result = run.step(&mut model);
+                taken += 1;
+                if result.is_err() || taken >= steps || run.steps() >= MAX_STEPS {
+                    break;
+                }
+            }
+        });
+        let losses = self
+            .run
+            .with_value(|r| r.as_ref().map(|r| r.losses().to_vec()));
+        self.losses.set(losses.unwrap_or_default());
+        self.written.set_value(Some(model.clone()));
+        let run_id = self.run_id.get_value();
+        self.ui.trained.set_value(Some((run_id, model.clone())));
+        self.model.set(model);
+        match result {
+            Ok(()) => {
+                self.error.set(None);
+                true
+            }
+            Err(e) => {
+                self.error.set(Some(e.to_string()));
+                false
+            }
+        }
+    }
+
+    /// One frame of a running training, and the next frame's request: one step a frame, so a
+    /// learner can watch the loss fall and the heatmaps change.
+    fn frame(self) {
+        if !self.running.get_untracked() {
+            return;
+        }
+        let more = self.steps(1)
+            && self
+                .run
+                .with_value(|r| r.as_ref().is_some_and(|r| r.steps() < MAX_STEPS));
+        if more {
+            request_animation_frame(move || self.frame());
+        } else {
+            self.running.set(false);
+        }
+    }
+
+    /// Back to the weights before the run, with its curve cleared.
+    fn reset(self) {
+        self.running.set(false);
+        if let Some(before) = self
+            .run
+            .with_value(|r| r.as_ref().map(|r| r.before().clone()))
+        {
+            self.model.set(before);
+        }
+        self.run.set_value(None);
+        self.written.set_value(None);
+        self.losses.set(Vec::new());
+        self.error.set(None);
+    }
+}
+
+/// The training panel.
+#[component]
+pub fn TrainingPanel(
+    /// The learner's model, which training changes.
+    model: RwSignal<Model>,
+) -> impl IntoView {
+    let ui = super::context::ui_context();
+    let trainer = Trainer {
+        model,
+        settings: RwSignal::new(Settings::default()),
+        run: StoredValue::new(None),
+        written: StoredValue::new(None),
+        losses: RwSignal::new(Vec::new()),
+        running: RwSignal::new(false),
+        error: RwSignal::new(None),
+        run_id: StoredValue::new(0),
+        ui,
+    };
+    let settings = trainer.settings;
+    let cross = Memo::new(move |_| model.with(|m| m.cross));
+    let canvas = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let losses = trainer.losses.get();
+        let theme = if ui.dark.get() {
+            Theme::DARK
+        } else {
+            Theme::LIGHT
+        };
+        if let Some(canvas) = canvas.get() {
+            draw(&canvas, &losses, &theme);
+        }
+    });
+    // A model changed by anything but the run (an edit, Back, a preset) ends the run: its curve
+    // no longer belongs to the weights on screen.
+    Effect::new(move |_| {
+        let changed = model.with(|m| trainer.written.with_value(|w| w.as_ref() != Some(m)));
+        if changed && !trainer.running.get_untracked() {
+            trainer.run.set_value(None);
+            trainer.written.set_value(None);
+            trainer.losses.set(Vec::new());
+        }
+    });
+    // Leaving the page's training mid-run would keep the model changing under other edits.
+    on_cleanup(move || trainer.running.set(false));
+
+    let goal_changed = move |ev| {
+        if let Some(goal) = GoalChoice::from_key(&event_target_value(&ev)) {
+            settings.update(|s| {
+                // A task's target is built from E, so E cannot learn it.
+                if matches!(goal, GoalChoice::Task(_)) {
+                    s.train.retain(|t| !t.is_embeddings());
+                    for w in [Trainable::WV, Trainable::WO] {
+                        if !s.train.contains(&w) {
+                            s.train.push(w);
+                        }
+                    }
+                }
+                s.goal = goal;
+            });
+        }
+    };
+    let toggle = move |t: Trainable, on: bool| {
+        settings.update(|s| {
+            s.train.retain(|x| *x != t);
+            if on {
+                s.train.push(t);
+            }
+        })
+    };
+    let rate_changed = move |ev| match event_target_value(&ev).trim().parse::<f64>() {
+        Ok(lr) if lr > 0.0 && lr.is_finite() => {
+            trainer.error.set(None);
+            settings.update(|s| s.learning_rate = lr);
+        }
+        _ => trainer.error.set(Some(
+            "The learning rate must be a number above 0; the last one is kept.".to_string(),
+        )),
+    };
+    let is_task = move || settings.with(|s| matches!(s.goal, GoalChoice::Task(_)));
+
+    view! {
+        <section class="panel training" aria-labelledby="training-title" data-testid="training">
+            <h2 id="training-title" class="panel-title">"Train the weights"</h2>
+            <p class="help">{TRAINING_INTRO}</p>
+            <div class="training-settings">
+                <label>"Goal "
+                    <select data-testid="train-goal" on:change=goal_changed
+                        prop:value=move || settings.with(|s| s.goal.key())>
+                        {GOALS.iter().map(|g| view! {
+                            <option value=g.key()>{goal_text(*g)}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <fieldset class="train-which">
+                    <legend>"Learns"</legend>
+                    {move || learnable(cross.get()).into_iter().map(|t| view! {
+                        <label class="toggle">
+                            <input type="checkbox" data-testid=format!("train-{}", t.key())
+                                prop:checked=move || settings.with(|s| s.train.contains(&t))
+                                prop:disabled=move || t.is_embeddings() && is_task()
+                                on:change=move |ev| toggle(t, event_target_checked(&ev)) />
+                            " " {trainable_label(t)}
+                        </label>
+                    }).collect_view()}
+                </fieldset>
+                <label>"Optimizer "
+                    <select data-testid="train-optimizer"
+                        prop:value=move || settings.with(|s| s.optimizer.key())
+                        on:change=move |ev| {
+                            if let Some(k) = OptimizerKind::from_key(&event_target_value(&ev)) {
+                                settings.update(|s| s.optimizer = k);
+                            }
+                        }>
+                        {OptimizerKind::ALL.iter().map(|k| view! {
+                            <option value=k.key()>{optimizer_label(*k)}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Learning rate η "
+                    <input type="number" step="0.01" min="0.0001" data-testid="train-lr"
+                        prop:value=move || settings.with(|s| s.learning_rate.to_string())
+                        on:change=rate_changed />
+                </label>
+            </div>
+            <p class="help">{move || loss_text(settings.with(|s| s.goal.goal().loss_kind()))}</p>
+            <div class="training-buttons">
+                <button type="button" data-testid="train-step"
+                    prop:disabled=move || trainer.running.get()
+                    on:click=move |_| { trainer.steps(1); }>"Step"</button>
+                <button type="button" data-testid="train-run"
+                    aria-pressed=move || trainer.running.get().to_string()
+                    on:click=move |_| {
+                        if trainer.running.get_untracked() {
+                            trainer.running.set(false);
+                        } else {
+                            trainer.running.set(true);
+                            trainer.frame();
+                        }
+                    }>
+                    {move || if trainer.running.get() { "Pause" } else { "Train" }}
+                </button>
+                <button type="button" data-testid="train-reset"
+                    prop:disabled=move || trainer.losses.with(Vec::is_empty)
+                    on:click=move |_| trainer.reset()>"Reset"</button>
+            </div>
+            <p class="error" role="alert" data-testid="train-error">{move || trainer.error.get()}</p>
+            <p class="training-status" role="status" data-testid="train-status">
+                {move || trainer.losses.with(|l| status_text(l))}
+            </p>
+            <canvas node_ref=canvas class="loss-curve" data-testid="loss-curve"
+                role="img" aria-label="The loss after each training step, on a log scale"
+                style=format!("--w: {}", LOSS_CURVE_SIZE.0)></canvas>
+            <p class="help">{DIRECTION_NOTE}</p>
+            {move || is_task().then(|| view! {
+                <p class="help">"The task's target is built from E, so E cannot learn it: the embeddings stay as they are."</p>
+            })}
+            {move || (settings.with(|s| s.goal) == GoalChoice::Pattern(NamedTarget::Next)
+                && model.with(|m| m.config.causal && !m.cross)).then(|| view! {
+                <p class="help">"Under the causal mask no token can see the one after it: switch the mask off to train this target."</p>
+            })}
+        </section>
+    }
+}
+
+/// Draws the loss curve on `canvas`, sharp at the screen's pixel ratio.
+#[cfg(target_arch = "wasm32")]
+fn draw(canvas: &web_sys::HtmlCanvasElement, losses: &[f64], theme: &Theme) {
+    use plotters::prelude::IntoDrawingArea;
+    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0);
+    let (w, h) = LOSS_CURVE_SIZE;
+    let (w, h) = (
+        (f64::from(w) * ratio).round() as u32,
+        (f64::from(h) * ratio).round() as u32,
+    );
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    if let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone()) {
+        let area = backend.into_drawing_area();
+        let _ = crate::plot::draw_loss_curve(&area, losses, theme, ratio, 1.0);
+    }
+}
+
+/// Natively there is no canvas to draw on.
+#[cfg(not(target_arch = "wasm32"))]
+fn draw(_canvas: &web_sys::HtmlCanvasElement, _losses: &[f64], _theme: &Theme) {}

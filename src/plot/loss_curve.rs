@@ -1,0 +1,189 @@
+//! The training loss, step by step: a line chart with a logarithmic loss axis, so a loss that
+//! keeps halving keeps falling visibly instead of hugging the floor.
+
+use super::palette::{Rgb, Theme};
+use plotters::chart::ChartBuilder;
+use plotters::coord::combinators::{BindKeyPoints, IntoLogRange};
+use plotters::coord::Shift;
+use plotters::drawing::{DrawingArea, DrawingAreaErrorKind, IntoDrawingArea};
+use plotters::series::LineSeries;
+use plotters::style::{Color, FontFamily, IntoFont, RGBColor, TextStyle};
+use plotters_backend::DrawingBackend;
+use plotters_svg::SVGBackend;
+
+/// The smallest loss the axis shows: a loss of exactly 0 (a task met exactly) sits on the floor.
+const FLOOR: f64 = 1e-6;
+
+/// Width and height of the chart in CSS pixels, before any zoom.
+pub const LOSS_CURVE_SIZE: (u32, u32) = (480, 220);
+
+fn color(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+fn font(size: f64, c: Rgb) -> TextStyle<'static> {
+    // The enum, not a family name: see `heatmap::text_style`.
+    (FontFamily::SansSerif, size).into_font().color(&color(c))
+}
+
+/// The loss axis's ends: a little below the smallest and above the largest loss, on a log
+/// scale, at least one decade apart so a flat curve still has labels.
+pub fn loss_range(losses: &[f64]) -> (f64, f64) {
+    let finite = losses.iter().copied().filter(|l| l.is_finite());
+    let lo = finite.clone().fold(f64::INFINITY, f64::min).max(FLOOR);
+    let hi = finite.fold(0.0, f64::max).max(lo);
+    if !lo.is_finite() {
+        return (0.1, 1.0);
+    }
+    let (lo, hi) = (lo / 1.5, hi * 1.5);
+    if hi / lo < 10.0 {
+        let mid = (lo * hi).sqrt();
+        (mid / 10f64.sqrt(), mid * 10f64.sqrt())
+    } else {
+        (lo, hi)
+    }
+}
+
+/// The loss axis's labelled values: 1, 2 and 5 times the powers of ten between `lo` and `hi`,
+/// or only the powers of ten when that would be more than seven labels.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let decades = lo.log10().floor() as i32..=hi.log10().ceil() as i32;
+    let ticks = |steps: &[f64]| -> Vec<f64> {
+        decades
+            .clone()
+            // Dividing by 10^−k, an exact float, keeps 0.002 from printing as 0.0020000000000000005.
+            .flat_map(|k| {
+                steps.iter().map(move |m| {
+                    if k < 0 {
+                        m / 10f64.powi(-k)
+                    } else {
+                        m * 10f64.powi(k)
+                    }
+                })
+            })
+            .filter(|v| (lo..=hi).contains(v))
+            .collect()
+    };
+    let fine = ticks(&[1.0, 2.0, 5.0]);
+    if fine.len() <= 7 {
+        fine
+    } else {
+        ticks(&[1.0])
+    }
+}
+
+/// Draws `losses` (`losses[k]` after k steps) on `area`, `scale` times the CSS pixel sizes;
+/// `font_factor` undoes backends that shrink font sizes (plotters' SVG writes size / 1.24).
+pub fn draw_loss_curve<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    losses: &[f64],
+    theme: &Theme,
+    scale: f64,
+    font_factor: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&color(theme.background))?;
+    let px = |v: f64| (v * scale).round() as u32;
+    let steps = losses.len().saturating_sub(1).max(1);
+    let (lo, hi) = loss_range(losses);
+    let mut chart = ChartBuilder::on(area)
+        .margin(px(10.0))
+        .x_label_area_size(px(34.0))
+        .y_label_area_size(px(56.0))
+        .build_cartesian_2d(
+            0..steps,
+            (lo..hi).log_scale().with_key_points(log_ticks(lo, hi)),
+        )?;
+    let label = font(12.0 * scale * font_factor, theme.muted);
+    let grid = color(theme.masked);
+    // The ticks are 1, 2 or 5 times a power of ten, which the shortest form writes exactly.
+    let format_loss = |v: &f64| format!("{v}");
+    chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("loss (log scale)")
+        .x_labels(6)
+        .y_labels(5)
+        .y_label_formatter(&format_loss)
+        .label_style(label.clone())
+        .axis_desc_style(label)
+        .bold_line_style(grid.stroke_width(px(1.0)))
+        .light_line_style(grid.mix(0.4).stroke_width(px(1.0)))
+        .axis_style(color(theme.muted).stroke_width(px(1.0)))
+        .draw()?;
+    let points = losses
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.is_finite())
+        .map(|(k, l)| (k, l.max(FLOOR)));
+    chart.draw_series(LineSeries::new(
+        points,
+        color(theme.accent).stroke_width(px(2.0)),
+    ))?;
+    area.present()
+}
+
+/// The loss curve as an SVG document, for exports and native tests.
+pub fn loss_curve_svg(losses: &[f64], theme: &Theme) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, LOSS_CURVE_SIZE).into_drawing_area();
+        draw_loss_curve(&root, losses, theme, 1.0, 1.24).map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_axis_spans_at_least_a_decade_around_a_flat_curve() {
+        let (lo, hi) = loss_range(&[0.5, 0.5]);
+        assert!(lo < 0.5 && hi > 0.5 && hi / lo >= 9.99, "{lo}..{hi}");
+    }
+
+    #[test]
+    fn a_zero_loss_sits_on_the_floor_and_the_axis_keeps_the_start() {
+        let (lo, hi) = loss_range(&[2.0, 0.0]);
+        assert!(lo <= FLOOR && hi >= 2.0, "{lo}..{hi}");
+    }
+
+    #[test]
+    fn ticks_are_one_two_five_per_decade_or_only_the_decades() {
+        assert_eq!(log_ticks(0.15, 2.5), vec![0.2, 0.5, 1.0, 2.0]);
+        assert_eq!(log_ticks(1e-6, 10.0).len(), 8);
+        let small: Vec<String> = log_ticks(0.0015, 0.006)
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        assert_eq!(small, ["0.002", "0.005"]);
+        assert!(log_ticks(1e-6, 10.0)
+            .iter()
+            .all(|v| (v.log10() - v.log10().round()).abs() < 1e-9));
+    }
+
+    #[test]
+    fn no_losses_give_a_default_axis() {
+        assert_eq!(loss_range(&[]), (0.1, 1.0));
+    }
+
+    #[test]
+    fn the_svg_draws_one_line_and_names_its_axes() {
+        let svg = loss_curve_svg(&[1.4, 0.9, 0.5, 0.2], &Theme::LIGHT).unwrap();
+        assert!(svg.contains("loss (log scale)"), "{svg}");
+        let texts: Vec<&str> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim()))
+            .collect();
+        assert!(texts.contains(&"step"), "{texts:?}");
+        // The curve is the one line in the accent colour.
+        assert_eq!(svg.matches(r##"stroke="#0B6E4F""##).count(), 1, "{svg}");
+        for tick in ["0.2", "0.5", "1", "2"] {
+            assert!(
+                texts.contains(&tick),
+                "no {tick} on the loss axis: {texts:?}"
+            );
+        }
+    }
+}

@@ -2,6 +2,9 @@
 //! texts, and what the parsed arguments mean as a [`Command`].
 
 use super::error::usage_error;
+use super::learn_args::{
+    grad_after_help, grad_long_about, train_after_help, train_long_about, GradArgs, TrainArgs,
+};
 use super::{CliError, Command, Format, Source, TraceOptions, WorksheetOptions};
 use crate::attention::{
     Config, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
@@ -43,6 +46,12 @@ enum CliCommand {
     Scenario,
     /// Print a Markdown worksheet of questions on the scenario, or its answer key.
     Worksheet(WorksheetArgs),
+    /// Print the loss of a training goal and its gradients, as JSON.
+    #[command(long_about = grad_long_about(), after_help = grad_after_help(EXIT_STATUS))]
+    Grad(GradArgs),
+    /// Train the chosen matrices towards a goal; print the losses and the trained scenario.
+    #[command(long_about = train_long_about(), after_help = train_after_help(EXIT_STATUS))]
+    Train(TrainArgs),
 }
 
 /// The options of `trace` as typed; [`TraceOptions`] is what they mean.
@@ -79,9 +88,10 @@ struct WorksheetArgs {
     answers: bool,
 }
 
-/// What the scenario is and how the options change it, shared by `trace` and `worksheet`.
+/// What the scenario is and how the options change it, shared by `trace`, `worksheet`, `grad`
+/// and `train`.
 #[derive(Debug, Args)]
-struct InputArgs {
+pub(super) struct InputArgs {
     /// Read a scenario JSON file; `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     scenario: Option<String>,
@@ -173,8 +183,9 @@ Examples:
   attention-lens trace --sentence \"the cat sat\" --causal --format markdown > handout.md
   attention-lens scenario > mine.json
   attention-lens trace --scenario mine.json --heads 1 --format csv
+  attention-lens train --target previous --steps 200 > trained.json
 
-Run `attention-lens help trace` for every option of trace.
+Run `attention-lens help trace` for every option of trace, and likewise for the others.
 
 {EXIT_STATUS}"
     )
@@ -330,6 +341,8 @@ where
             CliCommand::Trace(args) => Command::Trace(args.into()),
             CliCommand::Scenario => Command::Scenario,
             CliCommand::Worksheet(args) => Command::Worksheet(args.into()),
+            CliCommand::Grad(args) => Command::Grad(args.into()),
+            CliCommand::Train(args) => Command::Train(args.into()),
         }),
         Err(error) => match error.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {

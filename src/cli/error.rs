@@ -2,7 +2,7 @@
 //! one of them.
 
 use super::{Source, EXIT_BAD_INPUT};
-use crate::attention::AttentionError;
+use crate::attention::{AttentionError, LossKind};
 use crate::formats::scenario::ScenarioError;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use std::error::Error as _;
@@ -11,10 +11,12 @@ use std::error::Error as _;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CliError {
     /// The first argument is not a command.
-    #[error("unknown command `{0}`: use `trace`, `scenario` or `help`.")]
+    #[error(
+        "unknown command `{0}`: use `trace`, `grad`, `train`, `worksheet`, `scenario` or `help`."
+    )]
     UnknownCommand(String),
     /// An option this command does not have.
-    #[error("unknown option `{0}`: run `attention-lens help trace` to see the options.")]
+    #[error("unknown option `{0}`: run `attention-lens help COMMAND` to see its options.")]
     UnknownOption(String),
     /// An option this command does not have, close to one it has.
     #[error("unknown option `{option}`: did you mean `{suggestion}`?")]
@@ -60,6 +62,19 @@ pub enum CliError {
         flag: &'static str,
         value: String,
         error: AttentionError,
+    },
+    /// `--loss task` with nothing to aim at.
+    #[error("`--loss task` needs `--task NAME`: copy_previous, copy_first or mean.")]
+    TaskMissing,
+    /// A goal of one loss given together with `--loss` naming the other.
+    #[error(
+        "`{flag}` sets a goal of the {belongs} loss, but `--loss {loss}` was given: drop one of \
+         them."
+    )]
+    WrongLoss {
+        flag: &'static str,
+        belongs: LossKind,
+        loss: LossKind,
     },
     /// Anything else the core refuses.
     #[error(transparent)]

@@ -1,4 +1,5 @@
-//! The native `attention-lens` command: prints a complete trace as JSON, Markdown or CSV.
+//! The native `attention-lens` command: prints a complete trace as JSON, Markdown or CSV, a
+//! worksheet, the gradients of a goal's loss, or a training run and the trained scenario.
 //!
 //! clap reads the arguments and writes the help; [`parse_args`] turns its result into a
 //! [`Command`] (and any mistake into a one-line [`CliError`]), [`execute`] turns a command into
@@ -7,13 +8,16 @@
 
 mod args;
 mod error;
+mod learn;
+mod learn_args;
 mod trace;
 
 pub use args::{parse_args, usage};
 pub use error::CliError;
+pub use learn_args::{DEFAULT_STEPS, MAX_STEPS};
 pub use trace::apply_options;
 
-use crate::attention::ScaleMode;
+use crate::attention::{LossKind, NamedTarget, OptimizerKind, ScaleMode, Task, Trainable};
 use crate::formats::scenario::Scenario;
 use args::Cli;
 use clap::{CommandFactory, ValueEnum};
@@ -41,6 +45,46 @@ pub enum Command {
     Trace(TraceOptions),
     /// Print a worksheet or its answer key.
     Worksheet(WorksheetOptions),
+    /// Print the loss of a goal and its gradients.
+    Grad(GradOptions),
+    /// Train, and print the losses and the trained scenario.
+    Train(TrainOptions),
+}
+
+/// The goal options of `grad` and `train`; `None` leaves the choice to the scenario or the
+/// defaults (see `attention-lens help grad`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GoalOptions {
+    /// `--loss`.
+    pub loss: Option<LossKind>,
+    /// `--target`: one name for every head, or one per head.
+    pub targets: Option<Vec<NamedTarget>>,
+    /// `--task`.
+    pub task: Option<Task>,
+}
+
+/// The options of `grad`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GradOptions {
+    /// The scenario and the options that change it, as for `trace` (its format is not used).
+    pub input: TraceOptions,
+    /// What the loss measures.
+    pub goal: GoalOptions,
+}
+
+/// The options of `train`; `None` keeps the scenario's setting, or the default.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TrainOptions {
+    /// The scenario, the options that change it and the goal, as for `grad`.
+    pub grad: GradOptions,
+    /// `--optimizer`.
+    pub optimizer: Option<OptimizerKind>,
+    /// `--lr`.
+    pub learning_rate: Option<f64>,
+    /// `--train`: the matrices that learn.
+    pub train: Option<Vec<Trainable>>,
+    /// `--steps`: how many updates.
+    pub steps: usize,
 }
 
 /// The options of `worksheet`.
@@ -130,6 +174,8 @@ pub fn execute(command: &Command, stdin: &mut dyn Read) -> Result<String, CliErr
         Command::Version => Ok(Cli::command().render_version().to_string()),
         Command::Scenario => Ok(Scenario::default().to_json() + "\n"),
         Command::Trace(options) => trace::trace(options, stdin),
+        Command::Grad(options) => learn::grad(options, stdin),
+        Command::Train(options) => learn::train(options, stdin),
         Command::Worksheet(options) => {
             let t = trace::compute(&options.input, stdin)?;
             // The sheet ends in one line break, as the trace's Markdown does.

@@ -2,7 +2,7 @@
 //! option to blame when the result is not a valid attention layer.
 
 use super::{CliError, Format, Source, TraceOptions};
-use crate::attention::{forward, tokenize, toy_embedding};
+use crate::attention::{forward, tokenize, toy_embedding, Inputs};
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
 use crate::formats::scenario::{BlockFields, Scenario, ScenarioError};
 use std::io::{self, Read};
@@ -21,6 +21,15 @@ pub(super) fn compute(
     options: &TraceOptions,
     stdin: &mut dyn Read,
 ) -> Result<crate::attention::Trace, CliError> {
+    let (_, inputs) = load(options, stdin)?;
+    forward(&inputs).map_err(CliError::Attention)
+}
+
+/// The scenario the options describe, and its checked inputs.
+pub(super) fn load(
+    options: &TraceOptions,
+    stdin: &mut dyn Read,
+) -> Result<(Scenario, Inputs), CliError> {
     let mut scenario = match &options.scenario {
         Source::Default => Scenario::default(),
         source => {
@@ -36,7 +45,7 @@ pub(super) fn compute(
     let inputs = scenario
         .to_inputs()
         .map_err(|error| blame(error, options, width_changed))?;
-    forward(&inputs).map_err(CliError::Attention)
+    Ok((scenario, inputs))
 }
 
 fn read_source(source: &Source, stdin: &mut dyn Read) -> Result<String, CliError> {

@@ -5,13 +5,14 @@
 use super::{Scenario, ScenarioError};
 use crate::attention::{Config, ScaleMode};
 use serde::de::{self, Deserializer, MapAccess, Unexpected, Visitor};
-use serde::{Deserialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 use std::marker::PhantomData;
+use std::str::FromStr;
 
 /// The fields of scenario JSON, in the order [`Scenario::to_json`] writes them. An error is
 /// inside a field when its path starts with one of these; otherwise the path is an unknown key.
-const FIELDS: [&str; 18] = [
+const FIELDS: [&str; 19] = [
     "version",
     "title",
     "caption",
@@ -30,6 +31,7 @@ const FIELDS: [&str; 18] = [
     "source",
     "source_embeddings",
     "block",
+    "training",
 ];
 
 /// The longest message of the JSON reader quoted in an error, in characters: enough for every
@@ -154,7 +156,7 @@ pub(super) fn whole_number<'de, D: Deserializer<'de>, T: WholeNumber>(
 }
 
 /// A number, whole or not, as an `f64`; serde's own message would call it `f64`.
-struct Number(f64);
+pub(super) struct Number(pub(super) f64);
 
 impl<'de> Deserialize<'de> for Number {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -203,8 +205,6 @@ pub(super) fn matrix<'de, D: Deserializer<'de>>(
     }))
 }
 
-/// [`ScaleMode`] as its key, such as `"sqrt_head_dim"`. The attention core knows nothing of
-/// file formats, so the mapping lives here rather than in a derive on the enum.
 /// An optional plain array of numbers.
 pub(super) fn vector<'de, D: Deserializer<'de>>(
     deserializer: D,
@@ -222,6 +222,136 @@ pub(super) fn optional_whole_number<'de, D: Deserializer<'de>>(
     Ok(Option::<Whole>::deserialize(deserializer)?.map(|w| w.0))
 }
 
+/// An optional object of named fields; `null` counts as absent. serde's derived reader of a
+/// struct also takes an array of its fields in order, which the format does not allow.
+pub(super) fn optional_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    struct ObjectVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+        type Value = T;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object of named fields")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map))
+        }
+    }
+
+    struct OptionVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for OptionVisitor<T> {
+        type Value = Option<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object of named fields")
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D2: Deserializer<'de>>(self, inner: D2) -> Result<Option<T>, D2::Error> {
+            inner.deserialize_map(ObjectVisitor(PhantomData)).map(Some)
+        }
+    }
+
+    deserializer.deserialize_option(OptionVisitor(PhantomData))
+}
+
+/// An optional number; `null` counts as absent.
+pub(super) fn optional_number<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<f64>, D::Error> {
+    Ok(Option::<Number>::deserialize(deserializer)?.map(|n| n.0))
+}
+
+/// A choice written as its key, such as `"adam"`: read with its `FromStr`, whose message lists
+/// the choices, and written with its `Display`, which is the key. The attention core knows
+/// nothing of file formats, so the mapping lives here rather than in a derive on its enums.
+pub(super) struct Keyed<T>(pub(super) T);
+
+impl<T: fmt::Display> Serialize for Keyed<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+impl<'de, T: FromStr<Err = String>> Deserialize<'de> for Keyed<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor<T>(PhantomData<T>);
+
+        impl<T: FromStr<Err = String>> Visitor<'_> for KeyVisitor<T> {
+            type Value = T;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a name, as a string")
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<T, E> {
+                text.parse().map_err(E::custom)
+            }
+        }
+
+        deserializer
+            .deserialize_str(KeyVisitor(PhantomData))
+            .map(Self)
+    }
+}
+
+/// An optional choice by its key; `null` counts as absent.
+pub(super) mod optional_key {
+    use super::{Deserialize, Deserializer, Keyed, Serialize, Serializer};
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    pub fn serialize<T: Display, S: Serializer>(
+        value: &Option<T>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        value.as_ref().map(Keyed).serialize(serializer)
+    }
+
+    pub fn deserialize<'de, T: FromStr<Err = String>, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<T>, D::Error> {
+        Ok(Option::<Keyed<T>>::deserialize(deserializer)?.map(|k| k.0))
+    }
+}
+
+/// An optional list of choices by their keys; `null` counts as absent.
+pub(super) mod optional_keys {
+    use super::{Deserialize, Deserializer, Keyed, Serialize, Serializer};
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    pub fn serialize<T: Display, S: Serializer>(
+        value: &Option<Vec<T>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        value
+            .as_ref()
+            .map(|list| list.iter().map(Keyed).collect::<Vec<_>>())
+            .serialize(serializer)
+    }
+
+    pub fn deserialize<'de, T: FromStr<Err = String>, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Vec<T>>, D::Error> {
+        let keys = Option::<Vec<Keyed<T>>>::deserialize(deserializer)?;
+        Ok(keys.map(|list| list.into_iter().map(|k| k.0).collect()))
+    }
+}
+
+/// [`ScaleMode`] as its key, such as `"sqrt_head_dim"`. The attention core knows nothing of
+/// file formats, so the mapping lives here rather than in a derive on the enum.
 pub(super) mod scale_key {
     use super::{de, fmt, Deserializer, ScaleMode, Serializer, Visitor};
 
@@ -463,12 +593,13 @@ mod tests {
     #[test]
     fn the_field_list_is_the_order_fields_are_written_in() {
         let scenario = Scenario {
-            version: 2,
+            version: 3,
             title: Some("t".into()),
             caption: Some("c".into()),
             source: Some("s".into()),
             source_embeddings: Some(vec![vec![0.0; 4]]),
             block: Some(super::super::BlockFields::default()),
+            training: Some(super::super::TrainingFields::default()),
             ..Scenario::default()
         };
         let json = scenario.to_json();

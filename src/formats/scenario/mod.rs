@@ -2,6 +2,7 @@
 //! and the CLI reads it.
 
 mod de;
+mod training;
 
 use crate::attention::{
     tokenize, toy_embeddings, Activation, AttentionError, Block, BlockParam, Config, Init, Inputs,
@@ -10,14 +11,15 @@ use crate::attention::{
 use crate::state::Model;
 use de::{
     default_d_model, default_n_heads, default_temperature, json_error, matrix, message, number,
-    optional_whole_number, scale_key, vector, whole_number, ObjectOnly,
+    optional_object, optional_whole_number, scale_key, vector, whole_number, ObjectOnly,
 };
 use serde::{Deserialize, Serialize};
+pub use training::{training_field, TargetField, TrainingFields};
 
 /// The newest scenario format version this build reads and writes. Version 2 adds `source`,
-/// `source_embeddings` and `block`; a scenario without them is written as version 1, which
-/// every earlier build reads.
-pub const SCENARIO_VERSION: u32 = 2;
+/// `source_embeddings` and `block`, version 3 adds `training`; a scenario is written with the
+/// lowest version that holds its fields (1 without any of them), so earlier builds read it.
+pub const SCENARIO_VERSION: u32 = 3;
 
 /// The sentence of the default scenario.
 pub use crate::state::DEFAULT_SENTENCE;
@@ -34,7 +36,7 @@ pub const MAX_SCENARIO_BYTES: usize = 1_048_576;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    /// Format version; this build reads version 1. Required.
+    /// Format version, 1 to [`SCENARIO_VERSION`]. Required.
     #[serde(deserialize_with = "whole_number")]
     pub version: u32,
     /// A name for menus (presets); left out of the JSON when absent.
@@ -110,8 +112,20 @@ pub struct Scenario {
     )]
     pub source_embeddings: Option<Vec<Vec<f64>>>,
     /// Version 2: the transformer block around attention; no block when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_object"
+    )]
     pub block: Option<BlockFields>,
+    /// Version 3: what training aims at and how it steps; see [`Scenario::training`]. The
+    /// forward pass does not read it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_object"
+    )]
+    pub training: Option<TrainingFields>,
 }
 
 /// The `block` object of a version 2 scenario; every field is optional.
@@ -311,6 +325,9 @@ pub enum ScenarioError {
     /// A version 1 scenario with a field of version 2.
     #[error("Field `{0}` belongs to scenario version 2: set \"version\": 2 to use it.")]
     NeedsVersion2(&'static str),
+    /// A version 1 or 2 scenario with a field of version 3.
+    #[error("Field `{0}` belongs to scenario version 3: set \"version\": 3 to use it.")]
+    NeedsVersion3(&'static str),
     /// The causal mask together with a source sentence.
     #[error(
         "Fields `causal` and `source`: the causal mask belongs to self-attention and cannot be on with a source sentence; set \"causal\": false or remove \"source\"."
@@ -376,6 +393,9 @@ impl Scenario {
             if let Some(field) = scenario.version_2_field() {
                 return Err(ScenarioError::NeedsVersion2(field));
             }
+        }
+        if scenario.version < 3 && scenario.training.is_some() {
+            return Err(ScenarioError::NeedsVersion3("training"));
         }
         Ok(scenario)
     }
@@ -524,6 +544,7 @@ impl Scenario {
             source: source_text,
             source_embeddings: inputs.source.as_ref().map(|s| rows_of(&s.embeddings)),
             block: inputs.block.as_ref().map(BlockFields::from_block),
+            training: None,
         }
     }
 
@@ -737,8 +758,8 @@ mod tests {
 
     #[test]
     fn a_future_version_is_refused_with_a_reason() {
-        let err = Scenario::from_json(r#"{"version": 3, "sentence": "a"}"#).unwrap_err();
-        assert_eq!(err, ScenarioError::UnsupportedVersion(3));
+        let err = Scenario::from_json(r#"{"version": 4, "sentence": "a"}"#).unwrap_err();
+        assert_eq!(err, ScenarioError::UnsupportedVersion(4));
         assert!(err.to_string().contains("newer"));
     }
 

@@ -15,6 +15,13 @@ use leptos::prelude::*;
 /// A run stops by itself after this many steps.
 const MAX_STEPS: usize = 1000;
 
+/// Training's pace while it runs, in steps per second: one step a frame on a 60 Hz display,
+/// and more than one in a frame that came late, so a slow redraw does not slow the learning.
+const STEPS_PER_SECOND: f64 = 60.0;
+
+/// The most steps one frame takes to catch up.
+const MAX_STEPS_PER_FRAME: usize = 4;
+
 fn goal_text(goal: GoalChoice) -> &'static str {
     match goal {
         GoalChoice::Pattern(t) => pattern_label(t),
@@ -35,7 +42,15 @@ struct Trainer {
     error: RwSignal<Option<String>>,
     /// Counts the runs started, so the history can tell one run's frames from the next run's.
     run_id: StoredValue<u64>,
+    /// When Train was pressed, in page milliseconds, and the steps taken since.
+    pace: StoredValue<(f64, usize)>,
     ui: super::context::UiContext,
+}
+
+fn now() -> f64 {
+    window()
+        .performance()
+        .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 impl Trainer {
@@ -93,13 +108,17 @@ impl Trainer {
         }
     }
 
-    /// One frame of a running training, and the next frame's request: one step a frame, so a
-    /// learner can watch the loss fall and the heatmaps change.
+    /// One frame of a running training, and the next frame's request: steps at
+    /// [`STEPS_PER_SECOND`], slow enough to watch the loss fall and the heatmaps change.
     fn frame(self) {
         if !self.running.get_untracked() {
             return;
         }
-        let more = self.steps(1)
+        let (started, done) = self.pace.get_value();
+        let due = ((now() - started) / 1000.0 * STEPS_PER_SECOND).floor() as usize;
+        let steps = due.saturating_sub(done).clamp(1, MAX_STEPS_PER_FRAME);
+        self.pace.set_value((started, done + steps));
+        let more = self.steps(steps)
             && self
                 .run
                 .with_value(|r| r.as_ref().is_some_and(|r| r.steps() < MAX_STEPS));
@@ -142,6 +161,7 @@ pub fn TrainingPanel(
         running: RwSignal::new(false),
         error: RwSignal::new(None),
         run_id: StoredValue::new(0),
+        pace: StoredValue::new((0.0, 0)),
         ui,
     };
     let settings = trainer.settings;
@@ -262,6 +282,7 @@ pub fn TrainingPanel(
                             trainer.running.set(false);
                         } else {
                             trainer.running.set(true);
+                            trainer.pace.set_value((now(), 0));
                             trainer.frame();
                         }
                     }>

@@ -282,6 +282,34 @@ async function editToRepaint(browser, url, scenario, count, problems) {
   }
 }
 
+/**
+ * Training steps per second in the page while every stage on show is redrawn: `scenario` is set
+ * up as for the edits (the Scores stage, every head's scores on show at the largest size), then
+ * Train runs for `seconds` and the step count the panel reports is divided by the time.
+ */
+async function trainingSpeed(browser, url, scenario, seconds, problems) {
+  const { context, page } = await openPage(browser, problems);
+  try {
+    await page.goto(url);
+    await waitForFirstHeatmap(page);
+    await prepare(page, scenario);
+    const run = page.getByTestId("train-run");
+    await run.scrollIntoViewIfNeeded();
+    await page.getByTestId("stage-scores").scrollIntoViewIfNeeded();
+    const started = Date.now();
+    await run.click();
+    await page.waitForTimeout(seconds * 1000);
+    await run.click();
+    const elapsed = (Date.now() - started) / 1000;
+    const status = await page.getByTestId("train-status").innerText();
+    const steps = Number(status.match(/After (\d+) step/)?.[1] ?? NaN);
+    if (!Number.isFinite(steps)) throw new Error(`no step count in the training status: ${status}`);
+    return steps / elapsed;
+  } finally {
+    await context.close();
+  }
+}
+
 /** The gzipped (level 9) and raw sizes of the .wasm, .js and .css files in `dir`. */
 async function bundleSize(dir) {
   const sizes = { wasm: 0, js: 0, css: 0, raw: 0, gzip: 0 };
@@ -370,6 +398,21 @@ async function main() {
         figure(`edit-to-repaint median, ${label}`, median(painted), "ms", budget, note),
         figure(`edit-to-repaint p95, ${label}`, quantile(sorted, 0.95), "ms", null, note),
         figure(`edit to next frame median, ${label}`, median(frame), "ms", null, frameNote),
+      );
+    }
+    for (const [scenario, label] of [
+      ["default", "default scenario"],
+      ["largest", "32 tokens, d_model 16, 8 heads"],
+    ]) {
+      const rate = await trainingSpeed(browser, server.url, scenario, 3, problems);
+      figures.push(
+        figure(
+          `training steps per second, ${label}`,
+          rate,
+          "steps/s",
+          null,
+          "Train for 3 s on the Scores stage, every head's scores drawn; one step a frame, so the display's refresh rate is the ceiling",
+        ),
       );
     }
     const loads = await firstHeatmapTimes(browser, server.url, options.loads, problems);

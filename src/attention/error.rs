@@ -77,7 +77,8 @@ pub enum AttentionError {
     #[error(
         "The `{target}` target puts weight on a key the causal mask hides: for head {}, \
          row {} would look at key {}, a later token. Switch the causal mask off, or choose a \
-         target that looks back (self, previous, first or uniform).",
+         target on or before the diagonal: the token itself, the one before, the first, or \
+         equal weight (self, previous, first or uniform).",
         head + 1,
         row + 1,
         key + 1
@@ -90,8 +91,8 @@ pub enum AttentionError {
     },
     /// The list of pattern targets fits neither one head nor every head.
     #[error(
-        "There are {count} targets for {n_heads} heads: give one target for every head, \
-         or one per head."
+        "There are {count} targets for {n_heads} heads: give a single target shared by \
+         all heads, or exactly one per head."
     )]
     TargetCount { count: usize, n_heads: usize },
     /// A painted target has a row with no weight anywhere.
@@ -112,9 +113,10 @@ pub enum AttentionError {
     NegativeTarget { head: usize, row: usize, col: usize },
     /// Embeddings were chosen to learn with a task, whose target is built from them.
     #[error(
-        "The `{task}` task builds its target from the embeddings, so `{name}` cannot learn \
-         with it: the target would move with every step. Train w_q, w_k, w_v or w_o, or choose \
-         a pattern target."
+        "With the `{task}` task, `{name}` cannot learn: the target is built from the embeddings \
+         (the source's in cross-attention), so neither `embeddings` nor `source_embeddings` may \
+         learn; shrinking them would shrink the target too. Train w_q, w_k, w_v or w_o, or \
+         choose a pattern target."
     )]
     TaskTrainsEmbeddings { task: String, name: String },
     /// The source's embeddings were chosen to learn without a source sentence.
@@ -128,7 +130,8 @@ pub enum AttentionError {
     BadLearningRate { value: f64 },
     /// The gradient overflowed to infinity or NaN.
     #[error(
-        "The gradient grew too large to represent. Use smaller values or a higher temperature."
+        "The gradient grew too large to represent. Use smaller weights or embeddings, switch \
+         scaling on, or raise the temperature T."
     )]
     GradientOverflow,
     /// An update made a weight overflow; the weights before that step are kept.

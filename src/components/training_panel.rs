@@ -1,13 +1,13 @@
 //! The training panel: choose a goal and what learns, then Step, Train / Pause or Reset, with
 //! the loss curve drawn live while every stage follows the new weights.
 
-use crate::attention::{NamedTarget, OptimizerKind, Trainable};
+use crate::attention::{NamedTarget, OptimizerKind, Task, Trainable};
 use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
 use crate::training::{learnable, GoalChoice, Run, Settings, GOALS};
 use crate::words::{
-    loss_text, optimizer_label, pattern_label, status_text, task_label, trainable_label,
-    DIRECTION_NOTE, TRAINING_INTRO,
+    loss_text, optimizer_label, pattern_label, status_text, task_embeddings_note, task_label,
+    trainable_label, DIRECTION_NOTE, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
 };
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -22,10 +22,10 @@ const STEPS_PER_SECOND: f64 = 60.0;
 /// The most steps one frame takes to catch up.
 const MAX_STEPS_PER_FRAME: usize = 4;
 
-fn goal_text(goal: GoalChoice) -> &'static str {
+fn goal_text(goal: GoalChoice, cross: bool) -> String {
     match goal {
-        GoalChoice::Pattern(t) => pattern_label(t),
-        GoalChoice::Task(t) => task_label(t),
+        GoalChoice::Pattern(t) => pattern_label(t).to_string(),
+        GoalChoice::Task(t) => task_label(t, cross),
     }
 }
 
@@ -58,7 +58,10 @@ impl Trainer {
     /// last one. Returns whether it stepped.
     fn steps(self, steps: usize) -> bool {
         let mut model = self.model.get_untracked();
-        let settings = self.settings.get_untracked();
+        let mut settings = self.settings.get_untracked();
+        // A matrix that is no longer offered (E_src once the source is gone) does not learn.
+        let offered = learnable(model.cross);
+        settings.train.retain(|t| offered.contains(t));
         let fresh = self.run.with_value(|r| {
             r.as_ref().is_none_or(|r| r.settings() != &settings)
                 || self.written.with_value(|w| w.as_ref() != Some(&model))
@@ -215,14 +218,26 @@ pub fn TrainingPanel(
             }
         })
     };
-    let rate_changed = move |ev| match event_target_value(&ev).trim().parse::<f64>() {
-        Ok(lr) if lr > 0.0 && lr.is_finite() => {
-            trainer.error.set(None);
-            settings.update(|s| s.learning_rate = lr);
+    let rate_changed = move |ev: leptos::ev::Event| {
+        match event_target_value(&ev).trim().parse::<f64>() {
+            Ok(lr) if lr > 0.0 && lr.is_finite() => {
+                trainer.error.set(None);
+                settings.update(|s| s.learning_rate = lr);
+            }
+            _ => {
+                let kept = settings.with_untracked(|s| s.learning_rate);
+                trainer.error.set(Some(format!(
+                    "Not a learning rate: η must be a number above 0. Training keeps η = {kept}."
+                )));
+                // The box shows the η that training uses.
+                let input: Option<web_sys::HtmlInputElement> = ev
+                    .target()
+                    .and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
+                if let Some(input) = input {
+                    input.set_value(&kept.to_string());
+                }
+            }
         }
-        _ => trainer.error.set(Some(
-            "The learning rate must be a number above 0; the last one is kept.".to_string(),
-        )),
     };
     let is_task = move || settings.with(|s| matches!(s.goal, GoalChoice::Task(_)));
 
@@ -235,7 +250,7 @@ pub fn TrainingPanel(
                     <select data-testid="train-goal" on:change=goal_changed
                         prop:value=move || settings.with(|s| s.goal.key())>
                         {GOALS.iter().map(|g| view! {
-                            <option value=g.key()>{goal_text(*g)}</option>
+                            <option value=g.key()>{move || goal_text(*g, cross.get())}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -265,7 +280,7 @@ pub fn TrainingPanel(
                     </select>
                 </label>
                 <label>"Learning rate η "
-                    <input type="number" step="0.01" min="0.0001" data-testid="train-lr"
+                    <input type="number" step="any" min="0" data-testid="train-lr"
                         prop:value=move || settings.with(|s| s.learning_rate.to_string())
                         on:change=rate_changed />
                 </label>
@@ -300,8 +315,23 @@ pub fn TrainingPanel(
                 role="img" aria-label="The loss after each training step, on a log scale"
                 style=format!("--w: {}", LOSS_CURVE_SIZE.0)></canvas>
             <p class="help">{DIRECTION_NOTE}</p>
+            {move || (settings.with(|s| s.optimizer) == OptimizerKind::Sgd)
+                .then(|| view! { <p class="help" data-testid="sgd-note">{SGD_NOTE}</p> })}
+            {move || {
+                let positional_goal = settings.with(|s| !matches!(
+                    s.goal,
+                    GoalChoice::Pattern(NamedTarget::Uniform) | GoalChoice::Task(Task::Mean)
+                ));
+                let order_unseen = model.with(|m| {
+                    !m.config.positional_encoding && (m.cross || !m.config.causal)
+                });
+                (positional_goal && order_unseen).then(|| view! {
+                    <p class="help" data-testid="positions-note">{POSITIONS_NOTE}</p>
+                })
+            }}
+            <p class="help">{RUN_LENGTH_NOTE}</p>
             {move || is_task().then(|| view! {
-                <p class="help">"The task's target is built from E, so E cannot learn it: the embeddings stay as they are."</p>
+                <p class="help">{move || task_embeddings_note(cross.get())}</p>
             })}
             {move || (settings.with(|s| s.goal) == GoalChoice::Pattern(NamedTarget::Next)
                 && model.with(|m| m.config.causal && !m.cross)).then(|| view! {

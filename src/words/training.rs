@@ -10,20 +10,41 @@ gradient descent change the matrices you choose; every stage above follows the n
 /// The goal menu's entry for a target pattern given to every head.
 pub fn pattern_label(t: NamedTarget) -> &'static str {
     match t {
-        NamedTarget::Previous => "Pattern: every token looks at the one before",
-        NamedTarget::SelfToken => "Pattern: every token looks at itself",
-        NamedTarget::Next => "Pattern: every token looks at the one after",
-        NamedTarget::First => "Pattern: every token looks at the first",
-        NamedTarget::Uniform => "Pattern: equal weight on every visible key",
+        NamedTarget::Previous => {
+            "Pattern: each token looks at the key one position before it (the first at itself)"
+        }
+        NamedTarget::SelfToken => "Pattern: each token looks at the key at its own position",
+        NamedTarget::Next => {
+            "Pattern: each token looks at the key one position after it (the last at itself)"
+        }
+        NamedTarget::First => "Pattern: every token looks at the first key",
+        NamedTarget::Uniform => "Pattern: equal weight on every key the token can see",
     }
 }
 
-/// The goal menu's entry for a task.
-pub fn task_label(t: Task) -> &'static str {
+/// The goal menu's entry for a task; its target is built from E_src with a source sentence.
+pub fn task_label(t: Task, cross: bool) -> String {
+    let e = if cross { "E_src" } else { "E" };
     match t {
-        Task::CopyPrevious => "Task: Y copies the previous token's embedding",
-        Task::CopyFirst => "Task: Y copies the first token's embedding",
-        Task::Mean => "Task: Y is the mean of the visible embeddings",
+        Task::CopyPrevious => {
+            format!("Task: Y row i should equal {e} row i−1 (row 0 for the first)")
+        }
+        Task::CopyFirst => format!("Task: every row of Y should equal {e} row 0"),
+        Task::Mean if cross => {
+            "Task: every row of Y should equal the mean of all E_src rows".into()
+        }
+        Task::Mean => "Task: Y row i should equal the mean of the E rows it can see".into(),
+    }
+}
+
+/// Why the embeddings stay fixed under a task.
+pub fn task_embeddings_note(cross: bool) -> &'static str {
+    if cross {
+        "The target Y* is built from the source's embeddings E_src, so no embeddings learn: \
+if they did, the target would move with every step."
+    } else {
+        "The target Y* is built from the embeddings E, so E stays fixed: if it learned, the \
+target would move with every step."
     }
 }
 
@@ -31,14 +52,15 @@ pub fn task_label(t: Task) -> &'static str {
 pub fn loss_text(kind: LossKind) -> &'static str {
     match kind {
         LossKind::Pattern => {
-            "Loss: the cross-entropy of every head's weights A against \
-the target pattern A*, L = −1/(n_heads·n) · Σ A* · log A, averaged over heads and rows. It \
-reads only A, so W_v and W_o get no gradient."
+            "Loss: the cross-entropy of each head's weights Aₕ against the target pattern A*ₕ, \
+L = −1/(n_heads·seq_len) · Σₕ Σᵢ Σⱼ A*ₕ[i,j] · log Aₕ[i,j]. It reads only the weights, so W_v \
+and W_o get no gradient: ticking them changes nothing. For one-hot targets L nears 0 only as \
+the scores grow; for equal weight it cannot fall below the target's entropy."
         }
         LossKind::Task => {
-            "Loss: the mean squared error of the layer's output Y = C·W_o \
-against a target built from the token embeddings E (without positions), \
-L = 1/(n·d_model) · Σ (Y − Y*)²."
+            "Loss: the mean squared error of attention's output Y = C·W_o (before any residual \
+or feed-forward) against Y*, built from the token embeddings E alone, without positions: \
+L = 1/(seq_len·d_model) · Σ (Y − Y*)² (E_src in cross-attention)."
         }
     }
 }
@@ -59,21 +81,31 @@ pub fn trainable_label(t: Trainable) -> &'static str {
 pub fn optimizer_label(kind: OptimizerKind) -> &'static str {
     match kind {
         OptimizerKind::Sgd => "SGD: W ← W − η·∂L/∂W",
-        OptimizerKind::Adam => "Adam (β₁ 0.9, β₂ 0.999, ε 10⁻⁸)",
+        OptimizerKind::Adam => "Adam: W ← W − η·m̂/(√v̂ + ε), β₁ 0.9, β₂ 0.999, ε 10⁻⁸",
     }
 }
 
-/// A loss as the status line writes it: four decimals, or three significant digits in
-/// scientific notation once four decimals would show only zeros.
+/// A loss as the status line writes it: four decimals, or three significant digits times a
+/// power of ten once four decimals would show only zeros.
 fn loss_number(v: f64) -> String {
     if v.abs() >= 0.001 || v == 0.0 {
-        crate::words::format_value(v, 4)
-    } else {
-        format!("{v:.2e}")
+        return crate::words::format_value(v, 4);
     }
+    let text = format!("{v:.2e}");
+    let Some((mantissa, exponent)) = text.split_once('e') else {
+        return text;
+    };
+    let superscript: String = exponent
+        .chars()
+        .map(|c| match c.to_digit(10) {
+            Some(d) => "⁰¹²³⁴⁵⁶⁷⁸⁹".chars().nth(d as usize).unwrap_or(c),
+            None => '⁻',
+        })
+        .collect();
+    format!("{mantissa} × 10{superscript}")
 }
 
-/// The status line: how many steps and the loss before and now, rounded as shown.
+/// The status line: how many steps and the loss when the run started and now, rounded as shown.
 pub fn status_text(losses: &[f64]) -> String {
     match losses {
         [] => String::new(),
@@ -81,7 +113,7 @@ pub fn status_text(losses: &[f64]) -> String {
         [first, .., last] => {
             let steps = losses.len() - 1;
             format!(
-                "After {steps} step{}: loss L ≈ {} (it was ≈ {} before training).",
+                "After {steps} step{}: loss L ≈ {} (≈ {} when this run started).",
                 if steps == 1 { "" } else { "s" },
                 loss_number(*last),
                 loss_number(*first)
@@ -90,11 +122,24 @@ pub fn status_text(losses: &[f64]) -> String {
     }
 }
 
-/// Why the next step moves a weight against its gradient.
-pub const DIRECTION_NOTE: &str = "Each step moves a weight against its gradient ∂L/∂W: a \
-positive gradient means a small increase would raise the loss, so SGD lowers the weight by \
-η·∂L/∂W. Adam scales each step by its running averages, so it does not follow the gradient \
-exactly.";
+/// Which way a step moves a weight, for each optimizer.
+pub const DIRECTION_NOTE: &str = "With SGD each step moves a weight against its gradient \
+∂L/∂W: a positive gradient means an increase would raise L, so SGD lowers the weight by \
+η·∂L/∂W. Adam steps against a running mean of the gradient (m̂) divided by its running RMS \
+(√v̂), so every weight moves by about η a step, and a step can even follow the current gradient.";
+
+/// What η means for SGD, whose steps are η times these small gradients.
+pub const SGD_NOTE: &str = "SGD moves each weight by η times its gradient, and these \
+gradients are small: SGD needs a far larger η than Adam, which moves every weight by about η.";
+
+/// Why positions matter for the goals that name a position.
+pub const POSITIONS_NOTE: &str = "Positional encoding is off, so a head sees which words there \
+are but not where they stand: it can learn a position-based goal only through the words \
+themselves, and repeated words defeat it. Switch positions on.";
+
+/// How long a run lasts.
+pub const RUN_LENGTH_NOTE: &str = "Train takes 60 steps a second and pauses by itself after \
+1000 steps; Reset returns to the weights from when the run started.";
 
 #[cfg(test)]
 mod tests {
@@ -105,10 +150,10 @@ mod tests {
         assert_eq!(status_text(&[1.0986]), "Before training: loss L ≈ 1.0986.");
         assert_eq!(
             status_text(&[1.0986, 0.5]),
-            "After 1 step: loss L ≈ 0.5000 (it was ≈ 1.0986 before training)."
+            "After 1 step: loss L ≈ 0.5000 (≈ 1.0986 when this run started)."
         );
         assert!(status_text(&[2.0, 1.0, 0.25]).starts_with("After 2 steps: loss L ≈ 0.2500"));
-        assert!(status_text(&[2.0, 0.000213]).contains("L ≈ 2.13e-4 "));
+        assert!(status_text(&[2.0, 0.000213]).contains("L ≈ 2.13 × 10⁻⁴ "));
     }
 
     #[test]
@@ -116,8 +161,10 @@ mod tests {
         let labels: std::collections::BTreeSet<_> = NamedTarget::ALL
             .iter()
             .map(|t| pattern_label(*t))
-            .chain(Task::ALL.iter().map(|t| task_label(*t)))
+            .map(String::from)
+            .chain(Task::ALL.iter().map(|t| task_label(*t, false)))
             .collect();
         assert_eq!(labels.len(), NamedTarget::ALL.len() + Task::ALL.len());
+        assert!(task_label(Task::CopyFirst, true).contains("E_src row 0"));
     }
 }

@@ -6,6 +6,14 @@ import { test, expect } from "./fixtures";
 
 const SENTENCE = "the cat sat on a mat";
 
+/** A loss as the status line writes it: "0.0049" or "2.13 × 10⁻⁴". */
+function lossValue(text: string): number {
+  const [mantissa, power] = text.split(" × 10");
+  if (power === undefined) return Number(mantissa);
+  const exponent = [...power].map((c) => (c === "⁻" ? "-" : String("⁰¹²³⁴⁵⁶⁷⁸⁹".indexOf(c)))).join("");
+  return Number(mantissa) * 10 ** Number(exponent);
+}
+
 /** The column of the largest entry of each row. */
 function argmaxRows(m: number[][]): number[] {
   return m.map((row) => row.indexOf(Math.max(...row)));
@@ -34,8 +42,9 @@ test("training teaches every head to look one token back and the loss falls", as
   await expect(page.getByTestId("train-run")).toHaveText("Train");
 
   const status = await page.getByTestId("train-status").innerText();
-  const [, now, was] = status.match(/loss L ≈ ([\d.]+) \(it was ≈ ([\d.]+)/) ?? [];
-  expect(Number(now), status).toBeLessThan(Number(was) / 4);
+  const [, now, was] = status.match(/loss L ≈ (.+) \(≈ (.+) when this run started/) ?? [];
+  expect(lossValue(now), status).toBeLessThan(lossValue(was) / 4);
+  expect(lossValue("2.13 × 10⁻⁴")).toBeCloseTo(0.000213, 9);
   // The curve is drawn at the screen's pixel ratio.
   const width = await page.getByTestId("loss-curve").evaluate((c: HTMLCanvasElement) => c.width);
   expect(width).toBeGreaterThanOrEqual(480);

@@ -53,8 +53,7 @@ pub use stages::{
 };
 pub use training::{
     loss_text, optimizer_label, pattern_label, status_text, task_embeddings_note, task_label,
-    trainable_label,
-    DIRECTION_NOTE, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
+    trainable_label, DIRECTION_NOTE, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, no_mistake_text, output_titles,

@@ -101,3 +101,24 @@ test("a task leaves the embeddings out of what learns", async ({ app, page }) =>
   await page.getByTestId("train-step").click();
   await expect(page.getByTestId("train-status")).toContainText("After 1 step");
 });
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true });
+
+  test("the training panel fits the screen and trains by tapping", async ({ app, page }) => {
+    await app.goto();
+    const panel = page.getByTestId("training");
+    await panel.scrollIntoViewIfNeeded();
+    // The long goal and optimizer names once pushed their menus past the panel's edge.
+    const wider = await panel.evaluate((p) => {
+      const right = p.getBoundingClientRect().right;
+      return [...p.querySelectorAll("*")]
+        .filter((e) => e.getBoundingClientRect().right > right + 1)
+        .map((e) => e.tagName);
+    });
+    expect(wider).toEqual([]);
+    expect((await panel.boundingBox())!.width).toBeLessThanOrEqual(360);
+    await page.getByTestId("train-step").tap();
+    await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+  });
+});

@@ -29,8 +29,10 @@ pub enum Activation {
     Gelu,
 }
 
-macro_rules! keyed_enum {
-    ($ty:ident, $what:literal, $($variant:ident => $key:literal),+) => {
+/// `ALL`, `key`, `from_key`, `Display` and `FromStr` for an enum whose variants have the keys
+/// scenarios, links and the CLI use.
+macro_rules! keyed {
+    ($ty:ident, $what:literal, [$($variant:ident => $key:literal),+ $(,)?]) => {
         impl $ty {
             /// Every choice, in menu order.
             pub const ALL: &'static [$ty] = &[$(Self::$variant),+];
@@ -40,6 +42,11 @@ macro_rules! keyed_enum {
                 match self {
                     $(Self::$variant => $key),+
                 }
+            }
+
+            /// The choice called `key`, if there is one.
+            pub fn from_key(key: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.key() == key)
             }
         }
 
@@ -53,17 +60,22 @@ macro_rules! keyed_enum {
             type Err = String;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                Self::ALL.iter().copied().find(|v| v.key() == s).ok_or_else(|| {
+                Self::from_key(s).ok_or_else(|| {
                     let keys: Vec<&str> = Self::ALL.iter().map(|v| v.key()).collect();
-                    format!("unknown {} “{s}”: use {}", $what, keys.join(" or "))
+                    let keys = match keys.as_slice() {
+                        [a, b] => format!("{a} or {b}"),
+                        _ => keys.join(", "),
+                    };
+                    format!("unknown {} “{s}”: use {keys}", $what)
                 })
             }
         }
     };
 }
+pub(crate) use keyed;
 
-keyed_enum!(Norm, "norm", Post => "post", Pre => "pre");
-keyed_enum!(Activation, "activation", Relu => "relu", Gelu => "gelu");
+keyed!(Norm, "norm", [Post => "post", Pre => "pre"]);
+keyed!(Activation, "activation", [Relu => "relu", Gelu => "gelu"]);
 
 impl Activation {
     /// The activation of one number.

@@ -20,45 +20,7 @@ use super::Matrix;
 use std::fmt;
 use std::str::FromStr;
 
-/// `ALL`, `key`, `from_key`, `Display` and `FromStr` for an enum whose variants have keys.
-macro_rules! keyed {
-    ($ty:ident, $what:literal, [$($variant:ident => $key:literal),+ $(,)?]) => {
-        impl $ty {
-            /// Every choice, in menu order.
-            pub const ALL: &'static [$ty] = &[$(Self::$variant),+];
-
-            /// The name used in scenarios, URLs and the CLI.
-            pub fn key(self) -> &'static str {
-                match self {
-                    $(Self::$variant => $key),+
-                }
-            }
-
-            /// The choice called `key`, if there is one.
-            pub fn from_key(key: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|v| v.key() == key)
-            }
-        }
-
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.key())
-            }
-        }
-
-        impl FromStr for $ty {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                Self::from_key(s).ok_or_else(|| {
-                    let keys: Vec<&str> = Self::ALL.iter().map(|v| v.key()).collect();
-                    format!("unknown {} “{s}”: use {}", $what, keys.join(", "))
-                })
-            }
-        }
-    };
-}
-pub(crate) use keyed;
+use super::choices::keyed;
 
 /// Which of the two losses a goal uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,9 +8,10 @@
 //! ```
 
 use super::backward::{backward, loss_of, Gradients};
+use super::choices::keyed;
 use super::error::AttentionError;
 use super::forward::{forward, Inputs};
-use super::goal::{keyed, Goal};
+use super::goal::Goal;
 use super::weights::WeightName;
 use super::Matrix;
 use std::fmt;

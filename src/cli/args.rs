@@ -2,20 +2,17 @@
 //! texts, and what the parsed arguments mean as a [`Command`].
 
 use super::error::usage_error;
+use super::input_args::InputArgs;
 use super::learn_args::{
     grad_after_help, grad_long_about, train_after_help, train_long_about, GradArgs, TrainArgs,
 };
-use super::{CliError, Command, Format, Source, TraceOptions, WorksheetOptions};
-use crate::attention::{
-    Config, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
-};
+use super::{CliError, Command, Format, TraceOptions, WorksheetOptions};
+use crate::attention::Config;
 use crate::formats::scenario::DEFAULT_SENTENCE;
 use crate::formats::worksheet::{Picks, MAX_QUESTIONS};
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;
-use std::ops::RangeInclusive;
 
 const EXIT_STATUS: &str = "\
 Exit status: 0 on success; 2 when an argument or the scenario is wrong, with one line
@@ -88,94 +85,6 @@ struct WorksheetArgs {
     answers: bool,
 }
 
-/// What the scenario is and how the options change it, shared by `trace`, `worksheet`, `grad`
-/// and `train`.
-#[derive(Debug, Args)]
-pub(super) struct InputArgs {
-    /// Read a scenario JSON file; `-` reads standard input.
-    #[arg(long, value_name = "FILE")]
-    scenario: Option<String>,
-    /// Use this sentence instead of the scenario's.
-    #[arg(long, value_name = "TEXT")]
-    sentence: Option<String>,
-    #[arg(
-        long,
-        value_name = "N",
-        help = format!(
-            "Width of every token vector, {} to {}",
-            D_MODEL_RANGE.start(),
-            D_MODEL_RANGE.end()
-        ),
-        value_parser = whole_number(D_MODEL_RANGE),
-        allow_negative_numbers = true
-    )]
-    d_model: Option<usize>,
-    #[arg(
-        long,
-        value_name = "N",
-        help = format!(
-            "Number of heads, {} to {}; must divide d_model",
-            N_HEADS_RANGE.start(),
-            N_HEADS_RANGE.end()
-        ),
-        value_parser = whole_number(N_HEADS_RANGE),
-        allow_negative_numbers = true
-    )]
-    heads: Option<usize>,
-    /// Hide later tokens from earlier ones.
-    #[arg(long, overrides_with = "no_causal")]
-    causal: bool,
-    /// Let every token see every other (undoes --causal).
-    #[arg(long, overrides_with = "causal")]
-    no_causal: bool,
-    /// Add the sinusoidal positional encoding.
-    #[arg(long, overrides_with = "no_positional")]
-    positional: bool,
-    /// Leave the positional encoding out (undoes --positional).
-    #[arg(long, overrides_with = "positional")]
-    no_positional: bool,
-    /// What the scores are divided by before the softmax.
-    #[arg(long, value_name = "MODE", value_parser = scale_parser())]
-    scale: Option<ScaleMode>,
-    #[arg(
-        long,
-        value_name = "T",
-        help = format!(
-            "Softmax temperature, {} to {}",
-            TEMPERATURE_RANGE.start(),
-            TEMPERATURE_RANGE.end()
-        ),
-        value_parser = number(TEMPERATURE_RANGE),
-        allow_negative_numbers = true
-    )]
-    temperature: Option<f64>,
-    /// Cross-attention: queries from the sentence, keys and values from this source sentence.
-    #[arg(long, value_name = "TEXT")]
-    source: Option<String>,
-    /// Run the whole transformer block around attention (add & norm, feed-forward, add & norm).
-    #[arg(long)]
-    block: bool,
-    /// Where the block's LayerNorms sit: post (the original Transformer) or pre (GPT-2); implies
-    /// --block.
-    #[arg(long, value_name = "NORM", value_parser = ["post", "pre"])]
-    norm: Option<String>,
-    #[arg(
-        long = "d-ff",
-        value_name = "N",
-        help = format!(
-            "Width of the feed-forward hidden layer, {} to {}; implies --block",
-            D_FF_RANGE.start(),
-            D_FF_RANGE.end()
-        ),
-        value_parser = whole_number(D_FF_RANGE),
-        allow_negative_numbers = true
-    )]
-    d_ff: Option<usize>,
-    /// The feed-forward activation: relu or gelu; implies --block.
-    #[arg(long, value_name = "NAME", value_parser = ["relu", "gelu"])]
-    activation: Option<String>,
-}
-
 fn main_after_help() -> String {
     format!(
         "\
@@ -220,19 +129,6 @@ Examples:
     )
 }
 
-/// Parses a whole number. The range only words the message: a number outside it is refused by
-/// the model's own check, whose message names the option and the limit.
-fn whole_number(
-    range: RangeInclusive<usize>,
-) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
-    move |value| {
-        value
-            .trim()
-            .parse()
-            .map_err(|_| format!("a whole number from {} to {}", range.start(), range.end()))
-    }
-}
-
 /// Parses the number of questions, which no model checks: 1 to [`MAX_QUESTIONS`].
 fn question_count(value: &str) -> Result<usize, String> {
     value
@@ -241,34 +137,6 @@ fn question_count(value: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| (1..=MAX_QUESTIONS).contains(n))
         .ok_or_else(|| format!("a whole number from 1 to {MAX_QUESTIONS}"))
-}
-
-/// Parses a number; as for [`whole_number`], the model checks the range.
-fn number(
-    range: RangeInclusive<f64>,
-) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |value| {
-        value.trim().parse().map_err(|_| {
-            format!(
-                "a number from {} to {}, like 0.5",
-                range.start(),
-                range.end()
-            )
-        })
-    }
-}
-
-/// The scale modes by key, each with its menu label as help.
-fn scale_parser() -> impl TypedValueParser<Value = ScaleMode> {
-    PossibleValuesParser::new(ScaleMode::ALL.map(|mode| {
-        let help = if mode == ScaleMode::default() {
-            format!("{}, the default", crate::words::scale_mode_label(mode))
-        } else {
-            crate::words::scale_mode_label(mode).to_string()
-        };
-        PossibleValue::new(mode.key()).help(help)
-    }))
-    .try_map(|key| key.parse::<ScaleMode>())
 }
 
 impl From<TraceArgs> for TraceOptions {
@@ -292,33 +160,6 @@ impl From<WorksheetArgs> for WorksheetOptions {
                 },
             },
             answers: args.answers,
-        }
-    }
-}
-
-impl From<InputArgs> for TraceOptions {
-    fn from(args: InputArgs) -> Self {
-        // Of a switch and its `--no-` form, clap keeps only the one given last.
-        let switch = |on: bool, off: bool| (on || off).then_some(on);
-        Self {
-            scenario: match args.scenario {
-                None => Source::Default,
-                Some(path) if path == "-" => Source::Stdin,
-                Some(path) => Source::File(path),
-            },
-            sentence: args.sentence,
-            d_model: args.d_model,
-            n_heads: args.heads,
-            causal: switch(args.causal, args.no_causal),
-            positional: switch(args.positional, args.no_positional),
-            scale: args.scale,
-            temperature: args.temperature,
-            source: args.source,
-            block: args.block,
-            norm: args.norm.and_then(|n| n.parse().ok()),
-            d_ff: args.d_ff,
-            activation: args.activation.and_then(|a| a.parse().ok()),
-            format: Format::default(),
         }
     }
 }
@@ -357,7 +198,9 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attention::ScaleMode;
     use crate::cli::tests::{options, run_args};
+    use crate::cli::Source;
 
     fn help(text: &[&str]) -> String {
         match parse_args(text) {

@@ -1,7 +1,7 @@
 //! The arguments of `grad` and `train` as clap reads them: the goal, the training settings,
 //! their value parsers and help texts, and what they mean as options.
 
-use super::args::InputArgs;
+use super::input_args::InputArgs;
 use super::{GoalOptions, GradOptions, TrainOptions};
 use crate::attention::{LossKind, NamedTarget, OptimizerKind, Task, Trainable};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};

@@ -8,6 +8,7 @@
 
 mod args;
 mod error;
+mod input_args;
 mod learn;
 mod learn_args;
 mod trace;

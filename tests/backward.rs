@@ -727,3 +727,23 @@ fn two_sgd_steps_match_the_hand_worked_numbers() {
     assert_near("o₂", inputs.weights.w_o[(0, 1)], 0.05, 1e-15);
     assert_eq!(sgd.steps(), 2);
 }
+
+#[test]
+fn a_diverging_step_keeps_the_weights_the_moments_and_the_step_count() {
+    // Y = [1, 5] against Y* = E[0] = [1, 0]: ∂L/∂W_o[0,1] = 2·5/2 = 5, and SGD's step of
+    // η·5 with η the largest float is past what a float can hold.
+    let mut inputs = one_token([1.0, 5.0]);
+    let goal = Goal::Task(Task::CopyFirst);
+    let mut sgd = Optimizer::new(OptimizerKind::Sgd, f64::MAX).unwrap();
+    let train_wo = [Trainable::WO];
+    let weights = inputs.weights.clone();
+    for _ in 0..2 {
+        let err = train_step(&mut inputs, &goal, &train_wo, &mut sgd).unwrap_err();
+        assert!(
+            matches!(err, AttentionError::TrainingDiverged { step: 1 }),
+            "{err:?}"
+        );
+        assert_eq!(sgd.steps(), 0);
+        assert_eq!(inputs.weights, weights);
+    }
+}

@@ -202,6 +202,8 @@ impl Optimizer {
         gradients: &Gradients,
         train: &[Trainable],
     ) -> Result<(), AttentionError> {
+        // A step that diverges leaves no trace: the moments and the count go back as well.
+        let before = (self.adam.clone(), self.steps);
         let mut staged: Vec<(Trainable, Matrix)> = Vec::with_capacity(train.len());
         for &t in Trainable::ALL.iter().filter(|t| train.contains(t)) {
             let Some(grad) = t.gradient(gradients) else {
@@ -215,10 +217,13 @@ impl Optimizer {
             let next = &*current + step;
             staged.push((t, next));
         }
-        self.steps += 1;
         if staged.iter().any(|(_, m)| m.iter().any(|v| !v.is_finite())) {
-            return Err(AttentionError::TrainingDiverged { step: self.steps });
+            (self.adam, self.steps) = before;
+            return Err(AttentionError::TrainingDiverged {
+                step: self.steps + 1,
+            });
         }
+        self.steps += 1;
         for (t, next) in staged {
             if let Some(current) = t.get_mut(inputs) {
                 *current = next;

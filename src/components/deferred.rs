@@ -4,7 +4,7 @@
 //! after the last edit, instead of on every step of a drag. A waiting table carries
 //! `data-stale` until it is current.
 
-use leptos::prelude::*;
+use super::pause::Pause;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -17,7 +17,7 @@ type Html = Rc<dyn Fn() -> Option<String>>;
 
 thread_local! {
     static WAITING: RefCell<Vec<(web_sys::Element, Html)>> = const { RefCell::new(Vec::new()) };
-    static TIMER: RefCell<Option<TimeoutHandle>> = const { RefCell::new(None) };
+    static SETTLED: Pause = const { Pause::new(SETTLE) };
 }
 
 /// Writes `html` into `body` now, dropping any write it was waiting for.
@@ -29,23 +29,20 @@ pub fn write_now(body: web_sys::Element, html: &str) {
 
 /// Writes `body` once edits pause, with the HTML `html` makes then.
 pub fn write_later(body: web_sys::Element, html: impl Fn() -> Option<String> + 'static) {
-    let _ = body.set_attribute("data-stale", "");
+    // Setting an attribute, even to the value it has, makes the browser recompute styles.
+    if !body.has_attribute("data-stale") {
+        let _ = body.set_attribute("data-stale", "");
+    }
     WAITING.with(|w| {
         let mut w = w.borrow_mut();
         w.retain(|(b, _)| *b != body);
         w.push((body, Rc::new(html)));
     });
-    TIMER.with(|t| {
-        if let Some(timer) = t.borrow_mut().take() {
-            timer.clear();
-        }
-        *t.borrow_mut() = set_timeout_with_handle(flush, SETTLE).ok();
-    });
+    Pause::restart(&SETTLED, flush);
 }
 
 /// Writes every waiting table.
 fn flush() {
-    TIMER.with(|t| t.borrow_mut().take());
     let waiting = WAITING.with(|w| std::mem::take(&mut *w.borrow_mut()));
     for (body, html) in waiting {
         if let Some(html) = html() {

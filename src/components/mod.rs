@@ -13,6 +13,7 @@ mod help;
 pub(crate) mod keyboard;
 mod matrix_editor;
 mod paragraphs;
+mod pause;
 mod perf;
 mod presenter;
 mod preset_picker;

@@ -17,16 +17,25 @@ thread_local! {
     static PAINTED: Cell<bool> = const { Cell::new(false) };
 }
 
+thread_local! {
+    /// The page's `performance`, looked up once: every edit makes two marks.
+    static PERFORMANCE: Option<web_sys::Performance> = window().performance();
+}
+
 fn mark(name: &str) {
-    if let Some(performance) = window().performance() {
-        let _ = performance.mark(name);
-    }
+    PERFORMANCE.with(|p| {
+        if let Some(performance) = p {
+            let _ = performance.mark(name);
+        }
+    });
 }
 
 fn measure(name: &str, start: &str, end: &str) {
-    if let Some(performance) = window().performance() {
-        let _ = performance.measure_with_start_mark_and_end_mark(name, start, end);
-    }
+    PERFORMANCE.with(|p| {
+        if let Some(performance) = p {
+            let _ = performance.measure_with_start_mark_and_end_mark(name, start, end);
+        }
+    });
 }
 
 /// Call just before applying an edit. The measures are taken in the next animation frame,

@@ -53,9 +53,10 @@ impl Shared {
 const REPLACE_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
 
 thread_local! {
-    /// An address waiting to replace the current history entry, and the timer that will.
-    static PENDING: std::cell::RefCell<Option<(String, TimeoutHandle)>> =
-        const { std::cell::RefCell::new(None) };
+    /// The address waiting to replace the current history entry, made when it is written.
+    static PENDING: std::cell::RefCell<Option<PendingUrl>> = const { std::cell::RefCell::new(None) };
+    /// When the waiting address is written.
+    static ADJUSTED: super::pause::Pause = const { super::pause::Pause::new(REPLACE_DELAY) };
 }
 
 fn replace_url(url: &str) {
@@ -64,12 +65,17 @@ fn replace_url(url: &str) {
     }
 }
 
+/// Makes the address of a state once it is written.
+type PendingUrl = Box<dyn FnOnce() -> String>;
+
 /// Drops the waiting address, if any, and returns it.
 fn take_pending() -> Option<String> {
-    PENDING.with(|p| p.borrow_mut().take()).map(|(url, timer)| {
-        timer.clear();
-        url
-    })
+    PENDING.with(|p| p.borrow_mut().take()).map(|url| url())
+}
+
+/// Forgets the waiting address, if any.
+fn drop_pending() {
+    PENDING.with(|p| p.borrow_mut().take());
 }
 
 /// Writes the waiting address now, so the address bar shows the latest state.
@@ -80,13 +86,9 @@ fn flush_pending() {
 }
 
 /// Replaces the current history entry with `url` once the adjustments pause.
-fn replace_soon(url: String) {
-    let _ = take_pending();
-    if let Ok(timer) = set_timeout_with_handle(flush_pending, REPLACE_DELAY) {
-        PENDING.with(|p| *p.borrow_mut() = Some((url, timer)));
-    } else {
-        replace_url(&url);
-    }
+fn replace_soon(url: PendingUrl) {
+    PENDING.with(|p| *p.borrow_mut() = Some(url));
+    super::pause::Pause::restart(&ADJUSTED, flush_pending);
 }
 
 pub(super) fn current_fragment() -> String {
@@ -170,27 +172,30 @@ pub fn sync_with_url(
         if step == HistoryStep::Keep {
             return;
         }
-        let location = window().location();
-        let url = format!(
-            "{}{}#{}",
-            location.pathname().unwrap_or_default(),
-            location.search().unwrap_or_default(),
-            encode(&state)
-        );
+        let url = move || {
+            let location = window().location();
+            format!(
+                "{}{}#{}",
+                location.pathname().unwrap_or_default(),
+                location.search().unwrap_or_default(),
+                encode(&state)
+            )
+        };
         if step == HistoryStep::Push {
             // The new entry carries the latest state; a waiting replace would be older.
-            let _ = take_pending();
+            drop_pending();
             if let Ok(history) = window().history() {
-                let _ = history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+                let _ = history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url()));
             }
         } else {
-            replace_soon(url);
+            // Written, and so encoded, once the adjustments pause.
+            replace_soon(Box::new(url));
         }
     });
 
     let on_pop = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
         // The entry moved to must keep its own address.
-        let _ = take_pending();
+        drop_pending();
         let decoded = decode(&current_fragment());
         restoring.set_value(true);
         shared.apply(decoded.state);

@@ -188,7 +188,10 @@ pub fn TrainingPanel(
         if changed && !trainer.running.get_untracked() {
             trainer.run.set_value(None);
             trainer.written.set_value(None);
-            trainer.losses.set(Vec::new());
+            // An empty curve stays as drawn: every edit passes here.
+            if trainer.losses.with_untracked(|l| !l.is_empty()) {
+                trainer.losses.set(Vec::new());
+            }
         }
     });
     // Leaving the page's training mid-run would keep the model changing under other edits.

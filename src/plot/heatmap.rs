@@ -218,7 +218,8 @@ fn text_style(size: f64, c: Rgb) -> TextStyle<'static> {
     }
 }
 
-/// The grid of cell colours, for a backend that can fill it in one go.
+/// A grid of colours (the cells, or the colour bar's steps), for a backend that can fill it in
+/// one go.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellGrid {
     /// Left edge of the grid, in backend pixels.
@@ -246,9 +247,10 @@ pub fn draw_heatmap<DB: DrawingBackend>(
     draw_scaled(area, map, scale, 1.0, &mut |_| false)
 }
 
-/// Like [`draw_heatmap`], but `fill_cells` may paint the cells' colours itself (say, as one
-/// scaled image) and return `true`; otherwise each cell is drawn as a rectangle. Everything
-/// on top of the colours (values, hatching, grid lines, highlights) is drawn either way.
+/// Like [`draw_heatmap`], but `fill_cells` may paint a grid of colours itself (say, as one
+/// scaled image) and return `true`; otherwise each cell of it is drawn as a rectangle. It is
+/// called for the cells and for the colour bar. Everything on top of the colours (values,
+/// hatching, grid lines, highlights) is drawn either way.
 pub fn draw_heatmap_with<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &Heatmap,
@@ -415,7 +417,7 @@ fn draw_scaled<DB: DrawingBackend>(
     }
 
     draw_highlight(area, map, &layout, scale)?;
-    draw_color_bar(area, map, &layout, scale, font_factor)?;
+    draw_color_bar(area, map, &layout, scale, font_factor, fill_cells)?;
     area.present()
 }
 
@@ -476,6 +478,7 @@ fn draw_color_bar<DB: DrawingBackend>(
     layout: &Layout,
     scale: f64,
     font_factor: f64,
+    fill_cells: &mut dyn FnMut(&CellGrid) -> bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let s = |v: u32| (f64::from(v) * scale).round() as i32;
     let (rows, cols) = map.values.shape();
@@ -487,16 +490,30 @@ fn draw_color_bar<DB: DrawingBackend>(
         Palette::Diverging => (-map.range, map.range),
         Palette::Sequential => (0.0, map.range),
     };
-    for i in 0..steps {
-        // Top of the bar is the largest value; the end steps show the exact end colours.
+    // Top of the bar is the largest value; the end steps show the exact end colours.
+    let step_color = |i: u32| {
         let t = 1.0 - f64::from(i) / f64::from(steps - 1);
-        let v = lo + t * (hi - lo);
-        let y0 = top + height * i / steps;
-        let y1 = top + height * (i + 1) / steps;
-        area.draw(&Rectangle::new(
-            [(s(x0), s(y0)), (s(x0 + BAR_W), s(y1))],
-            color(map.palette.color(v, map.range)).filled(),
-        ))?;
+        map.palette.color(lo + t * (hi - lo), map.range)
+    };
+    // The bar is a grid of one column, so a backend that fills grids in one go does it too.
+    let bar = CellGrid {
+        x: f64::from(x0) * scale,
+        y: f64::from(top) * scale,
+        cell_w: f64::from(BAR_W) * scale,
+        cell_h: f64::from(height) * scale / f64::from(steps),
+        cols: 1,
+        rows: steps as usize,
+        colors: (0..steps).map(step_color).collect(),
+    };
+    if !fill_cells(&bar) {
+        for i in 0..steps {
+            let y0 = top + height * i / steps;
+            let y1 = top + height * (i + 1) / steps;
+            area.draw(&Rectangle::new(
+                [(s(x0), s(y0)), (s(x0 + BAR_W), s(y1))],
+                color(step_color(i)).filled(),
+            ))?;
+        }
     }
     let label = |v: f64| format_value(v, if v.abs() >= 100.0 { 0 } else { 2 });
     let text = text_style(10.0 * scale * font_factor, map.theme.muted);

@@ -17,6 +17,13 @@ test("the stylesheet applies and the wasm module is served as application/wasm",
   expect(sheets.some((href) => href !== null && href.endsWith(".css"))).toBe(true);
 });
 
+test("the page preloads the wasm module, so it downloads while the script starts", async ({ app, page }) => {
+  await app.goto();
+  const preload = page.locator('link[rel="preload"][as="fetch"][type="application/wasm"]');
+  await expect(preload).toHaveCount(1);
+  expect(await preload.getAttribute("href")).toMatch(/_bg\.wasm$/);
+});
+
 test("the build works from a sub-path, using only relative URLs", async ({ app, requests }) => {
   await app.goto("sub/path/");
   const base = new URL("sub/path/", test.info().project.use.baseURL).href;

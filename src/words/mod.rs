@@ -57,7 +57,8 @@ pub use training::{
     PAINT_MASK_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
 };
 pub use whatif::{
-    comparison_summary, correct_title, denominators_text, no_mistake_text, output_titles,
-    shown_title, whatif_explanation, whatif_label, MistakePlace, TutorialMistake, SEQ_LEN_IN_CROSS,
-    TUTORIAL_MISTAKES, WHATIF_CROSS_NOTE,
+    comparison_summary, correct_title, denominators_text, gradient_caption, gradient_number,
+    gradient_summary, no_mistake_text, output_titles, shown_title, whatif_explanation,
+    whatif_label, MistakePlace, TutorialMistake, SEQ_LEN_IN_CROSS, TUTORIAL_MISTAKES,
+    WHATIF_CROSS_NOTE,
 };

@@ -24,7 +24,7 @@ struct Grid {
 fn cell_class(masked: bool, weight: f64) -> &'static str {
     if masked {
         "paint-cell masked"
-    } else if weight >= 0.5 {
+    } else if weight > 0.6 {
         "paint-cell strong"
     } else {
         "paint-cell"

@@ -270,10 +270,14 @@ pub fn App() -> impl IntoView {
                     // The lab would show the hidden result's numbers.
                     {move || (!presenting.get() && !embed && !quiz.hidden.get()).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
-                        {move || ui.settled.get().then(|| view! {
-                            <TrainingPanel model />
-                            <WhatIfLab model trace stage />
-                        })}
+                    }.into_any())}
+                    // Kept while presenting, where it shrinks to its buttons and a large loss
+                    // curve, so a run goes on when the presenter starts or leaves.
+                    {move || (!embed && !quiz.hidden.get() && ui.settled.get()).then(|| view! {
+                        <TrainingPanel model />
+                    }.into_any())}
+                    {move || (!presenting.get() && !embed && !quiz.hidden.get() && ui.settled.get()).then(|| view! {
+                        <WhatIfLab model trace stage />
                     }.into_any())}
                 </main>
             </div>

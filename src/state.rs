@@ -4,7 +4,7 @@
 use crate::attention::{
     forward, forward_reusing, tokenize, toy_embedding, Activation, AttentionError, Block,
     BlockParam, Config, Init, Inputs, Limits, Matrix, Norm, ScaleMode, Source, SplitMix64, Trace,
-    WeightName, Weights, Wiring,
+    Training, WeightName, Weights, Wiring,
 };
 use std::collections::BTreeMap;
 
@@ -100,6 +100,9 @@ pub struct Model {
     pub block: Block,
     /// Show the whole transformer block around attention.
     pub block_on: bool,
+    /// What training aims at and how: the goal, the matrices that learn, the optimizer and
+    /// its rate.
+    pub training: Training,
 }
 
 impl Default for Model {
@@ -116,6 +119,7 @@ impl Default for Model {
             source_overrides: Overrides::new(),
             block: Block::new(config.d_model, Block::default_d_ff(config.d_model)),
             block_on: false,
+            training: Training::default(),
         }
     }
 }
@@ -169,6 +173,24 @@ impl Model {
             cross: self.cross,
             block: self.block_on.then_some(self.block.norm),
             activation: self.block.activation,
+        }
+    }
+
+    /// The training settings with the goal fitted to the current heads, sentence and source
+    /// (see [`crate::attention::Goal::fitted`]).
+    pub fn fitted_training(&self) -> Training {
+        let seq_len = self.tokens().len();
+        let n_keys = if self.cross {
+            self.source_tokens().len()
+        } else {
+            seq_len
+        };
+        Training {
+            goal: self
+                .training
+                .goal
+                .fitted(self.config.n_heads, seq_len, n_keys),
+            ..self.training.clone()
         }
     }
 

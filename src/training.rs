@@ -7,18 +7,20 @@
 //! together.
 
 use crate::attention::{
-    gradients, loss_of, AttentionError, Goal, HeadTarget, Matrix, NamedTarget, Optimizer,
-    OptimizerKind, Task, Trainable,
+    check_goal, gradients, loss_of, AttentionError, Goal, HeadTarget, Matrix, NamedTarget,
+    Optimizer, Task, Trainable, Training,
 };
 use crate::state::{Model, Overrides};
 
-/// The goals offered in the page, in menu order: a named pattern for every head, or a task.
-pub const GOALS: [GoalChoice; 8] = [
+/// The goals offered in the page, in menu order: a named pattern for every head, a target for
+/// each head, or a task.
+pub const GOALS: [GoalChoice; 9] = [
     GoalChoice::Pattern(NamedTarget::Previous),
     GoalChoice::Pattern(NamedTarget::SelfToken),
     GoalChoice::Pattern(NamedTarget::Next),
     GoalChoice::Pattern(NamedTarget::First),
     GoalChoice::Pattern(NamedTarget::Uniform),
+    GoalChoice::PerHead,
     GoalChoice::Task(Task::CopyPrevious),
     GoalChoice::Task(Task::CopyFirst),
     GoalChoice::Task(Task::Mean),
@@ -29,15 +31,24 @@ pub const GOALS: [GoalChoice; 8] = [
 pub enum GoalChoice {
     /// The same target pattern for every head.
     Pattern(NamedTarget),
+    /// A target for each head, named or painted, chosen head by head.
+    PerHead,
     /// A target for the layer's output.
     Task(Task),
 }
 
+/// The key of the per-head entry of the goal menu.
+const PER_HEAD: &str = "per_head";
+
+/// The key of a painted target in a head's menu.
+pub const PAINTED: &str = "painted";
+
 impl GoalChoice {
-    /// The key used in menus and tests: the target's or the task's.
+    /// The key used in menus and tests: the target's or the task's, or `per_head`.
     pub fn key(self) -> &'static str {
         match self {
             Self::Pattern(t) => t.key(),
+            Self::PerHead => PER_HEAD,
             Self::Task(t) => t.key(),
         }
     }
@@ -47,38 +58,141 @@ impl GoalChoice {
         GOALS.into_iter().find(|g| g.key() == key)
     }
 
-    /// The goal itself.
-    pub fn goal(self) -> Goal {
-        match self {
-            Self::Pattern(t) => Goal::Pattern(vec![HeadTarget::Named(t)]),
-            Self::Task(t) => Goal::Task(t),
+    /// The entry that shows `goal`: a single named target is shared by every head; several
+    /// targets, or a painted one, are chosen head by head.
+    pub fn of(goal: &Goal) -> Self {
+        match goal {
+            Goal::Pattern(targets) => match targets.as_slice() {
+                [HeadTarget::Named(t)] => Self::Pattern(*t),
+                _ => Self::PerHead,
+            },
+            Goal::Task(t) => Self::Task(*t),
         }
     }
 }
 
-/// What the learner chose: the goal, the matrices that learn, the optimizer and its rate.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    /// The goal.
-    pub goal: GoalChoice,
-    /// The matrices that learn, in menu order.
-    pub train: Vec<Trainable>,
-    /// SGD or Adam.
-    pub optimizer: OptimizerKind,
-    /// The learning rate.
-    pub learning_rate: f64,
-}
-
-impl Default for Settings {
-    /// A head learning to look one token back with Adam: the goal of the classroom preset.
-    fn default() -> Self {
-        Self {
-            goal: GoalChoice::Pattern(NamedTarget::Previous),
-            train: vec![Trainable::WQ, Trainable::WK],
-            optimizer: OptimizerKind::Adam,
-            learning_rate: 0.05,
+/// The settings after choosing `choice` in the goal menu, for a model with `n_heads` heads.
+/// Choosing "a target for each head" starts every head on the target it had; choosing a task
+/// stops the embeddings learning (a task's target is built from them) and lets W_v and W_o
+/// learn, which a task needs.
+pub fn choose_goal(current: &Training, choice: GoalChoice, n_heads: usize) -> Training {
+    let mut next = current.clone();
+    next.goal = match choice {
+        GoalChoice::Pattern(t) => Goal::named(t),
+        GoalChoice::Task(t) => Goal::Task(t),
+        GoalChoice::PerHead => Goal::Pattern(match &current.goal {
+            Goal::Pattern(targets) if targets.len() == n_heads && n_heads > 1 => targets.clone(),
+            Goal::Pattern(targets) if !targets.is_empty() => vec![targets[0].clone(); n_heads],
+            _ => vec![HeadTarget::Named(NamedTarget::Previous); n_heads],
+        }),
+    };
+    if matches!(choice, GoalChoice::Task(_)) {
+        next.train.retain(|t| !t.is_embeddings());
+        for w in [Trainable::WV, Trainable::WO] {
+            if !next.train.contains(&w) {
+                next.train.push(w);
+            }
         }
     }
+    next
+}
+
+/// The settings after head `head`'s menu chose `target` (`None`: painted by hand). A painted
+/// target starts from the head's previous pattern, every cell it used painted.
+pub fn choose_head_target(model: &Model, head: usize, target: Option<NamedTarget>) -> Training {
+    let mut next = model.fitted_training();
+    let n_heads = model.config.n_heads;
+    let Goal::Pattern(targets) = &mut next.goal else {
+        return next;
+    };
+    if targets.len() != n_heads {
+        let first = targets.first().cloned();
+        *targets = vec![first.unwrap_or(HeadTarget::Named(NamedTarget::Previous)); n_heads];
+    }
+    let Some(slot) = targets.get_mut(head) else {
+        return next;
+    };
+    *slot = match target {
+        Some(t) => HeadTarget::Named(t),
+        None => {
+            let (seq_len, n_keys) = shape(model);
+            let causal = model.config.causal;
+            let start = match slot {
+                HeadTarget::Named(t) => t.pattern(seq_len, n_keys, causal),
+                HeadTarget::Painted(m) => m.clone(),
+            };
+            HeadTarget::Painted(start.map(|v| if v > 0.0 { 1.0 } else { 0.0 }))
+        }
+    };
+    next
+}
+
+/// The settings after clicking cell (`row`, `key`) of head `head`'s painted target: an
+/// unpainted cell gets weight 1, a painted one 0, and each row is divided by its sum when
+/// training reads it. A cell the causal mask hides, or clearing a row's last painted cell, is
+/// refused, naming the target and the mask or the row.
+pub fn paint(
+    model: &Model,
+    head: usize,
+    row: usize,
+    key: usize,
+) -> Result<Training, AttentionError> {
+    let mut next = model.fitted_training();
+    let Goal::Pattern(targets) = &mut next.goal else {
+        return Ok(next);
+    };
+    let Some(HeadTarget::Painted(m)) = targets.get_mut(head) else {
+        return Ok(next);
+    };
+    if row >= m.nrows() || key >= m.ncols() {
+        return Ok(next);
+    }
+    if model.config.causal && !model.cross && key > row {
+        return Err(AttentionError::TargetOnMaskedKey {
+            target: PAINTED.to_string(),
+            head,
+            row,
+            key,
+        });
+    }
+    let painted = m[(row, key)] > 0.0;
+    if painted && m.row(row).iter().filter(|v| **v > 0.0).count() == 1 {
+        return Err(AttentionError::EmptyTargetRow { head, row });
+    }
+    m[(row, key)] = if painted { 0.0 } else { 1.0 };
+    Ok(next)
+}
+
+/// The settings after choosing `choice`, refused (with the reason) when the goal does not fit
+/// the model: a target on a key the causal mask hides.
+pub fn checked(model: &Model, training: Training) -> Result<Training, AttentionError> {
+    let (seq_len, n_keys) = shape(model);
+    let goal = training.goal.fitted(model.config.n_heads, seq_len, n_keys);
+    check_goal(&goal, &model.inputs())?;
+    Ok(training)
+}
+
+/// The shape of a target pattern for `model`: (seq_len, n_keys).
+pub fn shape(model: &Model) -> (usize, usize) {
+    let seq_len = model.tokens().len();
+    let n_keys = if model.cross {
+        model.source_tokens().len()
+    } else {
+        seq_len
+    };
+    (seq_len, n_keys)
+}
+
+/// Head `head`'s target pattern as training reads it, rows summing to 1, or why there is none.
+/// (seq_len, n_keys)
+pub fn head_pattern(model: &Model, head: usize) -> Result<Matrix, AttentionError> {
+    let training = model.fitted_training();
+    let Goal::Pattern(targets) = &training.goal else {
+        return Ok(Matrix::zeros(0, 0));
+    };
+    let target = &targets[head.min(targets.len().saturating_sub(1))];
+    let (seq_len, n_keys) = shape(model);
+    target.pattern(head, seq_len, n_keys, model.config.causal && !model.cross)
 }
 
 /// The matrices offered as learnable, in menu order; the source's embeddings only with a
@@ -101,7 +215,7 @@ pub fn learnable(cross: bool) -> Vec<Trainable> {
 /// step, which Reset brings back.
 #[derive(Debug, Clone)]
 pub struct Run {
-    settings: Settings,
+    settings: Training,
     optimizer: Optimizer,
     /// `losses[k]`: the loss after k steps.
     losses: Vec<f64>,
@@ -111,13 +225,13 @@ pub struct Run {
 impl Run {
     /// A run of `settings` starting from `model`; refuses settings the model cannot train
     /// (a target on a masked key, embeddings chasing a task, a bad learning rate).
-    pub fn start(settings: Settings, model: &Model) -> Result<Self, AttentionError> {
+    pub fn start(settings: Training, model: &Model) -> Result<Self, AttentionError> {
         let inputs = model.inputs();
-        let goal = settings.goal.goal();
+        let goal = settings.goal.clone();
         crate::attention::check_trainable(&goal, &settings.train, &inputs)?;
         let loss = loss_of(&inputs, &goal)?;
         Ok(Self {
-            optimizer: Optimizer::new(settings.optimizer, settings.learning_rate)?,
+            optimizer: settings.optimizer()?,
             settings,
             losses: vec![loss],
             before: model.clone(),
@@ -125,7 +239,7 @@ impl Run {
     }
 
     /// The settings this run trains with.
-    pub fn settings(&self) -> &Settings {
+    pub fn settings(&self) -> &Training {
         &self.settings
     }
 
@@ -148,7 +262,7 @@ impl Run {
     /// error the model keeps its weights.
     pub fn step(&mut self, model: &mut Model) -> Result<(), AttentionError> {
         let mut inputs = model.inputs();
-        let goal = self.settings.goal.goal();
+        let goal = self.settings.goal.clone();
         let mut grads = gradients(&inputs, &goal)?;
         // One vector per word: the table entry's gradient is the sum over its rows.
         let tokens = model.tokens();
@@ -215,7 +329,7 @@ mod tests {
     fn a_run_lowers_the_loss_and_reset_has_the_model_it_started_from() {
         let mut m = model("the cat sat on the mat");
         let start = m.clone();
-        let mut run = Run::start(Settings::default(), &m).unwrap();
+        let mut run = Run::start(Training::default(), &m).unwrap();
         for _ in 0..60 {
             run.step(&mut m).unwrap();
         }
@@ -229,9 +343,9 @@ mod tests {
     #[test]
     fn a_repeated_word_keeps_one_vector_while_embeddings_learn() {
         let mut m = model("the cat saw the dog");
-        let settings = Settings {
+        let settings = Training {
             train: vec![Trainable::Embeddings],
-            ..Settings::default()
+            ..Training::default()
         };
         let mut run = Run::start(settings, &m).unwrap();
         for _ in 0..5 {
@@ -245,12 +359,110 @@ mod tests {
     #[test]
     fn a_target_the_mask_hides_is_refused_and_the_model_is_untouched() {
         let m = model("a b c");
-        let settings = Settings {
-            goal: GoalChoice::Pattern(NamedTarget::Next),
-            ..Settings::default()
-        };
+        let settings = Training::new(Goal::named(NamedTarget::Next));
         let err = Run::start(settings, &m).unwrap_err().to_string();
         assert!(err.contains("next"), "{err}");
+    }
+
+    #[test]
+    fn the_goal_menu_shows_a_shared_target_per_head_goals_and_tasks() {
+        assert_eq!(
+            GoalChoice::of(&Goal::named(NamedTarget::First)),
+            GoalChoice::Pattern(NamedTarget::First)
+        );
+        let two = Goal::Pattern(vec![HeadTarget::Named(NamedTarget::First); 2]);
+        assert_eq!(GoalChoice::of(&two), GoalChoice::PerHead);
+        assert_eq!(
+            GoalChoice::of(&Goal::Task(Task::Mean)),
+            GoalChoice::Task(Task::Mean)
+        );
+        for g in GOALS {
+            assert_eq!(GoalChoice::from_key(g.key()), Some(g));
+        }
+    }
+
+    #[test]
+    fn choosing_per_head_starts_every_head_on_the_shared_target() {
+        let shared = Training::new(Goal::named(NamedTarget::First));
+        let per_head = choose_goal(&shared, GoalChoice::PerHead, 2);
+        assert_eq!(
+            per_head.goal,
+            two_heads(NamedTarget::First, NamedTarget::First)
+        );
+        let task = choose_goal(
+            &Training {
+                train: vec![Trainable::WQ, Trainable::Embeddings],
+                ..shared
+            },
+            GoalChoice::Task(Task::CopyFirst),
+            2,
+        );
+        assert_eq!(task.train, [Trainable::WQ, Trainable::WV, Trainable::WO]);
+    }
+
+    fn two_heads(a: NamedTarget, b: NamedTarget) -> Goal {
+        Goal::Pattern(vec![HeadTarget::Named(a), HeadTarget::Named(b)])
+    }
+
+    #[test]
+    fn a_painted_head_starts_from_its_pattern_and_each_click_toggles_one_cell() {
+        let mut m = model("a b c");
+        m.training.goal = two_heads(NamedTarget::Previous, NamedTarget::Uniform);
+        m.training = choose_head_target(&m, 1, None);
+        let Goal::Pattern(targets) = &m.training.goal else {
+            panic!("a pattern goal")
+        };
+        // Uniform under the causal mask: every visible key painted.
+        let expected = Matrix::from_row_slice(3, 3, &[1., 0., 0., 1., 1., 0., 1., 1., 1.]);
+        assert_eq!(targets[1], HeadTarget::Painted(expected));
+        m.training = paint(&m, 1, 2, 0).unwrap();
+        let pattern = head_pattern(&m, 1).unwrap();
+        // Row 2 keeps keys 1 and 2: 1/2 each.
+        assert_eq!(
+            pattern.row(2).iter().copied().collect::<Vec<_>>(),
+            [0.0, 0.5, 0.5]
+        );
+        assert!(run_trains(&m), "training starts on the painted goal");
+    }
+
+    fn run_trains(m: &Model) -> bool {
+        let mut m = m.clone();
+        let mut run = Run::start(m.fitted_training(), &m).unwrap();
+        for _ in 0..20 {
+            run.step(&mut m).unwrap();
+        }
+        run.losses()[20] < run.losses()[0]
+    }
+
+    #[test]
+    fn painting_a_masked_key_or_emptying_a_row_is_refused_with_the_reason() {
+        let mut m = model("a b c");
+        m.training = choose_head_target(&m, 0, None);
+        let before = m.training.clone();
+        let masked = paint(&m, 0, 0, 2).unwrap_err().to_string();
+        assert!(
+            masked.contains("`painted`") && masked.contains("causal mask"),
+            "{masked}"
+        );
+        // Row 0 of `previous` looks only at key 0: clearing it would leave nothing to learn.
+        let empty = paint(&m, 0, 0, 0).unwrap_err().to_string();
+        assert!(empty.contains("Row 1 of head 1"), "{empty}");
+        assert_eq!(m.training, before);
+    }
+
+    #[test]
+    fn a_target_on_a_masked_key_is_refused_when_chosen() {
+        let m = model("a b c");
+        let next = choose_goal(&m.training, GoalChoice::Pattern(NamedTarget::Next), 2);
+        let err = checked(&m, next).unwrap_err().to_string();
+        assert!(
+            err.contains("`next`") && err.contains("causal mask"),
+            "{err}"
+        );
+        let mut open = m.clone();
+        open.config.causal = false;
+        let next = choose_goal(&open.training, GoalChoice::Pattern(NamedTarget::Next), 2);
+        assert!(checked(&open, next).is_ok());
     }
 
     #[test]

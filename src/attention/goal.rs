@@ -135,6 +135,30 @@ impl HeadTarget {
     }
 }
 
+impl HeadTarget {
+    /// This target with a painted pattern fitted to (seq_len, n_keys): the cells both shapes
+    /// have are kept, and a row left with no weight looks at the token itself.
+    pub fn fitted(&self, seq_len: usize, n_keys: usize) -> HeadTarget {
+        let Self::Painted(painted) = self else {
+            return self.clone();
+        };
+        if painted.shape() == (seq_len, n_keys) {
+            return self.clone();
+        }
+        let mut out = Matrix::zeros(seq_len, n_keys);
+        let (rows, cols) = (seq_len.min(painted.nrows()), n_keys.min(painted.ncols()));
+        out.view_mut((0, 0), (rows, cols))
+            .copy_from(&painted.view((0, 0), (rows, cols)));
+        for i in 0..seq_len {
+            if n_keys > 0 && out.row(i).iter().all(|v| *v <= 0.0) {
+                out.row_mut(i).fill(0.0);
+                out[(i, i.min(n_keys - 1))] = 1.0;
+            }
+        }
+        Self::Painted(out)
+    }
+}
+
 /// A painted target with each row divided by its sum. (seq_len, n_keys)
 fn renormalised(
     head: usize,
@@ -237,6 +261,30 @@ impl Goal {
             Self::Pattern(_) => LossKind::Pattern,
             Self::Task(_) => LossKind::Task,
         }
+    }
+
+    /// This goal fitted to `n_heads` heads and to a (seq_len, n_keys) pattern, so that a
+    /// goal chosen for one sentence still applies after the sentence or the heads change: a
+    /// per-head list gets one target per head (the last repeated, or the extra ones dropped),
+    /// and a painted target keeps the cells the new shape still has, while a row left with no
+    /// weight looks at the token itself, which the causal mask always leaves visible.
+    pub fn fitted(&self, n_heads: usize, seq_len: usize, n_keys: usize) -> Goal {
+        let Self::Pattern(targets) = self else {
+            return self.clone();
+        };
+        let mut targets: Vec<HeadTarget> =
+            targets.iter().map(|t| t.fitted(seq_len, n_keys)).collect();
+        if targets.len() > 1 && targets.len() != n_heads {
+            let last = targets.last().cloned();
+            targets.resize(
+                n_heads.max(1),
+                last.unwrap_or(HeadTarget::Named(NamedTarget::Previous)),
+            );
+        }
+        if targets.is_empty() {
+            targets.push(HeadTarget::Named(NamedTarget::Previous));
+        }
+        Self::Pattern(targets)
     }
 
     /// The goal made concrete for `trace`'s sentence, source and mask.
@@ -370,6 +418,36 @@ mod tests {
             wrong.pattern(0, 2, 2, false),
             Err(AttentionError::WrongShape { .. })
         ));
+    }
+
+    #[test]
+    fn a_goal_fits_a_new_sentence_and_a_new_number_of_heads() {
+        let painted = HeadTarget::Painted(Matrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, 1.0]));
+        let goal = Goal::Pattern(vec![HeadTarget::Named(NamedTarget::First), painted.clone()]);
+        // Three tokens, four heads: the painted rows are kept, the new row looks at itself
+        // (key 2), and the last target fills the new heads.
+        let Goal::Pattern(fitted) = goal.fitted(4, 3, 3) else {
+            panic!("a pattern stays a pattern")
+        };
+        assert_eq!(fitted.len(), 4);
+        assert_eq!(fitted[0], HeadTarget::Named(NamedTarget::First));
+        let HeadTarget::Painted(m) = &fitted[3] else {
+            panic!("the painted target stays painted")
+        };
+        assert_eq!(rows(m), [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]);
+        // One token: the painted row keeps its first key.
+        let one = Goal::Pattern(vec![painted]).fitted(2, 1, 1);
+        assert_eq!(
+            one,
+            Goal::Pattern(vec![HeadTarget::Painted(Matrix::from_element(1, 1, 1.0))])
+        );
+        // A shared target and a task are left as they are.
+        let shared = Goal::named(NamedTarget::Next);
+        assert_eq!(shared.fitted(8, 5, 5), shared);
+        assert_eq!(
+            Goal::Task(Task::Mean).fitted(2, 3, 3),
+            Goal::Task(Task::Mean)
+        );
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub use parameter::{key_input, query_input, Parameter};
 pub use rng::SplitMix64;
 pub use stage::Stage;
 pub use tokens::{tokenize, MAX_TOKENS};
-pub use training::{Training, DEFAULT_LEARNING_RATE};
+pub use training::{check_goal, Training, DEFAULT_LEARNING_RATE};
 pub use weights::{Init, WeightName, Weights};
 
 /// A dense matrix of `f64`, rows are tokens.

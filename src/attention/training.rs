@@ -77,7 +77,7 @@ impl Training {
 /// Resolves every head's target as [`Goal::objective`] does, without a forward pass: a goal
 /// depends only on the number of heads, the sentence's and source's lengths and the mask, so
 /// settings can be checked while the weights are being edited.
-fn check_goal(goal: &Goal, inputs: &Inputs) -> Result<(), AttentionError> {
+pub fn check_goal(goal: &Goal, inputs: &Inputs) -> Result<(), AttentionError> {
     let Goal::Pattern(targets) = goal else {
         return Ok(());
     };

@@ -23,6 +23,7 @@ mod settings;
 mod share;
 mod stage_rail;
 mod stage_view;
+mod target_painter;
 mod training_panel;
 mod whatif_lab;
 
@@ -44,5 +45,6 @@ pub use settings::Settings;
 pub use share::{post_height_to_parent, sync_with_url, ShareButtons, Shared};
 pub use stage_rail::{EditNote, StageControls, StageRail};
 pub use stage_view::StageView;
+pub use target_painter::TargetPainter;
 pub use training_panel::TrainingPanel;
 pub use whatif_lab::WhatIfLab;

@@ -1,13 +1,15 @@
 //! The training panel: choose a goal and what learns, then Step, Train / Pause or Reset, with
 //! the loss curve drawn live while every stage follows the new weights.
 
-use crate::attention::{NamedTarget, OptimizerKind, Task, Trainable};
+use super::TargetPainter;
+use crate::attention::{check_goal, NamedTarget, OptimizerKind, Task, Trainable};
 use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
-use crate::training::{learnable, GoalChoice, Run, Settings, GOALS};
+use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
 use crate::words::{
     loss_text, optimizer_label, pattern_label, status_text, task_embeddings_note, task_label,
-    trainable_label, DIRECTION_NOTE, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
+    trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE,
+    TRAINING_INTRO,
 };
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -19,12 +21,16 @@ const MAX_STEPS: usize = 1000;
 /// and more than one in a frame that came late, so a slow redraw does not slow the learning.
 const STEPS_PER_SECOND: f64 = 60.0;
 
+/// How much larger the loss curve is drawn while presenting, for the back of a lecture hall.
+const PRESENTED_CURVE_SCALE: f64 = 2.0;
+
 /// The most steps one frame takes to catch up.
 const MAX_STEPS_PER_FRAME: usize = 4;
 
 fn goal_text(goal: GoalChoice, cross: bool) -> String {
     match goal {
         GoalChoice::Pattern(t) => pattern_label(t).to_string(),
+        GoalChoice::PerHead => PER_HEAD_LABEL.to_string(),
         GoalChoice::Task(t) => task_label(t, cross),
     }
 }
@@ -33,7 +39,6 @@ fn goal_text(goal: GoalChoice, cross: bool) -> String {
 #[derive(Clone, Copy)]
 struct Trainer {
     model: RwSignal<Model>,
-    settings: RwSignal<Settings>,
     run: StoredValue<Option<Run>>,
     /// The model as the run last left it: any other model means the learner changed it.
     written: StoredValue<Option<Model>>,
@@ -58,7 +63,7 @@ impl Trainer {
     /// last one. Returns whether it stepped.
     fn steps(self, steps: usize) -> bool {
         let mut model = self.model.get_untracked();
-        let mut settings = self.settings.get_untracked();
+        let mut settings = model.fitted_training();
         // A matrix that is no longer offered (E_src once the source is gone) does not learn.
         let offered = learnable(model.cross);
         settings.train.retain(|t| offered.contains(t));
@@ -157,7 +162,6 @@ pub fn TrainingPanel(
     let ui = super::context::ui_context();
     let trainer = Trainer {
         model,
-        settings: RwSignal::new(Settings::default()),
         run: StoredValue::new(None),
         written: StoredValue::new(None),
         losses: RwSignal::new(Vec::new()),
@@ -167,9 +171,27 @@ pub fn TrainingPanel(
         pace: StoredValue::new((0.0, 0)),
         ui,
     };
-    let settings = trainer.settings;
+    // The settings live in the model, so the link, the scenario file and Back carry them; a
+    // memo keeps the panel still while training changes the weights.
+    let settings = Memo::new(move |_| model.with(|m| m.fitted_training()));
     let cross = Memo::new(move |_| model.with(|m| m.cross));
+    let n_heads = Memo::new(move |_| model.with(|m| m.config.n_heads));
+    // A refused choice of goal, shown beside the menu until a choice is accepted.
+    let goal_refusal = RwSignal::new(None::<String>);
+    // A goal the model no longer fits (the mask switched on under `next`), said beside the menu.
+    let goal_problem = Memo::new(move |_| {
+        let goal = settings.with(|s| s.goal.clone());
+        model.with(|m| check_goal(&goal, &m.inputs()).err().map(|e| e.to_string()))
+    });
     let canvas = NodeRef::<Canvas>::new();
+    let presenting = ui.presenting;
+    let curve_scale = move || {
+        if presenting.get() {
+            PRESENTED_CURVE_SCALE
+        } else {
+            1.0
+        }
+    };
     Effect::new(move |_| {
         let losses = trainer.losses.get();
         let theme = if ui.dark.get() {
@@ -178,7 +200,7 @@ pub fn TrainingPanel(
             Theme::LIGHT
         };
         if let Some(canvas) = canvas.get() {
-            draw(&canvas, &losses, &theme);
+            draw(&canvas, &losses, &theme, curve_scale());
         }
     });
     // A model changed by anything but the run (an edit, Back, a preset) ends the run: its curve
@@ -197,24 +219,38 @@ pub fn TrainingPanel(
     // Leaving the page's training mid-run would keep the model changing under other edits.
     on_cleanup(move || trainer.running.set(false));
 
-    let goal_changed = move |ev| {
-        if let Some(goal) = GoalChoice::from_key(&event_target_value(&ev)) {
-            settings.update(|s| {
-                // A task's target is built from E, so E cannot learn it.
-                if matches!(goal, GoalChoice::Task(_)) {
-                    s.train.retain(|t| !t.is_embeddings());
-                    for w in [Trainable::WV, Trainable::WO] {
-                        if !s.train.contains(&w) {
-                            s.train.push(w);
-                        }
-                    }
+    let set_training = move |f: &dyn Fn(&mut crate::attention::Training)| {
+        let mut next = settings.get_untracked();
+        f(&mut next);
+        model.update(|m| m.training = next);
+    };
+    let goal_changed = move |ev: leptos::ev::Event| {
+        let Some(choice) = GoalChoice::from_key(&event_target_value(&ev)) else {
+            return;
+        };
+        let next = model.with_untracked(|m| {
+            let next = choose_goal(&settings.get_untracked(), choice, m.config.n_heads);
+            checked(m, next)
+        });
+        match next {
+            Ok(training) => {
+                goal_refusal.set(None);
+                model.update(|m| m.training = training);
+            }
+            Err(e) => {
+                goal_refusal.set(Some(e.to_string()));
+                // The menu shows the goal training keeps.
+                let select: Option<web_sys::HtmlSelectElement> = ev
+                    .target()
+                    .and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
+                if let Some(select) = select {
+                    select.set_value(GoalChoice::of(&settings.get_untracked().goal).key());
                 }
-                s.goal = goal;
-            });
+            }
         }
     };
     let toggle = move |t: Trainable, on: bool| {
-        settings.update(|s| {
+        set_training(&|s| {
             s.train.retain(|x| *x != t);
             if on {
                 s.train.push(t);
@@ -225,7 +261,7 @@ pub fn TrainingPanel(
         match event_target_value(&ev).trim().parse::<f64>() {
             Ok(lr) if lr > 0.0 && lr.is_finite() => {
                 trainer.error.set(None);
-                settings.update(|s| s.learning_rate = lr);
+                set_training(&|s| s.learning_rate = lr);
             }
             _ => {
                 let kept = settings.with_untracked(|s| s.learning_rate);
@@ -242,21 +278,32 @@ pub fn TrainingPanel(
             }
         }
     };
-    let is_task = move || settings.with(|s| matches!(s.goal, GoalChoice::Task(_)));
+    let choice = move || settings.with(|s| GoalChoice::of(&s.goal));
+    let is_task = move || matches!(choice(), GoalChoice::Task(_));
 
     view! {
-        <section class="panel training" aria-labelledby="training-title" data-testid="training">
+        <section class="panel training" aria-labelledby="training-title" data-testid="training"
+            class:presenting=move || presenting.get()
+            class:has-curve=move || !trainer.losses.with(Vec::is_empty)>
             <h2 id="training-title" class="panel-title">"Train the weights"</h2>
             <p class="help">{TRAINING_INTRO}</p>
             <div class="training-settings">
                 <label>"Goal "
                     <select data-testid="train-goal" on:change=goal_changed
-                        prop:value=move || settings.with(|s| s.goal.key())>
+                        prop:value=move || choice().key()>
                         {GOALS.iter().map(|g| view! {
                             <option value=g.key()>{move || goal_text(*g, cross.get())}</option>
                         }).collect_view()}
                     </select>
                 </label>
+                <p class="error goal-error" role="alert" data-testid="train-goal-error">
+                    {move || goal_refusal.get().or_else(|| goal_problem.get())}
+                </p>
+                {move || (choice() == GoalChoice::PerHead).then(|| view! {
+                    <div class="head-targets" data-testid="train-head-targets">
+                        {(0..n_heads.get()).map(|head| view! { <TargetPainter model head /> }).collect_view()}
+                    </div>
+                })}
                 <fieldset class="train-which">
                     <legend>"Learns"</legend>
                     {move || learnable(cross.get()).into_iter().map(|t| view! {
@@ -274,7 +321,7 @@ pub fn TrainingPanel(
                         prop:value=move || settings.with(|s| s.optimizer.key())
                         on:change=move |ev| {
                             if let Some(k) = OptimizerKind::from_key(&event_target_value(&ev)) {
-                                settings.update(|s| s.optimizer = k);
+                                set_training(&|s| s.optimizer = k);
                             }
                         }>
                         {OptimizerKind::ALL.iter().map(|k| view! {
@@ -288,7 +335,7 @@ pub fn TrainingPanel(
                         on:change=rate_changed />
                 </label>
             </div>
-            <p class="help">{move || loss_text(settings.with(|s| s.goal.goal().loss_kind()))}</p>
+            <p class="help">{move || loss_text(settings.with(|s| s.goal.loss_kind()))}</p>
             <div class="training-buttons">
                 <button type="button" data-testid="train-step"
                     prop:disabled=move || trainer.running.get()
@@ -316,15 +363,15 @@ pub fn TrainingPanel(
             </p>
             <canvas node_ref=canvas class="loss-curve" data-testid="loss-curve"
                 role="img" aria-label="The loss after each training step, on a log scale"
-                style=format!("--w: {}", LOSS_CURVE_SIZE.0)></canvas>
+                style=move || format!("--w: {}", f64::from(LOSS_CURVE_SIZE.0) * curve_scale())></canvas>
             <p class="help">{DIRECTION_NOTE}</p>
             {move || (settings.with(|s| s.optimizer) == OptimizerKind::Sgd)
                 .then(|| view! { <p class="help" data-testid="sgd-note">{SGD_NOTE}</p> })}
             {move || {
-                let positional_goal = settings.with(|s| !matches!(
-                    s.goal,
+                let positional_goal = !matches!(
+                    choice(),
                     GoalChoice::Pattern(NamedTarget::Uniform) | GoalChoice::Task(Task::Mean)
-                ));
+                );
                 let order_unseen = model.with(|m| {
                     !m.config.positional_encoding && (m.cross || !m.config.causal)
                 });
@@ -336,19 +383,16 @@ pub fn TrainingPanel(
             {move || is_task().then(|| view! {
                 <p class="help">{move || task_embeddings_note(cross.get())}</p>
             })}
-            {move || (settings.with(|s| s.goal) == GoalChoice::Pattern(NamedTarget::Next)
-                && model.with(|m| m.config.causal && !m.cross)).then(|| view! {
-                <p class="help">"Under the causal mask no token can see the one after it: switch the mask off to train this target."</p>
-            })}
         </section>
     }
 }
 
-/// Draws the loss curve on `canvas`, sharp at the screen's pixel ratio.
+/// Draws the loss curve on `canvas` `zoom` times its normal size, sharp at the screen's pixel
+/// ratio.
 #[cfg(target_arch = "wasm32")]
-fn draw(canvas: &web_sys::HtmlCanvasElement, losses: &[f64], theme: &Theme) {
+fn draw(canvas: &web_sys::HtmlCanvasElement, losses: &[f64], theme: &Theme, zoom: f64) {
     use plotters::prelude::IntoDrawingArea;
-    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0);
+    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
     let (w, h) = LOSS_CURVE_SIZE;
     let (w, h) = (
         (f64::from(w) * ratio).round() as u32,
@@ -368,4 +412,4 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, losses: &[f64], theme: &Theme) {
 
 /// Natively there is no canvas to draw on.
 #[cfg(not(target_arch = "wasm32"))]
-fn draw(_canvas: &web_sys::HtmlCanvasElement, _losses: &[f64], _theme: &Theme) {}
+fn draw(_canvas: &web_sys::HtmlCanvasElement, _losses: &[f64], _theme: &Theme, _zoom: f64) {}

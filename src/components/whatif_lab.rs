@@ -5,16 +5,17 @@
 use super::heatmap::{HeatmapView, PanelData};
 use super::paragraphs::Paragraphs;
 use crate::attention::whatif::{
-    compare, is_standard, saturation_by_head_dim, standard, Comparison, WhatIf,
-    SATURATION_HEAD_DIMS,
+    compare, gradient_by_head_dim, is_standard, saturation_by_head_dim, standard, Comparison,
+    WhatIf, GRADIENT_HEAD_DIMS, SATURATION_HEAD_DIMS,
 };
 use crate::attention::{Matrix, ScaleMode, Stage, Trace};
 use crate::plot::{Highlight, Palette};
 use crate::state::Model;
 use crate::words::{
-    comparison_summary, correct_title, denominators_text, dim, format_value, no_mistake_text,
-    output_titles, shown_title, stage_name, whatif_explanation, whatif_label, MistakePlace,
-    SEQ_LEN_IN_CROSS, TUTORIAL_MISTAKES, WHATIF_CROSS_NOTE,
+    comparison_summary, correct_title, denominators_text, dim, format_value, gradient_caption,
+    gradient_number, gradient_summary, no_mistake_text, output_titles, shown_title, stage_name,
+    whatif_explanation, whatif_label, MistakePlace, SEQ_LEN_IN_CROSS, TUTORIAL_MISTAKES,
+    WHATIF_CROSS_NOTE,
 };
 use leptos::prelude::*;
 
@@ -191,6 +192,20 @@ pub fn WhatIfLab(
         .then(|| saturation_by_head_dim(&SATURATION_HEAD_DIMS, 7, ScaleMode::SqrtHeadDim))
     };
 
+    // Why the divisor matters for learning: computed once, when "no scaling" is first chosen.
+    let gradient_points = Memo::new(move |previous: Option<&Option<Vec<_>>>| {
+        if let Some(Some(points)) = previous {
+            return Some(points.clone());
+        }
+        (chosen.get() == Some(WhatIf::NoScaling))
+            .then(|| gradient_by_head_dim(&GRADIENT_HEAD_DIMS, 7))
+    });
+    let gradient_rows = move || {
+        (chosen.get() == Some(WhatIf::NoScaling))
+            .then(|| gradient_points.get())
+            .flatten()
+    };
+
     view! {
         <section class="panel whatif" aria-labelledby="whatif-title" data-testid="whatif-lab">
             <h2 id="whatif-title" class="panel-title">"What-if lab"</h2>
@@ -329,6 +344,47 @@ pub fn WhatIfLab(
                         }).collect_view()}
                     </tbody>
                 </table>
+            }.into_any())}
+            {move || gradient_rows().map(|points| {
+                let summary = gradient_summary(&points);
+                let widest = points.iter().map(|p| p.scaled.max(p.unscaled)).fold(0.0, f64::max);
+                let bar = move |v: f64| format!("width: {:.0}%", v / widest * 100.0);
+                view! {
+                    <table class="saturation gradient-table matrix-table" data-testid="gradient-table">
+                        <caption>{gradient_caption()}</caption>
+                        <thead><tr>
+                            <th scope="col">"d_k"</th>
+                            <th scope="col">"‖∂L/∂S‖, no scaling"</th>
+                            <th scope="col">"‖∂L/∂S‖, ÷ √d_k"</th>
+                            <th scope="col">"largest weight, no scaling / ÷ √d_k"</th>
+                        </tr></thead>
+                        <tbody>
+                            {points.iter().map(|p| view! {
+                                <tr>
+                                    <th scope="row">{p.head_dim}</th>
+                                    <td data-value=p.unscaled.to_string()>
+                                        <span class="meter">
+                                            <span class="track" aria-hidden="true">
+                                                <span class="bar" style=bar(p.unscaled)></span>
+                                            </span>
+                                            {gradient_number(p.unscaled)}
+                                        </span>
+                                    </td>
+                                    <td data-value=p.scaled.to_string()>
+                                        <span class="meter">
+                                            <span class="track" aria-hidden="true">
+                                                <span class="bar" style=bar(p.scaled)></span>
+                                            </span>
+                                            {gradient_number(p.scaled)}
+                                        </span>
+                                    </td>
+                                    <td>{format!("{} / {}", format_value(p.unscaled_max_weight, 2), format_value(p.scaled_max_weight, 2))}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                    <p class="help" data-testid="gradient-summary">{summary}</p>
+                }
             }.into_any())}
         </section>
     }

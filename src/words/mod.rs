@@ -52,11 +52,13 @@ pub use stages::{
     stage_formula_mathml, stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
 };
 pub use training::{
-    loss_text, optimizer_label, pattern_label, status_text, task_embeddings_note, task_label,
-    trainable_label, DIRECTION_NOTE, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
+    head_target_label, head_target_menu, loss_text, optimizer_label, paint_cell_label, paint_help,
+    pattern_label, status_text, task_embeddings_note, task_label, trainable_label, DIRECTION_NOTE,
+    PAINT_MASK_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
 };
 pub use whatif::{
-    comparison_summary, correct_title, denominators_text, no_mistake_text, output_titles,
-    shown_title, whatif_explanation, whatif_label, MistakePlace, TutorialMistake, SEQ_LEN_IN_CROSS,
-    TUTORIAL_MISTAKES, WHATIF_CROSS_NOTE,
+    comparison_summary, correct_title, denominators_text, gradient_caption, gradient_number,
+    gradient_summary, no_mistake_text, output_titles, shown_title, whatif_explanation,
+    whatif_label, MistakePlace, TutorialMistake, SEQ_LEN_IN_CROSS, TUTORIAL_MISTAKES,
+    WHATIF_CROSS_NOTE,
 };

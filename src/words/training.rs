@@ -22,6 +22,49 @@ pub fn pattern_label(t: NamedTarget) -> &'static str {
     }
 }
 
+/// The goal menu's entry that gives each head a target of its own.
+pub const PER_HEAD_LABEL: &str = "Pattern: a target for each head, named or painted by hand";
+
+/// A head's own menu entry: a named target, or `None` for one painted by hand.
+pub fn head_target_label(target: Option<NamedTarget>) -> &'static str {
+    match target {
+        Some(NamedTarget::Previous) => "the key one position before (the first at itself)",
+        Some(NamedTarget::SelfToken) => "the key at its own position",
+        Some(NamedTarget::Next) => "the key one position after (the last at itself)",
+        Some(NamedTarget::First) => "the first key",
+        Some(NamedTarget::Uniform) => "equal weight on every key it can see",
+        None => "painted by hand",
+    }
+}
+
+/// The label of head `head`'s menu, counting heads from 1.
+pub fn head_target_menu(head: usize) -> String {
+    format!("Head {}: each token looks at", head + 1)
+}
+
+/// How the painted target works, for the head whose grid it is above.
+pub fn paint_help(head: usize) -> String {
+    format!(
+        "Head {}'s target A*: click a cell to paint it or clear it. Rows are queries, columns \
+keys. Training divides each row by its sum, so a row with two painted keys asks for 0.5 on \
+each; the numbers are those target weights.",
+        head + 1
+    )
+}
+
+/// Why the cells above the diagonal cannot be painted while the causal mask is on.
+pub const PAINT_MASK_NOTE: &str = "Hatched cells (−∞) are keys after their query: the causal \
+mask hides them, so a target cannot put weight there and they cannot be painted.";
+
+/// The accessible name of one cell of a painted target.
+pub fn paint_cell_label(query: &str, key: &str, weight: &str, masked: bool) -> String {
+    if masked {
+        format!("{query} → {key}: hidden by the causal mask, cannot be painted")
+    } else {
+        format!("{query} → {key}: target weight {weight}")
+    }
+}
+
 /// The goal menu's entry for a task; its target is built from E_src with a source sentence.
 pub fn task_label(t: Task, cross: bool) -> String {
     let e = if cross { "E_src" } else { "E" };
@@ -87,7 +130,7 @@ pub fn optimizer_label(kind: OptimizerKind) -> &'static str {
 
 /// A loss as the status line writes it: four decimals, or three significant digits times a
 /// power of ten once four decimals would show only zeros.
-fn loss_number(v: f64) -> String {
+pub(crate) fn loss_number(v: f64) -> String {
     if v.abs() >= 0.001 || v == 0.0 {
         return crate::words::format_value(v, 4);
     }

@@ -4,7 +4,9 @@
 use super::matrices::token_label;
 use super::number::{format_value, subscript};
 use super::settings::scale_mode_label;
-use crate::attention::whatif::{is_standard, Comparison, WhatIf};
+use crate::attention::whatif::{
+    is_standard, Comparison, GradientPoint, WhatIf, GRADIENT_TASK, GRADIENT_TOKENS, GRADIENT_TRIALS,
+};
 use crate::attention::{Config, ScaleMode, Stage};
 
 /// What the two sides show while no mistake is switched on, with the learner's `config`.
@@ -128,7 +130,7 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
             Adding a word at the end changes the divisor, so the scaled score of every pair of words already there changes, although their queries and keys did not. With √d_k a new word only adds its own row and column, and the scores already there stay as they were. Compare the mean largest weight per row on both sides.",
         WhatIf::NoScaling => "The scores go into the softmax undivided. A dot product adds up d_k products, so for random vectors with unit-variance components its typical size grows like √d_k: the wider the head, the bigger the scores. Dividing by √d_k brings such scores back to a typical size of about 1, whatever d_k is.\n\n\
             Large differences push the softmax towards all-or-nothing weights, where a row can put almost all its weight on one token. A row that saturated has almost no gradient, so a model in training barely learns from it.\n\n\
-            Whenever d_k is above 1, the undivided scores are √d_k times larger, so every row whose scores differ gets sharper: its largest weight grows and its entropy falls. With d_k = 1 the divisor is √1 = 1 and the two sides are the same. The saturation chart shows the effect growing with d_k.",
+            Whenever d_k is above 1, the undivided scores are √d_k times larger, so every row whose scores differ gets sharper: its largest weight grows and its entropy falls. With d_k = 1 the divisor is √1 = 1 and the two sides are the same. The saturation chart shows the effect growing with d_k, and the table below it what that does to learning: how large the gradient ∂L/∂S is with and without the divisor.",
         WhatIf::SoftmaxOverColumns => "Each column is normalised instead of each row, so the weights add up to 1 down every column rather than across every row. A row is one token asking where to look; a column is one token being looked at.\n\n\
             Normalising columns shares out each key among the queries, so a token no longer divides one unit of attention among the others. Its row can total more or less than 1, so its output is no longer a weighted average of value rows but is blown up or shrunk. And a key that several queries like has its share split between them. Check the sums: the rows drift away from 1 while every column sums to exactly 1.\n\n\
             Under the causal mask it also leaks the future. A column's total adds up the exponentiated scores of every query that may see that key, later tokens included, so a token's weights depend on the tokens after it (outlined).",
@@ -258,9 +260,123 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
     lines
 }
 
+/// The caption of the learning table: what was measured, on what, with which loss.
+pub fn gradient_caption() -> String {
+    format!(
+        "Why √d_k matters for learning: random Q, K and V for {GRADIENT_TOKENS} tokens and one \
+head of width d_k, the task loss {task}, L = 1/(n·d_model) · Σ (Y − Y*)², sent through the \
+backward pass {GRADIENT_TRIALS} times per d_k, with the scores S divided by √d_k and not \
+divided. ‖∂L/∂S‖ is the typical length of a row of the gradient reaching the raw scores (the \
+median over rows).",
+        task = GRADIENT_TASK.key()
+    )
+}
+
+/// A gradient size as the table writes it: three significant digits.
+pub fn gradient_number(v: f64) -> String {
+    crate::words::training::loss_number(v)
+}
+
+/// What the learning table shows, with its own numbers: where the undivided side's gradient
+/// is larger, and how much smaller it is at the widest head, where the softmax saturates.
+pub fn gradient_summary(points: &[GradientPoint]) -> Option<String> {
+    let (first, last) = (points.first()?, points.last()?);
+    let narrow = if first.unscaled > first.scaled {
+        format!(
+            "At d_k = {} the divisor √{} ≈ {} only shrinks the gradient, so the undivided side \
+has the larger ‖∂L/∂S‖ (≈ {} against ≈ {}).",
+            first.head_dim,
+            first.head_dim,
+            crate::words::format_value((first.head_dim as f64).sqrt(), 2),
+            gradient_number(first.unscaled),
+            gradient_number(first.scaled)
+        )
+    } else {
+        format!(
+            "Already at d_k = {} the undivided side has the smaller ‖∂L/∂S‖ (≈ {} against ≈ {}).",
+            first.head_dim,
+            gradient_number(first.unscaled),
+            gradient_number(first.scaled)
+        )
+    };
+    let wide = if last.unscaled < last.scaled {
+        format!(
+            "As d_k grows the undivided scores grow like √d_k and the softmax saturates: at \
+d_k = {} a row's largest weight is ≈ {} on average (≈ {} with ÷√d_k), and the gradient \
+through a nearly one-hot row, A ⊙ (G − rowsum(G ⊙ A)), is close to 0 in every cell. So \
+‖∂L/∂S‖ is ≈ {} without the divisor, about {} times smaller than the ≈ {} with it: those \
+scores, and W_q and W_k behind them, barely learn.",
+            last.head_dim,
+            crate::words::format_value(last.unscaled_max_weight, 2),
+            crate::words::format_value(last.scaled_max_weight, 2),
+            gradient_number(last.unscaled),
+            crate::words::format_value(last.shrink(), 1),
+            gradient_number(last.scaled)
+        )
+    } else {
+        format!(
+            "Even at d_k = {} the undivided side keeps the larger ‖∂L/∂S‖ (≈ {} against ≈ {}).",
+            last.head_dim,
+            gradient_number(last.unscaled),
+            gradient_number(last.scaled)
+        )
+    };
+    Some(format!("{narrow} {wide}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn point(head_dim: usize, scaled: f64, unscaled: f64) -> GradientPoint {
+        GradientPoint {
+            head_dim,
+            scaled,
+            unscaled,
+            scaled_max_weight: 0.4,
+            unscaled_max_weight: 0.94,
+        }
+    }
+
+    #[test]
+    fn the_learning_table_names_d_k_the_divisor_and_the_loss() {
+        let caption = gradient_caption();
+        for needle in [
+            "√d_k",
+            "copy_previous",
+            "L = 1/(n·d_model) · Σ (Y − Y*)²",
+            "∂L/∂S",
+        ] {
+            assert!(caption.contains(needle), "{needle}: {caption}");
+        }
+    }
+
+    #[test]
+    fn the_learning_summary_says_what_its_own_numbers_show() {
+        let text = gradient_summary(&[point(2, 0.1, 0.15), point(128, 0.004, 0.001)]).unwrap();
+        assert!(
+            text.contains("At d_k = 2 the divisor √2 ≈ 1.41 only shrinks"),
+            "{text}"
+        );
+        assert!(text.contains("≈ 0.1500 against ≈ 0.1000"), "{text}");
+        assert!(
+            text.contains("at d_k = 128 a row's largest weight is ≈ 0.94"),
+            "{text}"
+        );
+        assert!(
+            text.contains("≈ 0.0010 without the divisor, about 4.0 times smaller"),
+            "{text}"
+        );
+        // Numbers that do not show the effect are not described as if they did.
+        let flat = gradient_summary(&[point(2, 0.1, 0.05), point(128, 0.1, 0.2)]).unwrap();
+        assert!(
+            flat.contains("Already at d_k = 2") && flat.contains("Even at d_k = 128"),
+            "{flat}"
+        );
+        assert!(!flat.contains("barely learn"), "{flat}");
+        assert_eq!(gradient_summary(&[]), None);
+    }
+
     use crate::attention::whatif::compare;
     use crate::attention::{Config, Init, Inputs, Weights};
 

@@ -171,3 +171,45 @@ test("leaving out W_o compares the outputs, Y beside C", async ({ app, page }) =
   expectMatrixClose(await app.tableValues("whatif-shown"), trace.concat, 1e-9, "C");
   await expect(page.getByTestId("whatif-summary")).toContainText("Largest change in attention's output Y");
 });
+
+test("no scaling shows the gradient reaching the scores vanish as d_k grows", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto();
+  await page.getByTestId("whatif-lab").scrollIntoViewIfNeeded();
+  await page.getByTestId("whatif-no_scaling").click();
+  const table = page.getByTestId("gradient-table");
+  await expect(table.locator("tbody tr")).toHaveCount(7);
+  await expect(table.locator("caption")).toContainText("copy_previous");
+  await expect(table.locator("caption")).toContainText("divided by √d_k");
+  const rows = await table
+    .locator("tbody tr")
+    .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td[data-value]")].map((td) => Number(td.getAttribute("data-value")))));
+  const [first, last] = [rows[0], rows[rows.length - 1]];
+  // Columns: no scaling, ÷ √d_k. At d_k = 2 the undivided gradient is the larger; at 128 it
+  // has nearly vanished through the saturated softmax.
+  expect(first[0]).toBeGreaterThan(first[1]);
+  expect(last[1] / last[0]).toBeGreaterThan(3);
+  const summary = page.getByTestId("gradient-summary");
+  await expect(summary).toContainText("At d_k = 2 the divisor √2 ≈ 1.41 only shrinks the gradient");
+  await expect(summary).toContainText("at d_k = 128");
+  await expect(summary).toContainText("times smaller");
+  await table.scrollIntoViewIfNeeded();
+  await app.screenshot("whatif-gradient-1366x768");
+  await page.getByTestId("whatif-scale_by_seq_len").click();
+  await expect(table).toHaveCount(0);
+});
+
+test.describe("the gradient table on a phone", () => {
+  test.use({ viewport: { width: 375, height: 812 }, hasTouch: true, isMobile: true });
+
+  test("fits the screen", async ({ app, page }) => {
+    await app.goto();
+    await page.getByTestId("whatif-lab").scrollIntoViewIfNeeded();
+    await page.getByTestId("whatif-no_scaling").tap();
+    const table = page.getByTestId("gradient-table");
+    await table.scrollIntoViewIfNeeded();
+    const box = (await table.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(375);
+    await app.screenshot("whatif-gradient-phone");
+  });
+});

@@ -78,16 +78,67 @@ test("Back after training returns to the untrained weights", async ({ app, page 
   await expect(page.getByTestId("train-status")).toHaveText("");
 });
 
-test("a target the causal mask hides is refused next to the goal, and the model is kept", async ({ app, page }) => {
+test("a target the causal mask hides is refused next to the goal, and the last goal is kept", async ({ app, page }) => {
   await app.goto();
   await page.getByTestId("causal").check();
   await page.getByTestId("training").scrollIntoViewIfNeeded();
-  await page.getByTestId("train-goal").selectOption("next");
   const link = await page.evaluate(() => location.hash);
-  await page.getByTestId("train-step").click();
-  await expect(page.getByTestId("train-error")).toContainText("next");
-  await expect(page.getByTestId("train-error")).toContainText("mask");
+  await page.getByTestId("train-goal").selectOption("next");
+  const refusal = page.getByTestId("train-goal-error");
+  await expect(refusal).toContainText("`next` target");
+  await expect(refusal).toContainText("causal mask");
+  await expect(page.getByTestId("train-goal")).toHaveValue("previous");
   expect(await page.evaluate(() => location.hash)).toBe(link);
+  // Training goes on with the goal it kept; a goal the mask allows clears the refusal.
+  await page.getByTestId("train-step").click();
+  await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+  await page.getByTestId("train-goal").selectOption("first");
+  await expect(refusal).toHaveText("");
+  expect(await page.evaluate(() => location.hash)).toContain("goal=first");
+});
+
+test("each head gets its own goal, one painted by hand, carried by the link and Back", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("sentence-input").fill("a b c");
+  await page.getByTestId("causal").check();
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await page.getByTestId("train-goal").selectOption("per_head");
+  await expect(page.getByTestId("train-goal-h0")).toHaveValue("previous");
+  await expect(page.getByTestId("train-goal-h1")).toHaveValue("previous");
+  await page.getByTestId("train-goal-h0").selectOption("first");
+  await page.getByTestId("train-goal-h1").selectOption("painted");
+  const grid = page.getByTestId("paint-h1");
+  await expect(grid).toBeVisible();
+  // It starts as the head's pattern (previous); a click adds a key, and the row is shared out.
+  await expect(page.getByTestId("paint-h1-2-1")).toHaveText("1.00");
+  await page.getByTestId("paint-h1-2-2").click();
+  await expect(page.getByTestId("paint-h1-2-1")).toHaveText("0.50");
+  await expect(page.getByTestId("paint-h1-2-2")).toHaveText("0.50");
+  // A masked cell cannot be painted and says why beside the grid; nothing changes.
+  const hash = await page.evaluate(() => location.hash);
+  await page.getByTestId("paint-h1-0-2").click({ force: true });
+  await expect(page.getByTestId("train-goal-error-h1")).toContainText("`painted` target");
+  await expect(page.getByTestId("train-goal-error-h1")).toContainText("causal mask");
+  await expect(page.getByTestId("paint-mask-note-h1")).toContainText("causal mask");
+  expect(await page.evaluate(() => location.hash)).toBe(hash);
+  expect(hash).toContain("goal=first,painted");
+  expect(hash).toContain("paint=1,0,0,1,0,0,0,1,1");
+
+  // The painted goal trains, and a reload of the link opens on it.
+  await page.getByTestId("train-step").click();
+  await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+  await page.reload();
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await expect(page.getByTestId("train-goal")).toHaveValue("per_head");
+  await expect(page.getByTestId("paint-h1-2-2")).toHaveText("0.50");
+
+  // Back undoes the step, then the last click, then the painted goal itself.
+  await page.goBack();
+  await expect(page.getByTestId("paint-h1-2-2")).toHaveText("0.50");
+  await page.goBack();
+  await expect(page.getByTestId("paint-h1-2-2")).toHaveText("0.00");
+  await page.goBack();
+  await expect(page.getByTestId("train-goal-h1")).toHaveValue("previous");
 });
 
 test("a task leaves the embeddings out of what learns", async ({ app, page }) => {
@@ -100,6 +151,52 @@ test("a task leaves the embeddings out of what learns", async ({ app, page }) =>
   await expect(page.getByTestId("train-w_o")).toBeChecked();
   await page.getByTestId("train-step").click();
   await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+});
+
+test("the look-back preset's head learns to look one token back while the loss falls", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("preset").selectOption("look-back");
+  await expect(page.getByTestId("preset-caption")).toContainText("left of the diagonal");
+  await expect(page.getByTestId("stage-title")).toContainText("Softmax");
+  await page.getByTestId("show-tables").check();
+  const before = await app.tableValues("weights-h0");
+  const back = [0, 0, 1, 2, 3, 4, 5];
+  expect(argmaxRows(before)).not.toEqual(back);
+
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await expect(page.getByTestId("train-goal")).toHaveValue("previous");
+  await page.getByTestId("train-run").click();
+  await expect(page.getByTestId("train-status")).toContainText(/After \d{3,} steps/, { timeout: 20_000 });
+  await page.getByTestId("train-run").click();
+  await expect(page.getByTestId("train-run")).toHaveText("Train");
+  await app.screenshot("training-look-back");
+
+  const status = await page.getByTestId("train-status").innerText();
+  const [, now, was] = status.match(/loss L ≈ (.+) \(≈ (.+) when this run started/) ?? [];
+  expect(lossValue(now), status).toBeLessThan(lossValue(was) / 100);
+  expect(argmaxRows(await app.tableValues("weights-h0"))).toEqual(back);
+});
+
+test("presenting shows the loss curve large while the head trains", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto();
+  await page.getByTestId("preset").selectOption("look-back");
+  await page.getByTestId("present").click();
+  const panel = page.getByTestId("training");
+  await expect(panel).toBeVisible();
+  await expect(page.getByTestId("train-goal")).toBeHidden();
+  await page.getByTestId("train-run").click();
+  await expect(page.getByTestId("train-status")).toContainText(/After \d{2,} steps/, { timeout: 20_000 });
+  await page.getByTestId("train-run").click();
+  const curve = (await page.getByTestId("loss-curve").boundingBox())!;
+  expect(curve.width).toBeGreaterThanOrEqual(800);
+  // The curve keeps a column of its own: the stage ends left of it.
+  const stage = (await page.locator(".stage").boundingBox())!;
+  expect(stage.x + stage.width).toBeLessThanOrEqual(curve.x);
+  await app.screenshot("training-presenter-1920x1080");
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await page.waitForTimeout(300);
+  await app.screenshot("training-presenter-1024x768");
 });
 
 test.describe("on a phone", () => {
@@ -120,5 +217,18 @@ test.describe("on a phone", () => {
     expect((await panel.boundingBox())!.width).toBeLessThanOrEqual(360);
     await page.getByTestId("train-step").tap();
     await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+  });
+
+  test("a painted target fits the screen and paints by tapping", async ({ app, page }) => {
+    await app.goto();
+    await page.getByTestId("training").scrollIntoViewIfNeeded();
+    await page.getByTestId("train-goal").selectOption("per_head");
+    await page.getByTestId("train-goal-h0").selectOption("painted");
+    await page.getByTestId("paint-h0-0-2").tap();
+    await expect(page.getByTestId("paint-h0-0-2")).toHaveText("0.50");
+    const grid = (await page.getByTestId("train-head-0").boundingBox())!;
+    expect(grid.x + grid.width).toBeLessThanOrEqual(360);
+    await page.getByTestId("paint-h0-0-2").scrollIntoViewIfNeeded();
+    await app.screenshot("training-paint-phone");
   });
 });

@@ -10,16 +10,22 @@
 //! difference between the two is caused by that change. [`AlteredHead`] carries the flags that
 //! point at the consequence: leaked cells, row and column sums, non-finite cells, saturation.
 //!
-//! Two demonstrations stand alone: [`saturation_by_head_dim`] (why the divisor is √d_k) and
-//! [`temperature_sweep`] (one row of weights at many temperatures).
+//! Three demonstrations stand alone: [`saturation_by_head_dim`] (why the divisor is √d_k),
+//! [`gradient_by_head_dim`] (why it matters for learning: the gradient through a saturated
+//! softmax vanishes) and [`temperature_sweep`] (one row of weights at many temperatures).
 
 mod comparison;
+mod learning;
 mod measures;
 mod sweeps;
 
 pub use comparison::{
     compare, compare_unstable, f16_exp_overflow, f32_exp_overflow, is_standard, naive_softmax_rows,
     softmax_columns, standard, standard_inputs, AlteredHead, AlteredTrace, Comparison,
+};
+pub use learning::{
+    gradient_by_head_dim, GradientPoint, GRADIENT_HEAD_DIMS, GRADIENT_TASK, GRADIENT_TOKENS,
+    GRADIENT_TRIALS,
 };
 pub use measures::{column_sums, row_sums, Saturation};
 pub use sweeps::{

@@ -130,7 +130,7 @@ pub fn saturation_by_head_dim(
 }
 
 /// A draw uniform in `[−√3, √3)`: mean 0, variance 1.
-fn unit_variance(rng: &mut SplitMix64) -> f64 {
+pub(super) fn unit_variance(rng: &mut SplitMix64) -> f64 {
     // The top 53 bits make an exact f64 in [0, 1).
     let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
     3f64.sqrt() * (2.0 * unit - 1.0)

@@ -21,7 +21,8 @@ pub enum HistoryStep {
 /// does not.
 /// - [`HistoryStep::Push`] when the stage, quiz mode, the sentence, d_model, the number of heads, the
 ///   causal mask, positional encoding, the scaling, cross-attention or its source sentence, the
-///   block or its norm, activation or d_ff changes, or when two or more matrix
+///   block or its norm, activation or d_ff changes, training's goal or settings change (a
+///   menu, a box or a painted cell), or when two or more matrix
 ///   numbers change at once (loading a preset or a file, filling or resetting a matrix).
 /// - [`HistoryStep::Replace`] when at most one matrix number changes (editing a cell, dragging
 ///   a value) together with any change of temperature, seed, head, question set or highlighted cell: these
@@ -43,7 +44,8 @@ pub fn history_step(previous: &ShareState, next: &ShareState) -> HistoryStep {
         || a.cross != b.cross
         || (b.cross && a.source != b.source)
         || a.block_on != b.block_on
-        || (b.block_on && block_shape(&a.block) != block_shape(&b.block));
+        || (b.block_on && block_shape(&a.block) != block_shape(&b.block))
+        || a.training != b.training;
     if structural || changed_numbers(a, b) >= 2 {
         HistoryStep::Push
     } else {

@@ -24,6 +24,11 @@
 //! | `act`    | `relu` or `gelu`                                             | `relu`           |
 //! | `dff`    | d_ff, 2 to 64                                                | 4·d_model        |
 //! | `w1` `b1` `w2` `b2` `g1` `be1` `g2` `be2` | the block's W₁, b₁, W₂, b₂, γ₁, β₁, γ₂, β₂, row-major | their defaults |
+//! | `goal`   | training's goal: a task, or targets joined by `,` (one, or one per head) | `previous` |
+//! | `paint`  | painted targets, seq_len × n_keys numbers each, joined by `;` | none             |
+//! | `train`  | the matrices that learn, joined by `,`                        | the loss's defaults |
+//! | `opt`    | `adam` or `sgd`                                              | `adam`           |
+//! | `lr`     | the learning rate, above 0                                   | `0.05`           |
 //! | `quiz`   | quiz mode, `0` or `1`                                        | `0`              |
 //! | `qn`     | the quiz's question set, 1 or more (with `quiz=1`)           | `1`              |
 //! | `stage`  | a [`Stage::key`]                                             | `input`          |
@@ -46,6 +51,7 @@ mod numbers;
 mod panels;
 mod percent;
 mod read;
+mod training;
 mod write;
 
 pub use history::{history_step, HistoryStep};
@@ -106,10 +112,10 @@ pub struct Decoded {
 }
 
 /// The keys this version reads, in the order [`encode`] writes them.
-const KEYS: [&str; 33] = [
+const KEYS: [&str; 38] = [
     "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "src",
-    "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2", "be2", "quiz",
-    "qn", "stage", "head", "cell",
+    "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2", "be2", "goal",
+    "paint", "train", "opt", "lr", "quiz", "qn", "stage", "head", "cell",
 ];
 
 /// The first question set of a quiz.

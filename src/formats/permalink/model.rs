@@ -226,6 +226,7 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         source_overrides,
         block,
         block_on,
+        training: defaults.training,
     }
 }
 

@@ -81,6 +81,8 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
         }
     }
 
+    model.training = super::training::read_training(fields, &model, notices);
+
     let stage = match fields.get("stage") {
         None => Stage::Input,
         Some(raw) => match Stage::from_key(raw) {

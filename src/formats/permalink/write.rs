@@ -90,6 +90,7 @@ fn encode_against(state: &ShareState, defaults: &Model) -> String {
             }
         }
     }
+    super::training::write_training(model, &mut pair);
     if let Some(set) = state.quiz {
         pair("quiz", "1");
         if set != FIRST_QUESTION_SET {

@@ -604,19 +604,30 @@ impl Scenario {
     /// The model this scenario describes; explicit embeddings become edited rows.
     pub fn to_model(&self) -> Result<Model, ScenarioError> {
         let inputs = self.to_inputs()?;
-        Ok(Model::from_inputs(
+        let training = self.to_training(&inputs)?;
+        let mut model = Model::from_inputs(
             &self.sentence,
             self.source.as_deref(),
             inputs,
             self.embeddings.is_some(),
             self.source_embeddings.is_some(),
-        ))
+        );
+        if let Some(training) = training {
+            model.training = training;
+        }
+        Ok(model)
     }
 
-    /// The scenario that restores `model`.
+    /// The scenario that restores `model`; training's settings are written only when they are
+    /// not the defaults, so a model that never changed them writes the version it did before.
     pub fn from_model(model: &Model) -> Self {
         let source = model.cross.then_some(model.source.as_str());
-        Self::from_inputs_with_source(&model.sentence, source, &model.inputs())
+        let mut scenario = Self::from_inputs_with_source(&model.sentence, source, &model.inputs());
+        let training = model.fitted_training();
+        if training != crate::attention::Training::default() {
+            scenario.set_training(Some(&training));
+        }
+        scenario
     }
 }
 

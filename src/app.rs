@@ -1,16 +1,18 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
-use crate::attention::{Norm, Stage, Trace};
+use crate::attention::{BackwardPass, Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
-    fit_to_window, import_file, post_height_to_parent, provide_quiz, provide_selection,
-    provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url, EditNote, ExplainPanel,
-    ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
-    ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
+    fit_to_window, goal_text, import_file, post_height_to_parent, provide_quiz, provide_selection,
+    provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url, BackwardContext,
+    EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard,
+    SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail, StageView,
+    TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
+use crate::training::Settings as TrainingSettings;
 use crate::words::START_HERE;
 use leptos::ev;
 use leptos::prelude::*;
@@ -81,7 +83,20 @@ pub fn App() -> impl IntoView {
             None => Trail::start(m),
         })
     });
-    let (picked, explanation) = provide_selection(trace);
+    // The goal lives here, not in the training panel, so the backward stages follow it even
+    // where the panel is not shown (an embed, presenter mode).
+    let training = RwSignal::new(TrainingSettings::default());
+    let goal = Memo::new(move |_| training.with(|s| s.goal));
+    let pass = Memo::new(move |_| {
+        let goal = goal.get().goal();
+        trace.with(|t| BackwardPass::new(t, &goal).map_err(|e| e.to_string()))
+    });
+    let backward = BackwardContext {
+        pass,
+        goal_name: Signal::derive(move || goal_text(goal.get(), cross.get())),
+    };
+    provide_context(backward);
+    let (picked, explanation) = provide_selection(trace, pass);
     let quiz = provide_quiz(trace, stage, head, picked.selection);
     let presenting = ui.presenting;
     presenting.set(options.present);
@@ -271,7 +286,7 @@ pub fn App() -> impl IntoView {
                     {move || (!presenting.get() && !embed && !quiz.hidden.get()).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
                         {move || ui.settled.get().then(|| view! {
-                            <TrainingPanel model />
+                            <TrainingPanel model settings=training />
                             <WhatIfLab model trace stage />
                         })}
                     }.into_any())}
@@ -293,8 +308,9 @@ mod tests {
         );
         assert_eq!(
             stage_step("ArrowRight", Stage::OutputProjection, None),
-            None
+            Some(Stage::BackLoss)
         );
+        assert_eq!(stage_step("ArrowRight", Stage::BackInput, None), None);
         assert_eq!(
             stage_step("ArrowLeft", Stage::Projection, None),
             Some(Stage::Input)

@@ -22,7 +22,8 @@ const STEPS_PER_SECOND: f64 = 60.0;
 /// The most steps one frame takes to catch up.
 const MAX_STEPS_PER_FRAME: usize = 4;
 
-fn goal_text(goal: GoalChoice, cross: bool) -> String {
+/// The goal as the goal menu names it.
+pub fn goal_text(goal: GoalChoice, cross: bool) -> String {
     match goal {
         GoalChoice::Pattern(t) => pattern_label(t).to_string(),
         GoalChoice::Task(t) => task_label(t, cross),
@@ -153,11 +154,13 @@ impl Trainer {
 pub fn TrainingPanel(
     /// The learner's model, which training changes.
     model: RwSignal<Model>,
+    /// The goal, what learns and how: the backward stages show the gradients of this goal.
+    settings: RwSignal<Settings>,
 ) -> impl IntoView {
     let ui = super::context::ui_context();
     let trainer = Trainer {
         model,
-        settings: RwSignal::new(Settings::default()),
+        settings,
         run: StoredValue::new(None),
         written: StoredValue::new(None),
         losses: RwSignal::new(Vec::new()),

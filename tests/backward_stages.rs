@@ -547,3 +547,36 @@ fn a_link_to_a_backward_stage_and_a_gradient_cell_reads_back_without_a_notice() 
     assert_eq!(decoded.notices.len(), 1, "{:?}", decoded.notices);
     assert_eq!(decoded.state.cell, None);
 }
+
+#[test]
+fn the_projection_note_says_an_sgd_step_goes_against_the_largest_gradient() {
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let g = &pass.gradients.d_w_q;
+    let (mut r, mut c) = (0, 0);
+    for i in 0..8 {
+        for j in 0..8 {
+            if g[(i, j)].abs() > g[(r, c)].abs() {
+                (r, c) = (i, j);
+            }
+        }
+    }
+    let v = g[(r, c)];
+    let times = if v < 0.0 {
+        format!("({})", g3(v))
+    } else {
+        g3(v)
+    };
+    let note = back_note(Stage::BackProjection, &t, &pass).unwrap();
+    assert!(
+        note.contains(&format!(
+            "∂L/∂W_q[d{}, d{}] = {}. A plain SGD step with learning rate η would change W_q[d{}, d{}] by −η × {times}, against the gradient",
+            r + 1,
+            c + 1,
+            g3(v),
+            r + 1,
+            c + 1
+        )),
+        "{note}"
+    );
+}

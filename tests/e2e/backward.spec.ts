@@ -179,3 +179,22 @@ test("the backward stages follow an edit, and a goal the mask forbids is explain
   await page.getByTestId("quiz-me").click();
   await expect(page.getByTestId("canvas-d_w_q")).toBeVisible();
 });
+
+test("presenter mode and a compact embed step into the backward stages", async ({ app, page }) => {
+  await app.goto("./?present=1#v=1&stage=output");
+  const bar = page.getByTestId("presenter-bar");
+  await expect(bar).toHaveAttribute("data-step", /^output-/);
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", /^back-loss-/);
+  await expect(page.getByTestId("stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
+  await expect(page.getByTestId("canvas-d_weights-h0")).toBeVisible();
+
+  // A compact embed keeps a backward stage to its results.
+  await app.goto("./?embed=1&controls=0#v=1&stage=back-input");
+  await expect(page.getByTestId("stage-title")).toHaveText("∂L/∂X and ∂L/∂E");
+  await expect(page.getByTestId("canvas-d_embeddings")).toBeVisible();
+  await expect(page.getByTestId("canvas-d_q")).toHaveCount(0);
+  await page.getByTestId("prev").click();
+  await expect(page.getByTestId("canvas-d_w_q")).toBeVisible();
+  await expect(page.getByTestId("canvas-d_q")).toHaveCount(0);
+});

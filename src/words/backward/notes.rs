@@ -208,9 +208,13 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
                     i,
                     j,
                 );
+                let times = if v < 0.0 {
+                    format!("({})", g3(v))
+                } else {
+                    g3(v)
+                };
                 note.push(format!(
-                    "The largest is {name} = {}. A plain SGD step with learning rate η would change {weight} by −η·{} (against the gradient); Adam's step has the opposite sign of its running average of gradients, not necessarily of this one.",
-                    g3(v),
+                    "The largest is {name} = {}. A plain SGD step with learning rate η would change {weight} by −η × {times}, against the gradient; Adam's step has the opposite sign of its running average of gradients, not necessarily of this one.",
                     g3(v)
                 ));
             }

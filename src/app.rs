@@ -1,16 +1,18 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
-use crate::attention::{Norm, Stage, Trace};
+use crate::attention::{BackwardPass, Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
-    fit_to_window, import_file, post_height_to_parent, provide_quiz, provide_selection,
-    provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url, EditNote, ExplainPanel,
-    ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
-    ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
+    fit_to_window, goal_text, import_file, post_height_to_parent, provide_quiz, provide_selection,
+    provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url, BackwardContext,
+    EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard,
+    SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail, StageView,
+    TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
+use crate::training::GoalChoice;
 use crate::words::START_HERE;
 use leptos::ev;
 use leptos::prelude::*;
@@ -81,7 +83,19 @@ pub fn App() -> impl IntoView {
             None => Trail::start(m),
         })
     });
-    let (picked, explanation) = provide_selection(trace);
+    // The goal is the model's, fitted to its heads and sentence, so the backward stages follow
+    // it even where the training panel is not shown (an embed, presenter mode) and a link
+    // carries it.
+    let goal = Memo::new(move |_| model.with(|m| m.fitted_training().goal));
+    let pass = Memo::new(move |_| {
+        goal.with(|goal| trace.with(|t| BackwardPass::new(t, goal).map_err(|e| e.to_string())))
+    });
+    let backward = BackwardContext {
+        pass,
+        goal_name: Signal::derive(move || goal.with(|g| goal_text(GoalChoice::of(g), cross.get()))),
+    };
+    provide_context(backward);
+    let (picked, explanation) = provide_selection(trace, pass);
     let quiz = provide_quiz(trace, stage, head, picked.selection);
     let presenting = ui.presenting;
     presenting.set(options.present);
@@ -297,8 +311,9 @@ mod tests {
         );
         assert_eq!(
             stage_step("ArrowRight", Stage::OutputProjection, None),
-            None
+            Some(Stage::BackLoss)
         );
+        assert_eq!(stage_step("ArrowRight", Stage::BackInput, None), None);
         assert_eq!(
             stage_step("ArrowLeft", Stage::Projection, None),
             Some(Stage::Input)

@@ -10,7 +10,9 @@
 //! into sentences) and [`crate::components`] (which maps the colouring to a plot palette) can
 //! both read it.
 
-use crate::attention::{BlockMatrix, BlockParam, HeadMatrix, MatrixId, WeightName};
+use crate::attention::{
+    BackMatrix, BlockMatrix, BlockParam, HeadGrad, HeadMatrix, MatrixId, WeightName,
+};
 
 /// What a matrix's numbers are, which decides how they are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +100,60 @@ pub fn panel_name(matrix: MatrixId) -> String {
         MatrixId::SourceX => "x-src".to_string(),
         MatrixId::BlockParam(p) => p.key().to_string(),
         MatrixId::Block(b) => b.key().to_string(),
+        MatrixId::Back(b) => back_panel_name(b),
     }
+}
+
+/// The name of the panel that shows a target or a gradient: `d_weights-h0`, `d_w_q`.
+fn back_panel_name(b: BackMatrix) -> String {
+    match b {
+        BackMatrix::TargetPattern(h) => format!("a_target-h{h}"),
+        BackMatrix::Head(h, m) => format!("{}-h{h}", m.key()),
+        whole => WHOLE_BACK
+            .iter()
+            .find(|(m, _)| *m == whole)
+            .map_or_else(String::new, |(_, name)| name.to_string()),
+    }
+}
+
+/// The whole-layer targets and gradients and their panel names.
+const WHOLE_BACK: [(BackMatrix, &str); 16] = [
+    (BackMatrix::TaskTarget, "y_target"),
+    (BackMatrix::Output, "d_output"),
+    (BackMatrix::WO, "d_w_o"),
+    (BackMatrix::Concat, "d_concat"),
+    (BackMatrix::Q, "d_q"),
+    (BackMatrix::K, "d_k"),
+    (BackMatrix::V, "d_v"),
+    (BackMatrix::WQ, "d_w_q"),
+    (BackMatrix::WK, "d_w_k"),
+    (BackMatrix::WV, "d_w_v"),
+    (BackMatrix::Norm1, "d_norm_1"),
+    (BackMatrix::X, "d_x"),
+    (BackMatrix::SourceX, "d_x-src"),
+    (BackMatrix::ViaTarget, "d_via_target"),
+    (BackMatrix::Embeddings, "d_embeddings"),
+    (BackMatrix::SourceEmbeddings, "d_embeddings-src"),
+];
+
+/// The target or gradient a panel shows, from its name.
+fn parse_back(name: &str) -> Option<BackMatrix> {
+    if let Some((m, _)) = WHOLE_BACK.iter().find(|(_, n)| *n == name) {
+        return Some(*m);
+    }
+    let (key, head) = name.rsplit_once("-h")?;
+    let canonical = !head.is_empty()
+        && head.bytes().all(|b| b.is_ascii_digit())
+        && (head == "0" || !head.starts_with('0'));
+    if !canonical {
+        return None;
+    }
+    let h: usize = head.parse().ok()?;
+    if key == "a_target" {
+        return Some(BackMatrix::TargetPattern(h));
+    }
+    let m = HeadGrad::ALL.into_iter().find(|m| m.key() == key)?;
+    Some(BackMatrix::Head(h, m))
 }
 
 /// Every panel name that shows `matrix`: X is also drawn beside each projection as `x-q`, `x-k`
@@ -152,6 +207,9 @@ pub fn operand_panel(explained: MatrixId, operand: MatrixId) -> String {
 
 /// The matrix a panel shows, from its name; `x-q`, `x-k` and `x-v` are X.
 pub fn parse(name: &str) -> Option<MatrixId> {
+    if let Some(b) = parse_back(name) {
+        return Some(MatrixId::Back(b));
+    }
     let whole = match name {
         "embeddings" => Some(MatrixId::Embeddings),
         "positional" => Some(MatrixId::Positional),
@@ -223,8 +281,11 @@ mod tests {
         ids.extend(WeightName::ALL.map(MatrixId::Weight));
         ids.extend(BlockParam::ALL.map(MatrixId::BlockParam));
         ids.extend(BlockMatrix::ALL.map(MatrixId::Block));
+        ids.extend(WHOLE_BACK.map(|(m, _)| MatrixId::Back(m)));
         for h in [0, 1, 7, 12] {
             ids.extend(HeadMatrix::ALL.map(|m| MatrixId::Head(h, m)));
+            ids.extend(HeadGrad::ALL.map(|m| MatrixId::Back(BackMatrix::Head(h, m))));
+            ids.push(MatrixId::Back(BackMatrix::TargetPattern(h)));
         }
         for id in ids {
             for name in panel_names(id) {

@@ -142,6 +142,10 @@ pub fn question_in_view(
     in_view: InView,
 ) -> Option<Question> {
     let part = in_view.part;
+    // The backward stages follow a goal the quiz does not know: they ask nothing.
+    if stage.is_backward() {
+        return None;
+    }
     stage.position(trace.norm())?;
     let mut rng = SplitMix64::new(seed ^ (stage.index() as u64).wrapping_mul(0x9E37_79B9_7F4A));
     let mut pick = |n: usize| (rng.next_u64() % n.max(1) as u64) as usize;

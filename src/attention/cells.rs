@@ -27,7 +27,7 @@ pub struct Operand {
 }
 
 impl Operand {
-    fn new(matrix: MatrixId) -> Self {
+    pub(crate) fn new(matrix: MatrixId) -> Self {
         Self {
             matrix,
             rows: Vec::new(),
@@ -36,21 +36,21 @@ impl Operand {
         }
     }
 
-    fn row(matrix: MatrixId, r: usize) -> Self {
+    pub(crate) fn row(matrix: MatrixId, r: usize) -> Self {
         Self {
             rows: vec![r],
             ..Self::new(matrix)
         }
     }
 
-    fn col(matrix: MatrixId, c: usize) -> Self {
+    pub(crate) fn col(matrix: MatrixId, c: usize) -> Self {
         Self {
             cols: vec![c],
             ..Self::new(matrix)
         }
     }
 
-    fn cell(matrix: MatrixId, r: usize, c: usize) -> Self {
+    pub(crate) fn cell(matrix: MatrixId, r: usize, c: usize) -> Self {
         Self {
             cell: Some((r, c)),
             ..Self::new(matrix)
@@ -264,6 +264,8 @@ pub fn cell_work(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Opt
             HeadMatrix::Context => weighted_sum(trace, h, i, c)?,
         },
         MatrixId::Concat => concat(trace, i, c)?,
+        // A gradient's cell is read from a backward pass: `back_cell_work`.
+        MatrixId::Back(_) => return None,
     };
     Some(CellWork {
         matrix,

@@ -1,6 +1,7 @@
 //! Names for every matrix a [`Trace`] holds, including the views' Kₕᵀ, and access to their
 //! values by name.
 
+use super::backward::BackMatrix;
 use super::block::{BlockParam, BlockTrace};
 use super::forward::Trace;
 use super::stage::Stage;
@@ -149,6 +150,8 @@ pub enum MatrixId {
     BlockParam(BlockParam),
     /// A result of the block.
     Block(BlockMatrix),
+    /// A target or a gradient of the backward stages, held by a backward pass, not the trace.
+    Back(BackMatrix),
 }
 
 impl MatrixId {
@@ -229,6 +232,7 @@ impl MatrixId {
                 BlockParam::Ln2Gamma | BlockParam::Ln2Beta => Stage::Norm2,
             },
             Self::Block(b) => b.stage(),
+            Self::Back(b) => b.stage(),
         }
     }
 
@@ -292,6 +296,7 @@ impl MatrixId {
             Self::SourceX => &trace.source.as_ref()?.x,
             Self::BlockParam(p) => trace.block.as_ref()?.params.get(*p),
             Self::Block(b) => b.of(trace.block.as_ref()?),
+            Self::Back(_) => return None,
         })
     }
 

@@ -41,7 +41,10 @@ mod training;
 mod weights;
 pub mod whatif;
 
-pub use backward::{backward, gradients, loss, loss_of, Gradients, HeadGradients};
+pub use backward::{
+    back_cell_work, backward, gradients, loss, loss_of, BackCellWork, BackComputation, BackMatrix,
+    BackwardPass, Gradients, HeadGrad, HeadGradients,
+};
 pub use block::{
     layer_norm, row_stats, Activation, Block, BlockParam, BlockTrace, Norm, D_FF_RANGE,
     LAYER_NORM_EPS,

@@ -126,6 +126,15 @@ impl Stage {
         use HeadMatrix as H;
         let pre = wiring.block == Some(Norm::Pre);
         match self {
+            // The backward stages read a goal besides the trace: the stepper does not mark them.
+            Self::BackLoss
+            | Self::BackOutput
+            | Self::BackWeightedSum
+            | Self::BackSoftmax
+            | Self::BackScale
+            | Self::BackScores
+            | Self::BackProjection
+            | Self::BackInput => false,
             Self::Input => false,
             Self::Projection => matrix == query_input(wiring) || matrix == key_input(wiring),
             Self::SplitHeads => matches!(matrix, MatrixId::Q | MatrixId::K | MatrixId::V),
@@ -208,6 +217,8 @@ impl MatrixId {
         }
         let is = |p: P| parameter == p;
         match *self {
+            // A gradient depends on every number of the forward pass.
+            Self::Back(_) => true,
             Self::Embeddings => is(P::Embeddings) || is(P::Sentence),
             Self::Positional => is(P::Positional) || is(P::Sentence),
             Self::X => on(Self::Embeddings) || on(Self::Positional),

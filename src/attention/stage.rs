@@ -43,6 +43,22 @@ pub enum Stage {
     Residual2,
     /// N₂: the second LayerNorm.
     Norm2,
+    /// Backward: the loss, and the gradient of what it reads (∂L/∂A or ∂L/∂Y).
+    BackLoss,
+    /// Backward through the output projection: ∂L/∂W_o and ∂L/∂C (the task loss only).
+    BackOutput,
+    /// Backward through the weighted sum: ∂L/∂Aₕ and ∂L/∂Vₕ (the task loss only).
+    BackWeightedSum,
+    /// Backward through the softmax and the temperature: ∂L/∂Mₕ.
+    BackSoftmax,
+    /// Backward through the mask and the scale: ∂L/∂Sₕ.
+    BackScale,
+    /// Backward through the scores: ∂L/∂Qₕ and ∂L/∂Kₕ.
+    BackScores,
+    /// Backward through the projections: ∂L/∂W_q, ∂L/∂W_k, ∂L/∂W_v.
+    BackProjection,
+    /// Backward to the input: ∂L/∂X and ∂L/∂E.
+    BackInput,
 }
 
 /// The stages of attention alone.
@@ -57,6 +73,19 @@ const ATTENTION: [Stage; 10] = [
     Stage::WeightedSum,
     Stage::Concat,
     Stage::OutputProjection,
+];
+
+/// The backward stages, in the order the gradient flows: from the loss back to the weights and
+/// the embeddings. They follow the forward stages whatever the block.
+const BACKWARD: [Stage; 8] = [
+    Stage::BackLoss,
+    Stage::BackOutput,
+    Stage::BackWeightedSum,
+    Stage::BackSoftmax,
+    Stage::BackScale,
+    Stage::BackScores,
+    Stage::BackProjection,
+    Stage::BackInput,
 ];
 
 /// A post-norm block: attention, then add & norm, feed-forward, add & norm.
@@ -111,11 +140,17 @@ impl Stage {
     /// The stages of attention alone, in order.
     pub const ALL: [Stage; 10] = ATTENTION;
 
-    /// Every stage there is, attention's first.
-    pub const EVERY: [Stage; 17] = POST_NORM;
+    /// Every forward stage there is, attention's first.
+    pub const FORWARD: [Stage; 17] = POST_NORM;
 
-    /// The stages shown, in order: attention alone without a block (`None`), else the block's
-    /// stages in the order of its norm.
+    /// Every stage there is: the forward ones, attention's first, then the backward ones.
+    pub const EVERY: [Stage; 25] = join(&POST_NORM, &BACKWARD, &[]);
+
+    /// The backward stages, from the loss back to the embeddings.
+    pub const BACKWARD: [Stage; 8] = BACKWARD;
+
+    /// The forward stages shown, in order: attention alone without a block (`None`), else the
+    /// block's stages in the order of its norm.
     pub fn sequence(block: Option<Norm>) -> &'static [Stage] {
         match block {
             None => &ATTENTION,
@@ -124,26 +159,40 @@ impl Stage {
         }
     }
 
-    /// Position in `sequence(block)`, from 0; `None` when the stage is not shown.
-    pub fn position(self, block: Option<Norm>) -> Option<usize> {
-        Self::sequence(block).iter().position(|s| *s == self)
+    /// Every stage the stepper walks, in order: the forward stages of `sequence(block)`, then
+    /// the backward ones.
+    pub fn walk(block: Option<Norm>) -> impl Iterator<Item = Stage> {
+        Self::sequence(block).iter().chain(&BACKWARD).copied()
     }
 
-    /// The next stage shown, if any.
+    /// Position in [`Stage::walk`], from 0; `None` when the stage is not shown.
+    pub fn position(self, block: Option<Norm>) -> Option<usize> {
+        Self::walk(block).position(|s| s == self)
+    }
+
+    /// The next stage shown, if any: after the last forward stage, the first backward one.
     pub fn next_in(self, block: Option<Norm>) -> Option<Stage> {
-        let seq = Self::sequence(block);
-        seq.get(self.position(block)? + 1).copied()
+        Self::walk(block).nth(self.position(block)? + 1)
     }
 
     /// The previous stage shown, if any.
     pub fn prev_in(self, block: Option<Norm>) -> Option<Stage> {
-        let seq = Self::sequence(block);
-        seq.get(self.position(block)?.checked_sub(1)?).copied()
+        Self::walk(block).nth(self.position(block)?.checked_sub(1)?)
     }
 
     /// Whether the stage belongs to the block rather than to attention.
     pub fn is_block(self) -> bool {
-        self.index() >= ATTENTION.len()
+        !self.is_backward() && self.index() >= ATTENTION.len()
+    }
+
+    /// Whether the stage walks the gradient back rather than the numbers forward.
+    pub fn is_backward(self) -> bool {
+        BACKWARD.contains(&self)
+    }
+
+    /// Position among the backward stages, from 0.
+    pub fn backward_position(self) -> Option<usize> {
+        BACKWARD.iter().position(|s| *s == self)
     }
 
     /// Position in [`Stage::EVERY`], from 0: a fixed order, for maps and sorting.
@@ -186,6 +235,14 @@ impl Stage {
             Self::FeedForward => "ffn-out",
             Self::Residual2 => "residual-2",
             Self::Norm2 => "norm-2",
+            Self::BackLoss => "back-loss",
+            Self::BackOutput => "back-output",
+            Self::BackWeightedSum => "back-weighted-sum",
+            Self::BackSoftmax => "back-softmax",
+            Self::BackScale => "back-scale",
+            Self::BackScores => "back-scores",
+            Self::BackProjection => "back-projection",
+            Self::BackInput => "back-input",
         }
     }
 
@@ -204,6 +261,10 @@ impl Stage {
                 | Self::Mask
                 | Self::Softmax
                 | Self::WeightedSum
+                | Self::BackWeightedSum
+                | Self::BackSoftmax
+                | Self::BackScale
+                | Self::BackScores
         )
     }
 }
@@ -222,7 +283,8 @@ mod tests {
             stage = next;
             walked.push(stage);
         }
-        assert_eq!(walked, Stage::ALL);
+        assert_eq!(walked[..10], Stage::ALL);
+        assert_eq!(walked[10..], Stage::BACKWARD);
         assert_eq!(Stage::Input.prev(), None);
     }
 
@@ -232,13 +294,17 @@ mod tests {
             let seq = Stage::sequence(Some(norm));
             let mut sorted = seq.to_vec();
             sorted.sort();
-            assert_eq!(sorted, Stage::EVERY);
+            assert_eq!(sorted, Stage::FORWARD);
             let mut stage = seq[0];
             while let Some(next) = stage.next_in(Some(norm)) {
                 assert_eq!(next.prev_in(Some(norm)), Some(stage));
                 stage = next;
             }
-            assert_eq!(stage, *seq.last().unwrap());
+            assert_eq!(stage, Stage::BackInput);
+            assert_eq!(
+                seq.last().unwrap().next_in(Some(norm)),
+                Some(Stage::BackLoss)
+            );
         }
         assert_eq!(Stage::Input.next_in(Some(Norm::Pre)), Some(Stage::Norm1));
         assert_eq!(
@@ -249,8 +315,13 @@ mod tests {
             Stage::sequence(Some(Norm::Pre)).last(),
             Some(&Stage::Residual2)
         );
-        assert_eq!(Stage::OutputProjection.next(), None);
+        assert_eq!(Stage::OutputProjection.next(), Some(Stage::BackLoss));
+        assert_eq!(Stage::BackInput.next(), None);
+        assert_eq!(Stage::BackLoss.prev(), Some(Stage::OutputProjection));
         assert_eq!(Stage::Norm1.position(None), None);
+        assert!(Stage::BACKWARD
+            .iter()
+            .all(|s| s.is_backward() && !s.is_block()));
     }
 
     #[test]

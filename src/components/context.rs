@@ -34,6 +34,21 @@ pub struct SelectionContext {
     pub operands: Signal<Vec<(String, crate::plot::Highlight)>>,
 }
 
+/// The backward pass the backward stages show: of the one trace, for the goal chosen in the
+/// training panel; provided by the app.
+#[derive(Clone, Copy)]
+pub struct BackwardContext {
+    /// The backward pass, or why the goal cannot be used with the settings on screen.
+    pub pass: Memo<Result<crate::attention::BackwardPass, String>>,
+    /// The goal's name, as the training panel's menu shows it.
+    pub goal_name: Signal<String>,
+}
+
+/// The backward context, where the app provides one (not in the printed handout).
+pub fn backward_context() -> Option<BackwardContext> {
+    use_context::<BackwardContext>()
+}
+
 /// Shared by every heatmap.
 #[derive(Clone, Copy)]
 pub struct UiContext {

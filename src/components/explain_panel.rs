@@ -1,16 +1,28 @@
 //! The arithmetic behind the selected cell, announced to screen readers.
 
 use super::context::{Selection, SelectionContext};
-use crate::attention::Trace;
+use crate::attention::{BackwardPass, MatrixId, Trace};
 use crate::panels;
 use crate::plot::Highlight;
-use crate::words::{explain, Explanation, NO_CELL};
+use crate::words::{explain, explain_back, Explanation, NO_CELL};
 use leptos::prelude::*;
 
 /// The explanation of `selection` in `trace`, if the cell exists.
 pub fn explain_selection(trace: &Trace, selection: &Selection) -> Option<Explanation> {
     let matrix = panels::parse(&selection.panel)?;
     explain(trace, matrix, selection.row, selection.col)
+}
+
+/// The explanation of `selection`, a cell of a forward matrix or of the backward `pass`.
+pub fn explain_any_selection(
+    trace: &Trace,
+    pass: Option<&BackwardPass>,
+    selection: &Selection,
+) -> Option<Explanation> {
+    match panels::parse(&selection.panel)? {
+        MatrixId::Back(m) => explain_back(trace, pass?, m, selection.row, selection.col),
+        matrix => explain(trace, matrix, selection.row, selection.col),
+    }
 }
 
 /// What lights up for an explanation, by panel name: each operand in the panel drawn beside the
@@ -33,13 +45,24 @@ pub fn operand_highlights(explanation: &Explanation) -> Vec<(String, Highlight)>
         .collect()
 }
 
-/// Creates the selection context for `trace` and returns it with the current explanation.
-pub fn provide_selection(trace: Memo<Trace>) -> (SelectionContext, Memo<Option<Explanation>>) {
+/// Creates the selection context for `trace` and the backward `pass`, and returns it with the
+/// current explanation.
+pub fn provide_selection(
+    trace: Memo<Trace>,
+    pass: Memo<Result<BackwardPass, String>>,
+) -> (SelectionContext, Memo<Option<Explanation>>) {
     let selection = RwSignal::new(None::<Selection>);
     let explanation = Memo::new(move |_| {
-        selection
-            .get()
-            .and_then(|s| trace.with(|t| explain_selection(t, &s)))
+        let s = selection.get()?;
+        // Only a gradient's cell reads the backward pass, which is computed when first read.
+        let backward = panels::parse(&s.panel).is_some_and(|m| matches!(m, MatrixId::Back(_)));
+        trace.with(|t| {
+            if backward {
+                pass.with(|p| explain_any_selection(t, p.as_ref().ok(), &s))
+            } else {
+                explain_selection(t, &s)
+            }
+        })
     });
     let operands = Memo::new(move |_| {
         explanation.with(|e| e.as_ref().map(operand_highlights).unwrap_or_default())

@@ -28,7 +28,9 @@ mod training_panel;
 mod whatif_lab;
 
 pub use attention_lines::AttentionLines;
-pub use context::{provide_ui_context, Selection, SelectionContext, UiContext};
+pub use context::{
+    backward_context, provide_ui_context, BackwardContext, Selection, SelectionContext, UiContext,
+};
 pub use explain_panel::{provide_selection, ExplainPanel};
 pub use export::{import_file, ExportMenu};
 pub use handout::Handout;
@@ -46,5 +48,5 @@ pub use share::{post_height_to_parent, sync_with_url, ShareButtons, Shared};
 pub use stage_rail::{EditNote, StageControls, StageRail};
 pub use stage_view::StageView;
 pub use target_painter::TargetPainter;
-pub use training_panel::TrainingPanel;
+pub use training_panel::{goal_text, TrainingPanel};
 pub use whatif_lab::WhatIfLab;

@@ -109,11 +109,12 @@ pub fn PresenterBar(
             <ol class="presenter-progress" aria-label="Progress" data-testid="presenter-progress">
                 {move || {
                     let order = ui.order.get();
-                    Stage::sequence(order).iter().map(|&s| {
+                    Stage::walk(order).map(|s| {
                         let at = s.position(order);
                         let done = move || stage.get().position(order) > at;
                         view! {
                             <li class:current=move || stage.get() == s class:done=done
+                                class:backward=s.is_backward()
                                 aria-current=move || (stage.get() == s).then_some("step")>
                                 <span class="visually-hidden">{stage_name(s)}</span>
                             </li>
@@ -343,8 +344,9 @@ mod tests {
         );
         assert_eq!(
             presenter_step(true, Stage::OutputProjection, 0, 2, None),
-            None
+            Some((Stage::BackLoss, 0))
         );
+        assert_eq!(presenter_step(true, Stage::BackInput, 0, 2, None), None);
     }
 
     #[test]

@@ -5,7 +5,8 @@ use super::context::ui_context;
 use crate::attention::Stage;
 use crate::changes::Trail;
 use crate::words::{
-    edit_note, go_to_stage, stage_name, stage_progress, stage_rail_name, CHANGED_BY_EDIT,
+    edit_note, go_to_stage, stage_name, stage_progress, stage_rail_name, BACKWARD_GROUP,
+    CHANGED_BY_EDIT,
 };
 use leptos::prelude::*;
 use std::time::Duration;
@@ -20,42 +21,57 @@ pub fn StageRail(
 ) -> impl IntoView {
     let marked = move |s: Stage| trail.with(|t| t.unseen.is_marked(s));
     let order = ui_context().order;
+    // One button per stage; the backward stages are numbered among themselves.
+    let button = move |s: Stage, o: Option<crate::attention::Norm>| {
+        // A memo per stage: an edit that leaves a stage's mark as it was touches nothing of
+        // its button.
+        let marked = Memo::new(move |_| marked(s));
+        let number = s.backward_position().or(s.position(o)).unwrap_or(0) + 1;
+        view! {
+            <li>
+                <button
+                    type="button"
+                    data-testid=format!("stage-{}", s.key())
+                    class:block=s.is_block()
+                    class:backward=s.is_backward()
+                    class:done={move || stage.get().position(o) > s.position(o)}
+                    class:changed=move || marked.get()
+                    data-changed=move || marked.get().to_string()
+                    aria-current=move || (stage.get() == s).then_some("step")
+                    title=stage_name(s)
+                    on:click=move |_| stage.set(s)
+                >
+                    <span class="rail-number">{number}</span>
+                    " "
+                    <span class="visually-hidden">{stage_rail_name(s).0}</span>
+                    <span class="rail-name">{stage_rail_name(s).1}</span>
+                    <span class="visually-hidden">{stage_rail_name(s).2}</span>
+                    {move || marked.get().then(|| view! {
+                        <span class="rail-changed" aria-hidden="true"></span>
+                        <span class="visually-hidden">{format!(", {CHANGED_BY_EDIT}")}</span>
+                    })}
+                </button>
+            </li>
+        }
+        .into_any()
+    };
     view! {
         <nav class="rail" class:many=move || order.get().is_some() aria-label="Stages">
-            <ol>
+            <ol data-testid="rail-forward">
                 {move || {
-                let o = order.get();
-                Stage::sequence(o).iter().map(|&s| {
-                    // A memo per stage: an edit that leaves a stage's mark as it was touches
-                    // nothing of its button.
-                    let marked = Memo::new(move |_| marked(s));
-                    view! {
-                    <li>
-                        <button
-                            type="button"
-                            data-testid=format!("stage-{}", s.key())
-                            class:block=s.is_block()
-                            class:done={move || stage.get().position(o) > s.position(o)}
-                            class:changed=move || marked.get()
-                            data-changed=move || marked.get().to_string()
-                            aria-current=move || (stage.get() == s).then_some("step")
-                            title=stage_name(s)
-                            on:click=move |_| stage.set(s)
-                        >
-                            <span class="rail-number">{s.position(o).unwrap_or(0) + 1}</span>
-                            " "
-                            <span class="visually-hidden">{stage_rail_name(s).0}</span>
-                            <span class="rail-name">{stage_rail_name(s).1}</span>
-                            <span class="visually-hidden">{stage_rail_name(s).2}</span>
-                            {move || marked.get().then(|| view! {
-                                <span class="rail-changed" aria-hidden="true"></span>
-                                <span class="visually-hidden">{format!(", {CHANGED_BY_EDIT}")}</span>
-                            })}
-                        </button>
-                    </li>
-                }.into_any()}).collect_view()
+                    let o = order.get();
+                    Stage::sequence(o).iter().map(|&s| button(s, o)).collect_view()
                 }}
             </ol>
+            <div class="rail-backward" role="group" aria-labelledby="rail-backward-label">
+                <span class="rail-group" id="rail-backward-label">{BACKWARD_GROUP}</span>
+                <ol data-testid="rail-backward">
+                    {move || {
+                        let o = order.get();
+                        Stage::BACKWARD.iter().map(|&s| button(s, o)).collect_view()
+                    }}
+                </ol>
+            </div>
         </nav>
     }
 }

@@ -27,7 +27,8 @@ const PRESENTED_CURVE_SCALE: f64 = 2.0;
 /// The most steps one frame takes to catch up.
 const MAX_STEPS_PER_FRAME: usize = 4;
 
-fn goal_text(goal: GoalChoice, cross: bool) -> String {
+/// The goal as the goal menu names it.
+pub fn goal_text(goal: GoalChoice, cross: bool) -> String {
     match goal {
         GoalChoice::Pattern(t) => pattern_label(t).to_string(),
         GoalChoice::PerHead => PER_HEAD_LABEL.to_string(),

@@ -128,6 +128,7 @@ pub fn WhatIfLab(
         range: None,
         col_groups: 1,
         row_sums: true,
+        decimals: 2,
     };
 
     // Leaving out W_o changes no weight: the outputs show the difference.
@@ -163,6 +164,7 @@ pub fn WhatIfLab(
             range: None,
             col_groups: groups,
             row_sums: false,
+            decimals: 2,
         };
 
     // A cell clicked in the lab's own heatmaps, for the lines about one cell.

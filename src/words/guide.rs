@@ -190,6 +190,7 @@ pub fn matrix_help(matrix: MatrixId, w: Wiring) -> String {
         MatrixId::SourceX => "X_src = E_src + P_src (just E_src when positional encoding is off): the source sentence, which keys and values are computed from; it stands in for an encoder's output.".into(),
         MatrixId::BlockParam(p) => block_param_help(p, w),
         MatrixId::Block(b) => block_matrix_help(b, w),
+        MatrixId::Back(b) => super::backward::back_help(b),
         MatrixId::Embeddings => "E: the token embeddings, one row of numbers per token.".into(),
         MatrixId::Positional => {
             "P: the positional encoding, sines and cosines of each token's position, added to E.".into()

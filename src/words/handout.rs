@@ -260,6 +260,15 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
         | Stage::FeedForward
         | Stage::Residual2
         | Stage::Norm2 => super::stages::stage_note(stage, trace).unwrap_or_default(),
+        // The handout prints the forward pass; the backward stages need a goal.
+        Stage::BackLoss
+        | Stage::BackOutput
+        | Stage::BackWeightedSum
+        | Stage::BackSoftmax
+        | Stage::BackScale
+        | Stage::BackScores
+        | Stage::BackProjection
+        | Stage::BackInput => String::new(),
         Stage::SplitHeads if c.n_heads == 1 => format!(
             "With one head, head 1 takes all {} columns, {}: Q₁ = Q, K₁ = K and V₁ = V.",
             c.d_model,

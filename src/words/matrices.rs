@@ -2,8 +2,13 @@
 //! them: symbols with the head as a subscript (`S₁`, `K₂ᵀ`), tokens for token axes, and
 //! dimensions `d1, d2, …` counted from 1.
 
+use super::backward::{
+    back_cell_kind, back_cols_are_keys, back_is_weight, back_label, back_rows_are_keys,
+};
 use super::number::subscript;
-use crate::attention::{BlockMatrix, BlockParam, HeadMatrix, MatrixId, Trace};
+use crate::attention::{
+    BackMatrix, BlockMatrix, BlockParam, HeadGrad, HeadMatrix, MatrixId, Trace,
+};
 use crate::panels::head_panel;
 
 /// Its symbol as the panels title it: `X`, `W_q`, `S₁`, `K₂ᵀ`, `Y`.
@@ -40,6 +45,7 @@ pub fn label(matrix: MatrixId) -> String {
             BlockMatrix::Norm2 => "N₂",
         }
         .to_string(),
+        MatrixId::Back(b) => back_label(b),
     }
 }
 
@@ -127,6 +133,9 @@ pub fn token(trace: &Trace, index: usize) -> String {
 pub fn row_label(trace: &Trace, matrix: MatrixId, r: usize) -> String {
     match matrix {
         MatrixId::Weight(_) => dim(r),
+        MatrixId::Back(b) if back_is_weight(b) => dim(r),
+        MatrixId::Back(b) if back_rows_are_keys(b, trace.source.is_some()) => key_token(trace, r),
+        MatrixId::Back(_) => token(trace, r),
         MatrixId::Head(h, HeadMatrix::KTransposed) => dim(h * trace.head_dim() + r),
         MatrixId::BlockParam(BlockParam::W1) => dim(r),
         MatrixId::BlockParam(BlockParam::W2) => hidden_unit(r),
@@ -139,6 +148,11 @@ pub fn row_label(trace: &Trace, matrix: MatrixId, r: usize) -> String {
 /// The heatmap's label of column `c` of `matrix`.
 pub fn col_label(trace: &Trace, matrix: MatrixId, c: usize) -> String {
     match matrix {
+        MatrixId::Back(b) if back_cols_are_keys(b) => key_token(trace, c),
+        MatrixId::Back(BackMatrix::Head(
+            h,
+            HeadGrad::Context | HeadGrad::V | HeadGrad::Q | HeadGrad::K,
+        )) => dim(h * trace.head_dim() + c),
         MatrixId::Head(_, HeadMatrix::KTransposed) => key_token(trace, c),
         MatrixId::Head(_, m) if head_panel(m).square => key_token(trace, c),
         MatrixId::BlockParam(BlockParam::W1 | BlockParam::B1)
@@ -184,6 +198,7 @@ pub fn cell_kind(matrix: MatrixId) -> &'static str {
         MatrixId::Block(BlockMatrix::Hidden) => "Hidden",
         MatrixId::Block(BlockMatrix::Activated) => "Activated",
         MatrixId::Block(BlockMatrix::Ffn) => "Feed-forward",
+        MatrixId::Back(b) => back_cell_kind(b),
     }
 }
 

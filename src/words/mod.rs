@@ -9,7 +9,8 @@
 //! It reads the maths in [`crate::attention`] and the panel table in [`crate::panels`], and never
 //! the plots or the components, which read it.
 
-mod explain;
+mod backward;
+pub(crate) mod explain;
 mod guide;
 mod handout;
 mod matrices;
@@ -21,6 +22,12 @@ mod stages;
 mod training;
 mod whatif;
 
+pub use backward::explain::explain_back;
+pub use backward::GRADIENT_DECIMALS;
+pub use backward::{
+    back_explanation, back_formula, back_formula_mathml, back_label, back_note, back_progress,
+    back_shape_text, back_title, goal_error_text, goal_line, unreached_text, BACKWARD_GROUP,
+};
 pub use explain::{explain, Explanation, NO_CELL};
 pub use guide::{
     bias_1_note, edit_note, go_to_stage, matrix_help, setting_help, Setting, BUILD_A_HEAD,

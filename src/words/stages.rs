@@ -5,7 +5,7 @@
 mod explanation;
 mod notes;
 
-pub use explanation::stage_explanation;
+pub use explanation::{stage_explanation, PARAGRAPH_BREAK};
 pub use notes::{score_spreads, stage_note};
 
 use crate::attention::{Activation, Config, Norm, ScaleMode, Stage, Trace, Wiring};
@@ -30,6 +30,7 @@ pub fn stage_name(stage: Stage) -> &'static str {
         Stage::FeedForward => "Feed-forward output F",
         Stage::Residual2 => "Residual sum R₂",
         Stage::Norm2 => "LayerNorm N₂",
+        _ => super::backward::back_stage_name(stage),
     }
 }
 
@@ -65,6 +66,7 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
         Stage::FeedForward => ("Feed-forward ", "output", " F"),
         Stage::Residual2 => ("", "Residual", " sum R₂"),
         Stage::Norm2 => ("Layer", "Norm", " N₂"),
+        _ => super::backward::back_rail_name(stage),
     }
 }
 
@@ -157,6 +159,8 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
         Stage::FeedForward => "F = G·W₂ + b₂".into(),
         Stage::Residual2 => format!("R₂ = {} + F", residual_2_input(w)),
         Stage::Norm2 => ln("N₂", "₂", n_sum),
+        // The backward stages' formulas follow the loss too: `back_formula` is the one shown.
+        _ => super::backward::back_formula(stage, c, w, crate::attention::LossKind::Pattern),
     }
 }
 
@@ -332,11 +336,15 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             symbol_mathml(residual_2_input(w))
         ),
         Stage::Norm2 => layer_norm_mathml(2, norm_inputs(w).1),
+        _ => super::backward::back_formula_mathml(stage, c, w, crate::attention::LossKind::Pattern),
     }
 }
 
-/// Where the stage is among those shown: `Stage 3 of 10`.
+/// Where the stage is among those shown: `Stage 3 of 10`, or `Backward 3 of 8`.
 pub fn stage_progress(stage: Stage, block: Option<Norm>) -> String {
+    if stage.is_backward() {
+        return super::backward::back_progress(stage);
+    }
     let seq = Stage::sequence(block);
     format!(
         "Stage {} of {}",
@@ -395,6 +403,7 @@ pub fn shape_text(stage: Stage, trace: &Trace) -> String {
         Stage::FeedForward => format!(
             "G ({s} × {f}) · W₂ ({f} × {d}) + b₂ (1 × {d}) = F ({rows})"
         ),
+        _ => super::backward::back_shape_text(stage, trace, crate::attention::LossKind::Pattern),
     }
 }
 

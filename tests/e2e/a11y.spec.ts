@@ -218,3 +218,27 @@ test("the whole worked example, ready to print", async ({ app, page }) => {
   await expect(page.getByTestId("handout-title")).toBeFocused();
   await expectNoSeriousViolations(page, "handout");
 });
+
+const BACKWARD_STAGES = [
+  "back-loss",
+  "back-output",
+  "back-weighted-sum",
+  "back-softmax",
+  "back-scale",
+  "back-scores",
+  "back-projection",
+  "back-input",
+];
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`every backward stage in the ${scheme} colour scheme, for a pattern goal`, async ({ app, page }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await app.goto("./#v=1&causal=1");
+    for (const key of BACKWARD_STAGES) {
+      await page.getByTestId(`stage-${key}`).click();
+      await expect(page.getByTestId(`stage-${key}`)).toHaveAttribute("aria-current", "step");
+      if ((await page.getByTestId("unreached").count()) === 0) await expectDrawn(page);
+      await expectNoSeriousViolations(page, `${scheme} scheme, stage ${key}`);
+    }
+  });
+}

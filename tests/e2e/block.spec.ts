@@ -53,7 +53,7 @@ test("the block adds seven stages whose tables match the CLI, and editing W₁ c
   const expected = cli(["--block"]).block!;
   await app.goto();
   await page.getByTestId("block").check();
-  await expect(page.locator(".rail li")).toHaveCount(17);
+  await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(17);
   await openStage(page, "norm-2");
   await expect(page.getByTestId("progress")).toHaveText("Stage 17 of 17");
   await expect(page.getByTestId("stage-note")).toContainText("This is the block's output");
@@ -95,7 +95,7 @@ test("the block adds seven stages whose tables match the CLI, and editing W₁ c
 
   // Switched off, the block's stages go and the step falls back to attention's last stage.
   await page.getByTestId("block").uncheck();
-  await expect(page.locator(".rail li")).toHaveCount(10);
+  await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(10);
   await expect(page.getByTestId("stage-output")).toHaveAttribute("aria-current", "step");
 });
 
@@ -109,7 +109,7 @@ test("pre-norm normalises before attention, GELU and d_ff follow the settings", 
   await page.getByTestId("d-ff").press("Enter");
   await page.getByTestId("show-tables").check();
   // In pre-norm, N₁ is stage 2, before the projections.
-  await expect(page.locator(".rail li").nth(1).getByRole("button")).toHaveAttribute("data-testid", "stage-norm-1");
+  await expect(page.getByTestId("rail-forward").locator("li").nth(1).getByRole("button")).toHaveAttribute("data-testid", "stage-norm-1");
   await openStage(page, "norm-1");
   await expect(page.getByTestId("progress")).toHaveText("Stage 2 of 17");
   expectMatrixClose(await app.tableValues("norm_1"), expected.norm_1, 1e-9, "N₁");

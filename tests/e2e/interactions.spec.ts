@@ -91,8 +91,9 @@ test("at 1280 px the stage rail names every stage", async ({ app, page }) => {
     const b = await box(name);
     expect(b.width, `${await name.textContent()} shows`).toBeGreaterThan(8);
   }
-  const ol = page.locator(".rail ol");
-  expect(await ol.evaluate((el) => el.scrollWidth - el.clientWidth), "the rail does not scroll").toBeLessThanOrEqual(0);
+  for (const ol of await page.locator(".rail ol").all()) {
+    expect(await ol.evaluate((el) => el.scrollWidth - el.clientWidth), "the rail does not scroll").toBeLessThanOrEqual(0);
+  }
 });
 
 test("a fresh β's heatmap is drawn on a real scale, not 0.00 to 0.00", async ({ app, page }) => {

@@ -205,7 +205,10 @@ test("the keyboard walks all ten stages and every canvas is drawn", async ({ app
       fullPage: true,
     });
   }
+  // After the last forward stage → goes on into the backward stages, and ← comes back.
   await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
+  await page.keyboard.press("ArrowLeft");
   await expect(page.getByTestId("stage-title")).toHaveText(STAGE_TITLES[9]);
   await page.keyboard.press("ArrowLeft");
   await expect(page.getByTestId("stage-title")).toHaveText(STAGE_TITLES[8]);

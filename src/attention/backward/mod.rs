@@ -22,8 +22,13 @@
 //! and values read (X_src in cross-attention, else `in`). The losses read A or Y, the attention
 //! layer's own output, so with the block on the gradient never passes through its later parts.
 
+mod cells;
 mod loss;
+mod pass;
 mod stages;
+
+pub use cells::{back_cell_work, BackCellWork, BackComputation};
+pub use pass::{BackMatrix, BackwardPass, HeadGrad};
 
 use super::block::Norm;
 use super::error::AttentionError;

@@ -45,6 +45,8 @@ pub struct PanelData {
     pub col_groups: usize,
     /// Show each row's sum beside the chart (softmax).
     pub row_sums: bool,
+    /// Decimals of the numbers in the cells: 2, or 3 for gradients, which are small.
+    pub decimals: usize,
 }
 
 fn join(values: &[usize]) -> String {
@@ -66,7 +68,7 @@ fn with_heatmap<R>(
     axes: (&'static str, &'static str),
     palette: Palette,
     range: Option<f64>,
-    col_groups: usize,
+    (col_groups, decimals): (usize, usize),
     highlight: Highlight,
     theme: Theme,
     f: impl FnOnce(&Heatmap) -> R,
@@ -81,7 +83,7 @@ fn with_heatmap<R>(
             palette,
             range: range.unwrap_or_else(|| palette.range_for(m.iter())),
             col_groups,
-            decimals: 2,
+            decimals,
             highlight,
             theme,
         })
@@ -117,6 +119,7 @@ pub fn HeatmapView(
         range,
         col_groups,
         row_sums,
+        decimals,
     } = data;
 
     let own_name = name.clone();
@@ -156,7 +159,7 @@ pub fn HeatmapView(
             axes,
             palette,
             range,
-            col_groups,
+            (col_groups, decimals),
             highlight,
             theme,
             |map| {
@@ -202,7 +205,7 @@ pub fn HeatmapView(
                 palette,
                 range,
                 col_groups,
-                decimals: 2,
+                decimals,
                 highlight,
                 theme,
             };
@@ -269,7 +272,7 @@ pub fn HeatmapView(
             axes,
             palette,
             Some(1.0),
-            col_groups,
+            (col_groups, decimals),
             none,
             Theme::LIGHT,
             |map| map.layout(),
@@ -294,7 +297,7 @@ pub fn HeatmapView(
                 axes,
                 palette,
                 range,
-                col_groups,
+                (col_groups, decimals),
                 none,
                 theme,
                 |map| export::save(map, format, &stem),

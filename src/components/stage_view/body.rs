@@ -1,9 +1,11 @@
 //! The stage's panels, line by line: the shown heads' equations, or every head compared.
 
+use super::backward_lines::backward_compare_line;
 use super::lines::{compare_line, stage_lines, Item};
 use super::panel_data::Panels;
-use crate::attention::{Stage, Trace};
+use crate::attention::{LossKind, Stage, Trace};
 use crate::components::attention_lines::AttentionLines;
+use crate::components::context::backward_context;
 use crate::components::context::ui_context;
 use crate::components::heatmap::HeatmapView;
 use crate::words;
@@ -29,8 +31,28 @@ pub(super) fn StageBody(
     every_head: bool,
 ) -> impl IntoView {
     let ui = ui_context();
+    let backward = backward_context();
+    // The loss the backward stages follow, and why there is none when the goal cannot be used.
+    let loss = Memo::new(move |_| {
+        backward.map(|b| {
+            b.pass
+                .with(|p| p.as_ref().map(|p| p.loss_kind()).map_err(Clone::clone))
+        })
+    });
     let body = move || {
         let s = stage.get();
+        // Only a backward stage reads the backward pass, which is computed when first read.
+        let kind = match s.is_backward().then(|| loss.get()) {
+            None => LossKind::Pattern,
+            Some(Some(Ok(kind))) => kind,
+            Some(Some(Err(e))) => {
+                return view! {
+                    <p class="error unreached" data-testid="backward-error">{words::goal_error_text(&e)}</p>
+                }
+                .into_any();
+            }
+            Some(None) => return ().into_any(),
+        };
         let hide = hidden.get();
         let n = panels.layout().get().n_heads;
         let selected = head.get().min(n.saturating_sub(1));
@@ -41,10 +63,14 @@ pub(super) fn StageBody(
             (0..n).collect()
         };
         let comparing = compare.get() && !ui.presenting.get() && !every_head;
-        let mut shown = if comparing && s.is_per_head() && n > 1 {
-            vec![compare_line(&panels, s, n)]
-        } else {
-            stage_lines(&panels, trace, s, &heads)
+        let compared = match (comparing && s.is_per_head() && n > 1, s.is_backward()) {
+            (false, _) => None,
+            (true, false) => Some(compare_line(&panels, s, n)),
+            (true, true) => backward_compare_line(&panels, s, n, kind),
+        };
+        let mut shown = match compared {
+            Some(line) => vec![line],
+            None => stage_lines(&panels, trace, s, &heads, kind),
         };
         // A lecture hall and a compact embed see the projection's three products one at a
         // time; a compact embed also splits Q, K or V alone.
@@ -60,6 +86,25 @@ pub(super) fn StageBody(
                 }
             }
             _ => {}
+        }
+        // A compact embed keeps a backward stage to its results: the operands were the results
+        // of the stages before, and at the projections and the input only the weights' and the
+        // embeddings' gradients stay, so the frame keeps its height.
+        if ui.compact && s.is_backward() && !every_head {
+            let kept = |name: &str| match s {
+                Stage::BackProjection => name.starts_with("d_w_"),
+                Stage::BackInput => name.starts_with("d_embeddings"),
+                _ => true,
+            };
+            for line in &mut shown {
+                line.items.retain(|item| match item {
+                    Item::Panel(data) => kept(&data.name),
+                    Item::Text(_) => true,
+                    _ => false,
+                });
+                line.heading = line.heading.take().filter(|h| h.starts_with("Head "));
+            }
+            shown.retain(|line| !line.items.is_empty());
         }
         shown
             .into_iter()
@@ -88,6 +133,10 @@ pub(super) fn StageBody(
                                 .into_any()
                         }
                         Item::Lines(h) => view! { <AttentionLines trace head=h /> }.into_any(),
+                        Item::Text(text) => view! {
+                            <p class="unreached" data-testid="unreached">{text}</p>
+                        }
+                        .into_any(),
                     })
                     .collect_view();
                 view! {
@@ -98,6 +147,15 @@ pub(super) fn StageBody(
                 }
             })
             .collect_view()
+            .into_any()
     };
-    view! { <div class="stage-body">{body}</div> }
+    let goal = move || {
+        let s = stage.get();
+        (s.is_backward() && !every_head)
+            .then(|| backward.map(|b| view! {
+                <p class="backward-goal" data-testid="backward-goal">{move || words::goal_line(&b.goal_name.get())}</p>
+            }))
+            .flatten()
+    };
+    view! { <div class="stage-body">{goal}{body}</div> }
 }

@@ -1,11 +1,24 @@
 //! The stage's words: above the pictures, where it is among the stages, its name, formula and
 //! shapes; after them, the plain-language explanation and a note on the current numbers.
 
-use crate::attention::{Stage, Trace};
+use crate::attention::{LossKind, Stage, Trace};
+use crate::components::context::backward_context;
 use crate::components::Paragraphs;
 use crate::words::{
-    shape_text, stage_explanation, stage_formula_mathml, stage_note, stage_progress, stage_title,
+    back_formula_mathml, back_note, back_shape_text, back_title, shape_text, stage_explanation,
+    stage_formula_mathml, stage_note, stage_progress, stage_title,
 };
+
+/// The loss the backward stages follow: the chosen goal's, or the pattern loss's when the goal
+/// cannot be used (the stage then says why).
+fn loss_kind() -> Memo<LossKind> {
+    let backward = backward_context();
+    Memo::new(move |_| {
+        backward
+            .and_then(|b| b.pass.with(|p| p.as_ref().ok().map(|p| p.loss_kind())))
+            .unwrap_or(LossKind::Pattern)
+    })
+}
 use leptos::prelude::*;
 
 /// The header of the current stage: compact, so the first heatmap shows without scrolling.
@@ -25,18 +38,36 @@ pub(super) fn StageHeader(
     } else {
         ("stage-title".to_string(), "stage-title")
     };
+    let kind = loss_kind();
     let shapes = move || {
         let s = stage.get();
-        trace.with(|t| shape_text(s, t))
+        if s.is_backward() {
+            let k = kind.get();
+            trace.with(|t| back_shape_text(s, t, k))
+        } else {
+            trace.with(|t| shape_text(s, t))
+        }
     };
     // Memos: an edit of the numbers leaves them unchanged, and the formula is not laid out again.
-    let title = Memo::new(move |_| trace.with(|t| stage_title(stage.get(), &t.config, t.wiring())));
-    let formula = Memo::new(move |_| {
+    let title = Memo::new(move |_| {
+        let s = stage.get();
         trace.with(|t| {
-            format!(
-                "<math display=\"block\">{}</math>",
-                stage_formula_mathml(stage.get(), &t.config, t.wiring())
-            )
+            if s.is_backward() {
+                back_title(s, &t.config, t.wiring(), kind.get())
+            } else {
+                stage_title(s, &t.config, t.wiring())
+            }
+        })
+    });
+    let formula = Memo::new(move |_| {
+        let s = stage.get();
+        trace.with(|t| {
+            let inner = if s.is_backward() {
+                back_formula_mathml(s, &t.config, t.wiring(), kind.get())
+            } else {
+                stage_formula_mathml(s, &t.config, t.wiring())
+            };
+            format!("<math display=\"block\">{inner}</math>")
         })
     });
     view! {
@@ -61,8 +92,19 @@ pub(super) fn StageNotes(
     /// The stage to show.
     stage: RwSignal<Stage>,
 ) -> impl IntoView {
+    let backward = backward_context();
     let note = Signal::derive(move || {
         let s = stage.get();
+        if s.is_backward() {
+            return backward
+                .and_then(|b| {
+                    b.pass.with(|p| {
+                        let p = p.as_ref().ok()?;
+                        trace.with(|t| back_note(s, t, p))
+                    })
+                })
+                .unwrap_or_default();
+        }
         trace.with(|t| stage_note(s, t)).unwrap_or_default()
     });
     let explanation = move || {

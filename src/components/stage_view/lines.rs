@@ -3,8 +3,8 @@
 
 use super::panel_data::Panels;
 use crate::attention::{
-    key_input, query_input, BlockMatrix, BlockParam, HeadMatrix, MatrixId, Norm, ScaleMode, Stage,
-    Trace, WeightName,
+    key_input, query_input, BlockMatrix, BlockParam, HeadMatrix, LossKind, MatrixId, Norm,
+    ScaleMode, Stage, Trace, WeightName,
 };
 use crate::components::heatmap::PanelData;
 use crate::panels::input_copy_panel;
@@ -21,6 +21,9 @@ pub(super) enum Item {
     Op(String),
     /// The attention lines of a head.
     Lines(usize),
+    /// A sentence in place of pictures: what a backward stage says when the loss does not
+    /// reach it.
+    Text(String),
 }
 
 /// One equation, with a heading above it.
@@ -29,7 +32,7 @@ pub(super) struct Line {
     pub items: Vec<Item>,
 }
 
-fn op(s: &str) -> Item {
+pub(super) fn op(s: &str) -> Item {
     Item::Op(s.to_string())
 }
 
@@ -41,7 +44,16 @@ fn head_line(h: usize, items: Vec<Item>) -> Line {
 }
 
 /// What stage `s` draws, for the heads in `heads`.
-pub(super) fn stage_lines(p: &Panels, trace: Memo<Trace>, s: Stage, heads: &[usize]) -> Vec<Line> {
+pub(super) fn stage_lines(
+    p: &Panels,
+    trace: Memo<Trace>,
+    s: Stage,
+    heads: &[usize],
+    kind: LossKind,
+) -> Vec<Line> {
+    if s.is_backward() {
+        return super::backward_lines::backward_lines(p, trace, s, heads, kind);
+    }
     let layout = p.layout().get_untracked();
     let n = layout.n_heads;
     // One line per shown head, each with the head's panels in `row`.

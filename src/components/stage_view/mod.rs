@@ -6,6 +6,7 @@
 //! - `head_tools`: compare every head, or pick the head to show.
 //! - `body`: the stage's lines of panels, laid out by `lines` from the panels of `panel_data`.
 
+mod backward_lines;
 mod body;
 mod head_tools;
 mod header;

@@ -3,12 +3,14 @@
 //! `crate::words`, values from the one trace.
 
 use crate::attention::{
-    BlockMatrix, BlockParam, HeadMatrix, HeadTrace, Matrix, MatrixId, Trace, WeightName,
+    BackMatrix, BackwardPass, BlockMatrix, BlockParam, HeadGrad, HeadMatrix, HeadTrace, Matrix,
+    MatrixId, Trace, WeightName,
 };
+use crate::components::context::backward_context;
 use crate::components::heatmap::PanelData;
 use crate::panels::{head_panel, panel_name, Values};
 use crate::plot::Palette;
-use crate::words::{dim, hidden_unit, label, rows_are_keys, token_labels};
+use crate::words::{dim, hidden_unit, label, rows_are_keys, token_labels, GRADIENT_DECIMALS};
 use leptos::prelude::*;
 
 /// What decides which panels a stage shows.
@@ -50,6 +52,8 @@ pub(super) struct Panels {
     scores_range: Signal<f64>,
     scaled_range: Signal<f64>,
     context_range: Signal<f64>,
+    /// The backward pass, where the app provides one.
+    pass: Option<Memo<Result<BackwardPass, String>>>,
 }
 
 fn dims(range: std::ops::Range<usize>) -> Vec<String> {
@@ -92,6 +96,111 @@ impl Panels {
             scores_range: max_abs(|h| &h.scores),
             scaled_range: max_abs(|h| &h.scaled),
             context_range: max_abs(|h| &h.context),
+            pass: backward_context().map(|b| b.pass),
+        }
+    }
+
+    /// The backward pass's values of `m`; empty where the loss does not reach it.
+    fn back_values(&self, m: BackMatrix) -> Signal<Matrix> {
+        let pass = self.pass;
+        Memo::new(move |_| {
+            pass.and_then(|p| p.with(|p| p.as_ref().ok().and_then(|p| m.get(p).cloned())))
+                .unwrap_or_else(empty)
+        })
+        .into()
+    }
+
+    /// One colour scale for gradient `g` across the heads, so the heads compare.
+    fn back_head_range(&self, g: HeadGrad) -> Signal<f64> {
+        let pass = self.pass;
+        Memo::new(move |_| {
+            pass.map_or(1.0, |p| {
+                p.with(|p| {
+                    let Ok(p) = p.as_ref() else { return 1.0 };
+                    let n = p.gradients.heads.len();
+                    Palette::Diverging.range_for(
+                        (0..n)
+                            .filter_map(|h| BackMatrix::Head(h, g).get(p))
+                            .flat_map(|m| m.iter()),
+                    )
+                })
+            })
+        })
+        .into()
+    }
+
+    /// Gradient `m` of one head, on the colour scale all heads share, to compare them.
+    pub fn back_compared(&self, m: BackMatrix) -> PanelData {
+        let range = match m {
+            BackMatrix::Head(_, g) => Some(self.back_head_range(g)),
+            _ => None,
+        };
+        PanelData {
+            range,
+            ..self.back(m)
+        }
+    }
+
+    /// A target or a gradient of the backward pass, labelled like the matrix it belongs to.
+    pub fn back(&self, m: BackMatrix) -> PanelData {
+        let layout = self.layout.get_untracked();
+        let (d, hd) = (layout.d_model, layout.head_dim());
+        let id = MatrixId::Back(m);
+        let tokens = self.tokens;
+        let keys = self.key_tokens;
+        let dims_of = |range: std::ops::Range<usize>| -> Signal<Vec<String>> {
+            Signal::derive(move || dims(range.clone()))
+        };
+        let (rows, cols, axes): (Signal<Vec<String>>, Signal<Vec<String>>, _) = match m {
+            BackMatrix::WQ | BackMatrix::WK | BackMatrix::WV | BackMatrix::WO => {
+                (dims_of(0..d), dims_of(0..d), ("input dims", "output dims"))
+            }
+            BackMatrix::TargetPattern(_)
+            | BackMatrix::Head(_, HeadGrad::Weights | HeadGrad::Masked | HeadGrad::Scores) => {
+                (tokens, keys, ("queries", "keys"))
+            }
+            BackMatrix::Head(h, HeadGrad::K | HeadGrad::V) => (
+                keys,
+                dims_of(h * hd..(h + 1) * hd),
+                (key_axis(layout.cross), "dimensions"),
+            ),
+            BackMatrix::Head(h, _) => (
+                tokens,
+                dims_of(h * hd..(h + 1) * hd),
+                ("tokens", "dimensions"),
+            ),
+            BackMatrix::K | BackMatrix::V | BackMatrix::SourceX | BackMatrix::SourceEmbeddings => {
+                (keys, dims_of(0..d), (key_axis(layout.cross), "dimensions"))
+            }
+            BackMatrix::ViaTarget if layout.cross => {
+                (keys, dims_of(0..d), (key_axis(true), "dimensions"))
+            }
+            _ => (tokens, dims_of(0..d), ("tokens", "dimensions")),
+        };
+        let heads_wide = matches!(
+            m,
+            BackMatrix::Q | BackMatrix::K | BackMatrix::V | BackMatrix::Concat
+        );
+        // Each gradient on its own scale: one extreme head (a wanted weight near 0 gives a
+        // huge ∂L/∂A) would wash out the others. Comparing heads shares one: `back_compared`.
+        let range = None;
+        let target = !m.is_gradient();
+        PanelData {
+            name: panel_name(id),
+            title: label(id),
+            values: self.back_values(m),
+            rows,
+            cols,
+            axes,
+            palette: if matches!(m, BackMatrix::TargetPattern(_)) {
+                Palette::Sequential
+            } else {
+                Palette::Diverging
+            },
+            range,
+            col_groups: if heads_wide { layout.n_heads } else { 1 },
+            row_sums: matches!(m, BackMatrix::TargetPattern(_)),
+            decimals: if target { 2 } else { GRADIENT_DECIMALS },
         }
     }
 
@@ -131,6 +240,7 @@ impl Panels {
             range: None,
             col_groups: groups,
             row_sums: false,
+            decimals: 2,
         }
     }
 
@@ -149,6 +259,7 @@ impl Panels {
             range: None,
             col_groups: 1,
             row_sums: false,
+            decimals: 2,
         }
     }
 
@@ -192,6 +303,7 @@ impl Panels {
             },
             col_groups: 1,
             row_sums: palette == Palette::Sequential,
+            decimals: 2,
         }
     }
 
@@ -216,6 +328,7 @@ impl Panels {
             range: None,
             col_groups: 1,
             row_sums: false,
+            decimals: 2,
         }
     }
 
@@ -264,7 +377,17 @@ impl Panels {
             range: None,
             col_groups: 1,
             row_sums: false,
+            decimals: 2,
         }
+    }
+}
+
+/// What rows of keys are called: the source's tokens in cross-attention.
+fn key_axis(cross: bool) -> &'static str {
+    if cross {
+        "source tokens"
+    } else {
+        "tokens"
     }
 }
 

@@ -22,6 +22,10 @@ pub fn panels(model: &Model) -> Vec<(String, (usize, usize))> {
 
 /// The (rows, columns) of the panel called `name`, if `model` shows one.
 pub fn panel_shape(model: &Model, name: &str) -> Option<(usize, usize)> {
+    // A gradient's panel, on a backward stage: shaped like the matrix it is the gradient of.
+    if let Some(MatrixId::Back(m)) = crate::panels::parse(name) {
+        return m.shape(&model.trace().ok()?);
+    }
     panels(model)
         .into_iter()
         .find(|(panel, _)| panel == name)

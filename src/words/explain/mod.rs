@@ -6,7 +6,7 @@
 //! named the way the heatmaps label them: tokens, and dimensions `d1, d2, …` counted from 1.
 
 mod head;
-mod terms;
+pub(crate) mod terms;
 
 use super::matrices::{cell_kind, cell_name, col_label, dim, hidden_unit, label, row_label, token};
 use super::number::format_value;

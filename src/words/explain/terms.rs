@@ -38,7 +38,7 @@ pub(super) fn dot(pairs: &[(f64, f64)], value: f64) -> (String, Vec<String>) {
 }
 
 /// Terms joined by ` + `; a long sum keeps its first and last few and counts the rest.
-pub(super) fn join_terms(terms: &[String]) -> String {
+pub(crate) fn join_terms(terms: &[String]) -> String {
     if terms.len() <= MAX_WRITTEN_TERMS {
         return terms.join(" + ");
     }
@@ -50,7 +50,7 @@ pub(super) fn join_terms(terms: &[String]) -> String {
 }
 
 /// Says how many terms a long sum leaves out; `None` when it writes them all.
-pub(super) fn hidden_terms_note(count: usize) -> Option<String> {
+pub(crate) fn hidden_terms_note(count: usize) -> Option<String> {
     (count > MAX_WRITTEN_TERMS).then(|| {
         format!(
             "The sum has {count} terms; {} in the middle are left out above, but the result \

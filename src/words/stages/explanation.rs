@@ -43,5 +43,6 @@ pub fn stage_explanation(stage: Stage) -> &'static str {
             ReLU keeps positive numbers and sets negative ones to 0. GELU is smooth: GELU(x) = x·Φ(x), where Φ(x) is the chance that a standard normal number is below x. It shrinks every positive number, large ones hardly at all (GELU(1) ≈ 0.84, GELU(3) ≈ 3.00). It keeps under half of any negative number, dips to about −0.17 near x ≈ −0.75, and fades to 0 for large negative x.",
         Stage::FeedForward => "The activated rows are multiplied by W₂ and the bias b₂ is added, bringing each token back from d_ff to d_model numbers, so the result can be added to the residual stream. Still one token at a time: nothing mixes between rows.",
         Stage::Residual2 => "The feed-forward output F is added back to the residual stream, row by row: the second residual connection. As before, each token keeps what it had, the network only adds to it, and gradients get a short path back (through each LayerNorm, in post-norm).",
+        _ => super::super::backward::back_explanation(stage),
     }
 }

@@ -1,0 +1,322 @@
+//! What each backward stage draws: the gradients it computes, beside the gradients and forward
+//! matrices it reads, one line per head for the per-head stages; or, where the chosen loss does
+//! not reach the stage, a sentence that says so.
+
+use super::lines::{op, Item, Line};
+use super::panel_data::Panels;
+use crate::attention::{
+    BackMatrix, HeadGrad, HeadMatrix, LossKind, MatrixId, Norm, ScaleMode, Stage, Trace,
+};
+use crate::words::unreached_text;
+use leptos::prelude::*;
+
+/// The matrix the whole of `m` is drawn with: `p.whole`, or `p.block` for N₁.
+fn input_panel(p: &Panels, m: MatrixId) -> Item {
+    match m {
+        MatrixId::Block(b) => Item::Given(p.block(b)),
+        m => Item::Given(p.whole(m, 1)),
+    }
+}
+
+/// What backward stage `s` draws for the heads in `heads`, for a loss of `kind`.
+pub(super) fn backward_lines(
+    p: &Panels,
+    trace: Memo<Trace>,
+    s: Stage,
+    heads: &[usize],
+    kind: LossKind,
+) -> Vec<Line> {
+    if let Some(text) = unreached_text(s, kind) {
+        return vec![Line {
+            heading: None,
+            items: vec![Item::Text(text.to_string())],
+        }];
+    }
+    let pattern = kind == LossKind::Pattern;
+    let back = |m: BackMatrix| Item::Panel(p.back(m));
+    let given_back = |m: BackMatrix| Item::Given(p.back(m));
+    let fwd = |m: HeadMatrix, h: usize| Item::Given(p.head(m, h));
+    let heading = |h: usize| Some(format!("Head {}", h + 1));
+    let (config, wiring) = trace.with_untracked(|t| (t.config, t.wiring()));
+    let mut lines = Vec::new();
+    match s {
+        Stage::BackLoss if pattern => {
+            for &h in heads {
+                lines.push(Line {
+                    heading: heading(h),
+                    items: vec![
+                        fwd(HeadMatrix::Weights, h),
+                        op("and"),
+                        given_back(BackMatrix::TargetPattern(h)),
+                        op("→"),
+                        back(BackMatrix::Head(h, HeadGrad::Weights)),
+                    ],
+                });
+            }
+        }
+        Stage::BackLoss => lines.push(Line {
+            heading: None,
+            items: vec![
+                Item::Given(p.whole(MatrixId::Output, 1)),
+                op("and"),
+                given_back(BackMatrix::TaskTarget),
+                op("→"),
+                back(BackMatrix::Output),
+            ],
+        }),
+        Stage::BackOutput => {
+            let n = config.n_heads;
+            lines.push(Line {
+                heading: Some("∂L/∂W_o = Cᵀ·∂L/∂Y".into()),
+                items: vec![
+                    Item::Given(p.whole(MatrixId::Concat, n)),
+                    op("with"),
+                    given_back(BackMatrix::Output),
+                    op("→"),
+                    back(BackMatrix::WO),
+                ],
+            });
+            lines.push(Line {
+                heading: Some("∂L/∂C = ∂L/∂Y·W_oᵀ".into()),
+                items: vec![
+                    Item::Given(p.weight(crate::attention::WeightName::O)),
+                    op("→"),
+                    back(BackMatrix::Concat),
+                ],
+            });
+        }
+        Stage::BackWeightedSum => {
+            for &h in heads {
+                lines.push(Line {
+                    heading: heading(h),
+                    items: vec![
+                        given_back(BackMatrix::Head(h, HeadGrad::Context)),
+                        op("·"),
+                        fwd(HeadMatrix::V, h),
+                        op("ᵀ ="),
+                        back(BackMatrix::Head(h, HeadGrad::Weights)),
+                    ],
+                });
+                lines.push(Line {
+                    heading: None,
+                    items: vec![
+                        fwd(HeadMatrix::Weights, h),
+                        op("ᵀ · ∂L/∂Cₕ ="),
+                        back(BackMatrix::Head(h, HeadGrad::V)),
+                    ],
+                });
+            }
+        }
+        Stage::BackSoftmax => {
+            for &h in heads {
+                let read = if pattern {
+                    given_back(BackMatrix::TargetPattern(h))
+                } else {
+                    given_back(BackMatrix::Head(h, HeadGrad::Weights))
+                };
+                lines.push(Line {
+                    heading: heading(h),
+                    items: vec![
+                        fwd(HeadMatrix::Weights, h),
+                        op("and"),
+                        read,
+                        op("→"),
+                        back(BackMatrix::Head(h, HeadGrad::Masked)),
+                    ],
+                });
+            }
+        }
+        Stage::BackScale => {
+            let div = match config.scale {
+                ScaleMode::SqrtHeadDim => format!("÷ √{}", config.head_dim()),
+                ScaleMode::SqrtSeqLen => {
+                    format!("÷ √{}", trace.with_untracked(|t| t.n_keys()))
+                }
+                ScaleMode::None => "÷ 1".to_string(),
+            };
+            for &h in heads {
+                lines.push(Line {
+                    heading: heading(h),
+                    items: vec![
+                        given_back(BackMatrix::Head(h, HeadGrad::Masked)),
+                        op(&div),
+                        back(BackMatrix::Head(h, HeadGrad::Scores)),
+                    ],
+                });
+            }
+        }
+        Stage::BackScores => {
+            for &h in heads {
+                lines.push(Line {
+                    heading: heading(h),
+                    items: vec![
+                        given_back(BackMatrix::Head(h, HeadGrad::Scores)),
+                        op("·"),
+                        fwd(HeadMatrix::K, h),
+                        op("="),
+                        back(BackMatrix::Head(h, HeadGrad::Q)),
+                    ],
+                });
+                lines.push(Line {
+                    heading: None,
+                    items: vec![
+                        fwd(HeadMatrix::Q, h),
+                        op("with ∂L/∂Sₕᵀ →"),
+                        back(BackMatrix::Head(h, HeadGrad::K)),
+                    ],
+                });
+            }
+        }
+        Stage::BackProjection => {
+            let (q_in, k_in) = trace.with_untracked(|t| {
+                (
+                    crate::attention::query_input(t.wiring()),
+                    crate::attention::key_input(t.wiring()),
+                )
+            });
+            let mut read = vec![input_panel(p, q_in)];
+            if k_in != q_in {
+                read.push(input_panel(p, k_in));
+            }
+            lines.push(Line {
+                heading: Some("What the projections read".into()),
+                items: read,
+            });
+            let (qs, ks) = (wiring.query_input(), wiring.key_input());
+            let mut products = vec![
+                (
+                    BackMatrix::Q,
+                    BackMatrix::WQ,
+                    format!("∂L/∂W_q = {qs}ᵀ·∂L/∂Q"),
+                ),
+                (
+                    BackMatrix::K,
+                    BackMatrix::WK,
+                    format!("∂L/∂W_k = {ks}ᵀ·∂L/∂K"),
+                ),
+            ];
+            if !pattern {
+                products.push((
+                    BackMatrix::V,
+                    BackMatrix::WV,
+                    format!("∂L/∂W_v = {ks}ᵀ·∂L/∂V"),
+                ));
+            }
+            for (d_out, d_w, title) in products {
+                lines.push(Line {
+                    heading: Some(title),
+                    items: vec![back(d_out), op("→"), back(d_w)],
+                });
+            }
+            if pattern {
+                lines.push(Line {
+                    heading: Some("∂L/∂W_v".into()),
+                    items: vec![Item::Text(
+                        "Not reached by the pattern loss: the weights A do not depend on the values, so ∂L/∂W_v is exactly 0.".into(),
+                    )],
+                });
+            }
+        }
+        _ => {
+            let pre = wiring.block == Some(Norm::Pre);
+            let cross = wiring.cross;
+            let mut reads = vec![given_back(BackMatrix::Q)];
+            let mut kv = vec![given_back(BackMatrix::K)];
+            if !pattern {
+                kv.push(given_back(BackMatrix::V));
+            }
+            if !cross {
+                reads.append(&mut kv);
+            }
+            let d_in = if pre {
+                BackMatrix::Norm1
+            } else {
+                BackMatrix::X
+            };
+            reads.push(op("→"));
+            reads.push(back(d_in));
+            lines.push(Line {
+                heading: Some(format!(
+                    "∂L/∂{}: every projection that read it sends its gradient back",
+                    wiring.query_input()
+                )),
+                items: reads,
+            });
+            if pre {
+                lines.push(Line {
+                    heading: Some("Back through LN₁".into()),
+                    items: vec![
+                        Item::Given(p.whole(MatrixId::X, 1)),
+                        op("LN₁ backward →"),
+                        back(BackMatrix::X),
+                    ],
+                });
+            }
+            if cross {
+                kv.push(op("→"));
+                kv.push(back(BackMatrix::SourceX));
+                lines.push(Line {
+                    heading: Some("∂L/∂X_src: from the keys and values".into()),
+                    items: kv,
+                });
+            }
+            let target_path = |own: bool| -> Vec<Item> {
+                if !pattern && own {
+                    vec![given_back(BackMatrix::ViaTarget), op("+ ∂L/∂X →")]
+                } else {
+                    Vec::new()
+                }
+            };
+            let mut e = target_path(!cross);
+            e.push(back(BackMatrix::Embeddings));
+            lines.push(Line {
+                heading: Some(if !pattern && !cross {
+                    "∂L/∂E = ∂L/∂X + Pᵀ·∂L/∂Y*".into()
+                } else {
+                    "∂L/∂E = ∂L/∂X".into()
+                }),
+                items: e,
+            });
+            if cross {
+                let mut e_src = target_path(true);
+                if !pattern {
+                    e_src.pop();
+                    e_src.push(op("+ ∂L/∂X_src →"));
+                }
+                e_src.push(back(BackMatrix::SourceEmbeddings));
+                lines.push(Line {
+                    heading: Some(if pattern {
+                        "∂L/∂E_src = ∂L/∂X_src".into()
+                    } else {
+                        "∂L/∂E_src = ∂L/∂X_src + Pᵀ·∂L/∂Y*".into()
+                    }),
+                    items: e_src,
+                });
+            }
+        }
+    }
+    lines
+}
+
+/// Every head's result of backward stage `s` in one row, on one colour scale; `None` where the
+/// stage has no per-head result for the loss.
+pub(super) fn backward_compare_line(
+    p: &Panels,
+    s: Stage,
+    n: usize,
+    kind: LossKind,
+) -> Option<Line> {
+    let g = match s {
+        Stage::BackWeightedSum if kind == LossKind::Task => HeadGrad::Weights,
+        Stage::BackSoftmax => HeadGrad::Masked,
+        Stage::BackScale => HeadGrad::Scores,
+        Stage::BackScores => HeadGrad::Q,
+        _ => return None,
+    };
+    Some(Line {
+        heading: Some("Every head, same colour scale".into()),
+        items: (0..n)
+            .map(|h| Item::Panel(p.back_compared(BackMatrix::Head(h, g))))
+            .collect(),
+    })
+}

@@ -1,0 +1,522 @@
+//! The chain rule behind one cell of a target or a gradient, written out for a learner with the
+//! real numbers and the display's rounding: gradients with three decimals, the forward numbers
+//! they read with two, as the heatmaps show them.
+
+use super::super::explain::terms::{hidden_terms_note, join_terms};
+use super::super::explain::Explanation;
+use super::super::matrices::{cell_name, col_label, label, row_label};
+use super::super::number::rounded;
+use super::notes::{f2, g3, GRADIENT_DECIMALS};
+use super::{back_cell_kind, back_label};
+use crate::attention::{
+    back_cell_work, BackComputation, BackMatrix, BackwardPass, HeadGrad, MatrixId, ScaleMode,
+    Trace, WeightName,
+};
+
+/// How many decimals a factor of a product shows: a gradient's or a forward number's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Forward,
+    Gradient,
+}
+
+impl Shown {
+    fn decimals(self) -> usize {
+        match self {
+            Self::Forward => 2,
+            Self::Gradient => GRADIENT_DECIMALS,
+        }
+    }
+
+    fn text(self, v: f64) -> String {
+        match self {
+            Self::Forward => f2(v),
+            Self::Gradient => g3(v),
+        }
+    }
+
+    fn rounded(self, v: f64) -> f64 {
+        rounded(v, self.decimals())
+    }
+}
+
+/// A number after an operator: negative ones in brackets, so a minus never follows an operator.
+fn after(shown: Shown, v: f64) -> String {
+    let text = shown.text(v);
+    if text.starts_with('−') {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+/// `a × b + c × d + …` with each factor shown as the heatmaps show it, the sum redone with
+/// those rounded factors, and a note when the sum is too long to write in full.
+fn product_terms(terms: &[(f64, f64)], shown: (Shown, Shown)) -> (String, f64, Option<String>) {
+    if terms.is_empty() {
+        return ("0".into(), 0.0, None);
+    }
+    let written: Vec<String> = terms
+        .iter()
+        .enumerate()
+        .map(|(n, (a, b))| {
+            let a = if n == 0 {
+                shown.0.text(*a)
+            } else {
+                after(shown.0, *a)
+            };
+            format!("{a} × {}", after(shown.1, *b))
+        })
+        .collect();
+    let by_hand = terms
+        .iter()
+        .map(|(a, b)| shown.0.rounded(*a) * shown.1.rounded(*b))
+        .sum();
+    (
+        join_terms(&written),
+        by_hand,
+        hidden_terms_note(terms.len()),
+    )
+}
+
+/// Says "≈" when the rounded numbers shown do not give the rounded result.
+fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
+    let (by_hand, value) = (g3(by_hand), g3(value));
+    if by_hand != value {
+        notes.push(format!(
+            "Redone with the rounded numbers shown above, this comes to ≈ {by_hand}, but the result, {value}, is computed from the exact values."
+        ));
+    }
+}
+
+/// The product rule of `m` in symbols, and which factors are gradients.
+fn product_formula(trace: &Trace, m: BackMatrix) -> Option<(String, (Shown, Shown))> {
+    use Shown::{Forward as F, Gradient as G};
+    let w = trace.wiring();
+    let (q_in, k_in) = (w.query_input(), w.key_input());
+    let l = back_label(m);
+    Some(match m {
+        BackMatrix::WO => (format!("{l}[r, c] = Σᵢ C[i, r] · ∂L/∂Y[i, c]"), (F, G)),
+        BackMatrix::WQ => (format!("{l}[r, c] = Σᵢ {q_in}[i, r] · ∂L/∂Q[i, c]"), (F, G)),
+        BackMatrix::WK => (format!("{l}[r, c] = Σᵢ {k_in}[i, r] · ∂L/∂K[i, c]"), (F, G)),
+        BackMatrix::WV => (format!("{l}[r, c] = Σᵢ {k_in}[i, r] · ∂L/∂V[i, c]"), (F, G)),
+        BackMatrix::Concat => (format!("{l}[i, r] = Σ_c ∂L/∂Y[i, c] · W_o[r, c]"), (G, F)),
+        BackMatrix::ViaTarget => (
+            "(Pᵀ·∂L/∂Y*)[j, c] = Σᵢ P[i, j] · ∂L/∂Y*[i, c],  ∂L/∂Y* = −∂L/∂Y".into(),
+            (F, G),
+        ),
+        BackMatrix::Head(h, g) => {
+            let sub = |s: &str| label(MatrixId::Head(h, head_matrix(s)));
+            let d = |g: HeadGrad| back_label(BackMatrix::Head(h, g));
+            match g {
+                HeadGrad::V => (
+                    format!(
+                        "{l}[j, m] = Σᵢ {}[i, j] · {}[i, m]",
+                        sub("A"),
+                        d(HeadGrad::Context)
+                    ),
+                    (F, G),
+                ),
+                HeadGrad::Weights => (
+                    format!(
+                        "{l}[i, j] = Σₘ {}[i, m] · {}[j, m]",
+                        d(HeadGrad::Context),
+                        sub("V")
+                    ),
+                    (G, F),
+                ),
+                HeadGrad::Q => (
+                    format!(
+                        "{l}[i, m] = Σⱼ {}[i, j] · {}[j, m]",
+                        d(HeadGrad::Scores),
+                        sub("K")
+                    ),
+                    (G, F),
+                ),
+                HeadGrad::K => (
+                    format!(
+                        "{l}[j, m] = Σᵢ {}[i, j] · {}[i, m]",
+                        d(HeadGrad::Scores),
+                        sub("Q")
+                    ),
+                    (G, F),
+                ),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn head_matrix(symbol: &str) -> crate::attention::HeadMatrix {
+    use crate::attention::HeadMatrix as H;
+    match symbol {
+        "A" => H::Weights,
+        "V" => H::V,
+        "K" => H::K,
+        _ => H::Q,
+    }
+}
+
+/// The chain rule behind cell (`row`, `col`) of `m`; `None` when there is no such cell or the
+/// loss does not reach the matrix.
+pub fn explain_back(
+    trace: &Trace,
+    pass: &BackwardPass,
+    m: BackMatrix,
+    row: usize,
+    col: usize,
+) -> Option<Explanation> {
+    let work = back_cell_work(trace, pass, m, row, col)?;
+    let id = MatrixId::Back(m);
+    let name = cell_name(trace, id, row, col);
+    let l = back_label(m);
+    let value = work.value;
+    let value_shown = if m.is_gradient() {
+        Shown::Gradient
+    } else {
+        Shown::Forward
+    };
+    let mut notes: Vec<String> = Vec::new();
+    let (formula, steps) = match &work.computation {
+        BackComputation::TargetPattern => {
+            notes.push("Set by the goal, not computed: the weight this head should give the key. Each row of the target sums to 1.".into());
+            (format!("{l}[i, j]: the goal's target"), name.clone())
+        }
+        BackComputation::TaskTarget { terms } => {
+            let e = if trace.source.is_some() { "E_src" } else { "E" };
+            let pairs: Vec<(f64, f64)> = terms.iter().map(|(_, p, v)| (*p, *v)).collect();
+            let (text, by_hand, long) = product_terms(&pairs, (Shown::Forward, Shown::Forward));
+            notes.extend(long);
+            if f2(by_hand) != f2(value) {
+                notes.push(format!(
+                    "Redone with the rounded numbers shown, this comes to ≈ {}.",
+                    f2(by_hand)
+                ));
+            }
+            notes.push(format!(
+                "P mixes the rows of {e} (the embeddings without positions) with the task's pattern; only the keys it weights are written."
+            ));
+            (format!("Y*[i, c] = Σⱼ P[i, j] · {e}[j, c]"), text)
+        }
+        BackComputation::DOutput {
+            y,
+            target,
+            seq_len,
+            d_model,
+        } => {
+            let by_hand = 2.0 * (rounded(*y, 2) - rounded(*target, 2)) / (seq_len * d_model) as f64;
+            rounding_note(&mut notes, by_hand, value);
+            notes.push(format!(
+                "n·d_model = {seq_len}·{d_model} = {}: the loss is the mean over that many squared differences, so each one's gradient is divided by it.",
+                seq_len * d_model
+            ));
+            (
+                "∂L/∂Y[i, c] = 2·(Y[i, c] − Y*[i, c]) / (n·d_model)".into(),
+                format!(
+                    "2 × ({} − {}) / ({seq_len}·{d_model})",
+                    f2(*y),
+                    after(Shown::Forward, *target)
+                ),
+            )
+        }
+        BackComputation::DWeightsPattern {
+            a,
+            target,
+            n_heads,
+            seq_len,
+        } => {
+            if *target == 0.0 {
+                notes.push("The target puts no weight on this key, so the loss does not read this weight: its gradient is 0.".into());
+            } else if *a == 0.0 {
+                notes.push("This weight underflowed to 0 while the target wants it: the gradient is larger than any number a computer holds, and the next stage, which needs only A − A*, stays exact.".into());
+            } else {
+                let by_hand = -rounded(*target, 2) / ((n_heads * seq_len) as f64 * rounded(*a, 2));
+                rounding_note(&mut notes, by_hand, value);
+                notes.push("The smaller the weight on a key the target wants, the larger this gradient in size.".into());
+            }
+            (
+                format!("{l}[i, j] = −A*[i, j] / (n_heads·n·A[i, j])"),
+                format!("−{} / ({n_heads}·{seq_len} × {})", f2(*target), f2(*a)),
+            )
+        }
+        BackComputation::Hidden => {
+            notes.push("This key comes after the query, so the causal mask hid it: the mask holds its weight at 0 whatever the scores, and no gradient flows through it.".into());
+            (format!("{l}[i, j] = 0 where j > i"), "0".into())
+        }
+        BackComputation::Product { terms } => {
+            let (formula, shown) = product_formula(trace, m)?;
+            let (text, by_hand, long) = product_terms(terms, shown);
+            match long {
+                Some(long) => notes.push(long),
+                None => rounding_note(&mut notes, by_hand, value),
+            }
+            if matches!(
+                m,
+                BackMatrix::WQ | BackMatrix::WK | BackMatrix::WV | BackMatrix::WO
+            ) {
+                let weight = match m {
+                    BackMatrix::WQ => WeightName::Q,
+                    BackMatrix::WK => WeightName::K,
+                    BackMatrix::WV => WeightName::V,
+                    _ => WeightName::O,
+                };
+                let cell = cell_name(trace, MatrixId::Weight(weight), row, col);
+                notes.push(direction_note(&cell, value));
+            }
+            (formula, text)
+        }
+        BackComputation::Slice { from, head, column } => {
+            let from_label = back_label(*from);
+            let source = cell_name(trace, MatrixId::Back(*from), row, *column);
+            let formula = match m {
+                BackMatrix::Head(..) => {
+                    notes.push(format!(
+                        "Head {}'s columns of {from_label} are its slice: the backward of cutting into heads.",
+                        head + 1
+                    ));
+                    format!("{l}[i, c] = {from_label}[i, (h−1)·d_k + c]")
+                }
+                _ => {
+                    notes.push(format!(
+                        "The heads' gradients side by side: column {} belongs to head {}.",
+                        col_label(trace, id, col),
+                        head + 1
+                    ));
+                    format!("{l}[i, c] = {from_label}[i, c − (h−1)·d_k], for the head h whose columns hold c")
+                }
+            };
+            (formula, source)
+        }
+        BackComputation::DMaskedPattern {
+            a,
+            target,
+            n_heads,
+            seq_len,
+            temperature,
+        } => {
+            let t = *temperature;
+            let divisor = (n_heads * seq_len) as f64 * t;
+            let by_hand = (rounded(*a, 2) - rounded(*target, 2)) / divisor;
+            rounding_note(&mut notes, by_hand, value);
+            notes.push("The softmax's backward, A ⊙ (G − rowsum(G ⊙ A))/T, collapses to this for the pattern loss, because each row of the target sums to 1.".into());
+            let (t_sym, t_num) = if t != 1.0 {
+                ("·T".to_string(), format!("·{t}"))
+            } else {
+                (String::new(), String::new())
+            };
+            (
+                format!("{l}[i, j] = (A[i, j] − A*[i, j]) / (n_heads·n{t_sym})"),
+                format!(
+                    "({} − {}) / ({n_heads}·{seq_len}{t_num})",
+                    f2(*a),
+                    after(Shown::Forward, *target)
+                ),
+            )
+        }
+        BackComputation::DMaskedTask {
+            a,
+            g,
+            row: pairs,
+            rowsum,
+            temperature,
+        } => {
+            let t = *temperature;
+            let (sum_text, sum_by_hand, _) =
+                product_terms(pairs, (Shown::Gradient, Shown::Forward));
+            notes.push(format!(
+                "rowsum(G ⊙ A) for this row = {sum_text} = {}.",
+                g3(*rowsum)
+            ));
+            let by_hand = rounded(*a, 2)
+                * (rounded(*g, GRADIENT_DECIMALS) - rounded(sum_by_hand, GRADIENT_DECIMALS))
+                / t;
+            rounding_note(&mut notes, by_hand, value);
+            let (t_sym, t_num) = if t != 1.0 {
+                (" / T".to_string(), format!(" / {t}"))
+            } else {
+                (String::new(), String::new())
+            };
+            let gl = back_label(BackMatrix::Head(head_of(m), HeadGrad::Weights));
+            (
+                format!("{l}[i, j] = A[i, j] · (G[i, j] − Σₖ G[i, k]·A[i, k]){t_sym},  G = {gl}"),
+                format!(
+                    "{} × ({} − {}){t_num}",
+                    f2(*a),
+                    g3(*g),
+                    after(Shown::Gradient, *rowsum)
+                ),
+            )
+        }
+        BackComputation::DScores {
+            d_masked,
+            divisor,
+            mode,
+            root_of,
+        } => {
+            let dm = back_label(BackMatrix::Head(head_of(m), HeadGrad::Masked));
+            if trace.config.causal && trace.source.is_none() {
+                notes.push("The mask passed this visible cell's gradient on unchanged.".into());
+            }
+            match mode {
+                ScaleMode::None => {
+                    notes.push("Scaling is off: the forward pass did not divide this score, so its gradient is not divided either.".into());
+                    (format!("{l}[i, j] = {dm}[i, j]"), g3(*d_masked))
+                }
+                _ => {
+                    let by_hand = rounded(*d_masked, GRADIENT_DECIMALS) / divisor;
+                    rounding_note(&mut notes, by_hand, value);
+                    let symbol = match mode {
+                        ScaleMode::SqrtHeadDim => "√d_k",
+                        _ if trace.source.is_some() => "√src_len",
+                        _ => "√seq_len",
+                    };
+                    notes.push(format!(
+                        "The forward pass divided the score by {symbol} = √{root_of} ≈ {}, so its gradient is divided by the same number.",
+                        f2(*divisor)
+                    ));
+                    (
+                        format!("{l}[i, j] = {dm}[i, j] / {symbol}"),
+                        format!("{} / √{root_of}", g3(*d_masked)),
+                    )
+                }
+            }
+        }
+        BackComputation::DInput { paths } => {
+            let mut parts = Vec::new();
+            let mut texts = Vec::new();
+            let mut by_hand = 0.0;
+            let mut long = None;
+            for (grad, weight, terms) in paths {
+                parts.push(format!(
+                    "Σ_c {}[i, c]·{}[r, c]",
+                    back_label(*grad),
+                    weight.label()
+                ));
+                let (text, sum, note) = product_terms(terms, (Shown::Gradient, Shown::Forward));
+                texts.push(if paths.len() > 1 {
+                    format!("({text})")
+                } else {
+                    text
+                });
+                by_hand += sum;
+                long = long.or(note);
+            }
+            match long {
+                Some(long) => notes.push(long),
+                None => rounding_note(&mut notes, by_hand, value),
+            }
+            if paths.len() > 1 {
+                notes.push("Every projection that read this row sends its gradient back to it, and the paths add up.".into());
+            }
+            (
+                format!("{l}[i, r] = {}", parts.join(" + ")),
+                texts.join(" + "),
+            )
+        }
+        BackComputation::LayerNormBack {
+            d_norm,
+            gamma,
+            g_hat,
+            mean_g,
+            n_hat,
+            mean_gn,
+            sd,
+        } => {
+            notes.push(format!(
+                "ĝ[c] = ∂L/∂N₁[{}, {}] × γ₁[{}] = {} × {} = {}; n̂[c] = (X − μ)/σ for this cell = {}; over the row, mean(ĝ) = {} and mean(ĝ ⊙ n̂) = {}; σ = {}.",
+                row_label(trace, id, row),
+                col_label(trace, id, col),
+                col_label(trace, id, col),
+                g3(*d_norm),
+                after(Shown::Forward, *gamma),
+                g3(*g_hat),
+                f2(*n_hat),
+                g3(*mean_g),
+                g3(*mean_gn),
+                f2(*sd)
+            ));
+            let by_hand = (rounded(*g_hat, 3)
+                - rounded(*mean_g, 3)
+                - rounded(*n_hat, 2) * rounded(*mean_gn, 3))
+                / rounded(*sd, 2);
+            rounding_note(&mut notes, by_hand, value);
+            (
+                format!(
+                    "{l}[i, c] = (ĝ[c] − mean(ĝ) − n̂[c]·mean(ĝ ⊙ n̂)) / σ,  ĝ = ∂L/∂N₁[i, :] ⊙ γ₁"
+                ),
+                format!(
+                    "({} − {} − {} × {}) / {}",
+                    g3(*g_hat),
+                    after(Shown::Gradient, *mean_g),
+                    after(Shown::Forward, *n_hat),
+                    after(Shown::Gradient, *mean_gn),
+                    f2(*sd)
+                ),
+            )
+        }
+        BackComputation::DEmbeddings {
+            along_attention,
+            via_target,
+        } => {
+            let x = if m == BackMatrix::SourceEmbeddings {
+                "∂L/∂X_src"
+            } else {
+                "∂L/∂X"
+            };
+            if trace.config.positional_encoding {
+                notes.push("X = E + P and the positions are constants, so the embeddings get X's gradient.".into());
+            }
+            match via_target {
+                Some(v) => {
+                    let by_hand = rounded(*along_attention, 3) + rounded(*v, 3);
+                    rounding_note(&mut notes, by_hand, value);
+                    notes.push("The second term is the path through the task's target, which is built from these embeddings.".into());
+                    (
+                        format!("{l}[i, c] = {x}[i, c] + (Pᵀ·∂L/∂Y*)[i, c]"),
+                        format!("{} + {}", g3(*along_attention), after(Shown::Gradient, *v)),
+                    )
+                }
+                None => (format!("{l}[i, c] = {x}[i, c]"), g3(*along_attention)),
+            }
+        }
+    };
+    let value_text = value_shown.text(value);
+    Some(Explanation {
+        matrix: id,
+        title: format!("{} {name}", back_cell_kind(m)),
+        formula,
+        expansion: format!("{steps} = {value_text}"),
+        value,
+        value_text,
+        note: (!notes.is_empty()).then(|| notes.join(" ")),
+        operands: work.operands,
+    })
+}
+
+fn head_of(m: BackMatrix) -> usize {
+    match m {
+        BackMatrix::Head(h, _) | BackMatrix::TargetPattern(h) => h,
+        _ => 0,
+    }
+}
+
+/// What a weight's gradient says about the next step, without calling it the step.
+fn direction_note(weight: &str, g: f64) -> String {
+    let sign = if g > 0.0 {
+        "positive, so L rises as the weight rises: a plain SGD step lowers it"
+    } else if g < 0.0 {
+        "negative, so L falls as the weight rises: a plain SGD step raises it"
+    } else {
+        "0, so a plain SGD step leaves it as it is"
+    };
+    let adam = if g == 0.0 {
+        ""
+    } else {
+        " Adam's first step would go the same way, by about η; its later steps follow running averages of the gradients, so they need not."
+    };
+    format!(
+        "Gradient descent moves {weight} against this gradient, by η × {} with SGD: the gradient is {sign}.{adam}",
+        g3(g.abs())
+    )
+}

@@ -1,0 +1,189 @@
+//! The backward stages' formulas as presentation MathML (the inside of a `<math>` element): the
+//! same formulas as [`super::back_formula`], for the loss and the settings on screen.
+
+use super::{divisor_symbol, inputs};
+use crate::attention::{Config, LossKind, Norm, Stage, Wiring};
+
+/// `<mi>{x}</mi>`, or `<msub>` for `W_q`, `X_src`, `N₁` and a head's `Aₕ`.
+fn sym(x: &str) -> String {
+    match x {
+        "X_src" => "<msub><mi>X</mi><mtext>src</mtext></msub>".into(),
+        "E_src" => "<msub><mi>E</mi><mtext>src</mtext></msub>".into(),
+        "N₁" => "<msub><mi>N</mi><mn>1</mn></msub>".into(),
+        _ => match x.split_once('_') {
+            Some((base, sub)) => format!("<msub><mi>{base}</mi><mi>{sub}</mi></msub>"),
+            None => match x.strip_suffix('ₕ') {
+                Some(base) => format!("<msub><mi>{base}</mi><mi>h</mi></msub>"),
+                None => format!("<mi>{x}</mi>"),
+            },
+        },
+    }
+}
+
+/// ∂L/∂x as a fraction.
+fn d(x: &str) -> String {
+    format!(
+        "<mfrac><mrow><mo>∂</mo><mi>L</mi></mrow><mrow><mo>∂</mo>{}</mrow></mfrac>",
+        sym(x)
+    )
+}
+
+/// xᵀ.
+fn tr(x: &str) -> String {
+    format!("<msup>{}<mi>T</mi></msup>", sym(x))
+}
+
+/// A*ₕ.
+fn target() -> String {
+    "<msubsup><mi>A</mi><mi>h</mi><mo>*</mo></msubsup>".into()
+}
+
+const SEP: &str = "<mo>,</mo><mspace width=\"1em\"/>";
+
+/// n_heads·n (·T when T ≠ 1), for the pattern loss's denominators.
+fn count(t: bool) -> String {
+    let t = if t { "<mo>·</mo><mi>T</mi>" } else { "" };
+    format!("<msub><mi>n</mi><mtext>heads</mtext></msub><mo>·</mo><mi>n</mi>{t}")
+}
+
+/// The formula of backward stage `stage` as MathML.
+pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> String {
+    let pattern = kind == LossKind::Pattern;
+    let eq = "<mo>=</mo>";
+    let (q_in, k_in) = inputs(w);
+    match stage {
+        Stage::BackLoss if pattern => format!(
+            "<mi>L</mi>{eq}<mo>−</mo><mfrac><mn>1</mn><mrow>{}</mrow></mfrac><munder><mo>∑</mo><mrow><mi>h</mi><mo>,</mo><mi>i</mi><mo>,</mo><mi>j</mi></mrow></munder>{}<mo>[</mo><mi>i</mi><mo>,</mo><mi>j</mi><mo>]</mo><mi>log</mi>{}<mo>[</mo><mi>i</mi><mo>,</mo><mi>j</mi><mo>]</mo>{SEP}{}{eq}<mo>−</mo><mfrac>{}<mrow>{}<mo>·</mo>{}</mrow></mfrac>",
+            count(false),
+            target(),
+            sym("Aₕ"),
+            d("Aₕ"),
+            target(),
+            count(false),
+            sym("Aₕ")
+        ),
+        Stage::BackLoss => format!(
+            "<mi>L</mi>{eq}<mfrac><mn>1</mn><mrow><mi>n</mi><mo>·</mo><msub><mi>d</mi><mtext>model</mtext></msub></mrow></mfrac><mo>∑</mo><msup><mrow><mo>(</mo><mi>Y</mi><mo>−</mo><msup><mi>Y</mi><mo>*</mo></msup><mo>)</mo></mrow><mn>2</mn></msup>{SEP}{}{eq}<mfrac><mrow><mn>2</mn><mo>(</mo><mi>Y</mi><mo>−</mo><msup><mi>Y</mi><mo>*</mo></msup><mo>)</mo></mrow><mrow><mi>n</mi><mo>·</mo><msub><mi>d</mi><mtext>model</mtext></msub></mrow></mfrac>",
+            d("Y")
+        ),
+        Stage::BackOutput => format!(
+            "{}{eq}{}{}{SEP}{}{eq}{}{}",
+            d("W_o"),
+            tr("C"),
+            d("Y"),
+            d("C"),
+            d("Y"),
+            tr("W_o")
+        ),
+        Stage::BackWeightedSum => format!(
+            "{}{eq}{}{}{SEP}{}{eq}{}{}",
+            d("Aₕ"),
+            d("Cₕ"),
+            tr("Vₕ"),
+            d("Vₕ"),
+            tr("Aₕ"),
+            d("Cₕ")
+        ),
+        Stage::BackSoftmax if pattern => format!(
+            "{}{eq}<mfrac><mrow>{}<mo>−</mo>{}</mrow><mrow>{}</mrow></mfrac>",
+            d("Mₕ"),
+            sym("Aₕ"),
+            target(),
+            count(c.temperature != 1.0)
+        ),
+        Stage::BackSoftmax => {
+            let inner = format!(
+                "{}<mo>⊙</mo><mo>(</mo><mi>G</mi><mo>−</mo><mtext>rowsum</mtext><mo>(</mo><mi>G</mi><mo>⊙</mo>{}<mo>)</mo><mo>)</mo>",
+                sym("Aₕ"),
+                sym("Aₕ")
+            );
+            let body = if c.temperature != 1.0 {
+                format!("<mfrac><mrow>{inner}</mrow><mi>T</mi></mfrac>")
+            } else {
+                inner
+            };
+            format!("{}{eq}{body}{SEP}<mi>G</mi>{eq}{}", d("Mₕ"), d("Aₕ"))
+        }
+        Stage::BackScale => {
+            let div = divisor_symbol(c, w).map(|d| {
+                let under = d.trim_start_matches('√');
+                let under = if under == "d_k" {
+                    sym("d_k")
+                } else {
+                    format!("<mtext>{under}</mtext>")
+                };
+                format!("<msqrt>{under}</msqrt>")
+            });
+            let main = match div {
+                Some(div) => format!("{}{eq}<mfrac>{}{div}</mfrac>", d("Sₕ"), d("Mₕ")),
+                None => format!("{}{eq}{}", d("Sₕ"), d("Mₕ")),
+            };
+            if c.causal && !w.cross {
+                format!("{main}{SEP}<mn>0</mn><mspace width=\"0.4em\"/><mtext>where</mtext><mspace width=\"0.4em\"/><mi>j</mi><mo>&gt;</mo><mi>i</mi>")
+            } else {
+                main
+            }
+        }
+        Stage::BackScores => format!(
+            "{}{eq}{}{}{SEP}{}{eq}<msup><mrow>{}</mrow><mi>T</mi></msup>{}",
+            d("Qₕ"),
+            d("Sₕ"),
+            sym("Kₕ"),
+            d("Kₕ"),
+            d("Sₕ"),
+            sym("Qₕ")
+        ),
+        Stage::BackProjection => {
+            let mut parts = vec![
+                format!("{}{eq}{}{}", d("W_q"), tr(q_in), d("Q")),
+                format!("{}{eq}{}{}", d("W_k"), tr(k_in), d("K")),
+            ];
+            if !pattern {
+                parts.push(format!("{}{eq}{}{}", d("W_v"), tr(k_in), d("V")));
+            }
+            parts.join(SEP)
+        }
+        _ => {
+            let term = |g: &str, wn: &str| format!("{}{}", d(g), tr(wn));
+            let v = if pattern {
+                String::new()
+            } else {
+                format!("<mo>+</mo>{}", term("V", "W_v"))
+            };
+            let target_path = if pattern {
+                String::new()
+            } else {
+                format!(
+                    "<mo>+</mo>{}<mfrac><mrow><mo>∂</mo><mi>L</mi></mrow><mrow><mo>∂</mo><msup><mi>Y</mi><mo>*</mo></msup></mrow></mfrac>",
+                    tr("P")
+                )
+            };
+            let mut parts = Vec::new();
+            if w.cross {
+                parts.push(format!("{}{eq}{}", d(q_in), term("Q", "W_q")));
+                parts.push(format!("{}{eq}{}{v}", d("X_src"), term("K", "W_k")));
+            } else {
+                parts.push(format!(
+                    "{}{eq}{}<mo>+</mo>{}{v}",
+                    d(q_in),
+                    term("Q", "W_q"),
+                    term("K", "W_k")
+                ));
+            }
+            if w.block == Some(Norm::Pre) {
+                parts.push(format!(
+                    "{}{eq}<mfrac><mrow><mi>ĝ</mi><mo>−</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>)</mo><mo>−</mo><mi>n̂</mi><mo>·</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>⊙</mo><mi>n̂</mi><mo>)</mo></mrow><mi>σ</mi></mfrac>{SEP}<mi>ĝ</mi>{eq}{}<mo>⊙</mo><msub><mi>γ</mi><mn>1</mn></msub>",
+                    d("X"),
+                    d("N₁")
+                ));
+            }
+            if w.cross {
+                parts.push(format!("{}{eq}{}", d("E"), d("X")));
+                parts.push(format!("{}{eq}{}{target_path}", d("E_src"), d("X_src")));
+            } else {
+                parts.push(format!("{}{eq}{}{target_path}", d("E"), d("X")));
+            }
+            parts.join(SEP)
+        }
+    }
+}

@@ -1,0 +1,582 @@
+//! The backward stages' words against the numbers of the backward pass: every note, formula and
+//! cell explanation is checked against `Gradients`, with the mask, the scale modes, T, a source,
+//! the block in pre-norm, and one and several heads; stages the loss does not reach say so.
+
+// Native tests: the browser target runs its own.
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_lens::attention::{
+    forward, BackMatrix, BackwardPass, Block, Config, Goal, HeadGrad, Init, Inputs, LossKind,
+    Matrix, NamedTarget, Norm, ScaleMode, Source, Stage, Task, Trace, Weights,
+};
+use attention_lens::words::{
+    back_formula, back_note, back_title, explain_back, format_value, stage_explanation,
+    stage_progress, unreached_text,
+};
+
+/// The switches of one scenario.
+#[derive(Debug, Clone, Copy)]
+struct Setup {
+    n_heads: usize,
+    causal: bool,
+    scale: ScaleMode,
+    temperature: f64,
+    cross: bool,
+    block: Option<Norm>,
+}
+
+const BASE: Setup = Setup {
+    n_heads: 2,
+    causal: true,
+    scale: ScaleMode::SqrtHeadDim,
+    temperature: 1.0,
+    cross: false,
+    block: None,
+};
+
+fn setups() -> Vec<Setup> {
+    vec![
+        BASE,
+        Setup {
+            n_heads: 1,
+            causal: false,
+            scale: ScaleMode::SqrtSeqLen,
+            temperature: 0.5,
+            ..BASE
+        },
+        Setup {
+            n_heads: 4,
+            scale: ScaleMode::None,
+            temperature: 2.0,
+            ..BASE
+        },
+        Setup {
+            causal: false,
+            cross: true,
+            scale: ScaleMode::SqrtSeqLen,
+            ..BASE
+        },
+        Setup {
+            block: Some(Norm::Pre),
+            ..BASE
+        },
+        Setup {
+            causal: false,
+            cross: true,
+            block: Some(Norm::Pre),
+            ..BASE
+        },
+    ]
+}
+
+fn trace(s: Setup) -> Trace {
+    let config = Config {
+        d_model: 8,
+        n_heads: s.n_heads,
+        causal: s.causal,
+        positional_encoding: true,
+        scale: s.scale,
+        temperature: s.temperature,
+    };
+    let mut inputs =
+        Inputs::from_sentence("the cat sat down", config, Weights::new(Init::Random(5), 8))
+            .unwrap();
+    if s.cross {
+        let mut source = Source::from_sentence("le chat dort", 8).unwrap();
+        source.embeddings = source.embeddings.map(|v| v * 0.9);
+        inputs.source = Some(source);
+    }
+    if let Some(norm) = s.block {
+        let mut block = Block::new(8, 16);
+        block.norm = norm;
+        block.ln_1_gamma = Matrix::from_fn(1, 8, |_, c| 0.6 + 0.1 * c as f64);
+        inputs.block = Some(block);
+    }
+    forward(&inputs).unwrap()
+}
+
+fn goals() -> [Goal; 3] {
+    [
+        Goal::named(NamedTarget::Previous),
+        Goal::named(NamedTarget::Uniform),
+        Goal::Task(Task::CopyPrevious),
+    ]
+}
+
+fn g3(v: f64) -> String {
+    format_value(v, 3)
+}
+
+fn f2(v: f64) -> String {
+    format_value(v, 2)
+}
+
+/// Every backward matrix this pass holds.
+fn present(pass: &BackwardPass, n_heads: usize) -> Vec<BackMatrix> {
+    let mut all = vec![
+        BackMatrix::TaskTarget,
+        BackMatrix::Output,
+        BackMatrix::WO,
+        BackMatrix::Concat,
+        BackMatrix::Q,
+        BackMatrix::K,
+        BackMatrix::V,
+        BackMatrix::WQ,
+        BackMatrix::WK,
+        BackMatrix::WV,
+        BackMatrix::Norm1,
+        BackMatrix::X,
+        BackMatrix::SourceX,
+        BackMatrix::ViaTarget,
+        BackMatrix::Embeddings,
+        BackMatrix::SourceEmbeddings,
+    ];
+    for h in 0..n_heads {
+        all.push(BackMatrix::TargetPattern(h));
+        all.extend(HeadGrad::ALL.map(|g| BackMatrix::Head(h, g)));
+    }
+    all.retain(|m| m.get(pass).is_some());
+    all
+}
+
+#[test]
+fn every_cell_of_every_gradient_is_explained_with_the_value_the_pass_holds() {
+    for s in setups() {
+        let t = trace(s);
+        for goal in goals() {
+            let pass = BackwardPass::new(&t, &goal).unwrap();
+            for m in present(&pass, s.n_heads) {
+                let values = m.get(&pass).unwrap();
+                for i in 0..values.nrows() {
+                    for j in 0..values.ncols() {
+                        let e = explain_back(&t, &pass, m, i, j)
+                            .unwrap_or_else(|| panic!("{s:?} {m:?} ({i}, {j}) not explained"));
+                        assert_eq!(e.value, values[(i, j)], "{s:?} {m:?}");
+                        let shown = if m.is_gradient() {
+                            g3(values[(i, j)])
+                        } else {
+                            f2(values[(i, j)])
+                        };
+                        assert!(
+                            e.expansion.ends_with(&format!("= {shown}")),
+                            "{s:?} {m:?}: {}",
+                            e.expansion
+                        );
+                        // A "≈" note names a different number than the one shown.
+                        if let Some(note) = &e.note {
+                            if let Some(rest) = note.split("≈ ").nth(1) {
+                                let redone = rest.split(',').next().unwrap();
+                                assert_ne!(redone, shown, "{s:?} {m:?}: {note}");
+                            }
+                        }
+                    }
+                }
+                assert!(explain_back(&t, &pass, m, values.nrows(), 0).is_none());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_pattern_gradient_of_m_is_a_minus_a_star_over_heads_rows_and_t_with_the_numbers() {
+    for s in setups() {
+        let t = trace(s);
+        let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+        let (n, heads) = (t.seq_len(), s.n_heads);
+        let target = pass.target_pattern(0).unwrap();
+        let a = &t.heads[0].weights;
+        // Row 2 looks back at key 1 (clamped to the source's keys in cross-attention).
+        let (i, j) = (2, 1);
+        let e = explain_back(&t, &pass, BackMatrix::Head(0, HeadGrad::Masked), i, j).unwrap();
+        let expected = (a[(i, j)] - target[(i, j)]) / ((heads * n) as f64 * s.temperature);
+        assert!((e.value - expected).abs() < 1e-15);
+        let t_part = if s.temperature != 1.0 {
+            format!("·{}", s.temperature)
+        } else {
+            String::new()
+        };
+        assert!(
+            e.expansion.starts_with(&format!(
+                "({} − {}) / ({heads}·{n}{t_part})",
+                f2(a[(i, j)]),
+                f2(target[(i, j)])
+            )),
+            "{s:?}: {}",
+            e.expansion
+        );
+        assert_eq!(
+            e.formula.contains("·T)"),
+            s.temperature != 1.0,
+            "{s:?}: {}",
+            e.formula
+        );
+        let formula = back_formula(Stage::BackSoftmax, &t.config, t.wiring(), LossKind::Pattern);
+        assert_eq!(formula.contains('T'), s.temperature != 1.0, "{formula}");
+    }
+}
+
+#[test]
+fn the_gradient_of_s_divides_by_the_divisor_in_use_and_masked_cells_say_why_they_are_0() {
+    for s in setups() {
+        let t = trace(s);
+        let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+        let g = &pass.gradients.heads[0];
+        let e = explain_back(&t, &pass, BackMatrix::Head(0, HeadGrad::Scores), 1, 0).unwrap();
+        let expected_symbol = match (s.scale, s.cross) {
+            (ScaleMode::SqrtHeadDim, _) => Some("√d_k"),
+            (ScaleMode::SqrtSeqLen, false) => Some("√seq_len"),
+            (ScaleMode::SqrtSeqLen, true) => Some("√src_len"),
+            (ScaleMode::None, _) => None,
+        };
+        let formula = back_formula(Stage::BackScale, &t.config, t.wiring(), LossKind::Pattern);
+        let title = back_title(Stage::BackScale, &t.config, t.wiring(), LossKind::Pattern);
+        match expected_symbol {
+            Some(symbol) => {
+                let root = match s.scale {
+                    ScaleMode::SqrtHeadDim => 8 / s.n_heads,
+                    _ => t.n_keys(),
+                };
+                assert_eq!(
+                    e.expansion,
+                    format!(
+                        "{} / √{root} = {}",
+                        g3(g.d_masked[(1, 0)]),
+                        g3(g.d_scores[(1, 0)])
+                    )
+                );
+                assert!(e.formula.ends_with(&format!("/ {symbol}")), "{}", e.formula);
+                assert!(formula.contains(&format!("/ {symbol}")), "{formula}");
+                assert!(title.contains(symbol), "{title}");
+                let note = back_note(Stage::BackScale, &t, &pass).unwrap();
+                assert!(
+                    note.contains(&format!("{symbol} = √{root} ≈ {}", f2(t.scale_divisor))),
+                    "{note}"
+                );
+            }
+            None => {
+                assert_eq!(g.d_scores, g.d_masked);
+                assert!(
+                    !formula.contains("∂L/∂Mₕ /") && !formula.contains('√'),
+                    "{formula}"
+                );
+                assert!(back_note(Stage::BackScale, &t, &pass)
+                    .unwrap()
+                    .contains("passes on unchanged"));
+            }
+        }
+        assert_eq!(formula.contains("0 where j > i"), s.causal, "{formula}");
+        if s.causal {
+            let hidden =
+                explain_back(&t, &pass, BackMatrix::Head(0, HeadGrad::Scores), 0, 2).unwrap();
+            assert_eq!(hidden.value, 0.0);
+            assert!(hidden.note.unwrap().contains("causal mask hid it"));
+        }
+    }
+}
+
+#[test]
+fn a_weight_gradient_is_the_sum_over_tokens_written_term_by_term_and_the_step_goes_against_it() {
+    for s in setups() {
+        let t = trace(s);
+        for goal in goals() {
+            let pass = BackwardPass::new(&t, &goal).unwrap();
+            let (r, c) = (3, 5);
+            let e = explain_back(&t, &pass, BackMatrix::WQ, r, c).unwrap();
+            let input = t.attention_input();
+            let d_q = &pass.gradients.d_q;
+            let terms: Vec<String> = (0..t.seq_len())
+                .map(|i| {
+                    let (x, g) = (input[(i, r)], d_q[(i, c)]);
+                    let x = if i == 0 || x >= 0.0 {
+                        f2(x)
+                    } else {
+                        format!("({})", f2(x))
+                    };
+                    let g = if g < 0.0 && g3(g) != "0.000" {
+                        format!("({})", g3(g))
+                    } else {
+                        g3(g)
+                    };
+                    format!("{x} × {g}")
+                })
+                .collect();
+            assert_eq!(
+                e.expansion,
+                format!(
+                    "{} = {}",
+                    terms.join(" + "),
+                    g3(pass.gradients.d_w_q[(r, c)])
+                ),
+                "{s:?}"
+            );
+            let reads = if s.block == Some(Norm::Pre) {
+                "N₁"
+            } else {
+                "X"
+            };
+            assert!(
+                e.formula.contains(&format!("Σᵢ {reads}[i, r]")),
+                "{}",
+                e.formula
+            );
+            let note = e.note.unwrap();
+            assert!(note.contains("against this gradient"), "{note}");
+            let v = pass.gradients.d_w_q[(r, c)];
+            if v > 0.0 {
+                assert!(note.contains("SGD step lowers it"), "{note}");
+            } else if v < 0.0 {
+                assert!(note.contains("SGD step raises it"), "{note}");
+            }
+            assert!(!note.contains("direction the weight will move"));
+        }
+    }
+}
+
+#[test]
+fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
+    let t = trace(BASE);
+    let pattern = BackwardPass::new(&t, &Goal::named(NamedTarget::First)).unwrap();
+    let task = BackwardPass::new(&t, &Goal::Task(Task::Mean)).unwrap();
+    for stage in [Stage::BackOutput, Stage::BackWeightedSum] {
+        let said = unreached_text(stage, LossKind::Pattern).unwrap();
+        assert!(said.contains("no gradient reaches Y, W_o, C or the values"));
+        assert_eq!(back_note(stage, &t, &pattern).unwrap(), said);
+        assert!(back_title(stage, &t.config, t.wiring(), LossKind::Pattern).contains("not reached"));
+        assert!(unreached_text(stage, LossKind::Task).is_none());
+        assert!(!back_note(stage, &t, &task).unwrap().contains("not reach"));
+    }
+    for m in [
+        BackMatrix::WO,
+        BackMatrix::WV,
+        BackMatrix::Head(0, HeadGrad::V),
+    ] {
+        assert!(m.get(&pattern).is_none());
+        assert!(explain_back(&t, &pattern, m, 0, 0).is_none());
+        assert!(m.get(&task).is_some());
+    }
+    let projection = back_note(Stage::BackProjection, &t, &pattern).unwrap();
+    assert!(projection.contains("∂L/∂W_v is exactly 0"), "{projection}");
+    assert!(!back_formula(
+        Stage::BackProjection,
+        &t.config,
+        t.wiring(),
+        LossKind::Pattern
+    )
+    .contains("W_v"));
+    assert!(
+        back_formula(Stage::BackProjection, &t.config, t.wiring(), LossKind::Task)
+            .contains("∂L/∂W_v = Xᵀ·∂L/∂V")
+    );
+}
+
+#[test]
+fn the_loss_notes_carry_the_loss_and_the_largest_gradient_the_pass_holds() {
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let note = back_note(Stage::BackLoss, &t, &pass).unwrap();
+    assert!(
+        note.contains(&format!("L = {}", g3(pass.gradients.loss))),
+        "{note}"
+    );
+    assert!(note.contains("n_heads·n = 2·4 = 8 rows"), "{note}");
+    let d_a = &pass.gradients.heads[0].d_weights;
+    let largest = d_a
+        .iter()
+        .fold(0.0f64, |m, v| if v.abs() > m.abs() { *v } else { m });
+    assert!(note.contains(&format!("= {}", g3(largest))), "{note}");
+
+    let task = BackwardPass::new(&t, &Goal::Task(Task::CopyPrevious)).unwrap();
+    let note = back_note(Stage::BackLoss, &t, &task).unwrap();
+    assert!(
+        note.contains(&format!("L = {}", g3(task.gradients.loss))),
+        "{note}"
+    );
+    assert!(note.contains("n·d_model = 4·8 = 32"), "{note}");
+    let e = explain_back(&t, &task, BackMatrix::Output, 1, 2).unwrap();
+    let (target, _) = task.task_target().unwrap();
+    assert!(e
+        .expansion
+        .starts_with(&format!("2 × ({} − ", f2(t.output[(1, 2)]))));
+    assert!(e.expansion.contains(&f2(target[(1, 2)]).replace('−', "")));
+    assert!(e.expansion.contains("/ (4·8)"), "{}", e.expansion);
+}
+
+#[test]
+fn the_pattern_gradient_of_a_names_the_target_and_the_weight() {
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let a = t.heads[1].weights[(3, 2)];
+    let e = explain_back(&t, &pass, BackMatrix::Head(1, HeadGrad::Weights), 3, 2).unwrap();
+    assert_eq!(
+        e.expansion,
+        format!("−1.00 / (2·4 × {}) = {}", f2(a), g3(-1.0 / (8.0 * a)))
+    );
+    let zero = explain_back(&t, &pass, BackMatrix::Head(1, HeadGrad::Weights), 3, 0).unwrap();
+    assert_eq!(zero.value, 0.0);
+    assert!(zero
+        .note
+        .unwrap()
+        .contains("target puts no weight on this key"));
+    assert_eq!(e.title, "Gradient ∂L/∂A₂[down, sat]");
+}
+
+#[test]
+fn the_task_softmax_cell_writes_out_its_row_sum() {
+    let t = trace(Setup {
+        temperature: 0.5,
+        ..BASE
+    });
+    let pass = BackwardPass::new(&t, &Goal::Task(Task::CopyFirst)).unwrap();
+    let (a, g) = (&t.heads[0].weights, &pass.gradients.heads[0].d_weights);
+    let rowsum: f64 = (0..4).map(|k| a[(2, k)] * g[(2, k)]).sum();
+    let e = explain_back(&t, &pass, BackMatrix::Head(0, HeadGrad::Masked), 2, 1).unwrap();
+    assert!(
+        e.expansion
+            .starts_with(&format!("{} × ({} − ", f2(a[(2, 1)]), g3(g[(2, 1)]))),
+        "{}",
+        e.expansion
+    );
+    assert!(e.expansion.contains(") / 0.5 = "), "{}", e.expansion);
+    assert!(e.note.unwrap().contains(&format!("= {}.", g3(rowsum))));
+    assert!((e.value - a[(2, 1)] * (g[(2, 1)] - rowsum) / 0.5).abs() < 1e-14);
+}
+
+#[test]
+fn in_pre_norm_the_input_gradient_goes_through_ln1_and_says_so() {
+    let t = trace(Setup {
+        block: Some(Norm::Pre),
+        ..BASE
+    });
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    assert!(pass.gradients.d_norm_1.is_some());
+    let e = explain_back(&t, &pass, BackMatrix::X, 1, 3).unwrap();
+    assert!(e.formula.contains("ĝ = ∂L/∂N₁[i, :] ⊙ γ₁"), "{}", e.formula);
+    assert_eq!(e.value, pass.gradients.d_x[(1, 3)]);
+    let note = back_note(Stage::BackInput, &t, &pass).unwrap();
+    assert!(
+        note.contains("Pre-norm: attention read N₁ = LN₁(X)"),
+        "{note}"
+    );
+    assert!(
+        back_title(Stage::BackInput, &t.config, t.wiring(), LossKind::Pattern)
+            .contains("through LN₁")
+    );
+    // Post-norm: N₁ comes after attention, so the input gradient is the projections' sum.
+    let post = trace(Setup {
+        block: Some(Norm::Post),
+        ..BASE
+    });
+    let pass = BackwardPass::new(&post, &Goal::named(NamedTarget::Previous)).unwrap();
+    let e = explain_back(&post, &pass, BackMatrix::X, 1, 3).unwrap();
+    assert!(e
+        .formula
+        .starts_with("∂L/∂X[i, r] = Σ_c ∂L/∂Q[i, c]·W_q[r, c] + Σ_c ∂L/∂K[i, c]·W_k[r, c]"));
+    assert!(!back_note(Stage::BackInput, &post, &pass)
+        .unwrap()
+        .contains("Pre-norm"));
+}
+
+#[test]
+fn with_a_source_the_keys_gradient_lands_on_the_source_and_the_task_target_path_too() {
+    let s = Setup {
+        causal: false,
+        cross: true,
+        ..BASE
+    };
+    let t = trace(s);
+    let pass = BackwardPass::new(&t, &Goal::Task(Task::Mean)).unwrap();
+    let g = &pass.gradients;
+    let e = explain_back(&t, &pass, BackMatrix::SourceEmbeddings, 2, 1).unwrap();
+    let via = g.d_embeddings_via_target.as_ref().unwrap()[(2, 1)];
+    assert_eq!(
+        e.expansion,
+        format!(
+            "{} + {} = {}",
+            g3(g.d_source_x.as_ref().unwrap()[(2, 1)]),
+            if via < 0.0 {
+                format!("({})", g3(via))
+            } else {
+                g3(via)
+            },
+            g3(g.d_source_embeddings.as_ref().unwrap()[(2, 1)])
+        )
+    );
+    // The sentence's own embeddings get attention's path only: the target is the source's.
+    let own = explain_back(&t, &pass, BackMatrix::Embeddings, 0, 0).unwrap();
+    assert!(!own.formula.contains("Pᵀ"), "{}", own.formula);
+    let x = explain_back(&t, &pass, BackMatrix::X, 0, 0).unwrap();
+    assert_eq!(x.formula, "∂L/∂X[i, r] = Σ_c ∂L/∂Q[i, c]·W_q[r, c]");
+    let note = back_note(Stage::BackInput, &t, &pass).unwrap();
+    assert!(note.contains("built from E_src"), "{note}");
+    assert!(back_title(Stage::BackInput, &t.config, t.wiring(), LossKind::Task).contains("E_src"));
+}
+
+#[test]
+fn a_target_the_mask_hides_gives_no_backward_pass_and_no_panic() {
+    let t = trace(BASE);
+    let err = BackwardPass::new(&t, &Goal::named(NamedTarget::Next)).unwrap_err();
+    assert!(err.to_string().contains("next"), "{err}");
+}
+
+#[test]
+fn the_backward_stages_follow_the_forward_ones_and_count_among_themselves() {
+    for block in [None, Some(Norm::Post), Some(Norm::Pre)] {
+        let last = *Stage::sequence(block).last().unwrap();
+        assert_eq!(last.next_in(block), Some(Stage::BackLoss));
+        assert_eq!(Stage::BackLoss.prev_in(block), Some(last));
+    }
+    assert_eq!(stage_progress(Stage::BackSoftmax, None), "Backward 4 of 8");
+    assert_eq!(stage_progress(Stage::Softmax, None), "Stage 7 of 10");
+    for stage in Stage::BACKWARD {
+        assert!(!stage_explanation(stage).is_empty());
+        assert!(!stage_explanation(stage).contains("direction the weight will move"));
+    }
+}
+
+#[test]
+fn a_link_to_a_backward_stage_and_a_gradient_cell_reads_back_without_a_notice() {
+    use attention_lens::formats::permalink::{decode, encode};
+    let fragment = "v=1&causal=1&stage=back-scale&head=1&cell=d_scores-h1.2.1";
+    let decoded = decode(fragment);
+    assert!(decoded.notices.is_empty(), "{:?}", decoded.notices);
+    assert_eq!(decoded.state.stage, Stage::BackScale);
+    assert_eq!(decoded.state.cell, Some(("d_scores-h1".to_string(), 2, 1)));
+    assert_eq!(encode(&decoded.state), fragment);
+    // A cell beyond the gradient's shape is dropped with a notice, as for a forward panel.
+    let decoded = decode("v=1&stage=back-projection&cell=d_w_q.9.0");
+    assert_eq!(decoded.notices.len(), 1, "{:?}", decoded.notices);
+    assert_eq!(decoded.state.cell, None);
+}
+
+#[test]
+fn the_projection_note_says_an_sgd_step_goes_against_the_largest_gradient() {
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let g = &pass.gradients.d_w_q;
+    let (mut r, mut c) = (0, 0);
+    for i in 0..8 {
+        for j in 0..8 {
+            if g[(i, j)].abs() > g[(r, c)].abs() {
+                (r, c) = (i, j);
+            }
+        }
+    }
+    let v = g[(r, c)];
+    let times = if v < 0.0 {
+        format!("({})", g3(v))
+    } else {
+        g3(v)
+    };
+    let note = back_note(Stage::BackProjection, &t, &pass).unwrap();
+    assert!(
+        note.contains(&format!(
+            "∂L/∂W_q[d{}, d{}] = {}. A plain SGD step with learning rate η would change W_q[d{}, d{}] by −η × {times}, against the gradient",
+            r + 1,
+            c + 1,
+            g3(v),
+            r + 1,
+            c + 1
+        )),
+        "{note}"
+    );
+}

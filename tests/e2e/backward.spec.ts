@@ -1,0 +1,200 @@
+// The Backward part of the stepper: every backward stage is reached from the stepper, the link
+// records it, and its heatmaps and a cell explanation agree with the CLI's `grad`, for a pattern
+// goal and for a task goal.
+
+import { test, expect, runCli, cellBox, expectMatrixClose, type Matrix, type AppPage } from "./fixtures";
+import type { Page } from "@playwright/test";
+
+const SENTENCE = "the cat sat down";
+
+/** The backward stages' keys, in the order the gradient flows. */
+const BACKWARD = [
+  "back-loss",
+  "back-output",
+  "back-weighted-sum",
+  "back-softmax",
+  "back-scale",
+  "back-scores",
+  "back-projection",
+  "back-input",
+] as const;
+
+interface Grad {
+  loss: number;
+  grad: { w_q: Matrix; w_k: Matrix; w_v: Matrix; w_o: Matrix; embeddings: Matrix };
+  heads: { d_weights: Matrix; d_scores: Matrix }[];
+}
+
+function grad(extra: string[]): Grad {
+  return JSON.parse(runCli(["grad", "--sentence", SENTENCE, "--causal", ...extra])) as Grad;
+}
+
+/** A number as the heatmaps write a gradient: three decimals, a real minus, no −0. */
+function shown(v: number): string {
+  const text = v.toFixed(3);
+  return /^-0\.0+$/.test(text) ? text.slice(1) : text.replace("-", "−");
+}
+
+async function open(page: Page, key: (typeof BACKWARD)[number]): Promise<void> {
+  await page.getByTestId(`stage-${key}`).click();
+  await expect(page.getByTestId(`stage-${key}`)).toHaveAttribute("aria-current", "step");
+}
+
+async function expectTable(app: AppPage, name: string, expected: Matrix): Promise<void> {
+  await expect(app.table(name)).toHaveCount(1);
+  expectMatrixClose(await app.tableValues(name), expected, 1e-9, name);
+}
+
+/** Clicks cell (row, col) of heatmap `name` and returns the explanation's expansion. */
+async function explainCell(page: Page, name: string, row: number, col: number): Promise<string> {
+  const canvas = page.getByTestId(`canvas-${name}`);
+  await canvas.scrollIntoViewIfNeeded();
+  const cell = await cellBox(canvas, row, col);
+  await page.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
+  const expansion = page.getByTestId("explain-expansion");
+  await expect(expansion).toBeVisible();
+  return expansion.innerText();
+}
+
+test("the pattern goal's backward stages match the CLI's grad and say what the loss does not reach", async ({ app, page }) => {
+  const cli = grad(["--target", "previous"]);
+  await app.goto();
+  await page.getByTestId("sentence-input").fill(SENTENCE);
+  await page.getByTestId("causal").check();
+  await app.openStage("output");
+  await page.getByTestId("show-tables").check();
+
+  // Next from the last forward stage opens the first backward one, and the link records it.
+  await page.getByTestId("next").click();
+  await expect(page.getByTestId("stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
+  await expect(page.getByTestId("progress")).toContainText("1 of 8");
+  await expect.poll(() => page.evaluate(() => location.hash)).toContain("stage=back-loss");
+  await expect(page.getByTestId("backward-goal")).toContainText("looks at the key one position before it");
+  await expect(page.getByTestId("stage-note")).toContainText(`L = ${shown(cli.loss)}`);
+  for (const h of [0, 1]) await expectTable(app, `d_weights-h${h}`, cli.heads[h].d_weights);
+
+  // The pattern loss reaches neither W_o nor the values: the stages say so, with no heatmap.
+  for (const key of ["back-output", "back-weighted-sum"] as const) {
+    await open(page, key);
+    await expect(page.getByTestId("unreached")).toContainText("no gradient reaches Y, W_o, C or the values");
+    await expect(page.locator(".stage-body canvas")).toHaveCount(0);
+  }
+
+  await open(page, "back-softmax");
+  await expect(page.getByTestId("formula")).toContainText("heads");
+  await expect(page.getByTestId("canvas-d_masked-h0")).toBeVisible();
+
+  await open(page, "back-scale");
+  await expect(page.getByTestId("stage-title")).toHaveText("∂L/∂Sₕ through the mask and ÷√d_k");
+  for (const h of [0, 1]) await expectTable(app, `d_scores-h${h}`, cli.heads[h].d_scores);
+  const scoreCell = await explainCell(page, "d_scores-h0", 2, 1);
+  expect(scoreCell).toContain("/ √2");
+  expect(scoreCell.endsWith(`= ${shown(cli.heads[0].d_scores[2][1] as number)}`), scoreCell).toBe(true);
+  await expect(page.getByTestId("explain-formula")).toHaveText("∂L/∂S₁[i, j] = ∂L/∂M₁[i, j] / √d_k");
+
+  await open(page, "back-scores");
+  await expect(page.getByTestId("canvas-d_q-h1")).toBeVisible();
+  await expect(page.getByTestId("canvas-d_k-h1")).toBeVisible();
+
+  await open(page, "back-projection");
+  await expectTable(app, "d_w_q", cli.grad.w_q);
+  await expectTable(app, "d_w_k", cli.grad.w_k);
+  await expect(app.table("d_w_v")).toHaveCount(0);
+  await expect(page.getByTestId("unreached")).toContainText("∂L/∂W_v is exactly 0");
+  expect(cli.grad.w_v.flat().every((v) => v === 0)).toBe(true);
+  const weightCell = await explainCell(page, "d_w_q", 1, 3);
+  expect(weightCell.endsWith(`= ${shown(cli.grad.w_q[1][3] as number)}`), weightCell).toBe(true);
+  // Four tokens: four terms in[i, r] × ∂L/∂Q[i, c].
+  expect(weightCell.split(" × ").length).toBe(5);
+  await expect(page.getByTestId("explain-note")).toContainText("against this gradient");
+
+  await open(page, "back-input");
+  await expectTable(app, "d_embeddings", cli.grad.embeddings);
+  await expect(page.getByTestId("next")).toBeDisabled();
+
+  // The keyboard walks back, and so does the history.
+  await page.locator("body").click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press("ArrowLeft");
+  await expect(page.getByTestId("stage-back-projection")).toHaveAttribute("aria-current", "step");
+  await page.goBack();
+  await expect(page.getByTestId("stage-back-input")).toHaveAttribute("aria-current", "step");
+  await app.screenshot("backward-input");
+});
+
+test("a task goal's backward stages reach W_o and the values and match the CLI's grad", async ({ app, page }) => {
+  const cli = grad(["--task", "copy_previous"]);
+  await app.goto();
+  await page.getByTestId("sentence-input").fill(SENTENCE);
+  await page.getByTestId("causal").check();
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await page.getByTestId("train-goal").selectOption("copy_previous");
+  await page.getByTestId("show-tables").check();
+  await page.getByTestId("stage-back-loss").click();
+  await expect(page.getByTestId("stage-title")).toHaveText("Task loss and ∂L/∂Y");
+  await expect(page.getByTestId("stage-note")).toContainText(`L = ${shown(cli.loss)}`);
+
+  await open(page, "back-output");
+  await expect(page.getByTestId("unreached")).toHaveCount(0);
+  await expectTable(app, "d_w_o", cli.grad.w_o);
+
+  await open(page, "back-weighted-sum");
+  for (const h of [0, 1]) await expectTable(app, `d_weights-h${h}`, cli.heads[h].d_weights);
+  const weightCell = await explainCell(page, "d_weights-h1", 3, 1);
+  expect(weightCell.endsWith(`= ${shown(cli.heads[1].d_weights[3][1] as number)}`), weightCell).toBe(true);
+
+  await open(page, "back-softmax");
+  await expect(page.getByTestId("formula")).toContainText("rowsum");
+
+  await open(page, "back-scale");
+  for (const h of [0, 1]) await expectTable(app, `d_scores-h${h}`, cli.heads[h].d_scores);
+
+  await open(page, "back-projection");
+  await expectTable(app, "d_w_q", cli.grad.w_q);
+  await expectTable(app, "d_w_k", cli.grad.w_k);
+  await expectTable(app, "d_w_v", cli.grad.w_v);
+  const vCell = await explainCell(page, "d_w_v", 0, 2);
+  expect(vCell.endsWith(`= ${shown(cli.grad.w_v[0][2] as number)}`), vCell).toBe(true);
+
+  await open(page, "back-input");
+  // E's gradient counts the task target's own path, as the CLI's does.
+  await expectTable(app, "d_embeddings", cli.grad.embeddings);
+  await expect(page.getByTestId("stage-note")).toContainText("built from E");
+  await app.screenshot("backward-task-input");
+});
+
+test("the backward stages follow an edit, and a goal the mask forbids is explained, not drawn", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("show-tables").check();
+  await page.getByTestId("stage-back-projection").click();
+  const before = await app.tableValues("d_w_q");
+  // A setting changes the gradient: it is recomputed from the same trace.
+  await page.getByTestId("causal").check();
+  await expect.poll(() => app.tableValues("d_w_q")).not.toEqual(before);
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await page.getByTestId("train-goal").selectOption("next");
+  await expect(page.getByTestId("backward-error")).toContainText("next");
+  await expect(page.locator(".stage-body canvas")).toHaveCount(0);
+  // The quiz asks nothing on a backward stage and does not hide it.
+  await page.getByTestId("train-goal").selectOption("first");
+  await page.getByTestId("quiz-me").click();
+  await expect(page.getByTestId("canvas-d_w_q")).toBeVisible();
+});
+
+test("presenter mode and a compact embed step into the backward stages", async ({ app, page }) => {
+  await app.goto("./?present=1#v=1&stage=output");
+  const bar = page.getByTestId("presenter-bar");
+  await expect(bar).toHaveAttribute("data-step", /^output-/);
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", /^back-loss-/);
+  await expect(page.getByTestId("stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
+  await expect(page.getByTestId("canvas-d_weights-h0")).toBeVisible();
+
+  // A compact embed keeps a backward stage to its results.
+  await app.goto("./?embed=1&controls=0#v=1&stage=back-input");
+  await expect(page.getByTestId("stage-title")).toHaveText("∂L/∂X and ∂L/∂E");
+  await expect(page.getByTestId("canvas-d_embeddings")).toBeVisible();
+  await expect(page.getByTestId("canvas-d_q")).toHaveCount(0);
+  await page.getByTestId("prev").click();
+  await expect(page.getByTestId("canvas-d_w_q")).toBeVisible();
+  await expect(page.getByTestId("canvas-d_q")).toHaveCount(0);
+});

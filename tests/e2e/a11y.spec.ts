@@ -3,7 +3,7 @@
 //
 // axe-core is loaded from node_modules into the page; nothing is fetched from elsewhere.
 import type { Page } from "@playwright/test";
-import { test, expect, STAGES } from "./fixtures";
+import { test, expect, STAGES, BACKWARD_STAGES } from "./fixtures";
 
 const AXE_SCRIPT = require.resolve("axe-core/axe.min.js");
 
@@ -218,17 +218,6 @@ test("the whole worked example, ready to print", async ({ app, page }) => {
   await expect(page.getByTestId("handout-title")).toBeFocused();
   await expectNoSeriousViolations(page, "handout");
 });
-
-const BACKWARD_STAGES = [
-  "back-loss",
-  "back-output",
-  "back-weighted-sum",
-  "back-softmax",
-  "back-scale",
-  "back-scores",
-  "back-projection",
-  "back-input",
-];
 
 for (const scheme of ["light", "dark"] as const) {
   test(`every backward stage in the ${scheme} colour scheme, for a pattern goal`, async ({ app, page }) => {

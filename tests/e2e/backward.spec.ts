@@ -2,22 +2,19 @@
 // records it, and its heatmaps and a cell explanation agree with the CLI's `grad`, for a pattern
 // goal and for a task goal.
 
-import { test, expect, runCli, cellBox, expectMatrixClose, type Matrix, type AppPage } from "./fixtures";
+import {
+  test,
+  expect,
+  runCli,
+  cellBox,
+  expectMatrixClose,
+  BACKWARD_STAGES as BACKWARD,
+  type Matrix,
+  type AppPage,
+} from "./fixtures";
 import type { Page } from "@playwright/test";
 
 const SENTENCE = "the cat sat down";
-
-/** The backward stages' keys, in the order the gradient flows. */
-const BACKWARD = [
-  "back-loss",
-  "back-output",
-  "back-weighted-sum",
-  "back-softmax",
-  "back-scale",
-  "back-scores",
-  "back-projection",
-  "back-input",
-] as const;
 
 interface Grad {
   loss: number;

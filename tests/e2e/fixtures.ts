@@ -33,6 +33,18 @@ export const STAGES = [
 ] as const;
 export type StageKey = (typeof STAGES)[number];
 
+/** The backward stages' keys, in the order the gradient flows. */
+export const BACKWARD_STAGES = [
+  "back-loss",
+  "back-output",
+  "back-weighted-sum",
+  "back-softmax",
+  "back-scale",
+  "back-scores",
+  "back-projection",
+  "back-input",
+] as const;
+
 /** The title each stage shows with the default settings (the mask off), in the order of `STAGES`. */
 export const STAGE_TITLES = [
   "Input X",

@@ -80,6 +80,8 @@ async function expectFocusVisible(page: Page): Promise<void> {
 test.describe.configure({ mode: "parallel" });
 
 test("the whole stepper works from the keyboard alone", async ({ app, page }) => {
+  // It tabs through every forward and backward stage of the rail.
+  test.slow();
   await app.goto();
 
   // The sentence box.

@@ -258,6 +258,8 @@ test("presenting, the teacher reveals with R or the clicker, and the tally is th
 });
 
 test("with the block and a source, every stage asks and marks its own question", async ({ app, page }) => {
+  // Seventeen stages, each answered and revealed.
+  test.slow();
   const args = ["--source", "le chat noir", "--block", "--norm", "pre"];
   const key = answerKey(5, args);
   expect(key).toHaveLength(17);

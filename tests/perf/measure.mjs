@@ -28,6 +28,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { prepare } from "./scenarios.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const e2eDir = path.resolve(here, "../e2e");
@@ -185,51 +186,6 @@ async function firstHeatmapTimes(browser, url, loads, problems, phone = false) {
     }
   }
   return times;
-}
-
-/** 32 words: the most tokens a sentence may have. */
-const LONGEST_SENTENCE = "the quick brown fox jumps over the lazy dog "
-  .repeat(4)
-  .trim()
-  .split(" ")
-  .slice(0, 32)
-  .join(" ");
-
-/**
- * Sets up `scenario` on the Scores stage and returns the number of canvases shown. The default
- * scenario has 2 heads and shows both; the largest has 8, so "Compare all heads" is switched on
- * to show every head's scores at once.
- */
-async function prepare(page, scenario) {
-  const largest = scenario.startsWith("largest");
-  if (largest) {
-    await page.getByTestId("sentence-input").fill(LONGEST_SENTENCE);
-    await page.getByTestId("d-model").selectOption("16");
-    await page.getByTestId("n-heads").selectOption("8");
-    const tokens = await page.getByTestId("token").count();
-    if (tokens !== 32) throw new Error(`the largest scenario has ${tokens} tokens, not 32`);
-  }
-  if (scenario.endsWith("-block")) {
-    await page.getByTestId("block").check();
-    if (largest) {
-      await page.getByTestId("d-ff").fill("64");
-      await page.getByTestId("d-ff").press("Enter");
-      await page.getByTestId("cross").check();
-      await page.getByTestId("source").fill(LONGEST_SENTENCE);
-    }
-  }
-  await page.getByTestId("stage-scores").click();
-  if (largest) {
-    const compare = page.getByTestId("compare-heads");
-    if ((await compare.getAttribute("aria-pressed")) !== "true") await compare.click();
-  }
-  await page.getByTestId("editor-tab-w_q").click();
-  await page.getByTestId("cell-w_q-0-0").focus();
-  // Let every canvas of the new view be drawn before the first edit.
-  await page.evaluate(
-    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
-  );
-  return page.evaluate(() => document.querySelectorAll("canvas").length);
 }
 
 /**

@@ -13,6 +13,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { prepare } from "./scenarios.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { chromium } = createRequire(path.join(here, "../e2e/package.json"))("playwright-core");
@@ -27,13 +28,6 @@ if (!url || !Number.isInteger(edits) || edits < 1) {
   process.exit(2);
 }
 
-const LONGEST_SENTENCE = "the quick brown fox jumps over the lazy dog "
-  .repeat(4)
-  .trim()
-  .split(" ")
-  .slice(0, 32)
-  .join(" ");
-
 const browser = await chromium.launch({
   executablePath: process.env.E2E_CHROMIUM ?? "/usr/bin/chromium",
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
@@ -42,18 +36,7 @@ try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
   await page.waitForFunction(() => performance.getEntriesByName("al-first-heatmap").length > 0);
-  if (largest) {
-    await page.getByTestId("sentence-input").fill(LONGEST_SENTENCE);
-    await page.getByTestId("d-model").selectOption("16");
-    await page.getByTestId("n-heads").selectOption("8");
-  }
-  await page.getByTestId("stage-scores").click();
-  if (largest) {
-    const compare = page.getByTestId("compare-heads");
-    if ((await compare.getAttribute("aria-pressed")) !== "true") await compare.click();
-  }
-  await page.getByTestId("editor-tab-w_q").click();
-  await page.getByTestId("cell-w_q-0-0").focus();
+  await prepare(page, largest ? "largest" : "default");
   const nudge = async (i) => {
     await page.keyboard.press(i % 2 === 0 ? "Alt+ArrowUp" : "Alt+ArrowDown");
     await page.waitForFunction((n) => performance.getEntriesByName("al-edit").length >= n, i + 1);
@@ -115,24 +98,6 @@ try {
   for (const e of events) {
     if (!main.includes(`${e.pid}:${e.tid}`) || e.ph !== "X" || !e.dur) continue;
     busy.set(e.name, (busy.get(e.name) ?? 0) + e.dur / 1000);
-  }
-  // The same, inside the edits' own measures only (from the edit to its last heatmap drawn).
-  const windows = events
-    .filter((e) => e.name === "al-edit" && e.ph === "b")
-    .map((b) => [b.ts, events.find((x) => x.name === "al-edit" && x.ph === "e" && x.id === b.id)?.ts ?? b.ts]);
-  const inside = new Map();
-  for (const e of events) {
-    if (!main.includes(`${e.pid}:${e.tid}`) || e.ph !== "X" || !e.dur) continue;
-    // The part of each event that falls inside a measure.
-    const overlap = windows.reduce(
-      (sum, [a, b]) => sum + Math.max(0, Math.min(b, e.ts + e.dur) - Math.max(a, e.ts)),
-      0,
-    );
-    if (overlap > 0) inside.set(e.name, (inside.get(e.name) ?? 0) + overlap / 1000);
-  }
-  console.log(`inside al-edit (${windows.length} measures), per edit (events nest, so they overlap):`);
-  for (const [name, ms] of [...inside.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
-    console.log(`  ${(ms / edits).toFixed(3).padStart(7)}  ${name}`);
   }
   console.log("main thread per edit, by trace event (ms; events nest, so they overlap):");
   for (const name of ["RunTask", "FunctionCall", "EventDispatch", "UpdateLayoutTree", "Layout", "Paint", "PrePaint", "Layerize", "FireAnimationFrame"]) {

@@ -375,7 +375,7 @@ fn the_loss_notes_carry_the_loss_and_the_largest_gradient_the_pass_holds() {
     let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
     let note = back_note(Stage::BackLoss, &t, &pass).unwrap();
     assert!(
-        note.contains(&format!("L = {}", g3(pass.gradients.loss))),
+        note.contains(&format!("L ≈ {}", g3(pass.gradients.loss))),
         "{note}"
     );
     assert!(note.contains("n_heads·n = 2·4 = 8 rows"), "{note}");
@@ -383,12 +383,12 @@ fn the_loss_notes_carry_the_loss_and_the_largest_gradient_the_pass_holds() {
     let largest = d_a
         .iter()
         .fold(0.0f64, |m, v| if v.abs() > m.abs() { *v } else { m });
-    assert!(note.contains(&format!("= {}", g3(largest))), "{note}");
+    assert!(note.contains(&format!("≈ {}", g3(largest))), "{note}");
 
     let task = BackwardPass::new(&t, &Goal::Task(Task::CopyPrevious)).unwrap();
     let note = back_note(Stage::BackLoss, &t, &task).unwrap();
     assert!(
-        note.contains(&format!("L = {}", g3(task.gradients.loss))),
+        note.contains(&format!("L ≈ {}", g3(task.gradients.loss))),
         "{note}"
     );
     assert!(note.contains("n·d_model = 4·8 = 32"), "{note}");

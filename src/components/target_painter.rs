@@ -142,7 +142,7 @@ pub fn TargetPainter(
                                             <th scope="row">{query.clone()}</th>
                                             {row.iter().enumerate().map(|(j, w)| {
                                                 let hidden = masked && j > i;
-                                                let text = if hidden { "−∞".to_string() } else { format_value(*w, 2) };
+                                                let text = if hidden { "—".to_string() } else { format_value(*w, 2) };
                                                 let label = paint_cell_label(
                                                     &query,
                                                     g.keys.get(j).map_or("", String::as_str),

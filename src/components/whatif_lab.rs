@@ -356,9 +356,9 @@ pub fn WhatIfLab(
                         <caption>{gradient_caption()}</caption>
                         <thead><tr>
                             <th scope="col">"d_k"</th>
-                            <th scope="col">"‖∂L/∂S‖, no scaling"</th>
-                            <th scope="col">"‖∂L/∂S‖, ÷ √d_k"</th>
-                            <th scope="col">"largest weight, no scaling / ÷ √d_k"</th>
+                            <th scope="col">"median ‖∂L/∂Sᵢ‖, no scaling"</th>
+                            <th scope="col">"median ‖∂L/∂Sᵢ‖, ÷ √d_k"</th>
+                            <th scope="col">"mean largest weight, no scaling / ÷ √d_k"</th>
                         </tr></thead>
                         <tbody>
                             {points.iter().map(|p| view! {

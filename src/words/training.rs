@@ -53,8 +53,9 @@ each; the numbers are those target weights.",
 }
 
 /// Why the cells above the diagonal cannot be painted while the causal mask is on.
-pub const PAINT_MASK_NOTE: &str = "Hatched cells (−∞) are keys after their query: the causal \
-mask hides them, so a target cannot put weight there and they cannot be painted.";
+pub const PAINT_MASK_NOTE: &str = "Hatched cells (—) are keys after their query: the causal \
+mask sets their scores to −∞, so their weight is always 0, a target cannot ask for any, and \
+they cannot be painted.";
 
 /// The accessible name of one cell of a painted target.
 pub fn paint_cell_label(query: &str, key: &str, weight: &str, masked: bool) -> String {

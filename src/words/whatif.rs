@@ -129,7 +129,7 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
             So the divisor is wrong in a way that changes with the sentence. With fewer tokens than d_k it divides by too little, and the weights come out too sharp; with more, by too much, and they come out too flat. Only when seq_len happens to equal d_k do the two agree.\n\n\
             Adding a word at the end changes the divisor, so the scaled score of every pair of words already there changes, although their queries and keys did not. With √d_k a new word only adds its own row and column, and the scores already there stay as they were. Compare the mean largest weight per row on both sides.",
         WhatIf::NoScaling => "The scores go into the softmax undivided. A dot product adds up d_k products, so for random vectors with unit-variance components its typical size grows like √d_k: the wider the head, the bigger the scores. Dividing by √d_k brings such scores back to a typical size of about 1, whatever d_k is.\n\n\
-            Large differences push the softmax towards all-or-nothing weights, where a row can put almost all its weight on one token. A row that saturated has almost no gradient, so a model in training barely learns from it.\n\n\
+            Large differences push the softmax towards all-or-nothing weights, where a row can put almost all its weight on one token. When the loss reaches the scores only through the output, as in a real transformer (the app's task goals), a saturated row passes back almost no gradient: the softmax's backward, A ⊙ (G − rowsum(G ⊙ A)), is close to 0 there. A loss on the weights themselves, like the pattern goals, still gets A − A*.\n\n\
             Whenever d_k is above 1, the undivided scores are √d_k times larger, so every row whose scores differ gets sharper: its largest weight grows and its entropy falls. With d_k = 1 the divisor is √1 = 1 and the two sides are the same. The saturation chart shows the effect growing with d_k, and the table below it what that does to learning: how large the gradient ∂L/∂S is with and without the divisor.",
         WhatIf::SoftmaxOverColumns => "Each column is normalised instead of each row, so the weights add up to 1 down every column rather than across every row. A row is one token asking where to look; a column is one token being looked at.\n\n\
             Normalising columns shares out each key among the queries, so a token no longer divides one unit of attention among the others. Its row can total more or less than 1, so its output is no longer a weighted average of value rows but is blown up or shrunk. And a key that several queries like has its share split between them. Check the sums: the rows drift away from 1 while every column sums to exactly 1.\n\n\
@@ -263,9 +263,11 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
 /// The caption of the learning table: what was measured, on what, with which loss.
 pub fn gradient_caption() -> String {
     format!(
-        "Why √d_k matters for learning: random Q, K and V for {GRADIENT_TOKENS} tokens and one \
-head of width d_k, the task loss {task}, L = 1/(n·d_model) · Σ (Y − Y*)², sent through the \
-backward pass {GRADIENT_TRIALS} times per d_k, with the scores S divided by √d_k and not \
+        "Why √d_k matters for learning: random embeddings E (unit variance) and W_q, W_k, W_v, \
+W_o (variance 1/d_k, so each entry of Q, K and V has variance ≈ 1) for {GRADIENT_TOKENS} \
+tokens and one head of width d_k = d_model, no mask and no positions, and the task loss {task} \
+(Y* is the previous row of E), L = 1/(n·d_model) · Σ (Y − Y*)², sent through the backward pass \
+for {GRADIENT_TRIALS} random inputs per d_k, with the scores S divided by √d_k and not \
 divided. ‖∂L/∂S‖ is the typical length of a row of the gradient reaching the raw scores (the \
 median over rows).",
         task = GRADIENT_TASK.key()
@@ -283,7 +285,7 @@ pub fn gradient_summary(points: &[GradientPoint]) -> Option<String> {
     let (first, last) = (points.first()?, points.last()?);
     let narrow = if first.unscaled > first.scaled {
         format!(
-            "At d_k = {} the divisor √{} ≈ {} only shrinks the gradient, so the undivided side \
+            "At d_k = {} the divisor √{} ≈ {} mostly shrinks the gradient, so the undivided side \
 has the larger ‖∂L/∂S‖ (≈ {} against ≈ {}).",
             first.head_dim,
             first.head_dim,
@@ -299,13 +301,26 @@ has the larger ‖∂L/∂S‖ (≈ {} against ≈ {}).",
             gradient_number(first.scaled)
         )
     };
+    // The widest head at which the undivided side still has the larger gradient.
+    let crossing = points
+        .iter()
+        .rev()
+        .find(|p| p.unscaled > p.scaled)
+        .map(|p| {
+            format!(
+                " Up to d_k = {}, the undivided side still has the larger gradient.",
+                p.head_dim
+            )
+        })
+        .unwrap_or_default();
     let wide = if last.unscaled < last.scaled {
         format!(
             "As d_k grows the undivided scores grow like √d_k and the softmax saturates: at \
-d_k = {} a row's largest weight is ≈ {} on average (≈ {} with ÷√d_k), and the gradient \
-through a nearly one-hot row, A ⊙ (G − rowsum(G ⊙ A)), is close to 0 in every cell. So \
-‖∂L/∂S‖ is ≈ {} without the divisor, about {} times smaller than the ≈ {} with it: those \
-scores, and W_q and W_k behind them, barely learn.",
+d_k = {} a row's largest weight is ≈ {} on average (≈ {} with ÷√d_k), and through such a row \
+the softmax's backward, A ⊙ (G − rowsum(G ⊙ A)), is small. So ‖∂L/∂S‖ is ≈ {} without the \
+divisor, about {} times smaller than the ≈ {} with it: plain SGD at the same η would move W_q \
+and W_k about that many times more slowly, while Adam rescales its steps and hides much of \
+this.{crossing}",
             last.head_dim,
             crate::words::format_value(last.unscaled_max_weight, 2),
             crate::words::format_value(last.scaled_max_weight, 2),
@@ -355,7 +370,7 @@ mod tests {
     fn the_learning_summary_says_what_its_own_numbers_show() {
         let text = gradient_summary(&[point(2, 0.1, 0.15), point(128, 0.004, 0.001)]).unwrap();
         assert!(
-            text.contains("At d_k = 2 the divisor √2 ≈ 1.41 only shrinks"),
+            text.contains("At d_k = 2 the divisor √2 ≈ 1.41 mostly shrinks"),
             "{text}"
         );
         assert!(text.contains("≈ 0.1500 against ≈ 0.1000"), "{text}");
@@ -373,7 +388,11 @@ mod tests {
             flat.contains("Already at d_k = 2") && flat.contains("Even at d_k = 128"),
             "{flat}"
         );
-        assert!(!flat.contains("barely learn"), "{flat}");
+        assert!(!flat.contains("more slowly"), "{flat}");
+        assert!(
+            text.contains("Up to d_k = 2, the undivided side still has the larger gradient."),
+            "{text}"
+        );
         assert_eq!(gradient_summary(&[]), None);
     }
 

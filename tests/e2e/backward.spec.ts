@@ -67,7 +67,7 @@ test("the pattern goal's backward stages match the CLI's grad and say what the l
   await expect(page.getByTestId("progress")).toContainText("1 of 8");
   await expect.poll(() => page.evaluate(() => location.hash)).toContain("stage=back-loss");
   await expect(page.getByTestId("backward-goal")).toContainText("looks at the key one position before it");
-  await expect(page.getByTestId("stage-note")).toContainText(`L = ${shown(cli.loss)}`);
+  await expect(page.getByTestId("stage-note")).toContainText(`L ≈ ${shown(cli.loss)}`);
   for (const h of [0, 1]) await expectTable(app, `d_weights-h${h}`, cli.heads[h].d_weights);
 
   // The pattern loss reaches neither W_o nor the values: the stages say so, with no heatmap.
@@ -128,7 +128,7 @@ test("a task goal's backward stages reach W_o and the values and match the CLI's
   await page.getByTestId("show-tables").check();
   await page.getByTestId("stage-back-loss").click();
   await expect(page.getByTestId("stage-title")).toHaveText("Task loss and ∂L/∂Y");
-  await expect(page.getByTestId("stage-note")).toContainText(`L = ${shown(cli.loss)}`);
+  await expect(page.getByTestId("stage-note")).toContainText(`L ≈ ${shown(cli.loss)}`);
 
   await open(page, "back-output");
   await expect(page.getByTestId("unreached")).toHaveCount(0);
@@ -164,11 +164,13 @@ test("the backward stages follow an edit, and a goal the mask forbids is explain
   await page.getByTestId("show-tables").check();
   await page.getByTestId("stage-back-projection").click();
   const before = await app.tableValues("d_w_q");
-  // A setting changes the gradient: it is recomputed from the same trace.
-  await page.getByTestId("causal").check();
-  await expect.poll(() => app.tableValues("d_w_q")).not.toEqual(before);
+  // The goal changes the gradient: it is recomputed from the same trace.
   await page.getByTestId("training").scrollIntoViewIfNeeded();
   await page.getByTestId("train-goal").selectOption("next");
+  await expect.poll(() => app.tableValues("d_w_q")).not.toEqual(before);
+  // Switching the mask on under `next` leaves a goal the settings refuse: the stage says why
+  // instead of drawing.
+  await page.getByTestId("causal").check();
   await expect(page.getByTestId("backward-error")).toContainText("next");
   await expect(page.locator(".stage-body canvas")).toHaveCount(0);
   // The quiz asks nothing on a backward stage and does not hide it.

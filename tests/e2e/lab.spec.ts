@@ -190,7 +190,7 @@ test("no scaling shows the gradient reaching the scores vanish as d_k grows", as
   expect(first[0]).toBeGreaterThan(first[1]);
   expect(last[1] / last[0]).toBeGreaterThan(3);
   const summary = page.getByTestId("gradient-summary");
-  await expect(summary).toContainText("At d_k = 2 the divisor √2 ≈ 1.41 only shrinks the gradient");
+  await expect(summary).toContainText("At d_k = 2 the divisor √2 ≈ 1.41 mostly shrinks the gradient");
   await expect(summary).toContainText("at d_k = 128");
   await expect(summary).toContainText("times smaller");
   await table.scrollIntoViewIfNeeded();

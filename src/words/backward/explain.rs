@@ -324,8 +324,15 @@ pub fn explain_back(
             let t = *temperature;
             let (sum_text, sum_by_hand, _) =
                 product_terms(pairs, (Shown::Gradient, Shown::Forward));
+            // The rounded terms shown may not add up to the shown sum exactly.
+            let sum_sign =
+                if rounded(sum_by_hand, GRADIENT_DECIMALS) == rounded(*rowsum, GRADIENT_DECIMALS) {
+                    "="
+                } else {
+                    "≈"
+                };
             notes.push(format!(
-                "rowsum(G ⊙ A) for this row = {sum_text} = {}.",
+                "rowsum(G ⊙ A) for this row = {sum_text} {sum_sign} {}.",
                 g3(*rowsum)
             ));
             let by_hand = rounded(*a, 2)
@@ -371,8 +378,13 @@ pub fn explain_back(
                         _ if trace.source.is_some() => "√src_len",
                         _ => "√seq_len",
                     };
+                    let root_sign = if rounded(*divisor, 2) == *divisor {
+                        "="
+                    } else {
+                        "≈"
+                    };
                     notes.push(format!(
-                        "The forward pass divided the score by {symbol} = √{root_of} ≈ {}, so its gradient is divided by the same number.",
+                        "The forward pass divided the score by {symbol} = √{root_of} {root_sign} {}, so its gradient is divided by the same number.",
                         f2(*divisor)
                     ));
                     (
@@ -465,7 +477,11 @@ pub fn explain_back(
                 "∂L/∂X"
             };
             if trace.config.positional_encoding {
-                notes.push("X = E + P and the positions are constants, so the embeddings get X's gradient.".into());
+                notes.push(if m == BackMatrix::SourceEmbeddings {
+                    "X_src = E_src + P_src and the positions are constants, so the path through attention gives the embeddings X_src's gradient.".into()
+                } else {
+                    "X = E + P and the positions are constants, so the path through attention gives the embeddings X's gradient.".into()
+                });
             }
             match via_target {
                 Some(v) => {

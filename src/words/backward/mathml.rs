@@ -34,6 +34,11 @@ fn tr(x: &str) -> String {
 }
 
 /// A*ₕ.
+/// "0 where j > i": the cells the causal mask hides.
+fn hidden_zero() -> String {
+    "<mn>0</mn><mspace width=\"0.4em\"/><mtext>where</mtext><mspace width=\"0.4em\"/><mi>j</mi><mo>&gt;</mo><mi>i</mi>".to_string()
+}
+
 fn target() -> String {
     "<msubsup><mi>A</mi><mi>h</mi><mo>*</mo></msubsup>".into()
 }
@@ -75,15 +80,23 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
             d("Y"),
             tr("W_o")
         ),
-        Stage::BackWeightedSum => format!(
-            "{}{eq}{}{}{SEP}{}{eq}{}{}",
-            d("Aₕ"),
-            d("Cₕ"),
-            tr("Vₕ"),
-            d("Vₕ"),
-            tr("Aₕ"),
-            d("Cₕ")
-        ),
+        Stage::BackWeightedSum => {
+            // The mask holds its weights at 0, so their gradient is 0, not the product.
+            let masked = if c.causal && !w.cross {
+                format!("{SEP}{}", hidden_zero())
+            } else {
+                String::new()
+            };
+            format!(
+                "{}{eq}{}{}{masked}{SEP}{}{eq}{}{}",
+                d("Aₕ"),
+                d("Cₕ"),
+                tr("Vₕ"),
+                d("Vₕ"),
+                tr("Aₕ"),
+                d("Cₕ")
+            )
+        }
         Stage::BackSoftmax if pattern => format!(
             "{}{eq}<mfrac><mrow>{}<mo>−</mo>{}</mrow><mrow>{}</mrow></mfrac>",
             d("Mₕ"),
@@ -119,7 +132,7 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
                 None => format!("{}{eq}{}", d("Sₕ"), d("Mₕ")),
             };
             if c.causal && !w.cross {
-                format!("{main}{SEP}<mn>0</mn><mspace width=\"0.4em\"/><mtext>where</mtext><mspace width=\"0.4em\"/><mi>j</mi><mo>&gt;</mo><mi>i</mi>")
+                format!("{main}{SEP}{}", hidden_zero())
             } else {
                 main
             }

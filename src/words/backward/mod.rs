@@ -237,6 +237,9 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
         Stage::BackLoss if pattern => "L = −1/(n_heads·n) · Σₕ Σᵢ Σⱼ A*ₕ[i, j] · log Aₕ[i, j],  ∂L/∂Aₕ = −A*ₕ / (n_heads·n·Aₕ)".into(),
         Stage::BackLoss => "L = 1/(n·d_model) · Σ (Y − Y*)²,  ∂L/∂Y = 2·(Y − Y*) / (n·d_model)".into(),
         Stage::BackOutput => "∂L/∂W_o = Cᵀ·∂L/∂Y,  ∂L/∂C = ∂L/∂Y·W_oᵀ".into(),
+        Stage::BackWeightedSum if c.causal && !w.cross => {
+            "∂L/∂Aₕ = ∂L/∂Cₕ·Vₕᵀ, 0 where j > i,  ∂L/∂Vₕ = Aₕᵀ·∂L/∂Cₕ".into()
+        }
         Stage::BackWeightedSum => "∂L/∂Aₕ = ∂L/∂Cₕ·Vₕᵀ,  ∂L/∂Vₕ = Aₕᵀ·∂L/∂Cₕ".into(),
         Stage::BackSoftmax if pattern => {
             format!("∂L/∂Mₕ = (Aₕ − A*ₕ) / (n_heads·n{over_t})")
@@ -337,18 +340,18 @@ pub fn back_shape_text(stage: Stage, trace: &Trace, kind: LossKind) -> String {
 /// stage's note says what the loss and the settings on screen do.
 pub fn back_explanation(stage: Stage) -> &'static str {
     match stage {
-        Stage::BackLoss => "Training needs one number that says how far the head is from its goal: the loss L. The backward pass asks, for every number of the forward pass, how fast L changes when that number grows a little: its gradient, written ∂L/∂ followed by the number's name.\n\n\
+        Stage::BackLoss => "Training needs one number that says how far the heads are from their goal (a target pattern for each head, or one task for the output): the loss L. The backward pass asks, for every number of the forward pass, how fast L changes when that number grows a little: its gradient, written ∂L/∂ followed by the number's name.\n\n\
             It starts where the loss reads the forward pass: the attention weights A for a pattern goal, the output Y for a task. A positive gradient means L rises as the number rises; a negative one that L falls.",
         Stage::BackOutput => "Y = C·W_o is a matrix product, and a product's backward rule is another product with one factor transposed. Each weight of W_o gets the sum over the tokens of its input times the output's gradient; each cell of C gets the sum of the output's gradients weighted by the row of W_o it was multiplied with.",
         Stage::BackWeightedSum => "Cₕ = Aₕ·Vₕ is a product too. ∂L/∂Aₕ[i, j] is the dot product of the value row Vₕ[j] with ∂L/∂Cₕ[i]: positive when giving key j more weight would move row i of Cₕ the way that raises L. A value row collects the gradients of every query that gave it weight.",
-        Stage::BackSoftmax => "The softmax ties the weights of a row together: raising one score takes weight from every other key of the row. So a score's gradient is its weight times how much its own gradient exceeds the row's weighted average gradient. The temperature divides it once more, as it divided the scores.\n\n\
+        Stage::BackSoftmax => "The softmax ties the weights of a row together: raising one score takes weight from every other key of the row. So a score's gradient is its weight times how much its weight's gradient, ∂L/∂A[i, j], exceeds the row's A-weighted average of ∂L/∂A. The temperature divides it once more, as it divided the scores.\n\n\
             Each row of ∂L/∂Mₕ sums to 0: adding the same amount to every score of a row changes no weight.",
         Stage::BackScale => "Where the forward pass divided every score by one number (√d_k in standard attention), the backward pass divides every gradient by the same number; without scaling it passes them on unchanged. A masked cell was replaced by −∞ whatever its score, so its score gets no gradient.",
         Stage::BackScores => "Sₕ = QₕKₕᵀ: a query row gets the key rows, each weighted by the gradient of the score it made with that key; a key row gets the query rows, weighted the same way. This is where a query learns what to look for and a key what to offer.",
         Stage::BackProjection => "Every token's query is made with the same W_q, so W_q's gradient adds up every token's contribution: column r of what the queries read times column c of ∂L/∂Q, summed over the tokens. W_k and W_v likewise, with what the keys and values read. The heads' slices of ∂L/∂Q sit side by side, as the heads' columns did.\n\n\
-            Gradient descent moves each weight against its gradient: plain SGD subtracts η times it, while Adam scales each weight's step by running averages of its past gradients, so its steps need not be proportional to the gradient.",
+            Training moves only the matrices ticked to learn. Plain SGD moves each of their weights against its gradient, by η times it; Adam moves it against a running average of its gradients, by about η a step, so its steps need not be proportional to the gradient.",
         _ => "Every projection that read a token's row sends its gradient back to that row through its transposed weight matrix, and the paths add up. In a pre-norm block that row is N₁'s, and LayerNorm's backward carries it on to X.\n\n\
-            With positional encoding, X = E + P and P is constant, so the embeddings E get exactly X's gradient; without it X is E.",
+            With positional encoding, X = E + P (X_src = E_src + P_src) and the positions are constant, so the path through attention gives the embeddings E exactly X's gradient; without it X is E. A task adds a second path, through its target, which is built from the embeddings.",
     }
 }
 

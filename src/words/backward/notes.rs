@@ -2,7 +2,7 @@
 //! current numbers, named by the cells the heatmaps show.
 
 use super::super::matrices::cell_name;
-use super::super::number::format_value;
+use super::super::number::{format_value, rounded};
 use super::super::stages::PARAGRAPH_BREAK;
 use super::{divisor_symbol, unreached_text};
 use crate::attention::{
@@ -15,6 +15,38 @@ pub const GRADIENT_DECIMALS: usize = 3;
 /// A gradient as the heatmaps show it.
 pub(crate) fn g3(v: f64) -> String {
     format_value(v, GRADIENT_DECIMALS)
+}
+
+/// "= v" with `v` to the gradients' decimals, or "≈ v" when that rounds it.
+fn eq_g3(v: f64) -> String {
+    eq_shown(v, GRADIENT_DECIMALS)
+}
+
+/// "= v" to two decimals, or "≈ v" when that rounds it.
+fn eq_2(v: f64) -> String {
+    eq_shown(v, 2)
+}
+
+/// `v` whole, or to two decimals with "≈ " before it when that rounds it.
+fn approx_2(v: f64) -> String {
+    if v.fract() == 0.0 {
+        return format_value(v, 0);
+    }
+    let shown = format_value(v, 2);
+    if rounded(v, 2) == v {
+        shown
+    } else {
+        format!("≈ {shown}")
+    }
+}
+
+fn eq_shown(v: f64, decimals: usize) -> String {
+    let sign = if rounded(v, decimals) == v {
+        "="
+    } else {
+        "≈"
+    };
+    format!("{sign} {}", format_value(v, decimals))
 }
 
 /// A forward number (a weight, a target) as the heatmaps show it.
@@ -40,7 +72,7 @@ fn largest(m: &Matrix) -> Option<(usize, usize, f64)> {
 fn largest_text(trace: &Trace, pass: &BackwardPass, m: BackMatrix) -> Option<(String, f64)> {
     let (i, j, v) = largest(m.get(pass)?)?;
     Some((
-        format!("{} = {}", cell_name(trace, MatrixId::Back(m), i, j), g3(v)),
+        format!("{} {}", cell_name(trace, MatrixId::Back(m), i, j), eq_g3(v)),
         v,
     ))
 }
@@ -76,15 +108,15 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
     match stage {
         Stage::BackLoss if pattern => {
             note.push(format!(
-                "L = {}: the cross-entropy of the weights against the targets, averaged over n_heads·n = {n_heads}·{s} = {} rows. It is smallest when every head's weights equal its target: 0 for a target that puts all of a row's weight on one key.",
-                g3(pass.gradients.loss),
+                "L {}: the cross-entropy of the weights against the targets, averaged over n_heads·n = {n_heads}·{s} = {} rows. It is smallest when every head's weights equal its target. For a target that puts a row's weight on one key, L approaches 0 but never reaches it, since a softmax weight is never exactly 1; for a target that spreads the weight, the floor is the target's own entropy, e.g. log 2 ≈ 0.69 for a row split evenly over two keys.",
+                eq_g3(pass.gradients.loss),
                 n_heads * s
             ));
             if let Some((text, _)) =
                 largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Weights))
             {
                 note.push(format!(
-                    "∂L/∂Aₕ is −A*/({}·A) where the target puts weight, and 0 where it puts none: the less weight a wanted key gets, the larger the gradient. Head 1's largest is {text}.",
+                    "∂L/∂Aₕ is −A*/({}·A) where the target puts weight, and 0 where it puts none: the less weight a wanted key gets, the larger the gradient. Head 1's largest in size is {text}.",
                     n_heads * s
                 ));
             }
@@ -92,13 +124,13 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
         Stage::BackLoss => {
             let d = c.d_model;
             note.push(format!(
-                "L = {}: the mean of the n·d_model = {s}·{d} = {} squared differences between Y and Y*.",
-                g3(g.loss),
+                "L {}: the mean of the n·d_model = {s}·{d} = {} squared differences between Y and Y*.",
+                eq_g3(g.loss),
                 s * d
             ));
             if let Some((text, v)) = largest_text(trace, pass, BackMatrix::Output) {
                 note.push(format!(
-                    "∂L/∂Y = 2·(Y − Y*)/{}: each cell is the difference, scaled. The largest is {text}, {}.",
+                    "∂L/∂Y = 2·(Y − Y*)/{}: each cell is the difference, scaled. The largest in size is {text}, {}.",
                     s * d,
                     sign_text(v)
                 ));
@@ -106,22 +138,26 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
         }
         Stage::BackOutput => {
             if let Some((text, _)) = largest_text(trace, pass, BackMatrix::WO) {
-                note.push(format!("The largest cell of ∂L/∂W_o is {text}."));
+                note.push(format!("The largest cell of ∂L/∂W_o in size is {text}."));
             }
-            note.push(format!(
-                "∂L/∂C is cut into the heads' columns, d_k = {} each: head h gets ∂L/∂Cₕ.",
-                c.head_dim()
-            ));
+            note.push(if n_heads == 1 {
+                "With one head ∂L/∂C₁ = ∂L/∂C.".to_string()
+            } else {
+                format!(
+                    "∂L/∂C is cut into the heads' columns, d_k = {} each: head h gets ∂L/∂Cₕ.",
+                    c.head_dim()
+                )
+            });
         }
         Stage::BackWeightedSum => {
             if c.causal && !w.cross {
-                note.push("Under the causal mask the hidden cells of ∂L/∂Aₕ are 0: the mask holds those weights at 0 whatever the scores, so nothing flows through them.".into());
+                note.push("Under the causal mask the hidden cells of ∂L/∂Aₕ are shown as 0. The product ∂L/∂Cₕ·Vₕᵀ is not 0 there, but the mask holds those weights at 0 whatever the scores, so they are constants and nothing flows through them; the softmax's backward would multiply them by A = 0 anyway.".into());
             }
             if let Some((text, v)) =
                 largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Weights))
             {
                 note.push(format!(
-                    "Head 1's largest weight gradient is {text}, {}.",
+                    "Head 1's largest gradient of an attention weight, in size, is {text}, {}.",
                     sign_text(v)
                 ));
             }
@@ -137,7 +173,7 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
                 };
                 note.push(format!(
                     "For the pattern loss the softmax's backward becomes (A − A*)/(n_heads·n{t_part}), so each cell is how far the weight is from its target, divided by {}: positive where the head gives a key more weight than the target, negative where it gives less.",
-                    format_value(divisor, if divisor.fract() == 0.0 { 0 } else { 2 })
+                    approx_2(divisor)
                 ));
             } else if t != 1.0 {
                 note.push(format!(
@@ -147,7 +183,10 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
             if let Some((text, v)) =
                 largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Masked))
             {
-                note.push(format!("Head 1's largest is {text}, {}.", sign_text(v)));
+                note.push(format!(
+                    "Head 1's largest in size is {text}, {}.",
+                    sign_text(v)
+                ));
             }
             if c.causal && !w.cross {
                 note.push("Masked cells stay 0: their weight is 0, and so is the product.".into());
@@ -165,11 +204,11 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
                         _ => trace.n_keys(),
                     };
                     note.push(format!(
-                        "Every cell of ∂L/∂Mₕ is divided by {symbol} = √{root_of} ≈ {}, the divisor the forward pass used.",
-                        format_value(divisor, 2)
+                        "Every cell of ∂L/∂Mₕ is divided by {symbol} = √{root_of} {}, the divisor the forward pass used.",
+                        eq_2(divisor)
                     ));
                     if mode == ScaleMode::SqrtSeqLen {
-                        note.push("That divisor is the common mistake chosen in Settings; standard attention divides by √d_k.".into());
+                        note.push("That divisor is the common mistake chosen in Settings; standard attention divides by √d_k. A score is a sum of d_k products, so its size grows with d_k, not with the number of tokens; ÷√seq_len also changes every score, and so every gradient, when a word is added.".into());
                     }
                 }
             }
@@ -186,10 +225,12 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
         }
         Stage::BackScores => {
             if let Some((text, _)) = largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Q)) {
-                note.push(format!("Head 1's largest query gradient is {text}."));
+                note.push(format!(
+                    "Head 1's largest query gradient in size is {text}."
+                ));
             }
             if let Some((text, _)) = largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::K)) {
-                note.push(format!("Its largest key gradient is {text}."));
+                note.push(format!("Its largest key gradient in size is {text}."));
             }
         }
         Stage::BackProjection => {
@@ -214,8 +255,8 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
                     g3(v)
                 };
                 note.push(format!(
-                    "The largest is {name} = {}. A plain SGD step with learning rate η would change {weight} by −η × {times}, against the gradient; Adam's step has the opposite sign of its running average of gradients, not necessarily of this one.",
-                    g3(v)
+                    "The largest in size is {name} {}. If W_q is ticked to learn, a plain SGD step with learning rate η would change {weight} by −η × {times}, against the gradient; Adam's step has the opposite sign of its running average of gradients, not necessarily of this one.",
+                    eq_g3(v)
                 ));
             }
             if pattern {
@@ -225,15 +266,23 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
         _ => {
             if w.block == Some(Norm::Pre) {
                 let reader = if w.cross { "the queries" } else { "attention" };
-                note.push(format!("Pre-norm: {reader} read N₁ = LN₁(X), so the gradient of N₁ goes back through LayerNorm's backward: γ₁ scales it, and the parts that would only shift a row's mean or stretch its spread are taken out, divided by the row's σ."));
+                note.push(format!("Pre-norm: {reader} read N₁ = LN₁(X), so the gradient of N₁ goes back through LayerNorm's backward: γ₁ scales it, and the parts that would only shift a row's mean or stretch its spread are taken out, divided by the row's σ = √(variance + 10⁻⁵). γ₁ and β₁ are not trained here."));
             }
             if w.block.is_some() {
                 note.push("The loss reads attention's own A or Y, so nothing flows back through the block's later stages (the residual sums, the feed-forward network, the norms after attention).".into());
             }
-            if c.positional_encoding {
-                note.push("The positions P are added constants, so ∂L/∂E = ∂L/∂X: P itself has no weights to learn.".into());
+            // A task on the sentence itself adds the target's path to ∂L/∂E, said below.
+            let path = if pattern || w.cross {
+                ""
             } else {
-                note.push("Without positional encoding X = E, so ∂L/∂E = ∂L/∂X.".into());
+                "the path through attention gives "
+            };
+            if c.positional_encoding {
+                note.push(format!("The positions P are added constants, so {path}∂L/∂E = ∂L/∂X: P itself has no weights to learn."));
+            } else {
+                note.push(format!(
+                    "Without positional encoding X = E, so {path}∂L/∂E = ∂L/∂X."
+                ));
             }
             if !pattern {
                 let e = if w.cross { "E_src" } else { "E" };

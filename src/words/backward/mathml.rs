@@ -80,15 +80,11 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
             d("Y"),
             tr("W_o")
         ),
+        // The masked cells' zeros are said in the stage's note: with them the formula would be
+        // too wide for the header.
         Stage::BackWeightedSum => {
-            // The mask holds its weights at 0, so their gradient is 0, not the product.
-            let masked = if c.causal && !w.cross {
-                format!("{SEP}{}", hidden_zero())
-            } else {
-                String::new()
-            };
             format!(
-                "{}{eq}{}{}{masked}{SEP}{}{eq}{}{}",
+                "{}{eq}{}{}{SEP}{}{eq}{}{}",
                 d("Aₕ"),
                 d("Cₕ"),
                 tr("Vₕ"),

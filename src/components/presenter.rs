@@ -249,14 +249,7 @@ fn largest_fitting_zoom() -> Option<(f64, f64)> {
     let app: web_sys::HtmlElement = doc.query_selector(".app").ok()??.dyn_into().ok()?;
     let stage = doc.query_selector(".stage").ok()??;
     window().scroll_to_with_x_and_y(0.0, 0.0);
-    // The training buttons float over the bottom of the screen while presenting (until a run
-    // draws its curve, which gets a column of its own): the step keeps clear of them.
-    let buttons = doc
-        .query_selector(".app.presenting .training:not(.has-curve)")
-        .ok()
-        .flatten()
-        .map_or(0.0, |t| t.get_bounding_client_rect().height() + 16.0);
-    let height = window().inner_height().ok()?.as_f64()? - buttons;
+    let height = window().inner_height().ok()?.as_f64()?;
     let style = app.style();
     let set_zoom = |zoom: f64, share: f64| {
         let _ = style.set_property("--zoom", &format!("{zoom:.3}"));

@@ -199,24 +199,6 @@ test("presenting shows the loss curve large while the head trains", async ({ app
   await app.screenshot("training-presenter-1024x768");
 });
 
-test("presenting keeps the step clear of the training buttons before a run", async ({ app, page }) => {
-  for (const viewport of [
-    { width: 1024, height: 768 },
-    { width: 1920, height: 1080 },
-  ]) {
-    await page.setViewportSize(viewport);
-    await app.goto("./#v=1&stage=back-softmax");
-    await page.getByTestId("present").click();
-    const buttons = page.getByTestId("training");
-    await expect(buttons).toBeVisible();
-    await page.waitForTimeout(300);
-    const panel = (await buttons.boundingBox())!;
-    const stage = (await page.locator(".stage").boundingBox())!;
-    expect(stage.y + stage.height, `${viewport.width}×${viewport.height}`).toBeLessThanOrEqual(panel.y);
-    await page.keyboard.press("Escape");
-  }
-});
-
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true });
 

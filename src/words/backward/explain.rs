@@ -6,7 +6,7 @@ use super::super::explain::terms::{hidden_terms_note, join_terms};
 use super::super::explain::Explanation;
 use super::super::matrices::{cell_name, col_label, label, row_label};
 use super::super::number::rounded;
-use super::notes::{f2, g3, GRADIENT_DECIMALS};
+use super::notes::{eq_2, f2, g3, GRADIENT_DECIMALS};
 use super::{back_cell_kind, back_label};
 use crate::attention::{
     back_cell_work, BackComputation, BackMatrix, BackwardPass, HeadGrad, MatrixId, ScaleMode,
@@ -378,14 +378,9 @@ pub fn explain_back(
                         _ if trace.source.is_some() => "√src_len",
                         _ => "√seq_len",
                     };
-                    let root_sign = if rounded(*divisor, 2) == *divisor {
-                        "="
-                    } else {
-                        "≈"
-                    };
                     notes.push(format!(
-                        "The forward pass divided the score by {symbol} = √{root_of} {root_sign} {}, so its gradient is divided by the same number.",
-                        f2(*divisor)
+                        "The forward pass divided the score by {symbol} = √{root_of} {}, so its gradient is divided by the same number.",
+                        eq_2(*divisor)
                     ));
                     (
                         format!("{l}[i, j] = {dm}[i, j] / {symbol}"),

@@ -23,7 +23,7 @@ fn eq_g3(v: f64) -> String {
 }
 
 /// "= v" to two decimals, or "≈ v" when that rounds it.
-fn eq_2(v: f64) -> String {
+pub(crate) fn eq_2(v: f64) -> String {
     eq_shown(v, 2)
 }
 

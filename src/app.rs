@@ -92,11 +92,12 @@ pub fn App() -> impl IntoView {
     });
     let backward = BackwardContext {
         pass,
+        goal,
         goal_name: Signal::derive(move || goal.with(|g| goal_text(GoalChoice::of(g), cross.get()))),
     };
     provide_context(backward);
     let (picked, explanation) = provide_selection(trace, pass);
-    let quiz = provide_quiz(trace, stage, head, picked.selection);
+    let quiz = provide_quiz(trace, backward, stage, head, picked.selection);
     let presenting = ui.presenting;
     presenting.set(options.present);
     let report = RwSignal::new(None::<String>);

@@ -505,16 +505,23 @@ fn worksheet_prints_the_same_sheet_for_a_seed_and_its_answer_key_on_request() {
 fn worksheet_quiz_set_asks_one_question_per_stage_as_the_app_does() {
     let key = stdout(&run(&["worksheet", "--quiz-set", "3", "--answers"]));
     assert!(key.contains("Question set 3"));
-    assert_eq!(key.matches("**Answer:**").count(), 10);
-    for n in 1..=10 {
+    // Ten forward stages, and the six backward ones the default goal's pattern loss reaches:
+    // not the output projection's (12) or the weighted sum's (13).
+    assert_eq!(key.matches("**Answer:**").count(), 16);
+    for n in (1..=18).filter(|n| ![12, 13].contains(n)) {
         assert!(key.contains(&format!("(Stage {n}: ")), "stage {n}");
     }
+    assert!(!key.contains("(Stage 12: ") && !key.contains("(Stage 13: "));
+    assert!(
+        key.contains("## Goal\n\nThe backward questions are about the gradients of this goal's loss: Pattern: each token looks at the key one position before it"),
+        "{key}"
+    );
     assert_ne!(
         key,
         stdout(&run(&["worksheet", "--quiz-set", "4", "--answers"]))
     );
     let block = stdout(&run(&["worksheet", "--quiz-set", "1", "--block"]));
-    assert_eq!(block.matches("Answer: ____________").count(), 17);
+    assert_eq!(block.matches("Answer: ____________").count(), 23);
     // The answer key carries the worked arithmetic's notes, as the app's explanations do: here
     // the LayerNorm's, which says what μᵢ and σᵢ² are.
     let block_key = stdout(&run(&[

@@ -5,12 +5,15 @@
 
 use attention_lens::attention::Stage;
 use attention_lens::attention::{
-    forward, Activation, Block, Config, Init, Inputs, Norm, ScaleMode, Source, SplitMix64, Trace,
-    Weights,
+    forward, Activation, BackMatrix, BackwardPass, Block, Config, Goal, HeadGrad, HeadTarget, Init,
+    Inputs, LossKind, Matrix, MatrixId, NamedTarget, Norm, ScaleMode, Source, SplitMix64, Task,
+    Trace, Weights,
 };
 use attention_lens::formats::worksheet::{worksheet_markdown, worksheet_questions, Picks};
 use attention_lens::plot::parse_cell;
-use attention_lens::quiz::{question, quiz_seed, Answer, Response, Session};
+use attention_lens::quiz::{
+    backward_question, question, question_in_view, quiz_seed, Answer, InView, Response, Session,
+};
 use attention_lens::state::Model;
 use attention_lens::words::format_value;
 
@@ -72,7 +75,7 @@ fn every_stage_of_every_scenario_gets_a_question_whose_answer_is_the_trace() {
                 assert_eq!(q.stage, stage);
                 let (m, r, c) = q.cell;
                 let cell_value = m.value(&trace, r, c).expect("the question's cell exists");
-                let worked = q.worked(&trace).expect("the cell is explained");
+                let worked = q.worked(&trace, None).expect("the cell is explained");
                 assert_eq!(worked.value.to_bits(), cell_value.to_bits());
                 match &q.answer {
                     Answer::Number { value } => {
@@ -156,19 +159,23 @@ fn the_answer_key_gives_each_question_its_trace_answer_and_worked_arithmetic() {
             seed: s * 31 + 1,
             count: 12,
         };
-        let sheet = worksheet_markdown(&trace, picks, false);
-        let key = worksheet_markdown(&trace, picks, true);
-        assert_eq!(sheet, worksheet_markdown(&trace, picks, false), "same seed");
+        let sheet = worksheet_markdown(&trace, None, picks, false);
+        let key = worksheet_markdown(&trace, None, picks, true);
+        assert_eq!(
+            sheet,
+            worksheet_markdown(&trace, None, picks, false),
+            "same seed"
+        );
         assert!(sheet.contains("Answer: ____________"));
         assert!(!sheet.contains("**Answer:**"));
-        let questions = worksheet_questions(&trace, picks);
+        let questions = worksheet_questions(&trace, None, picks);
         assert_eq!(questions.len(), 12);
         // Spread over the stages: the first and the last stage both get one.
         assert_eq!(questions[0].stage, trace.stages()[0]);
         for q in &questions {
             assert!(sheet.contains(&q.prompt));
             assert!(key.contains(&format!("**Answer:** {}", q.answer_text())));
-            let worked = q.worked(&trace).unwrap();
+            let worked = q.worked(&trace, None).unwrap();
             assert!(key.contains(&worked.expansion), "{}", worked.expansion);
         }
     }
@@ -229,10 +236,10 @@ fn a_quiz_set_sheet_asks_the_app_questions_one_per_stage() {
     for s in 0..12u64 {
         let trace = scenario(s + 100);
         let set = s + 1;
-        let questions = worksheet_questions(&trace, Picks::QuizSet(set));
+        let questions = worksheet_questions(&trace, None, Picks::QuizSet(set));
         let stages: Vec<Stage> = questions.iter().map(|q| q.stage).collect();
         assert_eq!(stages, trace.stages());
-        let key = worksheet_markdown(&trace, Picks::QuizSet(set), true);
+        let key = worksheet_markdown(&trace, None, Picks::QuizSet(set), true);
         assert!(key.contains(&format!("Question set {set}")));
         for (q, &stage) in questions.iter().zip(trace.stages()) {
             assert_eq!(Some(q), question(&trace, stage, quiz_seed(set)).as_ref());
@@ -277,9 +284,9 @@ fn the_answer_key_carries_every_note_of_the_worked_arithmetic() {
     for s in 0..24u64 {
         let trace = scenario(s);
         for picks in [Picks::Spread { seed: s, count: 16 }, Picks::QuizSet(s + 1)] {
-            let key = worksheet_markdown(&trace, picks, true);
-            for q in worksheet_questions(&trace, picks) {
-                if let Some(note) = q.worked(&trace).unwrap().note {
+            let key = worksheet_markdown(&trace, None, picks, true);
+            for q in worksheet_questions(&trace, None, picks) {
+                if let Some(note) = q.worked(&trace, None).unwrap().note {
                     notes += 1;
                     assert!(key.contains(&note), "{note}\nmissing from\n{key}");
                 }
@@ -525,7 +532,7 @@ fn the_divisor_note_names_the_square_root_the_maths_divided_by() {
 #[test]
 fn the_worksheet_tables_label_a_repeated_word_as_its_questions_name_it() {
     let trace = traced("the cat saw the dog", None, config(4, 2), 5);
-    let key = worksheet_markdown(&trace, Picks::QuizSet(1), true);
+    let key = worksheet_markdown(&trace, None, Picks::QuizSet(1), true);
     assert!(
         key.contains("| the (1) |") && key.contains("| the (4) |"),
         "{key}"
@@ -604,4 +611,201 @@ fn in_cross_attention_the_mask_question_asks_what_the_masked_scores_hold() {
     for q in asked(&own, Stage::Mask, 4) {
         assert!(matches!(q.answer, Answer::Set { .. }));
     }
+}
+
+/// The goals the backward questions are asked for: two patterns and two tasks.
+fn goals() -> [Goal; 4] {
+    [
+        Goal::named(NamedTarget::Previous),
+        Goal::named(NamedTarget::Uniform),
+        Goal::Task(Task::CopyPrevious),
+        Goal::Task(Task::Mean),
+    ]
+}
+
+#[test]
+fn every_backward_stage_the_loss_reaches_asks_a_question_the_pass_answers() {
+    for s in 0..40u64 {
+        let trace = scenario(s);
+        for goal in goals() {
+            let goal = goal.fitted(trace.config.n_heads, trace.seq_len(), trace.n_keys());
+            let pass = BackwardPass::new(&trace, &goal).unwrap();
+            let task = pass.loss_kind() == LossKind::Task;
+            for stage in Stage::BACKWARD {
+                for seed in 0..4u64 {
+                    let q = backward_question(&trace, Some(&pass), stage, seed);
+                    let reached =
+                        task || !matches!(stage, Stage::BackOutput | Stage::BackWeightedSum);
+                    let Some(q) = q else {
+                        assert!(!reached, "{stage:?} of scenario {s} asks nothing");
+                        continue;
+                    };
+                    assert!(
+                        reached,
+                        "{stage:?} asks about a stage the loss does not reach"
+                    );
+                    assert_eq!(q.stage, stage);
+                    // Without the pass there is nothing to ask.
+                    assert_eq!(backward_question(&trace, None, stage, seed), None);
+                    let (MatrixId::Back(m), r, c) = q.cell else {
+                        panic!("{stage:?} asks about a forward cell");
+                    };
+                    // ∂L/∂Aₕ is the loss's own gradient for a pattern, and is reached through
+                    // the weighted sum for a task.
+                    let weights_via_values = stage == Stage::BackWeightedSum
+                        && matches!(m, BackMatrix::Head(_, HeadGrad::Weights));
+                    assert!(
+                        m.stage() == stage || weights_via_values,
+                        "{m:?} at {stage:?}"
+                    );
+                    let v = m.value(&pass, r, c).expect("the question's cell exists");
+                    if let BackMatrix::Head(
+                        h,
+                        HeadGrad::Weights | HeadGrad::Masked | HeadGrad::Scores,
+                    ) = m
+                    {
+                        assert!(trace.heads[h].masked[(r, c)].is_finite(), "a masked cell");
+                    }
+                    let worked = q.worked(&trace, Some(&pass)).expect("explained");
+                    assert_eq!(worked.value.to_bits(), v.to_bits());
+                    assert_eq!(q.worked(&trace, None), None);
+                    let Answer::Choice { choices, accepted } = &q.answer else {
+                        // The scale's question: the divisor the forward pass used.
+                        assert_eq!(stage, Stage::BackScale);
+                        assert_eq!(
+                            q.answer,
+                            Answer::Number {
+                                value: trace.scale_divisor
+                            }
+                        );
+                        assert!(q.note.as_ref().unwrap().contains("same number"));
+                        continue;
+                    };
+                    assert_eq!(accepted.len(), 1);
+                    let picked = choices[accepted[0]].as_str();
+                    let expected = if choices[0] == "up" {
+                        // A step against the gradient.
+                        assert!(q.prompt.contains("gradient-descent step"), "{}", q.prompt);
+                        if v > 1e-12 {
+                            "down"
+                        } else if v < -1e-12 {
+                            "up"
+                        } else {
+                            "stays the same"
+                        }
+                    } else if v > 1e-12 {
+                        "positive"
+                    } else if v < -1e-12 {
+                        "negative"
+                    } else {
+                        "0"
+                    };
+                    assert_eq!(picked, expected, "{} (value {v})", q.prompt);
+                    // What is asked shows as what it is at the heatmaps' three decimals,
+                    // unless no cell of the matrix does.
+                    let all_unclear = m
+                        .get(&pass)
+                        .unwrap()
+                        .iter()
+                        .all(|x| x.abs() < 5e-4 && x.abs() > 1e-12);
+                    assert!(all_unclear || v.abs() >= 5e-4 || v.abs() <= 1e-12, "{v}");
+                    for i in 0..choices.len() {
+                        assert_eq!(q.is_right(&Response::Choice(i)), i == accepted[0]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_pattern_loss_asks_which_weights_a_step_moves_and_a_task_asks_about_w_v_and_w_o_too() {
+    let trace = traced("the cat sat on the mat", None, config(4, 2), 3);
+    let of = |goal: Goal, stage| {
+        let pass = BackwardPass::new(&trace, &goal).unwrap();
+        (0..40)
+            .filter_map(|seed| backward_question(&trace, Some(&pass), stage, seed))
+            .map(|q| q.prompt)
+            .collect::<Vec<_>>()
+    };
+    let pattern = of(Goal::named(NamedTarget::Previous), Stage::BackProjection);
+    assert!(pattern.iter().any(|p| p.contains("W_q[")));
+    assert!(pattern.iter().any(|p| p.contains("W_k[")));
+    assert!(
+        !pattern.iter().any(|p| p.contains("W_v[")),
+        "W_v does not change A"
+    );
+    let task = of(Goal::Task(Task::CopyPrevious), Stage::BackProjection);
+    assert!(task.iter().any(|p| p.contains("W_v[")));
+    let output = of(Goal::Task(Task::CopyPrevious), Stage::BackOutput);
+    assert!(output.iter().all(|p| p.contains("W_o[")), "{output:?}");
+    assert!(of(Goal::named(NamedTarget::Previous), Stage::BackOutput).is_empty());
+}
+
+#[test]
+fn a_presenter_showing_one_head_is_asked_about_that_head_on_the_way_back() {
+    let trace = traced("the cat sat on the mat", None, config(8, 4), 2);
+    let pass = BackwardPass::new(&trace, &Goal::named(NamedTarget::First)).unwrap();
+    for stage in [
+        Stage::BackLoss,
+        Stage::BackSoftmax,
+        Stage::BackScale,
+        Stage::BackScores,
+    ] {
+        for seed in 0..8 {
+            let in_view = InView {
+                part: None,
+                head: Some(2),
+            };
+            let q = question_in_view(&trace, Some(&pass), stage, seed, in_view).unwrap();
+            assert_eq!(q.head(), Some(2), "{stage:?}");
+        }
+    }
+}
+
+#[test]
+fn the_worksheet_asks_on_the_way_back_and_states_the_goal_and_a_painted_target() {
+    let trace = traced("the cat sat", None, config(4, 2), 5);
+    let painted = Matrix::from_row_slice(3, 3, &[1.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0, 1.0]);
+    let goal = Goal::Pattern(vec![
+        HeadTarget::Named(NamedTarget::First),
+        HeadTarget::Painted(painted),
+    ]);
+    let pass = BackwardPass::new(&trace, &goal).unwrap();
+    let key = worksheet_markdown(&trace, Some(&pass), Picks::QuizSet(2), true);
+    assert!(
+        key.contains("head 1: the first key; head 2: painted by hand"),
+        "{key}"
+    );
+    assert!(
+        key.contains(r"**A\*₂**: head 2's target pattern, painted by hand"),
+        "{key}"
+    );
+    assert!(key.contains("| the | 1.000 | 0.000 | 0.000 |"), "{key}");
+    assert!(
+        !key.contains(r"**A\*₁**"),
+        "a named target is described, not tabled"
+    );
+    let questions = worksheet_questions(&trace, Some(&pass), Picks::QuizSet(2));
+    let backward: Vec<Stage> = questions
+        .iter()
+        .map(|q| q.stage)
+        .filter(|s| s.is_backward())
+        .collect();
+    assert_eq!(
+        backward,
+        [
+            Stage::BackLoss,
+            Stage::BackSoftmax,
+            Stage::BackScale,
+            Stage::BackScores,
+            Stage::BackProjection,
+            Stage::BackInput
+        ]
+    );
+    // Every backward answer comes with its worked arithmetic.
+    assert!(key.matches("Worked: Gradient ∂L/∂").count() >= 6, "{key}");
+    // Without a pass the sheet is as before: no goal, no backward question.
+    let forward_only = worksheet_markdown(&trace, None, Picks::QuizSet(2), true);
+    assert!(!forward_only.contains("## Goal") && !forward_only.contains("∂L/∂"));
 }

@@ -1,14 +1,15 @@
-//! Carrying out `grad` and `train`: the goal and settings from the options, the scenario's
-//! `training` and the defaults, in that order; then the gradients, or the training run and
-//! the trained scenario, as JSON.
+//! Carrying out `grad`, `train` and `worksheet`: the goal and settings from the options, the
+//! scenario's `training` and the defaults, in that order; then the gradients, or the training
+//! run and the trained scenario, as JSON, or the worksheet with its backward questions.
 
 use super::trace::load;
-use super::{CliError, GoalOptions, GradOptions, Source, TrainOptions};
+use super::{CliError, GoalOptions, GradOptions, Source, TrainOptions, WorksheetOptions};
 use crate::attention::{
-    gradients, train as train_steps, AttentionError, Goal, HeadTarget, Inputs, LossKind, Matrix,
-    NamedTarget, Trainable, Training,
+    forward, gradients, train as train_steps, AttentionError, BackwardPass, Goal, HeadTarget,
+    Inputs, LossKind, Matrix, NamedTarget, Trainable, Training,
 };
 use crate::formats::scenario::{rows_of, training_field, Scenario, ScenarioError};
+use crate::formats::worksheet::worksheet_markdown;
 use serde::Serialize;
 use std::io::Read;
 
@@ -29,6 +30,31 @@ struct Settings {
     goal: Origin,
     train: Origin,
     learning_rate: Origin,
+}
+
+/// The worksheet of the scenario, its backward questions about the scenario's goal (the app's
+/// default goal without one); a goal that does not fit the settings leaves them out, as the
+/// app's quiz does.
+pub(super) fn worksheet(
+    options: &WorksheetOptions,
+    stdin: &mut dyn Read,
+) -> Result<String, CliError> {
+    let (scenario, inputs) = load(&options.input, stdin)?;
+    let saved = saved_training(&scenario, &options.input.scenario)?;
+    let trace = forward(&inputs).map_err(CliError::Attention)?;
+    let goal = saved.unwrap_or_default().goal.fitted(
+        trace.config.n_heads,
+        trace.seq_len(),
+        trace.n_keys(),
+    );
+    let pass = BackwardPass::new(&trace, &goal).ok();
+    // The sheet ends in one line break, as the trace's Markdown does.
+    Ok(worksheet_markdown(
+        &trace,
+        pass.as_ref(),
+        options.picks,
+        options.answers,
+    ))
 }
 
 pub(super) fn grad(options: &GradOptions, stdin: &mut dyn Read) -> Result<String, CliError> {

@@ -177,15 +177,7 @@ pub fn execute(command: &Command, stdin: &mut dyn Read) -> Result<String, CliErr
         Command::Trace(options) => trace::trace(options, stdin),
         Command::Grad(options) => learn::grad(options, stdin),
         Command::Train(options) => learn::train(options, stdin),
-        Command::Worksheet(options) => {
-            let t = trace::compute(&options.input, stdin)?;
-            // The sheet ends in one line break, as the trace's Markdown does.
-            Ok(crate::formats::worksheet::worksheet_markdown(
-                &t,
-                options.picks,
-                options.answers,
-            ))
-        }
+        Command::Worksheet(options) => learn::worksheet(options, stdin),
     }
 }
 

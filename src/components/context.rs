@@ -40,6 +40,8 @@ pub struct SelectionContext {
 pub struct BackwardContext {
     /// The backward pass, or why the goal cannot be used with the settings on screen.
     pub pass: Memo<Result<crate::attention::BackwardPass, String>>,
+    /// The goal the pass is for, fitted to the heads and the sentence.
+    pub goal: Memo<crate::attention::Goal>,
     /// The goal's name, as the training panel's menu shows it.
     pub goal_name: Signal<String>,
 }

@@ -101,7 +101,13 @@ pub fn ExportMenu(
                 count: WORKSHEET_QUESTIONS,
             },
         };
-        trace.with(|t| worksheet_markdown(t, picks, answers))
+        let sheet = |pass: Option<&crate::attention::BackwardPass>| {
+            trace.with(|t| worksheet_markdown(t, pass, picks, answers))
+        };
+        match super::context::backward_context() {
+            Some(b) => b.pass.with_untracked(|p| sheet(p.as_ref().ok())),
+            None => sheet(None),
+        }
     };
     let on_file = move |ev: web_sys::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);

@@ -2,9 +2,10 @@
 //! right or wrong, the answer and its worked arithmetic, and a running tally. In presenter mode
 //! the teacher reveals the answer once the class has guessed.
 
-use super::context::{ui_context, Selection, SelectionContext};
+use super::context::backward_context;
+use super::context::{ui_context, BackwardContext, Selection, SelectionContext};
 use super::share::{copy, current_fragment};
-use crate::attention::{MatrixId, Stage, Trace};
+use crate::attention::{BackwardPass, MatrixId, Stage, Trace};
 use crate::formats::page::full_view_url;
 use crate::formats::permalink::FIRST_QUESTION_SET;
 use crate::panels;
@@ -67,10 +68,11 @@ impl QuizContext {
     }
 }
 
-/// Creates the quiz's state for `trace`, `stage` and the `head` shown, off until a link or
-/// "Quiz me" turns it on.
+/// Creates the quiz's state for `trace`, the `backward` pass of the goal on screen, `stage` and
+/// the `head` shown, off until a link or "Quiz me" turns it on.
 pub fn provide_quiz(
     trace: Memo<Trace>,
+    backward: BackwardContext,
     stage: RwSignal<Stage>,
     head: RwSignal<usize>,
     selection: RwSignal<Option<Selection>>,
@@ -80,22 +82,34 @@ pub fn provide_quiz(
     let question = Memo::new(move |_| {
         let n = set.get()?;
         let s = stage.get();
-        trace.with(|t| question_in_view(t, s, quiz_seed(n), in_view(s, head.get())))
+        let ask = |pass: Option<&BackwardPass>| {
+            trace.with(|t| question_in_view(t, pass, s, quiz_seed(n), in_view(s, head.get())))
+        };
+        // Only a backward stage reads the backward pass, which is computed when first read.
+        if s.is_backward() {
+            backward.pass.with(|p| ask(p.as_ref().ok()))
+        } else {
+            ask(None)
+        }
     });
     let hidden = Memo::new(move |_| {
         question.with(Option::is_some) && session.with(|s| s.outcome(stage.get()).is_none())
     });
     // Where one head is shown at a time, it is the head the question is about.
     Effect::new(move |_| {
-        if let Some((MatrixId::Head(h, _), _, _)) = question.with(|q| q.as_ref().map(|q| q.cell)) {
+        if let Some(h) = question.with(|q| q.as_ref().and_then(Question::head)) {
             if head.get_untracked() != h {
                 head.set(h);
             }
         }
     });
-    // New numbers make new answers: every stage is hidden again, and the tally stays.
+    // New numbers or a new goal make new answers: every stage is hidden again, and the tally
+    // stays.
     Effect::new(move |prev: Option<()>| {
         trace.track();
+        // Read, not only tracked: a memo first computed later, when a backward stage reads the
+        // pass, would count as a new goal and hide every answer.
+        backward.goal.with(|_| ());
         if prev.is_some() && session.with_untracked(Session::any_revealed) {
             session.update(Session::hide_all);
         }
@@ -208,12 +222,17 @@ pub fn QuizCard(
     });
 
     let outcome = Memo::new(move |_| quiz.session.with(|s| s.outcome(stage.get()).cloned()));
+    // A backward stage the loss does not reach, or a goal the settings refuse, asks nothing:
+    // the card says why instead of standing empty.
     let prompt = move || {
         outcome
             .get()
             .map(|o| o.question.prompt)
             .or_else(|| quiz.question.get().map(|q| q.prompt))
-            .unwrap_or_default()
+            .unwrap_or_else(|| {
+                let refused = backward_context().is_some_and(|b| b.pass.with(Result::is_err));
+                words::nothing_to_ask(refused).to_string()
+            })
     };
 
     let submit = move |ev: leptos::ev::SubmitEvent| {
@@ -344,7 +363,12 @@ pub fn QuizCard(
     };
 
     let answered = move |o: Outcome| {
-        let worked = trace.with(|t| o.question.worked(t));
+        let worked = trace.with(|t| match backward_context() {
+            Some(b) if o.question.stage.is_backward() => {
+                b.pass.with(|p| o.question.worked(t, p.as_ref().ok()))
+            }
+            _ => o.question.worked(t, None),
+        });
         view! {
             {o.question.note.clone().map(|n| view! { <p class="quiz-note" data-testid="quiz-note">{n}</p> })}
             {worked.map(|e| view! {
@@ -398,14 +422,15 @@ pub fn QuizCard(
     // An answer about a product or a head that the view has stepped away from belongs to a
     // step that is not on screen: the card gives way until the learner goes back to it.
     let about_another_part = move || {
-        let (matrix, _, _) = outcome.with(|o| o.as_ref().map(|o| o.question.cell))?;
+        let (matrix, about_head) =
+            outcome.with(|o| o.as_ref().map(|o| (o.question.cell.0, o.question.head())))?;
         let shown = in_view(stage.get(), quiz.head.get());
         let part = [MatrixId::Q, MatrixId::K, MatrixId::V]
             .iter()
             .position(|m| *m == matrix);
-        Some(match (matrix, part) {
+        Some(match (about_head, part) {
             (_, Some(p)) => shown.part.is_some_and(|s| s != p),
-            (MatrixId::Head(h, _), None) => shown.head.is_some_and(|s| s != h),
+            (Some(h), None) => shown.head.is_some_and(|s| s != h),
             _ => false,
         })
     };

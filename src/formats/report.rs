@@ -521,8 +521,7 @@ fn write_matrix(
     if softmax {
         col_labels.push(ROW_SUM.to_string());
     }
-    let _ = writeln!(out, "| | {} |", col_labels.join(" | "));
-    let _ = writeln!(out, "|---|{}", "---:|".repeat(col_labels.len()));
+    write_header_row(out, &col_labels);
     for (i, label) in row_labels.iter().enumerate() {
         let mut cells: Vec<String> = m.matrix.row(i).iter().map(|v| format_number(*v)).collect();
         if softmax {
@@ -537,6 +536,25 @@ fn write_matrix(
                 sum
             });
         }
+        let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
+    }
+    out.push('\n');
+}
+
+/// A Markdown table's header row and alignment row, numbers right-aligned.
+fn write_header_row(out: &mut String, col_labels: &[String]) {
+    let _ = writeln!(out, "| | {} |", col_labels.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---:|".repeat(col_labels.len()));
+}
+
+/// `matrix` as a Markdown table under `heading`, its rows the sentence's tokens and its columns
+/// the keys' tokens (a head's target pattern, which the trace does not hold).
+pub fn write_token_table(out: &mut String, trace: &Trace, heading: &str, matrix: &Matrix) {
+    let (tokens, key_tokens) = token_labels(trace);
+    let _ = writeln!(out, "{heading}\n");
+    write_header_row(out, &key_tokens[..matrix.ncols().min(key_tokens.len())]);
+    for (i, label) in tokens.iter().enumerate().take(matrix.nrows()) {
+        let cells: Vec<String> = matrix.row(i).iter().map(|v| format_number(*v)).collect();
         let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
     }
     out.push('\n');

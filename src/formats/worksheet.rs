@@ -1,11 +1,12 @@
 //! A worksheet for a class, and its answer key, as Markdown: the scenario's inputs in tables,
 //! then questions spread over the stages, each from [`crate::quiz`], with a blank or with the
-//! answer and its worked arithmetic.
+//! answer and its worked arithmetic. With a backward pass, the backward stages ask too, and the
+//! sheet states the goal their gradients are for.
 
-use super::report::{trace_matrices, write_matrix_table};
-use crate::attention::Trace;
-use crate::quiz::{question, quiz_seed, Answer, Question};
-use crate::words::{configuration, sentences_title, stage_name};
+use super::report::{trace_matrices, write_matrix_table, write_token_table};
+use crate::attention::{BackwardPass, Goal, HeadTarget, Trace};
+use crate::quiz::{asking_stages, backward_question, quiz_seed, Answer, Question};
+use crate::words::{configuration, goal_description, sentences_title, stage_name, subscript};
 use std::fmt::Write as _;
 
 /// The most questions a worksheet holds.
@@ -25,28 +26,40 @@ pub enum Picks {
     QuizSet(u64),
 }
 
-/// The questions of the worksheet for `trace`, picked by `picks`.
-pub fn worksheet_questions(trace: &Trace, picks: Picks) -> Vec<Question> {
-    let stages = trace.stages();
+/// The questions of the worksheet for `trace`, picked by `picks`; the backward stages ask only
+/// with a `backward` pass.
+pub fn worksheet_questions(
+    trace: &Trace,
+    backward: Option<&BackwardPass>,
+    picks: Picks,
+) -> Vec<Question> {
+    let stages = asking_stages(trace, backward);
+    let question = |stage, seed| backward_question(trace, backward, stage, seed);
     match picks {
         Picks::Spread { seed, count } => {
             let count = count.min(MAX_QUESTIONS);
             (0..count)
                 .filter_map(|n| {
                     let stage = stages[n * stages.len() / count.max(1)];
-                    question(trace, stage, seed.wrapping_add(n as u64))
+                    question(stage, seed.wrapping_add(n as u64))
                 })
                 .collect()
         }
         Picks::QuizSet(set) => stages
             .iter()
-            .filter_map(|&stage| question(trace, stage, quiz_seed(set)))
+            .filter_map(|&stage| question(stage, quiz_seed(set)))
             .collect(),
     }
 }
 
-/// The worksheet as Markdown; with `answers`, the answer key.
-pub fn worksheet_markdown(trace: &Trace, picks: Picks, answers: bool) -> String {
+/// The worksheet as Markdown; with `answers`, the answer key. With a `backward` pass the
+/// backward stages ask too.
+pub fn worksheet_markdown(
+    trace: &Trace,
+    backward: Option<&BackwardPass>,
+    picks: Picks,
+    answers: bool,
+) -> String {
     let mut out = String::new();
     let source = trace.source.as_ref().map(|s| s.tokens.as_slice());
     let sentences = sentences_title(&trace.tokens, source);
@@ -74,8 +87,14 @@ pub fn worksheet_markdown(trace: &Trace, picks: Picks, answers: bool) -> String 
     for m in trace_matrices(trace).iter().filter(|m| is_input(m.key)) {
         write_matrix_table(&mut out, trace, m);
     }
+    if let Some(pass) = backward {
+        write_goal(&mut out, trace, pass);
+    }
     let _ = writeln!(out, "## Questions\n");
-    for (n, q) in worksheet_questions(trace, picks).iter().enumerate() {
+    for (n, q) in worksheet_questions(trace, backward, picks)
+        .iter()
+        .enumerate()
+    {
         let position = q.stage.position(trace.norm()).unwrap_or(0) + 1;
         let _ = writeln!(
             out,
@@ -98,7 +117,7 @@ pub fn worksheet_markdown(trace: &Trace, picks: Picks, answers: bool) -> String 
             if let Some(note) = &q.note {
                 let _ = writeln!(out, "{note}\n");
             }
-            if let Some(e) = q.worked(trace) {
+            if let Some(e) = q.worked(trace, backward) {
                 let _ = writeln!(out, "Worked: {}  ", e.title);
                 let _ = writeln!(out, "`{}`  ", e.formula);
                 let _ = writeln!(out, "`{}`\n", e.expansion);
@@ -115,6 +134,30 @@ pub fn worksheet_markdown(trace: &Trace, picks: Picks, answers: bool) -> String 
         out.pop();
     }
     out
+}
+
+/// The goal the backward questions' gradients are for, and the target of each head painted by
+/// hand, which no name describes.
+fn write_goal(out: &mut String, trace: &Trace, pass: &BackwardPass) {
+    let _ = writeln!(out, "## Goal\n");
+    let _ = writeln!(
+        out,
+        "The backward questions are about the gradients of this goal's loss: {}.\n",
+        goal_description(&pass.goal, trace.source.is_some())
+    );
+    let Goal::Pattern(targets) = &pass.goal else {
+        return;
+    };
+    for (h, target) in targets.iter().enumerate() {
+        if let (HeadTarget::Painted(_), Some(pattern)) = (target, pass.target_pattern(h)) {
+            let heading = format!(
+                "**A\\*{}**: head {}'s target pattern, painted by hand (each row sums to 1)",
+                subscript(h + 1),
+                h + 1
+            );
+            write_token_table(out, trace, &heading, pattern);
+        }
+    }
 }
 
 /// Whether the matrix called `key` is an input the questions start from: the embeddings, the

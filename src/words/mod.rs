@@ -45,11 +45,12 @@ pub use matrices::{
 pub use number::{format_value, rounded, subscript};
 pub use presets::{claim_broken_text, claim_text, other_sentence_text};
 pub use quiz::{
-    cell_prompt, cross_mask_prompt, feedback, mask_prompt, no_scale_note, not_a_number,
-    picked_text, quoted, result_line, revealed, seq_len_mistake, split_prompt, tally_text,
-    tie_note, top_score_prompt, top_weight_prompt, top_weight_value_prompt, DIVISOR_PROMPT,
-    NONE_OF_THEM, ONE_HEAD_PROMPT, PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN, QUIZ_PRESENTER_HINT,
-    QUIZ_TOLERANCE,
+    back_divisor_prompt, cell_prompt, cross_mask_prompt, feedback, mask_prompt, no_scale_note,
+    not_a_number, nothing_to_ask, picked_text, quoted, result_line, revealed, seq_len_mistake,
+    sign_prompt, split_prompt, step_prompt, tally_text, tie_note, top_score_prompt,
+    top_weight_prompt, top_weight_value_prompt, BACK_DIVISOR_NOTE, DIVISOR_PROMPT, NONE_OF_THEM,
+    ONE_HEAD_PROMPT, PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN, QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE,
+    SIGN_CHOICES, STEP_CHOICES,
 };
 pub use settings::{
     cross_word_order_text, scale_mode_label, word_order_after_switch, word_order_text,
@@ -59,9 +60,10 @@ pub use stages::{
     stage_formula_mathml, stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
 };
 pub use training::{
-    head_target_label, head_target_menu, loss_text, optimizer_label, paint_cell_label, paint_help,
-    pattern_label, status_text, task_embeddings_note, task_label, trainable_label, DIRECTION_NOTE,
-    PAINT_MASK_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
+    goal_description, head_target_label, head_target_menu, loss_text, optimizer_label,
+    paint_cell_label, paint_help, pattern_label, status_text, task_embeddings_note, task_label,
+    trainable_label, DIRECTION_NOTE, PAINT_MASK_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE,
+    RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, gradient_caption, gradient_number,

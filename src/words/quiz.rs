@@ -269,6 +269,54 @@ pub fn not_a_number(text: &str) -> String {
     }
 }
 
+/// What the quiz card says at a backward stage that asks nothing: the goal's loss does not
+/// reach it, or (`refused`) the goal cannot be used with the settings on screen.
+pub fn nothing_to_ask(refused: bool) -> &'static str {
+    if refused {
+        "No question here: the goal cannot be used with these settings, so there are no \
+         gradients to ask about."
+    } else {
+        "No question here: the goal's loss does not reach this stage, so every gradient in it is \
+         exactly 0."
+    }
+}
+
+/// The choices of a question about a gradient's sign.
+pub const SIGN_CHOICES: [&str; 3] = ["positive", "negative", "0"];
+
+/// The choices of a question about which way a gradient-descent step moves a weight.
+pub const STEP_CHOICES: [&str; 3] = ["up", "down", "stays the same"];
+
+/// "Is ∂L/∂A₁[am, I] positive, negative or 0?"
+pub fn sign_prompt(cell: &str) -> String {
+    format!("Is {cell} positive, negative or 0?")
+}
+
+/// The question about one plain gradient-descent step on the weight or embedding `weight`
+/// (`W_q[d1, d2]`).
+pub fn step_prompt(weight: &str) -> String {
+    format!(
+        "One plain gradient-descent step on this loss, W ← W − η·∂L/∂W with η > 0: does \
+         {weight} go up, go down or stay the same?"
+    )
+}
+
+/// The question about the divisor on the way back: what `from` (`∂L/∂M₁`) is divided by to
+/// give `to` (`∂L/∂S₁`); `masked`: the causal mask hides some cells, whose gradient is 0.
+pub fn back_divisor_prompt(from: &str, to: &str, masked: bool) -> String {
+    let cells = if masked {
+        "every cell the mask leaves visible"
+    } else {
+        "every cell"
+    };
+    format!("Going back through the scale, {cells} of {from} is divided by what to give {to}, to two decimals?")
+}
+
+/// What the divisor on the way back has to do with the one on the way forward.
+pub const BACK_DIVISOR_NOTE: &str =
+    "The scores were divided by this number on the way forward, so the chain rule divides their \
+     gradient by the same number on the way back.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! What the training panel says: the goals, the matrices that learn, and a status line that
 //! names the numbers on screen.
 
-use crate::attention::{LossKind, NamedTarget, OptimizerKind, Task, Trainable};
+use crate::attention::{Goal, HeadTarget, LossKind, NamedTarget, OptimizerKind, Task, Trainable};
 
 /// The panel's opening line.
 pub const TRAINING_INTRO: &str = "Where do trained weights come from? Pick a goal and let \
@@ -24,6 +24,31 @@ pub fn pattern_label(t: NamedTarget) -> &'static str {
 
 /// The goal menu's entry that gives each head a target of its own.
 pub const PER_HEAD_LABEL: &str = "Pattern: a target for each head, named or painted by hand";
+
+/// The goal in one line, as a worksheet states it: one pattern for every head, each head's
+/// own target, or the task (`cross`: the task's target is built from the source).
+pub fn goal_description(goal: &Goal, cross: bool) -> String {
+    match goal {
+        Goal::Pattern(targets) => match targets.as_slice() {
+            [HeadTarget::Named(t)] => pattern_label(*t).to_string(),
+            targets => {
+                let heads: Vec<String> = targets
+                    .iter()
+                    .enumerate()
+                    .map(|(h, t)| {
+                        let named = match t {
+                            HeadTarget::Named(t) => Some(*t),
+                            HeadTarget::Painted(_) => None,
+                        };
+                        format!("head {}: {}", h + 1, head_target_label(named))
+                    })
+                    .collect();
+                format!("Pattern, a target for each head ({})", heads.join("; "))
+            }
+        },
+        Goal::Task(t) => task_label(*t, cross),
+    }
+}
 
 /// A head's own menu entry: a named target, or `None` for one painted by hand.
 pub fn head_target_label(target: Option<NamedTarget>) -> &'static str {

@@ -4,7 +4,7 @@
 // counts. Answered right by keyboard, wrong with the mouse, embedded, in presenter mode (where
 // the teacher reveals with one key), and with the block and a source sentence.
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, loadTrace, runCli, STAGES } from "./fixtures";
+import { test, expect, loadTrace, runCli, STAGES, BACKWARD_STAGES } from "./fixtures";
 
 
 interface KeyEntry {
@@ -24,6 +24,22 @@ function answerKey(set: number, args: string[] = []): KeyEntry[] {
     entries.push({ stage: Number(head[1]), prompt: head[2], answer: answer[1] });
   }
   return entries;
+}
+
+/** What the progress line says at stage `n` of the walk (from 1) when `forward` stages come
+ * before the backward ones. */
+function progressText(n: number, forward: number): string {
+  return n <= forward ? `Stage ${n} of ${forward}` : `Backward ${n - forward} of ${BACKWARD_STAGES.length}`;
+}
+
+/** Steps on with Next until the progress line shows stage `n` of the walk: the backward stages
+ * the loss does not reach ask nothing, so a quiz skips past them. */
+async function stepTo(page: Page, n: number, forward: number): Promise<void> {
+  const progress = page.getByTestId("progress");
+  for (let i = 0; i < 30 && (await progress.textContent()) !== progressText(n, forward); i++) {
+    await page.getByTestId("next").click();
+  }
+  await expect(progress).toHaveText(progressText(n, forward));
 }
 
 const card = (page: Page): Locator => page.getByTestId("quiz");
@@ -102,11 +118,16 @@ test("every stage is hidden until answered, and a right answer by keyboard is ma
   context,
 }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  test.slow();
   const key = answerKey(2);
-  expect(key.map((e) => e.stage)).toEqual(STAGES.map((_, i) => i + 1));
+  // Every forward stage, and the backward stages the default goal (a pattern) reaches: not the
+  // output projection's or the weighted sum's.
+  const reached = [1, 4, 5, 6, 7, 8].map((b) => STAGES.length + b);
+  expect(key.map((e) => e.stage)).toEqual([...STAGES.map((_, i) => i + 1), ...reached]);
   await app.goto("./#v=1&quiz=1&qn=2");
   for (const [i, entry] of key.entries()) {
-    await expect(page.getByTestId("progress")).toHaveText(`Stage ${i + 1} of ${STAGES.length}`);
+    if (i > 0 && entry.stage !== key[i - 1].stage + 1) await stepTo(page, entry.stage, STAGES.length);
+    await expect(page.getByTestId("progress")).toHaveText(progressText(entry.stage, STAGES.length));
     await expect(page.getByTestId("quiz-prompt")).toHaveText(entry.prompt);
     await expect(hiddenResults(page).first()).toBeVisible();
     await expect(page.getByTestId("stage-note")).toHaveCount(0);
@@ -139,15 +160,16 @@ test("every stage is hidden until answered, and a right answer by keyboard is ma
 
   await page.getByTestId("quiz-copy").click();
   const line = await page.evaluate(() => navigator.clipboard.readText());
-  expect(line).toContain(`attention-lens quiz on “I am hungry”: ${STAGES.length} of ${STAGES.length} right (Input ✓ · Q, K, V ✓ · `);
+  expect(line).toContain(`attention-lens quiz on “I am hungry”: ${key.length} of ${key.length} right (Input ✓ · Q, K, V ✓ · `);
   expect(line).toContain("quiz=1&qn=2");
 });
 
 test("a wrong answer shows the right one; another question hides the stage again", async ({ app, page }) => {
+  test.slow();
   const key = answerKey(2);
   await app.goto("./#v=1&quiz=1&qn=2");
   for (const [i, entry] of key.entries()) {
-    if (i > 0) await page.getByTestId("next").click();
+    if (i > 0) await stepTo(page, entry.stage, STAGES.length);
     await expect(page.getByTestId("quiz-prompt")).toHaveText(entry.prompt);
     const given = await answerWrong(page, entry);
     await expect(page.getByTestId("quiz-feedback")).toHaveText(
@@ -258,21 +280,20 @@ test("presenting, the teacher reveals with R or the clicker, and the tally is th
 });
 
 test("with the block and a source, every stage asks and marks its own question", async ({ app, page }) => {
-  // Seventeen stages, each answered and revealed.
+  // Seventeen forward stages and six backward ones, each answered and revealed.
   test.slow();
   const args = ["--source", "le chat noir", "--block", "--norm", "pre"];
   const key = answerKey(5, args);
-  expect(key).toHaveLength(17);
+  expect(key).toHaveLength(23);
   await app.goto("./#v=1&src=le%20chat%20noir&blk=1&norm=pre&quiz=1&qn=5");
   for (const [i, entry] of key.entries()) {
-    if (i > 0) await page.getByTestId("next").click();
-    await expect(page.getByTestId("progress")).toHaveText(`Stage ${i + 1} of 17`);
+    if (i > 0) await stepTo(page, entry.stage, 17);
     await expect(page.getByTestId("quiz-prompt")).toHaveText(entry.prompt);
     await expect(hiddenResults(page).first()).toBeVisible();
     await answerRightByKeyboard(page, entry);
     await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${entry.answer}.`);
   }
-  await expect(page.getByTestId("quiz-tally")).toHaveText("17 answered, 17 right");
+  await expect(page.getByTestId("quiz-tally")).toHaveText("23 answered, 23 right");
 });
 
 for (const viewport of [
@@ -328,3 +349,61 @@ for (const viewport of [
     expect(choicesChecked, "some step listed choices").toBeGreaterThan(0);
   });
 }
+
+test("on the way back the quiz asks which way a step moves a weight, and a task reaches every stage", async ({
+  app,
+  page,
+}) => {
+  // A pattern goal: the projections' question is about W_q or W_k, marked by the CLI's key.
+  const key = answerKey(1, ["--causal"]);
+  const projection = key.find((e) => e.stage === STAGES.length + 7);
+  expect(projection?.prompt).toMatch(/gradient-descent step on this loss.*does W_[qk]\[/);
+  await app.goto("./#v=1&causal=1&quiz=1&stage=back-projection");
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(projection!.prompt);
+  await expect(hiddenResults(page).first()).toBeVisible();
+  expect(await choiceNames(page)).toEqual(["up", "down", "stays the same"]);
+  await answerRightByKeyboard(page, projection!);
+  await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${projection!.answer}.`);
+  // The worked arithmetic is the gradient cell's chain rule, and says the step goes against it.
+  await expect(page.getByTestId("quiz-worked")).toContainText("∂L/∂W_");
+  await expect(page.getByTestId("quiz-worked")).toContainText("against this gradient");
+  // A stage the pattern loss does not reach asks nothing and hides nothing.
+  await app.openStage("back-output");
+  await expect(page.getByTestId("quiz-prompt")).toHaveText(
+    "No question here: the goal's loss does not reach this stage, so every gradient in it is exactly 0.",
+  );
+  await expect(page.getByTestId("quiz-form")).toHaveCount(0);
+  await expect(hiddenResults(page)).toHaveCount(0);
+  // A new goal makes new answers: the revealed stage is hidden again, and a task's loss
+  // reaches the output projection, which asks about W_o.
+  await app.openStage("back-projection");
+  await expect(page.getByTestId("quiz-feedback")).toContainText("Right");
+  await page.getByTestId("train-goal").selectOption("copy_previous");
+  await expect(hiddenResults(page).first()).toBeVisible();
+  await expect(page.getByTestId("quiz-tally")).toHaveText("1 answered, 1 right");
+  await app.openStage("back-output");
+  await expect(page.getByTestId("quiz-prompt")).toContainText("does W_o[");
+  await expect(hiddenResults(page).first()).toBeVisible();
+});
+
+test("presenting a backward stage at 1024×768, the question is about the head on show and the reveal fits", async ({
+  app,
+  page,
+}) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto("./?present=1#v=1&quiz=1&qn=3&stage=back-softmax&s=the%20cat%20sat");
+  await expect(page.getByTestId("quiz-prompt")).toContainText("∂L/∂M");
+  const prompt = (await page.getByTestId("quiz-prompt").textContent()) ?? "";
+  const head = prompt.match(/∂L\/∂M([₁₂₃₄₅₆₇₈])/);
+  expect(head, prompt).not.toBeNull();
+  const n = "₁₂₃₄₅₆₇₈".indexOf(head![1]) + 1;
+  await expect(page.getByTestId("presenter-head")).toHaveText(new RegExp(`^Head ${n} of`));
+  await expect(card(page).locator(".quiz-options li")).toHaveText(["positive", "negative", "0"]);
+  await expect(hiddenResults(page)).toHaveCount(1);
+  await page.keyboard.press("r");
+  await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is ");
+  await expect(hiddenResults(page)).toHaveCount(0);
+  await expect
+    .poll(async () => page.locator(".stage canvas").last().evaluate((c) => c.getBoundingClientRect().bottom))
+    .toBeLessThanOrEqual(768);
+});

@@ -5,8 +5,10 @@
 //! A question is chosen by a seed, so the same seed, trace and stage give the same question:
 //! a link or a worksheet reproduces it.
 
+mod backward;
+
 use crate::attention::{
-    BlockMatrix, HeadMatrix, Matrix, MatrixId, ScaleMode, SplitMix64, Stage, Trace,
+    BackwardPass, BlockMatrix, HeadMatrix, Matrix, MatrixId, ScaleMode, SplitMix64, Stage, Trace,
 };
 use crate::words::{self, format_value, key_token, token};
 
@@ -102,10 +104,27 @@ impl Question {
         }
     }
 
-    /// The worked arithmetic of the question's cell, as a clicked cell shows it.
-    pub fn worked(&self, trace: &Trace) -> Option<words::Explanation> {
-        let (m, r, c) = self.cell;
-        words::explain(trace, m, r, c)
+    /// The worked arithmetic of the question's cell, as a clicked cell shows it; a backward
+    /// stage's cell needs the `backward` pass the question was drawn from.
+    pub fn worked(
+        &self,
+        trace: &Trace,
+        backward: Option<&BackwardPass>,
+    ) -> Option<words::Explanation> {
+        match self.cell {
+            (MatrixId::Back(m), r, c) => words::explain_back(trace, backward?, m, r, c),
+            (m, r, c) => words::explain(trace, m, r, c),
+        }
+    }
+
+    /// The head the question is about, where it is about one head.
+    pub fn head(&self) -> Option<usize> {
+        use crate::attention::BackMatrix;
+        match self.cell.0 {
+            MatrixId::Head(h, _)
+            | MatrixId::Back(BackMatrix::Head(h, _) | BackMatrix::TargetPattern(h)) => Some(h),
+            _ => None,
+        }
     }
 }
 
@@ -115,10 +134,23 @@ fn shown(value: f64) -> f64 {
     crate::words::rounded(value, DECIMALS)
 }
 
-/// A question about the result of `stage` in `trace`, chosen by `seed`; `None` for a stage the
-/// trace does not show.
+/// A question about the result of forward `stage` in `trace`, chosen by `seed`; `None` for a
+/// stage the trace does not show and for the backward stages, which need a pass (see
+/// [`backward_question`]).
 pub fn question(trace: &Trace, stage: Stage, seed: u64) -> Option<Question> {
-    question_in_view(trace, stage, seed, InView::default())
+    question_in_view(trace, None, stage, seed, InView::default())
+}
+
+/// A question about any `stage`, the backward ones read from `backward` (the pass of the goal
+/// on screen); `None` for a stage the trace does not show, a backward stage without a pass and
+/// one its loss does not reach.
+pub fn backward_question(
+    trace: &Trace,
+    backward: Option<&BackwardPass>,
+    stage: Stage,
+    seed: u64,
+) -> Option<Question> {
+    question_in_view(trace, backward, stage, seed, InView::default())
 }
 
 /// What a view shows of a stage when it shows less than all of it: a question asks about that.
@@ -132,23 +164,37 @@ pub struct InView {
     pub head: Option<usize>,
 }
 
+/// The stages a question can be asked about: the forward stages `trace` shows, then, with a
+/// `backward` pass, the backward stages its loss reaches.
+pub fn asking_stages(trace: &Trace, backward: Option<&BackwardPass>) -> Vec<Stage> {
+    let mut stages = trace.stages().to_vec();
+    if let Some(pass) = backward {
+        stages.extend(
+            Stage::BACKWARD
+                .iter()
+                .filter(|&&s| backward::reaches(pass, s)),
+        );
+    }
+    stages
+}
+
 /// [`question`] for a view that shows only `in_view` of the stage: a question about the
 /// projection asks about the product on screen, a question about one head about the head on
 /// screen. The seed draws the rest as [`question`] does.
 pub fn question_in_view(
     trace: &Trace,
+    backward: Option<&BackwardPass>,
     stage: Stage,
     seed: u64,
     in_view: InView,
 ) -> Option<Question> {
     let part = in_view.part;
-    // The backward stages follow a goal the quiz does not know: they ask nothing.
-    if stage.is_backward() {
-        return None;
-    }
     stage.position(trace.norm())?;
     let mut rng = SplitMix64::new(seed ^ (stage.index() as u64).wrapping_mul(0x9E37_79B9_7F4A));
     let mut pick = |n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
+    if stage.is_backward() {
+        return backward::question(trace, backward?, stage, in_view, &mut pick);
+    }
     let (seq_len, n_keys, d) = (trace.seq_len(), trace.n_keys(), trace.config.d_model);
     let heads = trace.config.n_heads;
     let cross = trace.source.is_some();

@@ -54,6 +54,8 @@ const BUDGETS = {
   editLargestP95: 8,
   firstHeatmapMedian: 120,
   bundleGzipKb: 320,
+  /** The least training steps per second at the largest scenario, while drawing. */
+  trainingLargestMin: 30,
 };
 
 function parseArgs(argv) {
@@ -94,8 +96,8 @@ function round(value, digits = 2) {
   return Math.round(value * scale) / scale;
 }
 
-function figure(name, value, unit, budgetMax = null, note = "") {
-  return { name, value: round(value), unit, budget_max: budgetMax, note };
+function figure(name, value, unit, budgetMax = null, note = "", budgetMin = null) {
+  return { name, value: round(value), unit, budget_max: budgetMax, budget_min: budgetMin, note };
 }
 
 /** Starts serve-dist.mjs on a free port; resolves to its URL and a function that stops it. */
@@ -370,7 +372,8 @@ async function main() {
           rate,
           "steps/s",
           null,
-          "Train for 3 s on the Scores stage, every head's scores drawn; one step a frame, so the display's refresh rate is the ceiling",
+          "Train for 3 s on the Scores stage, every head's scores drawn; 60 steps a second at most, up to 4 in a frame that came late",
+          scenario === "largest" ? BUDGETS.trainingLargestMin : null,
         ),
       );
     }

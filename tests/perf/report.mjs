@@ -119,10 +119,25 @@ function formatValue(value) {
   return value.toFixed(2);
 }
 
+const given = (x) => x !== null && x !== undefined;
+
+/** Whether a figure has a budget: a most (`budget_max`, for times and sizes) or a least
+ * (`budget_min`, for rates). */
+const budgeted = (figure) => given(figure.budget_max) || given(figure.budget_min);
+
+/** The budget in words: `< 2` or `≥ 30`. */
+function budgetText(figure) {
+  if (given(figure.budget_max)) return `< ${figure.budget_max}`;
+  if (given(figure.budget_min)) return `≥ ${figure.budget_min}`;
+  return "-";
+}
+
 function within(figure) {
-  if (figure.budget_max === null || figure.budget_max === undefined) return "-";
-  if (figure.value === null || figure.value === undefined) return "?";
-  return figure.value < figure.budget_max ? "yes" : "NO";
+  if (!budgeted(figure)) return "-";
+  if (!given(figure.value)) return "?";
+  const underMax = !given(figure.budget_max) || figure.value < figure.budget_max;
+  const overMin = !given(figure.budget_min) || figure.value >= figure.budget_min;
+  return underMax && overMin ? "yes" : "NO";
 }
 
 function change(figure, previous) {
@@ -141,7 +156,7 @@ function printTable(figures, previous) {
     f.name,
     formatValue(f.value),
     f.unit,
-    f.budget_max === null || f.budget_max === undefined ? "-" : `< ${f.budget_max}`,
+    budgetText(f),
     within(f),
     ...(previous ? [change(f, previous)] : []),
   ]);
@@ -188,14 +203,14 @@ async function main() {
   printTable(figures, previous);
   console.log("");
 
-  const budgeted = figures.filter((f) => f.budget_max !== null && f.budget_max !== undefined);
-  const over = budgeted.filter((f) => within(f) !== "yes");
+  const withBudget = figures.filter(budgeted);
+  const over = withBudget.filter((f) => within(f) !== "yes");
   if (over.length === 0) {
-    console.log(`budgets: all ${budgeted.length} met`);
+    console.log(`budgets: all ${withBudget.length} met`);
   } else {
-    console.log(`budgets: ${over.length} of ${budgeted.length} NOT met:`);
+    console.log(`budgets: ${over.length} of ${withBudget.length} NOT met:`);
     for (const f of over) {
-      console.log(`  ${f.name}: ${formatValue(f.value)} ${f.unit}, budget < ${f.budget_max}`);
+      console.log(`  ${f.name}: ${formatValue(f.value)} ${f.unit}, budget ${budgetText(f)}`);
     }
   }
   if (previous) {

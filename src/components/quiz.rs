@@ -11,7 +11,7 @@ use crate::formats::permalink::FIRST_QUESTION_SET;
 use crate::panels;
 use crate::plot::parse_cell;
 use crate::quiz::{
-    question_in_view, quiz_seed, Answer, InView, Outcome, Question, Response, Session,
+    question_in_view, quiz_seed, why_unasked, Answer, InView, Outcome, Question, Response, Session,
 };
 use crate::words;
 use leptos::html;
@@ -230,8 +230,11 @@ pub fn QuizCard(
             .map(|o| o.question.prompt)
             .or_else(|| quiz.question.get().map(|q| q.prompt))
             .unwrap_or_else(|| {
-                let refused = backward_context().is_some_and(|b| b.pass.with(Result::is_err));
-                words::nothing_to_ask(refused).to_string()
+                let why = backward_context()
+                    .and_then(|b| b.pass.with(|p| why_unasked(p.as_ref().ok(), stage.get())));
+                why.map(words::nothing_to_ask)
+                    .unwrap_or_default()
+                    .to_string()
             })
     };
 

@@ -30,7 +30,7 @@ const MAX_STEPS_PER_FRAME: usize = 4;
 /// The goal as the goal menu names it.
 pub fn goal_text(goal: GoalChoice, cross: bool) -> String {
     match goal {
-        GoalChoice::Pattern(t) => pattern_label(t).to_string(),
+        GoalChoice::Pattern(t) => pattern_label(t, cross).to_string(),
         GoalChoice::PerHead => PER_HEAD_LABEL.to_string(),
         GoalChoice::Task(t) => task_label(t, cross),
     }

@@ -4,9 +4,12 @@
 //! sheet states the goal their gradients are for.
 
 use super::report::{trace_matrices, write_matrix_table, write_token_table};
-use crate::attention::{BackwardPass, Goal, HeadTarget, Trace};
-use crate::quiz::{asking_stages, backward_question, quiz_seed, Answer, Question};
-use crate::words::{configuration, goal_description, sentences_title, stage_name, subscript};
+use crate::attention::{BackwardPass, Goal, HeadTarget, Stage, Trace};
+use crate::quiz::{asking_stages, backward_question, quiz_seed, why_unasked, Answer, Question};
+use crate::words::{
+    configuration, goal_description, sentences_title, stage_name, subscript, unreached_stages_line,
+    Unasked,
+};
 use std::fmt::Write as _;
 
 /// The most questions a worksheet holds.
@@ -87,14 +90,12 @@ pub fn worksheet_markdown(
     for m in trace_matrices(trace).iter().filter(|m| is_input(m.key)) {
         write_matrix_table(&mut out, trace, m);
     }
-    if let Some(pass) = backward {
+    let questions = worksheet_questions(trace, backward, picks);
+    if let Some(pass) = backward.filter(|_| questions.iter().any(|q| q.stage.is_backward())) {
         write_goal(&mut out, trace, pass);
     }
     let _ = writeln!(out, "## Questions\n");
-    for (n, q) in worksheet_questions(trace, backward, picks)
-        .iter()
-        .enumerate()
-    {
+    for (n, q) in questions.iter().enumerate() {
         let position = q.stage.position(trace.norm()).unwrap_or(0) + 1;
         let _ = writeln!(
             out,
@@ -136,8 +137,8 @@ pub fn worksheet_markdown(
     out
 }
 
-/// The goal the backward questions' gradients are for, and the target of each head painted by
-/// hand, which no name describes.
+/// The goal the backward questions' gradients are for, the stages its loss does not reach, and
+/// a target painted by hand, which no name describes.
 fn write_goal(out: &mut String, trace: &Trace, pass: &BackwardPass) {
     let _ = writeln!(out, "## Goal\n");
     let _ = writeln!(
@@ -145,16 +146,29 @@ fn write_goal(out: &mut String, trace: &Trace, pass: &BackwardPass) {
         "The backward questions are about the gradients of this goal's loss: {}.\n",
         goal_description(&pass.goal, trace.source.is_some())
     );
+    let unreached: Vec<String> = Stage::BACKWARD
+        .iter()
+        .filter(|&&s| why_unasked(Some(pass), s).is_some_and(|w| w != Unasked::TooSmall))
+        .filter_map(|s| s.position(trace.norm()).map(|p| (p + 1).to_string()))
+        .collect();
+    if !unreached.is_empty() {
+        let _ = writeln!(out, "{}\n", unreached_stages_line(&unreached));
+    }
     let Goal::Pattern(targets) = &pass.goal else {
         return;
     };
     for (h, target) in targets.iter().enumerate() {
         if let (HeadTarget::Painted(_), Some(pattern)) = (target, pass.target_pattern(h)) {
-            let heading = format!(
-                "**A\\*{}**: head {}'s target pattern, painted by hand (each row sums to 1)",
-                subscript(h + 1),
-                h + 1
-            );
+            let heading = if targets.len() == 1 {
+                "**A\\***: the target pattern painted by hand, for every head (each row sums to 1)"
+                    .to_string()
+            } else {
+                format!(
+                    "**A\\*{}**: head {}'s target pattern, painted by hand (each row sums to 1)",
+                    subscript(h + 1),
+                    h + 1
+                )
+            };
             write_token_table(out, trace, &heading, pattern);
         }
     }

@@ -6,19 +6,21 @@ use super::{Answer, InView, Question};
 use crate::attention::{
     BackMatrix, BackwardPass, HeadGrad, LossKind, MatrixId, ScaleMode, Stage, Trace, WeightName,
 };
-use crate::words;
-
-/// A gradient no larger than this is 0: what is left of sums that cancel exactly.
-const ZERO: f64 = 1e-12;
+use crate::words::{self, Unasked};
 
 /// A gradient at least this large does not show as 0 at the heatmaps' three decimals.
 const SHOWN: f64 = 5e-4;
 
-/// Positive, negative or 0: the index of the choice in [`words::SIGN_CHOICES`].
+/// The share of the matrix's largest gradient in size that a non-zero cell asked about has at
+/// least: a large gradient keeps its sign when it is redone with the rounded numbers shown.
+const LARGE: f64 = 0.25;
+
+/// Positive, negative or 0: the index of the choice in [`words::SIGN_CHOICES`]. Only cells that
+/// are exactly 0 or clear of 0 at three decimals are asked about (see [`cell`]).
 fn sign(v: f64) -> usize {
-    if v > ZERO {
+    if v > 0.0 {
         0
-    } else if v < -ZERO {
+    } else if v < 0.0 {
         1
     } else {
         2
@@ -37,6 +39,22 @@ pub(super) fn reaches(pass: &BackwardPass, stage: Stage) -> bool {
     stage.is_backward()
         && (pass.loss_kind() == LossKind::Task
             || !matches!(stage, Stage::BackOutput | Stage::BackWeightedSum))
+}
+
+/// Why backward `stage` asks nothing, when it does not: the goal's gradients are missing (no
+/// `pass`), its loss does not reach the stage, or every gradient there shows as 0.000.
+pub fn why_unasked(pass: Option<&BackwardPass>, stage: Stage) -> Option<Unasked> {
+    if !stage.is_backward() {
+        return None;
+    }
+    let Some(pass) = pass else {
+        return Some(Unasked::NoGradients);
+    };
+    Some(match stage {
+        _ if reaches(pass, stage) => Unasked::TooSmall,
+        Stage::BackOutput => Unasked::OutputUnreached,
+        _ => Unasked::ValuesUnreached,
+    })
 }
 
 /// A question about backward `stage` for `pass`, drawing from `pick` (a number below its
@@ -90,8 +108,10 @@ pub(super) fn question(
     }
 }
 
-/// A cell of `m` worth asking about: one the mask leaves visible whose value shows as what it
-/// is (0, or clear of 0 at three decimals); a non-zero one every other time when there is one.
+/// A cell of `m` worth asking about: one the mask leaves visible that is exactly 0, or clear
+/// of 0 at three decimals and large among the matrix's gradients, so that its sign reads the
+/// same from the rounded numbers shown; a non-zero one every other time when there is one.
+/// `None` when every visible cell shows as 0.000 without being 0.
 fn cell(
     trace: &Trace,
     pass: &BackwardPass,
@@ -106,25 +126,27 @@ fn cell(
             .is_some_and(|head| head.masked[(i, j)] == f64::NEG_INFINITY),
         _ => false,
     };
-    let all: Vec<(usize, usize, f64)> = (0..values.nrows())
+    let visible: Vec<(usize, usize, f64)> = (0..values.nrows())
         .flat_map(|i| (0..values.ncols()).map(move |j| (i, j)))
         .filter(|&(i, j)| !hidden(i, j))
         .map(|(i, j)| (i, j, values[(i, j)]))
         .collect();
-    let clear: Vec<_> = all
+    let largest = visible.iter().fold(0.0f64, |a, &(_, _, v)| a.max(v.abs()));
+    let floor = SHOWN.max(LARGE * largest);
+    let non_zero: Vec<_> = visible
         .iter()
         .copied()
-        .filter(|(_, _, v)| v.abs() >= SHOWN || v.abs() <= ZERO)
+        .filter(|(_, _, v)| v.abs() >= floor)
         .collect();
-    let non_zero: Vec<_> = clear
+    let asked: Vec<_> = visible
         .iter()
         .copied()
-        .filter(|(_, _, v)| v.abs() > ZERO)
+        .filter(|(_, _, v)| *v == 0.0 || v.abs() >= floor)
         .collect();
-    let from = match (pick(2), non_zero.is_empty(), clear.is_empty()) {
-        (0, false, _) => non_zero,
-        (_, _, false) => clear,
-        _ => all,
+    let from = if pick(2) == 0 && !non_zero.is_empty() {
+        non_zero
+    } else {
+        asked
     };
     (!from.is_empty()).then(|| from[pick(from.len())])
 }
@@ -167,9 +189,13 @@ fn step_question(
     };
     let (r, c, v) = cell(trace, pass, m, pick)?;
     // The cell's worked arithmetic says which way the step goes, and how Adam differs.
+    let matrix = MatrixId::Weight(weight);
     Some(Question {
         stage,
-        prompt: words::step_prompt(&words::cell_name(trace, MatrixId::Weight(weight), r, c)),
+        prompt: words::step_prompt(
+            &words::label(matrix),
+            &words::cell_name(trace, matrix, r, c),
+        ),
         answer: Answer::Choice {
             choices: words::STEP_CHOICES.map(String::from).to_vec(),
             accepted: vec![step(v)],
@@ -191,26 +217,23 @@ fn divisor_question(
     let config = &trace.config;
     let cross = trace.source.is_some();
     let masked = config.causal && !cross;
-    let mode_note = match config.scale {
-        ScaleMode::SqrtHeadDim => None,
-        ScaleMode::SqrtSeqLen => Some(words::seq_len_mistake(
-            config.head_dim(),
-            trace.n_keys(),
-            cross,
-        )),
-        ScaleMode::None => Some(words::no_scale_note(config.head_dim())),
+    let d_k = config.head_dim();
+    let n_keys = trace.n_keys();
+    let from = words::back_label(BackMatrix::Head(h, HeadGrad::Masked));
+    let divisor = match (config.scale, cross) {
+        (ScaleMode::SqrtHeadDim, _) => Some(format!("√d_k = √{d_k}")),
+        (ScaleMode::SqrtSeqLen, false) => Some(format!("√seq_len = √{n_keys}")),
+        (ScaleMode::SqrtSeqLen, true) => Some(format!("√src_len = √{n_keys}")),
+        (ScaleMode::None, _) => None,
     };
-    let note = match mode_note {
-        Some(n) => format!("{} {n}", words::BACK_DIVISOR_NOTE),
-        None => words::BACK_DIVISOR_NOTE.to_string(),
-    };
+    let mut note = words::back_divisor_note(divisor.as_deref(), d_k, config.temperature, &from);
+    if config.scale == ScaleMode::SqrtSeqLen {
+        note.push(' ');
+        note.push_str(&words::seq_len_mistake(d_k, n_keys, cross));
+    }
     Some(Question {
         stage: Stage::BackScale,
-        prompt: words::back_divisor_prompt(
-            &words::back_label(BackMatrix::Head(h, HeadGrad::Masked)),
-            &words::back_label(m),
-            masked,
-        ),
+        prompt: words::back_divisor_prompt(&from, &words::back_label(m), masked),
         answer: Answer::Number {
             value: trace.scale_divisor,
         },

@@ -7,6 +7,8 @@
 
 mod backward;
 
+pub use backward::why_unasked;
+
 use crate::attention::{
     BackwardPass, BlockMatrix, HeadMatrix, Matrix, MatrixId, ScaleMode, SplitMix64, Stage, Trace,
 };

@@ -269,53 +269,118 @@ pub fn not_a_number(text: &str) -> String {
     }
 }
 
-/// What the quiz card says at a backward stage that asks nothing: the goal's loss does not
-/// reach it, or (`refused`) the goal cannot be used with the settings on screen.
-pub fn nothing_to_ask(refused: bool) -> &'static str {
-    if refused {
-        "No question here: the goal cannot be used with these settings, so there are no \
-         gradients to ask about."
-    } else {
-        "No question here: the goal's loss does not reach this stage, so every gradient in it is \
-         exactly 0."
+/// Why a backward stage asks nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unasked {
+    /// The gradients of the goal cannot be computed with the settings on screen.
+    NoGradients,
+    /// The pattern loss does not reach the output projection's backward stage.
+    OutputUnreached,
+    /// The pattern loss does not reach the weighted sum's backward stage.
+    ValuesUnreached,
+    /// Every gradient of the stage shows as 0.000, though not every one is 0.
+    TooSmall,
+}
+
+/// What the quiz card says at a backward stage that asks nothing, and why.
+pub fn nothing_to_ask(why: Unasked) -> &'static str {
+    match why {
+        Unasked::NoGradients => {
+            "No question here: the gradients of this goal cannot be computed with these \
+             settings (the backward stages say why), so there is nothing to ask."
+        }
+        Unasked::OutputUnreached => {
+            "No question here: the pattern loss reads only the attention weights A, so no \
+             gradient reaches Y, W_o or C: ∂L/∂W_o and ∂L/∂C are exactly 0."
+        }
+        Unasked::ValuesUnreached => {
+            "No question here: the pattern loss reads only the attention weights A, so ∂L/∂Vₕ \
+             is exactly 0; ∂L/∂Aₕ comes straight from the loss, at the first backward stage."
+        }
+        Unasked::TooSmall => {
+            "No question here: every gradient at this stage rounds to 0.000 at three decimals, \
+             so its sign cannot be read off the heatmaps."
+        }
     }
+}
+
+/// The worksheet's line on the backward stages its goal's loss does not reach, numbered
+/// `stages` as the sheet numbers them.
+pub fn unreached_stages_line(stages: &[String]) -> String {
+    let (word, verb) = if stages.len() == 1 {
+        ("Stage", "asks")
+    } else {
+        ("Stages", "ask")
+    };
+    format!(
+        "{word} {} {verb} nothing: the pattern loss reads only the attention weights A, so it \
+         does not reach W_o, C or V.",
+        stages.join(" and ")
+    )
 }
 
 /// The choices of a question about a gradient's sign.
 pub const SIGN_CHOICES: [&str; 3] = ["positive", "negative", "0"];
 
 /// The choices of a question about which way a gradient-descent step moves a weight.
-pub const STEP_CHOICES: [&str; 3] = ["up", "down", "stays the same"];
+pub const STEP_CHOICES: [&str; 3] = ["up", "down", "stay the same"];
 
 /// "Is ∂L/∂A₁[am, I] positive, negative or 0?"
 pub fn sign_prompt(cell: &str) -> String {
     format!("Is {cell} positive, negative or 0?")
 }
 
-/// The question about one plain gradient-descent step on the weight or embedding `weight`
-/// (`W_q[d1, d2]`).
-pub fn step_prompt(weight: &str) -> String {
+/// The question about one plain gradient-descent step on `weight` (`W_q[d1, d2]`) of the matrix
+/// `matrix` (`W_q`), whether or not the goal trains it.
+pub fn step_prompt(matrix: &str, weight: &str) -> String {
     format!(
-        "One plain gradient-descent step on this loss, W ← W − η·∂L/∂W with η > 0: does \
-         {weight} go up, go down or stay the same?"
+        "If {matrix} learned by plain gradient descent, W ← W − η·∂L/∂W with η > 0, would one \
+         step on this loss move {weight} up, down, or leave it the same?"
     )
 }
 
-/// The question about the divisor on the way back: what `from` (`∂L/∂M₁`) is divided by to
-/// give `to` (`∂L/∂S₁`); `masked`: the causal mask hides some cells, whose gradient is 0.
+/// The question about the divisor on the way back: what each cell of `from` (`∂L/∂M₁`) is
+/// divided by to give the same cell of `to` (`∂L/∂S₁`); `masked`: the causal mask hides some
+/// cells, whose gradient is 0.
 pub fn back_divisor_prompt(from: &str, to: &str, masked: bool) -> String {
-    let cells = if masked {
-        "every cell the mask leaves visible"
+    let which = if masked {
+        " that the mask leaves visible"
     } else {
-        "every cell"
+        ""
     };
-    format!("Going back through the scale, {cells} of {from} is divided by what to give {to}, to two decimals?")
+    format!(
+        "Going back through the scale, each cell of {from}{which} is divided by what number to \
+         give the same cell of {to}, to two decimals?"
+    )
 }
 
-/// What the divisor on the way back has to do with the one on the way forward.
-pub const BACK_DIVISOR_NOTE: &str =
-    "The scores were divided by this number on the way forward, so the chain rule divides their \
-     gradient by the same number on the way back.";
+/// Why the gradient goes back through the scale divided by `divisor_text` (`√d_k = √2`), the
+/// forward pass's divisor, or (`None`: scaling is off) undivided, for heads `d_k` wide; `t`: the
+/// temperature, which the softmax's backward has already divided `from` (`∂L/∂M₁`) by.
+pub fn back_divisor_note(divisor_text: Option<&str>, d_k: usize, t: f64, from: &str) -> String {
+    let mut note = match divisor_text {
+        Some(divisor) => format!(
+            "The scores were divided by {divisor} on the way forward, so the chain rule divides \
+             their gradient by the same number on the way back."
+        ),
+        None if d_k == 1 => "Scaling is off: the forward pass divided the scores by 1, that is \
+             not at all, so the gradient goes back undivided; with d_k = 1 standard attention \
+             divides by √1 = 1 too."
+            .to_string(),
+        None => format!(
+            "Scaling is off: the forward pass divided the scores by 1, that is not at all, so \
+             the gradient goes back undivided. Standard attention divides by √d_k = √{d_k}."
+        ),
+    };
+    if t != 1.0 {
+        note.push_str(&format!(
+            " The temperature T = {} is not part of this divisor: the softmax's backward already \
+             divided {from} by T.",
+            super::format_value(t, 2)
+        ));
+    }
+    note
+}
 
 #[cfg(test)]
 mod tests {

@@ -8,17 +8,35 @@ pub const TRAINING_INTRO: &str = "Where do trained weights come from? Pick a goa
 gradient descent change the matrices you choose; every stage above follows the new weights.";
 
 /// The goal menu's entry for a target pattern given to every head.
-pub fn pattern_label(t: NamedTarget) -> &'static str {
-    match t {
-        NamedTarget::Previous => {
+pub fn pattern_label(t: NamedTarget, cross: bool) -> &'static str {
+    // In cross-attention the keys are the source's words, and a row past the end of the source
+    // looks at its last word.
+    match (t, cross) {
+        (NamedTarget::Previous, false) => {
             "Pattern: each token looks at the key one position before it (the first at itself)"
         }
-        NamedTarget::SelfToken => "Pattern: each token looks at the key at its own position",
-        NamedTarget::Next => {
+        (NamedTarget::Previous, true) => {
+            "Pattern: query i looks at source word i−1 (the first query at source word 1; \
+             queries past the end of the source at its last word)"
+        }
+        (NamedTarget::SelfToken, false) => {
+            "Pattern: each token looks at the key at its own position"
+        }
+        (NamedTarget::SelfToken, true) => {
+            "Pattern: query i looks at source word i (queries past the end of the source at its \
+             last word)"
+        }
+        (NamedTarget::Next, false) => {
             "Pattern: each token looks at the key one position after it (the last at itself)"
         }
-        NamedTarget::First => "Pattern: every token looks at the first key",
-        NamedTarget::Uniform => "Pattern: equal weight on every key the token can see",
+        (NamedTarget::Next, true) => {
+            "Pattern: query i looks at source word i+1 (at the last source word once there is \
+             none)"
+        }
+        (NamedTarget::First, false) => "Pattern: every token looks at the first key",
+        (NamedTarget::First, true) => "Pattern: every query looks at the first source word",
+        (NamedTarget::Uniform, false) => "Pattern: equal weight on every key the token can see",
+        (NamedTarget::Uniform, true) => "Pattern: equal weight on every source word",
     }
 }
 
@@ -30,7 +48,10 @@ pub const PER_HEAD_LABEL: &str = "Pattern: a target for each head, named or pain
 pub fn goal_description(goal: &Goal, cross: bool) -> String {
     match goal {
         Goal::Pattern(targets) => match targets.as_slice() {
-            [HeadTarget::Named(t)] => pattern_label(*t).to_string(),
+            [HeadTarget::Named(t)] => pattern_label(*t, cross).to_string(),
+            [HeadTarget::Painted(_)] => {
+                "Pattern: one target painted by hand, the same for every head".to_string()
+            }
             targets => {
                 let heads: Vec<String> = targets
                     .iter()
@@ -40,7 +61,13 @@ pub fn goal_description(goal: &Goal, cross: bool) -> String {
                             HeadTarget::Named(t) => Some(*t),
                             HeadTarget::Painted(_) => None,
                         };
-                        format!("head {}: {}", h + 1, head_target_label(named))
+                        let label = match named {
+                            Some(t) if cross => pattern_label(t, true)
+                                .trim_start_matches("Pattern: ")
+                                .to_string(),
+                            _ => head_target_label(named).to_string(),
+                        };
+                        format!("head {}: {label}", h + 1)
                     })
                     .collect();
                 format!("Pattern, a target for each head ({})", heads.join("; "))
@@ -95,6 +122,9 @@ pub fn paint_cell_label(query: &str, key: &str, weight: &str, masked: bool) -> S
 pub fn task_label(t: Task, cross: bool) -> String {
     let e = if cross { "E_src" } else { "E" };
     match t {
+        Task::CopyPrevious if cross => "Task: Y row i should equal E_src row i−1 (row 0 for \
+             the first; the last row of E_src once i−1 is past it)"
+            .into(),
         Task::CopyPrevious => {
             format!("Task: Y row i should equal {e} row i−1 (row 0 for the first)")
         }
@@ -229,11 +259,11 @@ mod tests {
     fn every_goal_has_its_own_label() {
         let labels: std::collections::BTreeSet<_> = NamedTarget::ALL
             .iter()
-            .map(|t| pattern_label(*t))
+            .flat_map(|t| [pattern_label(*t, false), pattern_label(*t, true)])
             .map(String::from)
             .chain(Task::ALL.iter().map(|t| task_label(*t, false)))
             .collect();
-        assert_eq!(labels.len(), NamedTarget::ALL.len() + Task::ALL.len());
+        assert_eq!(labels.len(), 2 * NamedTarget::ALL.len() + Task::ALL.len());
         assert!(task_label(Task::CopyFirst, true).contains("E_src row 0"));
     }
 }

@@ -357,11 +357,11 @@ test("on the way back the quiz asks which way a step moves a weight, and a task 
   // A pattern goal: the projections' question is about W_q or W_k, marked by the CLI's key.
   const key = answerKey(1, ["--causal"]);
   const projection = key.find((e) => e.stage === STAGES.length + 7);
-  expect(projection?.prompt).toMatch(/gradient-descent step on this loss.*does W_[qk]\[/);
+  expect(projection?.prompt).toMatch(/^If W_[qk] learned by plain gradient descent.*move W_[qk]\[/);
   await app.goto("./#v=1&causal=1&quiz=1&stage=back-projection");
   await expect(page.getByTestId("quiz-prompt")).toHaveText(projection!.prompt);
   await expect(hiddenResults(page).first()).toBeVisible();
-  expect(await choiceNames(page)).toEqual(["up", "down", "stays the same"]);
+  expect(await choiceNames(page)).toEqual(["up", "down", "stay the same"]);
   await answerRightByKeyboard(page, projection!);
   await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${projection!.answer}.`);
   // The worked arithmetic is the gradient cell's chain rule, and says the step goes against it.
@@ -370,7 +370,7 @@ test("on the way back the quiz asks which way a step moves a weight, and a task 
   // A stage the pattern loss does not reach asks nothing and hides nothing.
   await app.openStage("back-output");
   await expect(page.getByTestId("quiz-prompt")).toHaveText(
-    "No question here: the goal's loss does not reach this stage, so every gradient in it is exactly 0.",
+    "No question here: the pattern loss reads only the attention weights A, so no gradient reaches Y, W_o or C: ∂L/∂W_o and ∂L/∂C are exactly 0.",
   );
   await expect(page.getByTestId("quiz-form")).toHaveCount(0);
   await expect(hiddenResults(page)).toHaveCount(0);
@@ -382,7 +382,7 @@ test("on the way back the quiz asks which way a step moves a weight, and a task 
   await expect(hiddenResults(page).first()).toBeVisible();
   await expect(page.getByTestId("quiz-tally")).toHaveText("1 answered, 1 right");
   await app.openStage("back-output");
-  await expect(page.getByTestId("quiz-prompt")).toContainText("does W_o[");
+  await expect(page.getByTestId("quiz-prompt")).toContainText("If W_o learned by plain gradient descent");
   await expect(hiddenResults(page).first()).toBeVisible();
 });
 

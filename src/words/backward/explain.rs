@@ -235,10 +235,14 @@ pub fn explain_back(
                 rounding_note(&mut notes, by_hand, value);
                 notes.push("The smaller the weight on a key the target wants, the larger this gradient in size.".into());
             }
-            (
-                format!("{l}[i, j] = −A*[i, j] / (n_heads·n·A[i, j])"),
-                format!("−{} / ({n_heads}·{seq_len} × {})", f2(*target), f2(*a)),
-            )
+            // With A* = 0 the term is 0 whatever A is: written out, a weight shown as 0.00
+            // would read as 0 / 0.
+            let steps = if *target == 0.0 {
+                "0".to_string()
+            } else {
+                format!("−{} / ({n_heads}·{seq_len} × {})", f2(*target), f2(*a))
+            };
+            (format!("{l}[i, j] = −A*[i, j] / (n_heads·n·A[i, j])"), steps)
         }
         BackComputation::Hidden => {
             notes.push("This key comes after the query, so the causal mask hid it: the mask holds its weight at 0 whatever the scores, and no gradient flows through it.".into());

@@ -2,7 +2,7 @@
 //! matrices it reads, one line per head for the per-head stages; or, where the chosen loss does
 //! not reach the stage, a sentence that says so.
 
-use super::lines::{op, Item, Line};
+use super::line::{op, Item, Line};
 use super::panel_data::Panels;
 use crate::attention::{
     BackMatrix, HeadGrad, HeadMatrix, LossKind, MatrixId, Norm, ScaleMode, Stage, Trace,

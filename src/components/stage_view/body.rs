@@ -1,7 +1,8 @@
 //! The stage's panels, line by line: the shown heads' equations, or every head compared.
 
 use super::backward_lines::backward_compare_line;
-use super::lines::{compare_line, stage_lines, Item};
+use super::line::Item;
+use super::lines::{compare_line, stage_lines};
 use super::panel_data::Panels;
 use crate::attention::{LossKind, Stage, Trace};
 use crate::components::attention_lines::AttentionLines;

@@ -1,6 +1,7 @@
 //! What each stage draws: lines of panels joined by operators, one line per head for the
 //! per-head stages, or every head side by side on one colour scale to compare them.
 
+use super::line::{op, Item, Line};
 use super::panel_data::Panels;
 use crate::attention::{
     key_input, query_input, BlockMatrix, BlockParam, HeadMatrix, LossKind, MatrixId, Norm,
@@ -9,32 +10,6 @@ use crate::attention::{
 use crate::components::heatmap::PanelData;
 use crate::panels::input_copy_panel;
 use leptos::prelude::*;
-
-/// One thing on a line.
-pub(super) enum Item {
-    /// A heatmap the line computes.
-    Panel(PanelData),
-    /// A heatmap the line starts from: an operand, computed by an earlier stage. Presenter mode
-    /// may draw it smaller than the line's result when both cannot be large.
-    Given(PanelData),
-    /// An operator between panels: `·`, `=`, `÷ √2`.
-    Op(String),
-    /// The attention lines of a head.
-    Lines(usize),
-    /// A sentence in place of pictures: what a backward stage says when the loss does not
-    /// reach it.
-    Text(String),
-}
-
-/// One equation, with a heading above it.
-pub(super) struct Line {
-    pub heading: Option<String>,
-    pub items: Vec<Item>,
-}
-
-pub(super) fn op(s: &str) -> Item {
-    Item::Op(s.to_string())
-}
 
 fn head_line(h: usize, items: Vec<Item>) -> Line {
     Line {

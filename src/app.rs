@@ -13,7 +13,7 @@ use crate::components::{
 use crate::formats::page::parse_query;
 use crate::state::Model;
 use crate::training::GoalChoice;
-use crate::words::START_HERE;
+use crate::words::{GoalSource, START_HERE};
 use leptos::ev;
 use leptos::prelude::*;
 
@@ -93,6 +93,11 @@ pub fn App() -> impl IntoView {
     let backward = BackwardContext {
         pass,
         goal_name: Signal::derive(move || goal.with(|g| goal_text(GoalChoice::of(g), cross.get()))),
+        goal_source: if options.embed {
+            GoalSource::Link
+        } else {
+            GoalSource::Panel
+        },
     };
     provide_context(backward);
     let (picked, explanation) = provide_selection(trace, pass);

@@ -42,6 +42,9 @@ pub struct BackwardContext {
     pub pass: Memo<Result<crate::attention::BackwardPass, String>>,
     /// The goal's name, as the training panel's menu shows it.
     pub goal_name: Signal<String>,
+    /// Where the learner chooses the goal: the training panel, or in an embed (which has none)
+    /// the link.
+    pub goal_source: crate::words::GoalSource,
 }
 
 /// The backward context, where the app provides one (not in the printed handout).

@@ -7,7 +7,7 @@ use super::panel_data::Panels;
 use crate::attention::{
     BackMatrix, HeadGrad, HeadMatrix, LossKind, MatrixId, Norm, ScaleMode, Stage, Trace,
 };
-use crate::words::unreached_text;
+use crate::words::{unreached_text, GoalSource};
 use leptos::prelude::*;
 
 /// The matrix the whole of `m` is drawn with: `p.whole`, or `p.block` for N₁.
@@ -18,18 +18,20 @@ fn input_panel(p: &Panels, m: MatrixId) -> Item {
     }
 }
 
-/// What backward stage `s` draws for the heads in `heads`, for a loss of `kind`.
+/// What backward stage `s` draws for the heads in `heads`, for a loss of `kind` whose goal comes
+/// from `source`.
 pub(super) fn backward_lines(
     p: &Panels,
     trace: Memo<Trace>,
     s: Stage,
     heads: &[usize],
     kind: LossKind,
+    source: GoalSource,
 ) -> Vec<Line> {
-    if let Some(text) = unreached_text(s, kind) {
+    if let Some(text) = unreached_text(s, kind, source) {
         return vec![Line {
             heading: None,
-            items: vec![Item::Text(text.to_string())],
+            items: vec![Item::Text(text)],
         }];
     }
     let pattern = kind == LossKind::Pattern;

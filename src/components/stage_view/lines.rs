@@ -9,6 +9,7 @@ use crate::attention::{
 };
 use crate::components::heatmap::PanelData;
 use crate::panels::input_copy_panel;
+use crate::words::GoalSource;
 use leptos::prelude::*;
 
 fn head_line(h: usize, items: Vec<Item>) -> Line {
@@ -18,16 +19,18 @@ fn head_line(h: usize, items: Vec<Item>) -> Line {
     }
 }
 
-/// What stage `s` draws, for the heads in `heads`.
+/// What stage `s` draws, for the heads in `heads`; a backward stage follows a loss of `kind`
+/// whose goal comes from `source`.
 pub(super) fn stage_lines(
     p: &Panels,
     trace: Memo<Trace>,
     s: Stage,
     heads: &[usize],
     kind: LossKind,
+    source: GoalSource,
 ) -> Vec<Line> {
     if s.is_backward() {
-        return super::backward_lines::backward_lines(p, trace, s, heads, kind);
+        return super::backward_lines::backward_lines(p, trace, s, heads, kind, source);
     }
     let layout = p.layout().get_untracked();
     let n = layout.n_heads;

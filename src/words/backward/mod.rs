@@ -364,24 +364,48 @@ pub fn back_progress(stage: Stage) -> String {
     )
 }
 
-/// What a stage the chosen loss does not reach says instead of its heatmaps; `None` when the
-/// loss reaches it.
-pub fn unreached_text(stage: Stage, kind: LossKind) -> Option<&'static str> {
-    match (stage, kind) {
-        (Stage::BackOutput | Stage::BackWeightedSum, LossKind::Pattern) => Some(
-            "The pattern loss reads only the attention weights A, so no gradient reaches Y, W_o, C or the values V: their gradients are exactly 0, and training towards a pattern leaves W_v and W_o as they are. ∂L/∂Aₕ comes straight from the loss (the first backward stage). Choose a task as the goal in “Train the weights” to see this stage at work.",
-        ),
-        _ => None,
-    }
+/// Where the goal of the backward stages' loss comes from, as the page on screen offers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoalSource {
+    /// The “Train the weights” panel of the full page.
+    Panel,
+    /// The link an embed was made from: an embed has no training panel, but its “Open full
+    /// view” link leads to one.
+    Link,
+}
+
+/// What a stage the chosen loss does not reach says instead of its heatmaps, ending with where
+/// to choose a goal that reaches it; `None` when the loss reaches it.
+pub fn unreached_text(stage: Stage, kind: LossKind, source: GoalSource) -> Option<String> {
+    let why = match (stage, kind) {
+        (Stage::BackOutput | Stage::BackWeightedSum, LossKind::Pattern) => {
+            "The pattern loss reads only the attention weights A, so no gradient reaches Y, W_o, C or the values V: their gradients are exactly 0, and training towards a pattern leaves W_v and W_o as they are. ∂L/∂Aₕ comes straight from the loss (the first backward stage)."
+        }
+        _ => return None,
+    };
+    let choose = match source {
+        GoalSource::Panel => "Choose a task as the goal in “Train the weights” to see this stage at work.",
+        GoalSource::Link => "To see this stage at work, open the full view and choose a task as the goal in its “Train the weights”.",
+    };
+    Some(format!("{why} {choose}"))
 }
 
 /// Why the backward stages show nothing: the goal cannot be computed for the settings on
 /// screen.
-pub fn goal_error_text(error: &str) -> String {
-    format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}")
+pub fn goal_error_text(error: &str, source: GoalSource) -> String {
+    match source {
+        GoalSource::Panel => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}"),
+        GoalSource::Link => format!("The goal this embed's link sets cannot be used here, so there is no gradient to show: {error}"),
+    }
 }
 
-/// The line above the backward stages' pictures that names the goal their loss measures.
-pub fn goal_line(goal_name: &str) -> String {
-    format!("Goal (chosen in “Train the weights”): {goal_name}.")
+/// The line above the backward stages' pictures that names the goal their loss measures, and
+/// where it was chosen.
+pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
+    match source {
+        GoalSource::Panel => format!("Goal (chosen in “Train the weights”): {goal_name}."),
+        GoalSource::Link => format!(
+            "Goal (set by this embed's link; the full view's “Train the weights” chooses another): {goal_name}."
+        ),
+    }
 }

@@ -10,8 +10,9 @@ use attention_lens::attention::{
     Matrix, NamedTarget, Norm, ScaleMode, Source, Stage, Task, Trace, Weights,
 };
 use attention_lens::words::{
-    back_formula, back_note, back_title, explain_back, format_value, goal_error_text, goal_line,
-    stage_explanation, stage_progress, unreached_text, GoalSource,
+    back_formula, back_formula_mathml, back_label, back_note, back_title, explain_back,
+    format_value, goal_error_text, goal_line, stage_explanation, stage_progress, unreached_text,
+    GoalSource,
 };
 
 /// The switches of one scenario.
@@ -567,7 +568,8 @@ fn with_a_source_the_keys_gradient_lands_on_the_source_and_the_task_target_path_
     );
     // The sentence's own embeddings get attention's path only: the target is the source's.
     let own = explain_back(&t, &pass, BackMatrix::Embeddings, 0, 0).unwrap();
-    assert!(!own.formula.contains("Pᵀ"), "{}", own.formula);
+    assert!(!own.formula.contains("Πᵀ"), "{}", own.formula);
+    assert!(e.formula.ends_with(" + (Πᵀ·∂L/∂Y*)[i, c]"), "{}", e.formula);
     let x = explain_back(&t, &pass, BackMatrix::X, 0, 0).unwrap();
     assert_eq!(x.formula, "∂L/∂X[i, r] = Σ_c ∂L/∂Q[i, c]·W_q[r, c]");
     let note = back_note(Stage::BackInput, &t, &pass, GoalSource::Panel).unwrap();
@@ -642,5 +644,49 @@ fn the_projection_note_says_an_sgd_step_goes_against_the_largest_gradient() {
             c + 1
         )),
         "{note}"
+    );
+}
+
+#[test]
+fn the_task_targets_mixing_matrix_is_pi_so_p_stays_the_positions() {
+    // Positional encoding is on: X = E + P, and the task's target Y* = Π·E.
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::Task(Task::CopyPrevious)).unwrap();
+    let formula = back_formula(Stage::BackInput, &t.config, t.wiring(), LossKind::Task);
+    assert!(formula.ends_with("∂L/∂E = ∂L/∂X + Πᵀ·∂L/∂Y*"), "{formula}");
+    let mathml = back_formula_mathml(Stage::BackInput, &t.config, t.wiring(), LossKind::Task);
+    assert!(
+        mathml.contains("<msup><mi mathvariant=\"normal\">Π</mi><mi>T</mi></msup>"),
+        "{mathml}"
+    );
+    assert!(!mathml.contains("<mi>P</mi>"), "{mathml}");
+    assert_eq!(back_label(BackMatrix::ViaTarget), "Πᵀ·∂L/∂Y*");
+    let note = back_note(Stage::BackInput, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(
+        note.contains("The positions P are added constants"),
+        "{note}"
+    );
+    assert!(note.contains("Y* = Π·E"), "{note}");
+    assert!(!note.contains("Pᵀ"), "{note}");
+    let target = explain_back(&t, &pass, BackMatrix::TaskTarget, 2, 1).unwrap();
+    assert_eq!(target.formula, "Y*[i, c] = Σⱼ Π[i, j] · E[j, c]");
+    let target_note = target.note.unwrap_or_default();
+    assert!(
+        target_note.contains("Π mixes the rows of E"),
+        "{target_note}"
+    );
+    let via = explain_back(&t, &pass, BackMatrix::ViaTarget, 1, 0).unwrap();
+    assert!(
+        via.formula
+            .starts_with("(Πᵀ·∂L/∂Y*)[j, c] = Σᵢ Π[i, j] · ∂L/∂Y*[i, c]"),
+        "{}",
+        via.formula
+    );
+    let e = explain_back(&t, &pass, BackMatrix::Embeddings, 1, 0).unwrap();
+    assert!(e.formula.ends_with(" + (Πᵀ·∂L/∂Y*)[i, c]"), "{}", e.formula);
+    let e_note = e.note.unwrap_or_default();
+    assert!(
+        e_note.contains("X = E + P and the positions are constants"),
+        "{e_note}"
     );
 }

@@ -273,7 +273,7 @@ pub(super) fn backward_lines(
             e.push(back(BackMatrix::Embeddings));
             lines.push(Line {
                 heading: Some(if !pattern && !cross {
-                    "∂L/∂E = ∂L/∂X + Pᵀ·∂L/∂Y*".into()
+                    "∂L/∂E = ∂L/∂X + Πᵀ·∂L/∂Y*".into()
                 } else {
                     "∂L/∂E = ∂L/∂X".into()
                 }),
@@ -290,7 +290,7 @@ pub(super) fn backward_lines(
                     heading: Some(if pattern {
                         "∂L/∂E_src = ∂L/∂X_src".into()
                     } else {
-                        "∂L/∂E_src = ∂L/∂X_src + Pᵀ·∂L/∂Y*".into()
+                        "∂L/∂E_src = ∂L/∂X_src + Πᵀ·∂L/∂Y*".into()
                     }),
                     items: e_src,
                 });

@@ -45,7 +45,7 @@ pub fn back_label(m: BackMatrix) -> String {
         BackMatrix::Norm1 => whole("∂L/∂N₁"),
         BackMatrix::X => whole("∂L/∂X"),
         BackMatrix::SourceX => whole("∂L/∂X_src"),
-        BackMatrix::ViaTarget => whole("Pᵀ·∂L/∂Y*"),
+        BackMatrix::ViaTarget => whole("Πᵀ·∂L/∂Y*"),
         BackMatrix::Embeddings => whole("∂L/∂E"),
         BackMatrix::SourceEmbeddings => whole("∂L/∂E_src"),
     }
@@ -56,7 +56,7 @@ pub fn back_rows_are_keys(m: BackMatrix, cross: bool) -> bool {
     match m {
         BackMatrix::K | BackMatrix::V | BackMatrix::SourceX | BackMatrix::SourceEmbeddings => true,
         BackMatrix::Head(_, HeadGrad::K | HeadGrad::V) => true,
-        // Pᵀ·∂L/∂Y* has a row per embedding the target is built from.
+        // Πᵀ·∂L/∂Y* has a row per embedding the target is built from.
         BackMatrix::ViaTarget => cross,
         _ => false,
     }
@@ -98,7 +98,7 @@ pub fn back_help(m: BackMatrix) -> String {
             return "Y*: the output the task asks for, built from the embeddings.".into()
         }
         BackMatrix::ViaTarget => {
-            return "Pᵀ·∂L/∂Y*: the embeddings' gradient through the task's target, which is built from them.".into()
+            return "Πᵀ·∂L/∂Y*: the embeddings' gradient through the task's target Y*, which the mixing matrix Π builds from their rows.".into()
         }
         BackMatrix::Output => "the layer's output Y",
         BackMatrix::WO => "W_o",
@@ -269,7 +269,7 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
         }
         _ => {
             let v = if pattern { "" } else { " + ∂L/∂V·W_vᵀ" };
-            let target = if pattern { "" } else { " + Pᵀ·∂L/∂Y*" };
+            let target = if pattern { "" } else { " + Πᵀ·∂L/∂Y*" };
             let d_in = format!("∂L/∂{q_in}");
             let mut parts = Vec::new();
             if w.cross {

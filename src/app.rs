@@ -5,15 +5,15 @@ use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
     fit_to_window, goal_text, import_file, post_height_to_parent, provide_quiz, provide_selection,
-    provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url, BackwardContext,
-    EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard,
-    SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail, StageView,
+    provide_trainer, provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url,
+    BackwardContext, EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors, PresenterBar,
+    QuizCard, SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail, StageView,
     TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
 use crate::training::GoalChoice;
-use crate::words::START_HERE;
+use crate::words::{GoalSource, START_HERE};
 use leptos::ev;
 use leptos::prelude::*;
 
@@ -47,6 +47,8 @@ pub fn App() -> impl IntoView {
     let options = parse_query(&window().location().search().unwrap_or_default());
     let ui = provide_ui_context(options.dark, options.embed && !options.controls);
     let model = RwSignal::new(Model::default());
+    // One run for the training panel and, while presenting, the presenter bar's buttons.
+    provide_trainer(model);
     let result = Memo::new(move |prev: Option<&Result<Trace, _>>| {
         let previous = prev.and_then(|r| r.as_ref().ok());
         model.with(|m| m.trace_after(previous))
@@ -94,6 +96,11 @@ pub fn App() -> impl IntoView {
         pass,
         goal,
         goal_name: Signal::derive(move || goal.with(|g| goal_text(GoalChoice::of(g), cross.get()))),
+        goal_source: if options.embed {
+            GoalSource::Link
+        } else {
+            GoalSource::Panel
+        },
     };
     provide_context(backward);
     let (picked, explanation) = provide_selection(trace, pass);
@@ -110,6 +117,8 @@ pub fn App() -> impl IntoView {
         trace.track();
         quiz.set.track();
         quiz.session.track();
+        // The training buttons join the presenter bar once the first picture is painted.
+        ui.settled.track();
     });
 
     let notices = RwSignal::new(Vec::<String>::new());
@@ -180,6 +189,9 @@ pub fn App() -> impl IntoView {
     };
     let show_controls = options.controls;
     let embed = options.embed;
+    // Whether the page trains: not in an embed, nor while a quiz hides the result (training
+    // would show it), nor before the first picture is painted.
+    let training = Signal::derive(move || !embed && !quiz.hidden.get() && ui.settled.get());
 
     // The top bar's actions: a row on wide screens, one menu on a phone.
     let actions = move || {
@@ -262,7 +274,7 @@ pub fn App() -> impl IntoView {
                 }.into_any())}
                 <main class="stage-area">
                     {move || presenting.get().then(|| view! {
-                        <PresenterBar stage head n_heads />
+                        <PresenterBar stage head n_heads training />
                     }.into_any())}
                     // A compact embed steps with Previous and Next alone.
                     {move || (!presenting.get()).then(|| view! {
@@ -286,9 +298,10 @@ pub fn App() -> impl IntoView {
                     {move || (!presenting.get() && !embed && !quiz.hidden.get()).then(|| view! {
                         <p class="hint">"Tip: ← and → step through the stages."</p>
                     }.into_any())}
-                    // Kept while presenting, where it shrinks to its buttons and a large loss
-                    // curve, so a run goes on when the presenter starts or leaves.
-                    {move || (!embed && !quiz.hidden.get() && ui.settled.get()).then(|| view! {
+                    // Kept while presenting, where it shrinks to a large loss curve once a run
+                    // has one (its buttons move to the presenter bar), so a run goes on when
+                    // the presenter starts or leaves.
+                    {move || training.get().then(|| view! {
                         <TrainingPanel model />
                     }.into_any())}
                     {move || (!presenting.get() && !embed && !quiz.hidden.get() && ui.settled.get()).then(|| view! {

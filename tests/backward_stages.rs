@@ -10,8 +10,9 @@ use attention_lens::attention::{
     Matrix, NamedTarget, Norm, ScaleMode, Source, Stage, Task, Trace, Weights,
 };
 use attention_lens::words::{
-    back_formula, back_note, back_title, explain_back, format_value, stage_explanation,
-    stage_progress, unreached_text,
+    back_formula, back_formula_mathml, back_label, back_note, back_title, explain_back,
+    format_value, goal_error_text, goal_line, stage_explanation, stage_progress, unreached_text,
+    GoalSource,
 };
 
 /// The switches of one scenario.
@@ -247,7 +248,7 @@ fn the_gradient_of_s_divides_by_the_divisor_in_use_and_masked_cells_say_why_they
                 assert!(e.formula.ends_with(&format!("/ {symbol}")), "{}", e.formula);
                 assert!(formula.contains(&format!("/ {symbol}")), "{formula}");
                 assert!(title.contains(symbol), "{title}");
-                let note = back_note(Stage::BackScale, &t, &pass).unwrap();
+                let note = back_note(Stage::BackScale, &t, &pass, GoalSource::Panel).unwrap();
                 assert!(
                     // √4 is 2 exactly; other roots are rounded.
                     note.contains(&format!(
@@ -264,7 +265,7 @@ fn the_gradient_of_s_divides_by_the_divisor_in_use_and_masked_cells_say_why_they
                     !formula.contains("∂L/∂Mₕ /") && !formula.contains('√'),
                     "{formula}"
                 );
-                assert!(back_note(Stage::BackScale, &t, &pass)
+                assert!(back_note(Stage::BackScale, &t, &pass, GoalSource::Panel)
                     .unwrap()
                     .contains("passes on unchanged"));
             }
@@ -343,12 +344,17 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
     let pattern = BackwardPass::new(&t, &Goal::named(NamedTarget::First)).unwrap();
     let task = BackwardPass::new(&t, &Goal::Task(Task::Mean)).unwrap();
     for stage in [Stage::BackOutput, Stage::BackWeightedSum] {
-        let said = unreached_text(stage, LossKind::Pattern).unwrap();
+        let said = unreached_text(stage, LossKind::Pattern, GoalSource::Panel).unwrap();
         assert!(said.contains("no gradient reaches Y, W_o, C or the values"));
-        assert_eq!(back_note(stage, &t, &pattern).unwrap(), said);
+        assert_eq!(
+            back_note(stage, &t, &pattern, GoalSource::Panel).unwrap(),
+            said
+        );
         assert!(back_title(stage, &t.config, t.wiring(), LossKind::Pattern).contains("not reached"));
-        assert!(unreached_text(stage, LossKind::Task).is_none());
-        assert!(!back_note(stage, &t, &task).unwrap().contains("not reach"));
+        assert!(unreached_text(stage, LossKind::Task, GoalSource::Panel).is_none());
+        assert!(!back_note(stage, &t, &task, GoalSource::Panel)
+            .unwrap()
+            .contains("not reach"));
     }
     for m in [
         BackMatrix::WO,
@@ -359,7 +365,7 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
         assert!(explain_back(&t, &pattern, m, 0, 0).is_none());
         assert!(m.get(&task).is_some());
     }
-    let projection = back_note(Stage::BackProjection, &t, &pattern).unwrap();
+    let projection = back_note(Stage::BackProjection, &t, &pattern, GoalSource::Panel).unwrap();
     assert!(projection.contains("∂L/∂W_v is exactly 0"), "{projection}");
     assert!(!back_formula(
         Stage::BackProjection,
@@ -375,10 +381,57 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
 }
 
 #[test]
+fn an_embed_says_its_goal_comes_from_the_link_and_the_full_page_from_the_training_panel() {
+    let goal = "Previous token: each token attends to the token before it";
+    let panel = goal_line(goal, GoalSource::Panel);
+    assert_eq!(
+        panel,
+        format!("Goal (chosen in “Train the weights”): {goal}.")
+    );
+    // An embed shows no training panel: its goal is the one its link carries, and the full view
+    // is where another is chosen.
+    let link = goal_line(goal, GoalSource::Link);
+    assert!(link.contains("this embed's link"), "{link}");
+    assert!(link.contains("full view"), "{link}");
+    assert!(!link.contains("chosen in “Train the weights”"), "{link}");
+    assert!(link.ends_with(&format!(": {goal}.")), "{link}");
+
+    let error = "the causal mask hides the key after each query";
+    assert!(goal_error_text(error, GoalSource::Panel)
+        .starts_with("The goal chosen in “Train the weights”"));
+    let embed_error = goal_error_text(error, GoalSource::Link);
+    assert!(
+        embed_error.starts_with("The goal this embed's link sets"),
+        "{embed_error}"
+    );
+    assert!(embed_error.ends_with(error));
+
+    let t = trace(BASE);
+    let pattern = BackwardPass::new(&t, &Goal::named(NamedTarget::First)).unwrap();
+    for stage in [Stage::BackOutput, Stage::BackWeightedSum] {
+        let full = unreached_text(stage, LossKind::Pattern, GoalSource::Panel).unwrap();
+        assert!(full.ends_with(
+            "Choose a task as the goal in “Train the weights” to see this stage at work."
+        ));
+        let embed = unreached_text(stage, LossKind::Pattern, GoalSource::Link).unwrap();
+        assert!(embed.contains("no gradient reaches Y, W_o, C or the values"));
+        assert!(embed.contains("open the full view"), "{embed}");
+        assert!(
+            !embed.contains("Choose a task as the goal in “Train the weights”"),
+            "{embed}"
+        );
+        assert_eq!(
+            back_note(stage, &t, &pattern, GoalSource::Link).unwrap(),
+            embed
+        );
+    }
+}
+
+#[test]
 fn the_loss_notes_carry_the_loss_and_the_largest_gradient_the_pass_holds() {
     let t = trace(BASE);
     let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
-    let note = back_note(Stage::BackLoss, &t, &pass).unwrap();
+    let note = back_note(Stage::BackLoss, &t, &pass, GoalSource::Panel).unwrap();
     assert!(
         note.contains(&format!("L ≈ {}", g3(pass.gradients.loss))),
         "{note}"
@@ -391,7 +444,7 @@ fn the_loss_notes_carry_the_loss_and_the_largest_gradient_the_pass_holds() {
     assert!(note.contains(&format!("≈ {}", g3(largest))), "{note}");
 
     let task = BackwardPass::new(&t, &Goal::Task(Task::CopyPrevious)).unwrap();
-    let note = back_note(Stage::BackLoss, &t, &task).unwrap();
+    let note = back_note(Stage::BackLoss, &t, &task, GoalSource::Panel).unwrap();
     assert!(
         note.contains(&format!("L ≈ {}", g3(task.gradients.loss))),
         "{note}"
@@ -462,7 +515,7 @@ fn in_pre_norm_the_input_gradient_goes_through_ln1_and_says_so() {
     let e = explain_back(&t, &pass, BackMatrix::X, 1, 3).unwrap();
     assert!(e.formula.contains("ĝ = ∂L/∂N₁[i, :] ⊙ γ₁"), "{}", e.formula);
     assert_eq!(e.value, pass.gradients.d_x[(1, 3)]);
-    let note = back_note(Stage::BackInput, &t, &pass).unwrap();
+    let note = back_note(Stage::BackInput, &t, &pass, GoalSource::Panel).unwrap();
     assert!(
         note.contains("Pre-norm: attention read N₁ = LN₁(X)"),
         "{note}"
@@ -481,9 +534,11 @@ fn in_pre_norm_the_input_gradient_goes_through_ln1_and_says_so() {
     assert!(e
         .formula
         .starts_with("∂L/∂X[i, r] = Σ_c ∂L/∂Q[i, c]·W_q[r, c] + Σ_c ∂L/∂K[i, c]·W_k[r, c]"));
-    assert!(!back_note(Stage::BackInput, &post, &pass)
-        .unwrap()
-        .contains("Pre-norm"));
+    assert!(
+        !back_note(Stage::BackInput, &post, &pass, GoalSource::Panel)
+            .unwrap()
+            .contains("Pre-norm")
+    );
 }
 
 #[test]
@@ -513,10 +568,11 @@ fn with_a_source_the_keys_gradient_lands_on_the_source_and_the_task_target_path_
     );
     // The sentence's own embeddings get attention's path only: the target is the source's.
     let own = explain_back(&t, &pass, BackMatrix::Embeddings, 0, 0).unwrap();
-    assert!(!own.formula.contains("Pᵀ"), "{}", own.formula);
+    assert!(!own.formula.contains("Πᵀ"), "{}", own.formula);
+    assert!(e.formula.ends_with(" + (Πᵀ·∂L/∂Y*)[i, c]"), "{}", e.formula);
     let x = explain_back(&t, &pass, BackMatrix::X, 0, 0).unwrap();
     assert_eq!(x.formula, "∂L/∂X[i, r] = Σ_c ∂L/∂Q[i, c]·W_q[r, c]");
-    let note = back_note(Stage::BackInput, &t, &pass).unwrap();
+    let note = back_note(Stage::BackInput, &t, &pass, GoalSource::Panel).unwrap();
     assert!(note.contains("built from E_src"), "{note}");
     assert!(back_title(Stage::BackInput, &t.config, t.wiring(), LossKind::Task).contains("E_src"));
 }
@@ -577,7 +633,7 @@ fn the_projection_note_says_an_sgd_step_goes_against_the_largest_gradient() {
     } else {
         g3(v)
     };
-    let note = back_note(Stage::BackProjection, &t, &pass).unwrap();
+    let note = back_note(Stage::BackProjection, &t, &pass, GoalSource::Panel).unwrap();
     assert!(
         note.contains(&format!(
             "∂L/∂W_q[d{}, d{}] ≈ {}. If W_q is ticked to learn, a plain SGD step with learning rate η would change W_q[d{}, d{}] by −η × {times}, against the gradient",
@@ -588,5 +644,49 @@ fn the_projection_note_says_an_sgd_step_goes_against_the_largest_gradient() {
             c + 1
         )),
         "{note}"
+    );
+}
+
+#[test]
+fn the_task_targets_mixing_matrix_is_pi_so_p_stays_the_positions() {
+    // Positional encoding is on: X = E + P, and the task's target Y* = Π·E.
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::Task(Task::CopyPrevious)).unwrap();
+    let formula = back_formula(Stage::BackInput, &t.config, t.wiring(), LossKind::Task);
+    assert!(formula.ends_with("∂L/∂E = ∂L/∂X + Πᵀ·∂L/∂Y*"), "{formula}");
+    let mathml = back_formula_mathml(Stage::BackInput, &t.config, t.wiring(), LossKind::Task);
+    assert!(
+        mathml.contains("<msup><mi mathvariant=\"normal\">Π</mi><mi>T</mi></msup>"),
+        "{mathml}"
+    );
+    assert!(!mathml.contains("<mi>P</mi>"), "{mathml}");
+    assert_eq!(back_label(BackMatrix::ViaTarget), "Πᵀ·∂L/∂Y*");
+    let note = back_note(Stage::BackInput, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(
+        note.contains("The positions P are added constants"),
+        "{note}"
+    );
+    assert!(note.contains("Y* = Π·E"), "{note}");
+    assert!(!note.contains("Pᵀ"), "{note}");
+    let target = explain_back(&t, &pass, BackMatrix::TaskTarget, 2, 1).unwrap();
+    assert_eq!(target.formula, "Y*[i, c] = Σⱼ Π[i, j] · E[j, c]");
+    let target_note = target.note.unwrap_or_default();
+    assert!(
+        target_note.contains("Π mixes the rows of E"),
+        "{target_note}"
+    );
+    let via = explain_back(&t, &pass, BackMatrix::ViaTarget, 1, 0).unwrap();
+    assert!(
+        via.formula
+            .starts_with("(Πᵀ·∂L/∂Y*)[j, c] = Σᵢ Π[i, j] · ∂L/∂Y*[i, c]"),
+        "{}",
+        via.formula
+    );
+    let e = explain_back(&t, &pass, BackMatrix::Embeddings, 1, 0).unwrap();
+    assert!(e.formula.ends_with(" + (Πᵀ·∂L/∂Y*)[i, c]"), "{}", e.formula);
+    let e_note = e.note.unwrap_or_default();
+    assert!(
+        e_note.contains("X = E + P and the positions are constants"),
+        "{e_note}"
     );
 }

@@ -48,5 +48,5 @@ pub use share::{post_height_to_parent, sync_with_url, ShareButtons, Shared};
 pub use stage_rail::{EditNote, StageControls, StageRail};
 pub use stage_view::StageView;
 pub use target_painter::TargetPainter;
-pub use training_panel::{goal_text, TrainingPanel};
+pub use training_panel::{goal_text, provide_trainer, TrainingButtons, TrainingPanel};
 pub use whatif_lab::WhatIfLab;

@@ -3,6 +3,7 @@
 
 use super::context::ui_context;
 use super::keyboard::{is_text_field, key_target};
+use super::training_panel::TrainingButtons;
 use crate::attention::{Norm, Stage};
 use crate::plot::CELL_FONT_PX;
 use crate::words::{projection_part_name, stage_name};
@@ -86,6 +87,9 @@ pub fn PresenterBar(
     head: RwSignal<usize>,
     /// Heads in the layer.
     n_heads: Signal<usize>,
+    /// Whether the page trains: the bar then holds the training buttons, which would cover
+    /// the step anywhere over it.
+    training: Signal<bool>,
 ) -> impl IntoView {
     let ui = ui_context();
     let quiz = super::quiz::quiz_context();
@@ -128,7 +132,13 @@ pub fn PresenterBar(
             } else {
                 "← → Space: step · f: full screen · Esc: leave"
             }}</span>
-            <button type="button" data-testid="leave-presenter"
+            {move || training.get().then(|| view! {
+                <span class="presenter-train" data-testid="presenter-training">
+                    <span class="presenter-train-label" aria-hidden="true">"Training"</span>
+                    <TrainingButtons />
+                </span>
+            })}
+            <button type="button" class="presenter-leave" data-testid="leave-presenter"
                 on:click=move |_| { ui.presenting.set(false); set_fullscreen(false); }>"Leave"</button>
         </div>
     }

@@ -1,5 +1,6 @@
 //! The training panel: choose a goal and what learns, then Step, Train / Pause or Reset, with
-//! the loss curve drawn live while every stage follows the new weights.
+//! the loss curve drawn live while every stage follows the new weights. While presenting, the
+//! buttons sit in the presenter bar and drive the same run.
 
 use super::TargetPainter;
 use crate::attention::{check_goal, NamedTarget, OptimizerKind, Task, Trainable};
@@ -36,9 +37,10 @@ pub fn goal_text(goal: GoalChoice, cross: bool) -> String {
     }
 }
 
-/// Everything a frame of training reads and writes; all of it is `Copy`.
+/// Everything a frame of training reads and writes; all of it is `Copy`. One per page, provided
+/// as a context, so that the panel and the presenter bar's buttons drive the same run.
 #[derive(Clone, Copy)]
-struct Trainer {
+pub struct Trainer {
     model: RwSignal<Model>,
     run: StoredValue<Option<Run>>,
     /// The model as the run last left it: any other model means the learner changed it.
@@ -154,13 +156,8 @@ impl Trainer {
     }
 }
 
-/// The training panel.
-#[component]
-pub fn TrainingPanel(
-    /// The learner's model, which training changes.
-    model: RwSignal<Model>,
-) -> impl IntoView {
-    let ui = super::context::ui_context();
+/// Creates the page's one trainer of `model` and provides it to the components below.
+pub fn provide_trainer(model: RwSignal<Model>) -> Trainer {
     let trainer = Trainer {
         model,
         run: StoredValue::new(None),
@@ -170,8 +167,52 @@ pub fn TrainingPanel(
         error: RwSignal::new(None),
         run_id: StoredValue::new(0),
         pace: StoredValue::new((0.0, 0)),
-        ui,
+        ui: super::context::ui_context(),
     };
+    provide_context(trainer);
+    trainer
+}
+
+/// Step, Train / Pause and Reset, for the page's trainer; nothing where there is none.
+#[component]
+pub fn TrainingButtons() -> impl IntoView {
+    let Some(trainer) = use_context::<Trainer>() else {
+        return ().into_any();
+    };
+    view! {
+        <div class="training-buttons" role="group" aria-label="Training">
+            <button type="button" data-testid="train-step"
+                prop:disabled=move || trainer.running.get()
+                on:click=move |_| { trainer.steps(1); }>"Step"</button>
+            <button type="button" data-testid="train-run"
+                aria-pressed=move || trainer.running.get().to_string()
+                on:click=move |_| {
+                    if trainer.running.get_untracked() {
+                        trainer.running.set(false);
+                    } else {
+                        trainer.running.set(true);
+                        trainer.pace.set_value((now(), 0));
+                        trainer.frame();
+                    }
+                }>
+                {move || if trainer.running.get() { "Pause" } else { "Train" }}
+            </button>
+            <button type="button" data-testid="train-reset"
+                prop:disabled=move || trainer.losses.with(Vec::is_empty)
+                on:click=move |_| trainer.reset()>"Reset"</button>
+        </div>
+    }
+    .into_any()
+}
+
+/// The training panel.
+#[component]
+pub fn TrainingPanel(
+    /// The learner's model, which training changes.
+    model: RwSignal<Model>,
+) -> impl IntoView {
+    let ui = super::context::ui_context();
+    let trainer = use_context::<Trainer>().unwrap_or_else(|| provide_trainer(model));
     // The settings live in the model, so the link, the scenario file and Back carry them; a
     // memo keeps the panel still while training changes the weights.
     let settings = Memo::new(move |_| model.with(|m| m.fitted_training()));
@@ -337,27 +378,8 @@ pub fn TrainingPanel(
                 </label>
             </div>
             <p class="help">{move || loss_text(settings.with(|s| s.goal.loss_kind()))}</p>
-            <div class="training-buttons">
-                <button type="button" data-testid="train-step"
-                    prop:disabled=move || trainer.running.get()
-                    on:click=move |_| { trainer.steps(1); }>"Step"</button>
-                <button type="button" data-testid="train-run"
-                    aria-pressed=move || trainer.running.get().to_string()
-                    on:click=move |_| {
-                        if trainer.running.get_untracked() {
-                            trainer.running.set(false);
-                        } else {
-                            trainer.running.set(true);
-                            trainer.pace.set_value((now(), 0));
-                            trainer.frame();
-                        }
-                    }>
-                    {move || if trainer.running.get() { "Pause" } else { "Train" }}
-                </button>
-                <button type="button" data-testid="train-reset"
-                    prop:disabled=move || trainer.losses.with(Vec::is_empty)
-                    on:click=move |_| trainer.reset()>"Reset"</button>
-            </div>
+            // While presenting they are in the presenter bar, clear of the step.
+            {move || (!presenting.get()).then(|| view! { <TrainingButtons /> })}
             <p class="error" role="alert" data-testid="train-error">{move || trainer.error.get()}</p>
             <p class="training-status" role="status" data-testid="train-status">
                 {move || trainer.losses.with(|l| status_text(l))}

@@ -67,6 +67,7 @@ test("the pattern goal's backward stages match the CLI's grad and say what the l
   await expect(page.getByTestId("progress")).toContainText("1 of 8");
   await expect.poll(() => page.evaluate(() => location.hash)).toContain("stage=back-loss");
   await expect(page.getByTestId("backward-goal")).toContainText("looks at the key one position before it");
+  await expect(page.getByTestId("backward-goal")).toContainText("Goal (chosen in “Train the weights”)");
   await expect(page.getByTestId("stage-note")).toContainText(`L ≈ ${shown(cli.loss)}`);
   for (const h of [0, 1]) await expectTable(app, `d_weights-h${h}`, cli.heads[h].d_weights);
 
@@ -196,4 +197,22 @@ test("presenter mode and a compact embed step into the backward stages", async (
   await page.getByTestId("prev").click();
   await expect(page.getByTestId("canvas-d_w_q")).toBeVisible();
   await expect(page.getByTestId("canvas-d_q")).toHaveCount(0);
+});
+
+test("an embed says its backward stages' goal comes from its link, since it shows no training panel", async ({ app, page }) => {
+  for (const query of ["?embed=1", "?embed=1&controls=0"]) {
+    await app.goto(`./${query}#v=1&stage=back-loss`);
+    await expect(page.getByTestId("stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
+    await expect(page.getByTestId("training")).toHaveCount(0);
+    const goal = page.getByTestId("backward-goal");
+    await expect(goal, query).toContainText("Goal (set by this embed's link");
+    await expect(goal, query).toContainText("full view");
+    await expect(goal, query).not.toContainText("chosen in");
+    // A stage the pattern loss does not reach says where a task can be chosen.
+    await page.getByTestId("next").click();
+    await expect(page.getByTestId("stage-title")).toContainText("not reached");
+    const unreached = page.getByTestId("unreached");
+    await expect(unreached, query).toContainText("open the full view and choose a task as the goal");
+    await expect(unreached, query).not.toContainText("Choose a task as the goal in");
+  }
 });

@@ -2,7 +2,8 @@
 // drawn, Reset and Back bring the weights from before training back, and one run is one
 // history step.
 
-import { test, expect } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { test, expect, box, overlaps, expectInside, type Box } from "./fixtures";
 
 const SENTENCE = "the cat sat on a mat";
 
@@ -183,9 +184,12 @@ test("presenting shows the loss curve large while the head trains", async ({ app
   await page.getByTestId("preset").selectOption("look-back");
   await page.getByTestId("present").click();
   const panel = page.getByTestId("training");
-  await expect(panel).toBeVisible();
+  // Before a run the panel has nothing to show: its buttons are in the presenter bar.
+  await expect(panel).toBeHidden();
+  await expect(page.getByTestId("presenter-bar").getByTestId("train-run")).toBeVisible();
   await expect(page.getByTestId("train-goal")).toBeHidden();
   await page.getByTestId("train-run").click();
+  await expect(panel).toBeVisible();
   await expect(page.getByTestId("train-status")).toContainText(/After \d{2,} steps/, { timeout: 20_000 });
   await page.getByTestId("train-run").click();
   const curve = (await page.getByTestId("loss-curve").boundingBox())!;
@@ -198,6 +202,54 @@ test("presenting shows the loss curve large while the head trains", async ({ app
   await page.waitForTimeout(300);
   await app.screenshot("training-presenter-1024x768");
 });
+
+/** The boxes of everything the presented step draws: its pictures, and the step as a whole. */
+async function stagePictures(page: Page): Promise<Box[]> {
+  const pictures = page.locator(".stage").locator("canvas, svg, .heatmap, .attention-lines");
+  const boxes = [await box(page.locator(".stage"))];
+  for (const picture of await pictures.all()) if (await picture.isVisible()) boxes.push(await box(picture));
+  return boxes;
+}
+
+for (const viewport of [
+  { width: 1024, height: 768 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`presenting at ${viewport.width}×${viewport.height}, the training buttons cover nothing of the step, before and during a run`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    for (const scenario of ["default", "look-back"]) {
+      await app.goto();
+      if (scenario === "look-back") await page.getByTestId("preset").selectOption("look-back");
+      await page.getByTestId("present").click();
+      const what = `${scenario} at ${viewport.width}×${viewport.height}`;
+      const buttons = page.getByTestId("presenter-training");
+      await expect(buttons).toBeVisible();
+      await expect(page.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+      await page.waitForTimeout(300);
+      const controls = await box(buttons);
+      expectInside(controls, viewport, `${what}: the training buttons`);
+      for (const picture of await stagePictures(page)) {
+        expect(overlaps(controls, picture), `${what}: the buttons clear of the step`).toBe(false);
+      }
+      // They work from the keyboard: Tab reaches them and Enter takes a step.
+      await buttons.locator(".presenter-train-label").click();
+      await page.keyboard.press("Tab");
+      await expect(page.getByTestId("train-step")).toBeFocused();
+      await page.keyboard.press("Enter");
+      await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+      const curve = page.getByTestId("training");
+      await expect(curve).toBeVisible();
+      await page.waitForTimeout(300);
+      const during = [await box(buttons), await box(curve)];
+      expectInside(during[0], viewport, `${what}: the training buttons during a run`);
+      for (const picture of await stagePictures(page)) {
+        for (const b of during) expect(overlaps(b, picture), `${what}: a run's buttons and curve clear of the step`).toBe(false);
+      }
+      await page.getByTestId("train-reset").click();
+      await page.keyboard.press("Escape");
+    }
+  });
+}
 
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true });

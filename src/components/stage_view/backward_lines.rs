@@ -2,12 +2,12 @@
 //! matrices it reads, one line per head for the per-head stages; or, where the chosen loss does
 //! not reach the stage, a sentence that says so.
 
-use super::lines::{op, Item, Line};
+use super::line::{op, Item, Line};
 use super::panel_data::Panels;
 use crate::attention::{
     BackMatrix, HeadGrad, HeadMatrix, LossKind, MatrixId, Norm, ScaleMode, Stage, Trace,
 };
-use crate::words::unreached_text;
+use crate::words::{unreached_text, GoalSource};
 use leptos::prelude::*;
 
 /// The matrix the whole of `m` is drawn with: `p.whole`, or `p.block` for N₁.
@@ -18,18 +18,20 @@ fn input_panel(p: &Panels, m: MatrixId) -> Item {
     }
 }
 
-/// What backward stage `s` draws for the heads in `heads`, for a loss of `kind`.
+/// What backward stage `s` draws for the heads in `heads`, for a loss of `kind` whose goal comes
+/// from `source`.
 pub(super) fn backward_lines(
     p: &Panels,
     trace: Memo<Trace>,
     s: Stage,
     heads: &[usize],
     kind: LossKind,
+    source: GoalSource,
 ) -> Vec<Line> {
-    if let Some(text) = unreached_text(s, kind) {
+    if let Some(text) = unreached_text(s, kind, source) {
         return vec![Line {
             heading: None,
-            items: vec![Item::Text(text.to_string())],
+            items: vec![Item::Text(text)],
         }];
     }
     let pattern = kind == LossKind::Pattern;
@@ -271,7 +273,7 @@ pub(super) fn backward_lines(
             e.push(back(BackMatrix::Embeddings));
             lines.push(Line {
                 heading: Some(if !pattern && !cross {
-                    "∂L/∂E = ∂L/∂X + Pᵀ·∂L/∂Y*".into()
+                    "∂L/∂E = ∂L/∂X + Πᵀ·∂L/∂Y*".into()
                 } else {
                     "∂L/∂E = ∂L/∂X".into()
                 }),
@@ -288,7 +290,7 @@ pub(super) fn backward_lines(
                     heading: Some(if pattern {
                         "∂L/∂E_src = ∂L/∂X_src".into()
                     } else {
-                        "∂L/∂E_src = ∂L/∂X_src + Pᵀ·∂L/∂Y*".into()
+                        "∂L/∂E_src = ∂L/∂X_src + Πᵀ·∂L/∂Y*".into()
                     }),
                     items: e_src,
                 });

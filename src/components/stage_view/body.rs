@@ -1,7 +1,8 @@
 //! The stage's panels, line by line: the shown heads' equations, or every head compared.
 
 use super::backward_lines::backward_compare_line;
-use super::lines::{compare_line, stage_lines, Item};
+use super::line::Item;
+use super::lines::{compare_line, stage_lines};
 use super::panel_data::Panels;
 use crate::attention::{LossKind, Stage, Trace};
 use crate::components::attention_lines::AttentionLines;
@@ -9,6 +10,7 @@ use crate::components::context::backward_context;
 use crate::components::context::ui_context;
 use crate::components::heatmap::HeatmapView;
 use crate::words;
+use crate::words::GoalSource;
 use leptos::prelude::*;
 
 /// The lines of the current stage.
@@ -32,6 +34,8 @@ pub(super) fn StageBody(
 ) -> impl IntoView {
     let ui = ui_context();
     let backward = backward_context();
+    // The printed handout has no backward context: it is printed from the full page.
+    let source = backward.map_or(GoalSource::Panel, |b| b.goal_source);
     // The loss the backward stages follow, and why there is none when the goal cannot be used.
     let loss = Memo::new(move |_| {
         backward.map(|b| {
@@ -47,7 +51,7 @@ pub(super) fn StageBody(
             Some(Some(Ok(kind))) => kind,
             Some(Some(Err(e))) => {
                 return view! {
-                    <p class="error unreached" data-testid="backward-error">{words::goal_error_text(&e)}</p>
+                    <p class="error unreached" data-testid="backward-error">{words::goal_error_text(&e, source)}</p>
                 }
                 .into_any();
             }
@@ -70,7 +74,7 @@ pub(super) fn StageBody(
         };
         let mut shown = match compared {
             Some(line) => vec![line],
-            None => stage_lines(&panels, trace, s, &heads, kind),
+            None => stage_lines(&panels, trace, s, &heads, kind, source),
         };
         // A lecture hall and a compact embed see the projection's three products one at a
         // time; a compact embed also splits Q, K or V alone.
@@ -153,7 +157,7 @@ pub(super) fn StageBody(
         let s = stage.get();
         (s.is_backward() && !every_head)
             .then(|| backward.map(|b| view! {
-                <p class="backward-goal" data-testid="backward-goal">{move || words::goal_line(&b.goal_name.get())}</p>
+                <p class="backward-goal" data-testid="backward-goal">{move || words::goal_line(&b.goal_name.get(), b.goal_source)}</p>
             }))
             .flatten()
     };

@@ -100,7 +100,7 @@ pub(super) fn StageNotes(
                 .and_then(|b| {
                     b.pass.with(|p| {
                         let p = p.as_ref().ok()?;
-                        trace.with(|t| back_note(s, t, p))
+                        trace.with(|t| back_note(s, t, p, b.goal_source))
                     })
                 })
                 .unwrap_or_default();

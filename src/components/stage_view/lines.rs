@@ -1,6 +1,7 @@
 //! What each stage draws: lines of panels joined by operators, one line per head for the
 //! per-head stages, or every head side by side on one colour scale to compare them.
 
+use super::line::{op, Item, Line};
 use super::panel_data::Panels;
 use crate::attention::{
     key_input, query_input, BlockMatrix, BlockParam, HeadMatrix, LossKind, MatrixId, Norm,
@@ -8,33 +9,8 @@ use crate::attention::{
 };
 use crate::components::heatmap::PanelData;
 use crate::panels::input_copy_panel;
+use crate::words::GoalSource;
 use leptos::prelude::*;
-
-/// One thing on a line.
-pub(super) enum Item {
-    /// A heatmap the line computes.
-    Panel(PanelData),
-    /// A heatmap the line starts from: an operand, computed by an earlier stage. Presenter mode
-    /// may draw it smaller than the line's result when both cannot be large.
-    Given(PanelData),
-    /// An operator between panels: `·`, `=`, `÷ √2`.
-    Op(String),
-    /// The attention lines of a head.
-    Lines(usize),
-    /// A sentence in place of pictures: what a backward stage says when the loss does not
-    /// reach it.
-    Text(String),
-}
-
-/// One equation, with a heading above it.
-pub(super) struct Line {
-    pub heading: Option<String>,
-    pub items: Vec<Item>,
-}
-
-pub(super) fn op(s: &str) -> Item {
-    Item::Op(s.to_string())
-}
 
 fn head_line(h: usize, items: Vec<Item>) -> Line {
     Line {
@@ -43,16 +19,18 @@ fn head_line(h: usize, items: Vec<Item>) -> Line {
     }
 }
 
-/// What stage `s` draws, for the heads in `heads`.
+/// What stage `s` draws, for the heads in `heads`; a backward stage follows a loss of `kind`
+/// whose goal comes from `source`.
 pub(super) fn stage_lines(
     p: &Panels,
     trace: Memo<Trace>,
     s: Stage,
     heads: &[usize],
     kind: LossKind,
+    source: GoalSource,
 ) -> Vec<Line> {
     if s.is_backward() {
-        return super::backward_lines::backward_lines(p, trace, s, heads, kind);
+        return super::backward_lines::backward_lines(p, trace, s, heads, kind, source);
     }
     let layout = p.layout().get_untracked();
     let n = layout.n_heads;

@@ -4,12 +4,14 @@
 //! - `header`: where the stage is, its name, formula and shapes; after the pictures, its
 //!   explanation and note.
 //! - `head_tools`: compare every head, or pick the head to show.
-//! - `body`: the stage's lines of panels, laid out by `lines` from the panels of `panel_data`.
+//! - `body`: the stage's lines of panels, laid out by `lines` (and `backward_lines` for the
+//!   backward stages) from the panels of `panel_data`, as the `Line`s and `Item`s of `line`.
 
 mod backward_lines;
 mod body;
 mod head_tools;
 mod header;
+mod line;
 mod lines;
 mod panel_data;
 

@@ -102,7 +102,7 @@ fn product_formula(trace: &Trace, m: BackMatrix) -> Option<(String, (Shown, Show
         BackMatrix::WV => (format!("{l}[r, c] = Σᵢ {k_in}[i, r] · ∂L/∂V[i, c]"), (F, G)),
         BackMatrix::Concat => (format!("{l}[i, r] = Σ_c ∂L/∂Y[i, c] · W_o[r, c]"), (G, F)),
         BackMatrix::ViaTarget => (
-            "(Pᵀ·∂L/∂Y*)[j, c] = Σᵢ P[i, j] · ∂L/∂Y*[i, c],  ∂L/∂Y* = −∂L/∂Y".into(),
+            "(Πᵀ·∂L/∂Y*)[j, c] = Σᵢ Π[i, j] · ∂L/∂Y*[i, c],  ∂L/∂Y* = −∂L/∂Y".into(),
             (F, G),
         ),
         BackMatrix::Head(h, g) => {
@@ -195,9 +195,9 @@ pub fn explain_back(
                 ));
             }
             notes.push(format!(
-                "P mixes the rows of {e} (the embeddings without positions) with the task's pattern; only the keys it weights are written."
+                "Π mixes the rows of {e} (the embeddings without positions) with the task's pattern; only the keys it weights are written."
             ));
-            (format!("Y*[i, c] = Σⱼ P[i, j] · {e}[j, c]"), text)
+            (format!("Y*[i, c] = Σⱼ Π[i, j] · {e}[j, c]"), text)
         }
         BackComputation::DOutput {
             y,
@@ -488,7 +488,7 @@ pub fn explain_back(
                     rounding_note(&mut notes, by_hand, value);
                     notes.push("The second term is the path through the task's target, which is built from these embeddings.".into());
                     (
-                        format!("{l}[i, c] = {x}[i, c] + (Pᵀ·∂L/∂Y*)[i, c]"),
+                        format!("{l}[i, c] = {x}[i, c] + (Πᵀ·∂L/∂Y*)[i, c]"),
                         format!("{} + {}", g3(*along_attention), after(Shown::Gradient, *v)),
                     )
                 }

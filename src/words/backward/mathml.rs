@@ -10,6 +10,8 @@ fn sym(x: &str) -> String {
         "X_src" => "<msub><mi>X</mi><mtext>src</mtext></msub>".into(),
         "E_src" => "<msub><mi>E</mi><mtext>src</mtext></msub>".into(),
         "N₁" => "<msub><mi>N</mi><mn>1</mn></msub>".into(),
+        // A capital Greek letter stands upright, as a matrix's name.
+        "Π" => "<mi mathvariant=\"normal\">Π</mi>".into(),
         _ => match x.split_once('_') {
             Some((base, sub)) => format!("<msub><mi>{base}</mi><mi>{sub}</mi></msub>"),
             None => match x.strip_suffix('ₕ') {
@@ -164,7 +166,7 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
             } else {
                 format!(
                     "<mo>+</mo>{}<mfrac><mrow><mo>∂</mo><mi>L</mi></mrow><mrow><mo>∂</mo><msup><mi>Y</mi><mo>*</mo></msup></mrow></mfrac>",
-                    tr("P")
+                    tr("Π")
                 )
             };
             let mut parts = Vec::new();

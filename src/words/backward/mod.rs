@@ -45,7 +45,7 @@ pub fn back_label(m: BackMatrix) -> String {
         BackMatrix::Norm1 => whole("∂L/∂N₁"),
         BackMatrix::X => whole("∂L/∂X"),
         BackMatrix::SourceX => whole("∂L/∂X_src"),
-        BackMatrix::ViaTarget => whole("Pᵀ·∂L/∂Y*"),
+        BackMatrix::ViaTarget => whole("Πᵀ·∂L/∂Y*"),
         BackMatrix::Embeddings => whole("∂L/∂E"),
         BackMatrix::SourceEmbeddings => whole("∂L/∂E_src"),
     }
@@ -56,7 +56,7 @@ pub fn back_rows_are_keys(m: BackMatrix, cross: bool) -> bool {
     match m {
         BackMatrix::K | BackMatrix::V | BackMatrix::SourceX | BackMatrix::SourceEmbeddings => true,
         BackMatrix::Head(_, HeadGrad::K | HeadGrad::V) => true,
-        // Pᵀ·∂L/∂Y* has a row per embedding the target is built from.
+        // Πᵀ·∂L/∂Y* has a row per embedding the target is built from.
         BackMatrix::ViaTarget => cross,
         _ => false,
     }
@@ -98,7 +98,7 @@ pub fn back_help(m: BackMatrix) -> String {
             return "Y*: the output the task asks for, built from the embeddings.".into()
         }
         BackMatrix::ViaTarget => {
-            return "Pᵀ·∂L/∂Y*: the embeddings' gradient through the task's target, which is built from them.".into()
+            return "Πᵀ·∂L/∂Y*: the embeddings' gradient through the task's target Y*, which the mixing matrix Π builds from their rows.".into()
         }
         BackMatrix::Output => "the layer's output Y",
         BackMatrix::WO => "W_o",
@@ -269,7 +269,7 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
         }
         _ => {
             let v = if pattern { "" } else { " + ∂L/∂V·W_vᵀ" };
-            let target = if pattern { "" } else { " + Pᵀ·∂L/∂Y*" };
+            let target = if pattern { "" } else { " + Πᵀ·∂L/∂Y*" };
             let d_in = format!("∂L/∂{q_in}");
             let mut parts = Vec::new();
             if w.cross {
@@ -364,24 +364,48 @@ pub fn back_progress(stage: Stage) -> String {
     )
 }
 
-/// What a stage the chosen loss does not reach says instead of its heatmaps; `None` when the
-/// loss reaches it.
-pub fn unreached_text(stage: Stage, kind: LossKind) -> Option<&'static str> {
-    match (stage, kind) {
-        (Stage::BackOutput | Stage::BackWeightedSum, LossKind::Pattern) => Some(
-            "The pattern loss reads only the attention weights A, so no gradient reaches Y, W_o, C or the values V: their gradients are exactly 0, and training towards a pattern leaves W_v and W_o as they are. ∂L/∂Aₕ comes straight from the loss (the first backward stage). Choose a task as the goal in “Train the weights” to see this stage at work.",
-        ),
-        _ => None,
-    }
+/// Where the goal of the backward stages' loss comes from, as the page on screen offers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoalSource {
+    /// The “Train the weights” panel of the full page.
+    Panel,
+    /// The link an embed was made from: an embed has no training panel, but its “Open full
+    /// view” link leads to one.
+    Link,
+}
+
+/// What a stage the chosen loss does not reach says instead of its heatmaps, ending with where
+/// to choose a goal that reaches it; `None` when the loss reaches it.
+pub fn unreached_text(stage: Stage, kind: LossKind, source: GoalSource) -> Option<String> {
+    let why = match (stage, kind) {
+        (Stage::BackOutput | Stage::BackWeightedSum, LossKind::Pattern) => {
+            "The pattern loss reads only the attention weights A, so no gradient reaches Y, W_o, C or the values V: their gradients are exactly 0, and training towards a pattern leaves W_v and W_o as they are. ∂L/∂Aₕ comes straight from the loss (the first backward stage)."
+        }
+        _ => return None,
+    };
+    let choose = match source {
+        GoalSource::Panel => "Choose a task as the goal in “Train the weights” to see this stage at work.",
+        GoalSource::Link => "To see this stage at work, open the full view and choose a task as the goal in its “Train the weights”.",
+    };
+    Some(format!("{why} {choose}"))
 }
 
 /// Why the backward stages show nothing: the goal cannot be computed for the settings on
 /// screen.
-pub fn goal_error_text(error: &str) -> String {
-    format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}")
+pub fn goal_error_text(error: &str, source: GoalSource) -> String {
+    match source {
+        GoalSource::Panel => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}"),
+        GoalSource::Link => format!("The goal this embed's link sets cannot be used here, so there is no gradient to show: {error}"),
+    }
 }
 
-/// The line above the backward stages' pictures that names the goal their loss measures.
-pub fn goal_line(goal_name: &str) -> String {
-    format!("Goal (chosen in “Train the weights”): {goal_name}.")
+/// The line above the backward stages' pictures that names the goal their loss measures, and
+/// where it was chosen.
+pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
+    match source {
+        GoalSource::Panel => format!("Goal (chosen in “Train the weights”): {goal_name}."),
+        GoalSource::Link => format!(
+            "Goal (set by this embed's link; the full view's “Train the weights” chooses another): {goal_name}."
+        ),
+    }
 }

@@ -4,7 +4,7 @@
 use super::super::matrices::cell_name;
 use super::super::number::{format_value, rounded};
 use super::super::stages::PARAGRAPH_BREAK;
-use super::{divisor_symbol, unreached_text};
+use super::{divisor_symbol, unreached_text, GoalSource};
 use crate::attention::{
     BackMatrix, BackwardPass, HeadGrad, LossKind, Matrix, MatrixId, Norm, ScaleMode, Stage, Trace,
 };
@@ -88,15 +88,20 @@ fn sign_text(v: f64) -> &'static str {
     }
 }
 
-/// The note of backward stage `stage` for `pass`, with the current numbers; `None` for a
-/// forward stage.
-pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<String> {
+/// The note of backward stage `stage` for `pass`, with the current numbers, on a page whose goal
+/// comes from `source`; `None` for a forward stage.
+pub fn back_note(
+    stage: Stage,
+    trace: &Trace,
+    pass: &BackwardPass,
+    source: GoalSource,
+) -> Option<String> {
     if !stage.is_backward() {
         return None;
     }
     let kind = pass.loss_kind();
-    if let Some(text) = unreached_text(stage, kind) {
-        return Some(text.to_string());
+    if let Some(text) = unreached_text(stage, kind, source) {
+        return Some(text);
     }
     let c = &trace.config;
     let w = trace.wiring();
@@ -287,7 +292,7 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
             if !pattern {
                 let e = if w.cross { "E_src" } else { "E" };
                 note.push(format!(
-                    "The task's target Y* is built from {e}, so {e} also gets a second path, through the target: Pᵀ·∂L/∂Y*, with ∂L/∂Y* = −∂L/∂Y. It is what a finite difference over {e} measures, and why the embeddings cannot learn a task: they would chase their own target."
+                    "The task's target Y* = Π·{e} is built from {e} (the matrix Π mixes its rows by the task's pattern), so {e} also gets a second path, through the target: Πᵀ·∂L/∂Y*, with ∂L/∂Y* = −∂L/∂Y. It is what a finite difference over {e} measures, and why the embeddings cannot learn a task: they would chase their own target."
                 ));
             }
             let repeated =

@@ -174,10 +174,13 @@ test("the backward stages follow an edit, and a goal the mask forbids is explain
   await page.getByTestId("causal").check();
   await expect(page.getByTestId("backward-error")).toContainText("next");
   await expect(page.locator(".stage-body canvas")).toHaveCount(0);
-  // The quiz asks nothing on a backward stage and does not hide it.
+  // With a goal the mask allows, the quiz asks on the backward stage and hides its result
+  // until answered.
   await page.getByTestId("train-goal").selectOption("first");
   await page.getByTestId("quiz-me").click();
-  await expect(page.getByTestId("canvas-d_w_q")).toBeVisible();
+  await expect(page.getByTestId("quiz-prompt")).toContainText("learned by plain gradient descent");
+  await expect(page.locator(".stage [data-testid^='hidden-d_w_']").first()).toBeVisible();
+  await expect(page.getByTestId("canvas-d_w_q")).toHaveCount(0);
 });
 
 test("presenter mode and a compact embed step into the backward stages", async ({ app, page }) => {

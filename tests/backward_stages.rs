@@ -10,8 +10,8 @@ use attention_lens::attention::{
     Matrix, NamedTarget, Norm, ScaleMode, Source, Stage, Task, Trace, Weights,
 };
 use attention_lens::words::{
-    back_formula, back_note, back_title, explain_back, format_value, stage_explanation,
-    stage_progress, unreached_text,
+    back_formula, back_note, back_title, explain_back, format_value, printed_unreached_text,
+    stage_explanation, stage_progress, unreached_text,
 };
 
 /// The switches of one scenario.
@@ -348,6 +348,16 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
         assert_eq!(back_note(stage, &t, &pattern).unwrap(), said);
         assert!(back_title(stage, &t.config, t.wiring(), LossKind::Pattern).contains("not reached"));
         assert!(unreached_text(stage, LossKind::Task).is_none());
+        // On paper there is no panel to choose a goal in: the same reason, with the way to see
+        // the stage in the app.
+        let printed = printed_unreached_text(stage, LossKind::Pattern).unwrap();
+        assert!(printed.contains("no gradient reaches Y, W_o, C or the values"));
+        assert!(
+            !printed.contains("Choose a task as the goal in"),
+            "{printed}"
+        );
+        assert!(printed.contains("in the app"), "{printed}");
+        assert!(printed_unreached_text(stage, LossKind::Task).is_none());
         assert!(!back_note(stage, &t, &task).unwrap().contains("not reach"));
     }
     for m in [

@@ -44,7 +44,7 @@ pub struct BackwardContext {
     pub goal_name: Signal<String>,
 }
 
-/// The backward context, where the app provides one (not in the printed handout).
+/// The backward context, where the app provides one (the app's views and the printed handout).
 pub fn backward_context() -> Option<BackwardContext> {
     use_context::<BackwardContext>()
 }

@@ -26,7 +26,8 @@ pub use backward::explain::explain_back;
 pub use backward::GRADIENT_DECIMALS;
 pub use backward::{
     back_explanation, back_formula, back_formula_mathml, back_label, back_note, back_progress,
-    back_shape_text, back_title, goal_error_text, goal_line, unreached_text, BACKWARD_GROUP,
+    back_shape_text, back_title, goal_error_text, goal_line, printed_unreached_text,
+    unreached_text, BACKWARD_GROUP,
 };
 pub use explain::{explain, Explanation, NO_CELL};
 pub use guide::{
@@ -34,9 +35,10 @@ pub use guide::{
     BUILD_A_HEAD_TITLE, CHANGED_BY_EDIT, START_HERE,
 };
 pub use handout::{
-    configuration, configuration_warning, handout_stage_note, handout_title, head_heading,
-    matrix_caption, matrix_symbol, rounding_remark, sentences_title, ConfigLine, CONFIGURATION,
-    FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
+    configuration, configuration_warning, handout_goal_error, handout_goal_text,
+    handout_stage_note, handout_title, head_heading, matrix_caption, matrix_symbol,
+    rounding_remark, sentences_title, ConfigLine, BACKWARD_STAGES, CONFIGURATION, FORMULA,
+    FULLY_MASKED, NOTE, ROW_SUM,
 };
 pub use matrices::{
     block_param_symbol, cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label,

@@ -7,7 +7,7 @@ use super::panel_data::Panels;
 use crate::attention::{
     BackMatrix, HeadGrad, HeadMatrix, LossKind, MatrixId, Norm, ScaleMode, Stage, Trace,
 };
-use crate::words::unreached_text;
+use crate::words::{printed_unreached_text, unreached_text};
 use leptos::prelude::*;
 
 /// The matrix the whole of `m` is drawn with: `p.whole`, or `p.block` for N₁.
@@ -18,18 +18,25 @@ fn input_panel(p: &Panels, m: MatrixId) -> Item {
     }
 }
 
-/// What backward stage `s` draws for the heads in `heads`, for a loss of `kind`.
+/// What backward stage `s` draws for the heads in `heads`, for a loss of `kind`; `printed` in
+/// the printed handout, whose words cannot point at the training panel.
 pub(super) fn backward_lines(
     p: &Panels,
     trace: Memo<Trace>,
     s: Stage,
     heads: &[usize],
     kind: LossKind,
+    printed: bool,
 ) -> Vec<Line> {
-    if let Some(text) = unreached_text(s, kind) {
+    let unreached = if printed {
+        printed_unreached_text(s, kind)
+    } else {
+        unreached_text(s, kind)
+    };
+    if let Some(text) = unreached {
         return vec![Line {
             heading: None,
-            items: vec![Item::Text(text.to_string())],
+            items: vec![Item::Text(text)],
         }];
     }
     let pattern = kind == LossKind::Pattern;
@@ -208,7 +215,8 @@ pub(super) fn backward_lines(
                     items: vec![back(d_out), op("→"), back(d_w)],
                 });
             }
-            if pattern {
+            // On paper the stage's note says it, and the page keeps to one sheet.
+            if pattern && !printed {
                 lines.push(Line {
                     heading: Some("∂L/∂W_v".into()),
                     items: vec![Item::Text(

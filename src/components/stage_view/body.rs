@@ -70,7 +70,7 @@ pub(super) fn StageBody(
         };
         let mut shown = match compared {
             Some(line) => vec![line],
-            None => stage_lines(&panels, trace, s, &heads, kind),
+            None => stage_lines(&panels, trace, s, &heads, kind, every_head),
         };
         // A lecture hall and a compact embed see the projection's three products one at a
         // time; a compact embed also splits Q, K or V alone.

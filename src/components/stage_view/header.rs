@@ -6,7 +6,7 @@ use crate::components::context::backward_context;
 use crate::components::Paragraphs;
 use crate::words::{
     back_formula_mathml, back_note, back_shape_text, back_title, shape_text, stage_explanation,
-    stage_formula_mathml, stage_note, stage_progress, stage_title,
+    stage_formula_mathml, stage_note, stage_progress, stage_title, unreached_text,
 };
 
 /// The loss the backward stages follow: the chosen goal's, or the pattern loss's when the goal
@@ -91,6 +91,10 @@ pub(super) fn StageNotes(
     trace: Memo<Trace>,
     /// The stage to show.
     stage: RwSignal<Stage>,
+    /// In the printed handout, where a stage the loss does not reach says so in its body, in
+    /// words for paper, and its note would repeat it in the app's.
+    #[prop(optional)]
+    printed: bool,
 ) -> impl IntoView {
     let backward = backward_context();
     let note = Signal::derive(move || {
@@ -100,6 +104,9 @@ pub(super) fn StageNotes(
                 .and_then(|b| {
                     b.pass.with(|p| {
                         let p = p.as_ref().ok()?;
+                        if printed && unreached_text(s, p.loss_kind()).is_some() {
+                            return None;
+                        }
                         trace.with(|t| back_note(s, t, p))
                     })
                 })

@@ -43,16 +43,17 @@ fn head_line(h: usize, items: Vec<Item>) -> Line {
     }
 }
 
-/// What stage `s` draws, for the heads in `heads`.
+/// What stage `s` draws, for the heads in `heads`; `printed` in the printed handout.
 pub(super) fn stage_lines(
     p: &Panels,
     trace: Memo<Trace>,
     s: Stage,
     heads: &[usize],
     kind: LossKind,
+    printed: bool,
 ) -> Vec<Line> {
     if s.is_backward() {
-        return super::backward_lines::backward_lines(p, trace, s, heads, kind);
+        return super::backward_lines::backward_lines(p, trace, s, heads, kind, printed);
     }
     let layout = p.layout().get_untracked();
     let n = layout.n_heads;

@@ -53,7 +53,7 @@ pub fn StageView(
                 aria-labelledby=format!("stage-title-{key}")>
                 <StageHeader trace stage handout=true />
                 <StageBody trace panels stage head compare hidden every_head=true />
-                <StageNotes trace stage />
+                <StageNotes trace stage printed=true />
             </article>
         }
         .into_any();

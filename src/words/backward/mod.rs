@@ -364,15 +364,32 @@ pub fn back_progress(stage: Stage) -> String {
     )
 }
 
-/// What a stage the chosen loss does not reach says instead of its heatmaps; `None` when the
-/// loss reaches it.
-pub fn unreached_text(stage: Stage, kind: LossKind) -> Option<&'static str> {
+/// Why the chosen loss does not reach a stage; `None` when it does.
+fn unreached_reason(stage: Stage, kind: LossKind) -> Option<&'static str> {
     match (stage, kind) {
         (Stage::BackOutput | Stage::BackWeightedSum, LossKind::Pattern) => Some(
-            "The pattern loss reads only the attention weights A, so no gradient reaches Y, W_o, C or the values V: their gradients are exactly 0, and training towards a pattern leaves W_v and W_o as they are. ∂L/∂Aₕ comes straight from the loss (the first backward stage). Choose a task as the goal in “Train the weights” to see this stage at work.",
+            "The pattern loss reads only the attention weights A, so no gradient reaches Y, W_o, C or the values V: their gradients are exactly 0, and training towards a pattern leaves W_v and W_o as they are. ∂L/∂Aₕ comes straight from the loss (the first backward stage).",
         ),
         _ => None,
     }
+}
+
+/// What a stage the chosen loss does not reach says instead of its heatmaps; `None` when the
+/// loss reaches it.
+pub fn unreached_text(stage: Stage, kind: LossKind) -> Option<String> {
+    unreached_reason(stage, kind).map(|reason| {
+        format!(
+            "{reason} Choose a task as the goal in “Train the weights” to see this stage at work."
+        )
+    })
+}
+
+/// [`unreached_text`] for the printed handout, where there is no training panel to choose a
+/// goal in.
+pub fn printed_unreached_text(stage: Stage, kind: LossKind) -> Option<String> {
+    unreached_reason(stage, kind).map(|reason| {
+        format!("{reason} With a task as the goal (chosen in the app, under “Train the weights”), this stage has gradients to show.")
+    })
 }
 
 /// Why the backward stages show nothing: the goal cannot be computed for the settings on

@@ -96,7 +96,7 @@ pub fn back_note(stage: Stage, trace: &Trace, pass: &BackwardPass) -> Option<Str
     }
     let kind = pass.loss_kind();
     if let Some(text) = unreached_text(stage, kind) {
-        return Some(text.to_string());
+        return Some(text);
     }
     let c = &trace.config;
     let w = trace.wiring();

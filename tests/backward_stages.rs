@@ -355,6 +355,16 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
         assert!(!back_note(stage, &t, &task, GoalSource::Panel)
             .unwrap()
             .contains("not reach"));
+        // On paper there is no panel to choose a goal in: the same reason, with the way to see
+        // the stage in the app.
+        let printed = unreached_text(stage, LossKind::Pattern, GoalSource::Paper).unwrap();
+        assert!(printed.contains("no gradient reaches Y, W_o, C or the values"));
+        assert!(
+            !printed.contains("Choose a task as the goal in"),
+            "{printed}"
+        );
+        assert!(printed.contains("in the app"), "{printed}");
+        assert!(unreached_text(stage, LossKind::Task, GoalSource::Paper).is_none());
     }
     for m in [
         BackMatrix::WO,

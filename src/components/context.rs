@@ -49,7 +49,7 @@ pub struct BackwardContext {
     pub goal_source: crate::words::GoalSource,
 }
 
-/// The backward context, where the app provides one (not in the printed handout).
+/// The backward context, where the app provides one (the app's views and the printed handout).
 pub fn backward_context() -> Option<BackwardContext> {
     use_context::<BackwardContext>()
 }

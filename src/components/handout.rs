@@ -1,11 +1,15 @@
 //! The whole worked example on one page, to print: the sentence and settings, then every stage
-//! with all its heads, its pictures and its notes, a page each. A bar that is not printed offers
-//! Print and the way back to the app.
+//! with all its heads, its pictures and its notes, a page each: the forward stages, then the
+//! backward ones for the goal of the training settings. A bar that is not printed offers Print
+//! and the way back to the app.
 
-use super::context::{ui_context, IdScope};
+use super::context::{backward_context, ui_context, IdScope};
 use super::stage_view::StageView;
 use crate::attention::{Stage, Trace};
-use crate::words::{configuration, configuration_warning, handout_title, ConfigLine, NOTE};
+use crate::words::{
+    configuration, configuration_warning, handout_goal_error, handout_goal_text, handout_title,
+    ConfigLine, BACKWARD_STAGES, NOTE,
+};
 use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
@@ -39,7 +43,18 @@ pub fn Handout(
 ) -> impl IntoView {
     let ui = ui_context();
     let heading = NodeRef::<html::H1>::new();
-    let stages = Memo::new(move |_| trace.with(|t| t.stages().to_vec()));
+    // The app's one backward pass, for the goal of its training settings: the backward stages
+    // follow the forward ones when the goal can be used with the settings.
+    let backward = backward_context();
+    let reached = Memo::new(move |_| backward.is_some_and(|b| b.pass.with(|p| p.is_ok())));
+    let stages = Memo::new(move |_| {
+        let order = trace.with(|t| t.norm());
+        if reached.get() {
+            Stage::walk(order).collect::<Vec<_>>()
+        } else {
+            Stage::sequence(order).to_vec()
+        }
+    });
     let title = move || {
         trace.with(|t| {
             let source = t.source.as_ref().map(|s| s.tokens.as_slice());
@@ -57,6 +72,27 @@ pub fn Handout(
             }
             lines
         })
+    };
+    // Which goal the gradients are for, or why there are none: said once, with the settings.
+    let goal = move || {
+        let b = backward?;
+        let name = b.goal_name.get();
+        Some(b.pass.with(|p| {
+            match p {
+                Ok(pass) => view! {
+                    <div data-testid="handout-goal">
+                        <dt>{BACKWARD_STAGES}</dt><dd>{handout_goal_text(&name, &pass.goal)}</dd>
+                    </div>
+                }
+                .into_any(),
+                Err(e) => view! {
+                    <div class="handout-goal-error" data-testid="handout-backward-error">
+                        <dt>{BACKWARD_STAGES}</dt><dd>{handout_goal_error(&name, e)}</dd>
+                    </div>
+                }
+                .into_any(),
+            }
+        }))
     };
     let back = move || ui.handout.set(false);
     let escape = window_event_listener(ev::keydown, move |ev| {
@@ -90,6 +126,7 @@ pub fn Handout(
                     {move || settings().into_iter().map(|line| view! {
                         <div><dt>{line.label}</dt><dd>{line.text}</dd></div>
                     }).collect_view()}
+                    {goal}
                 </dl>
             </header>
             {move || stages.get().into_iter().map(|s| view! { <HandoutStage trace stage=s /> }).collect_view()}

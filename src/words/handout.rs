@@ -7,9 +7,10 @@ use super::matrices::{dim, label};
 use super::number::format_value;
 use super::settings::word_order_after_switch;
 use super::stages::score_spreads;
+use super::training::head_target_label;
 use crate::attention::{
-    key_input, query_input, BlockMatrix, BlockParam, MatrixId, Norm, ScaleMode, Stage, Trace,
-    WeightName, Wiring,
+    key_input, query_input, BlockMatrix, BlockParam, Goal, HeadTarget, MatrixId, Norm, ScaleMode,
+    Stage, Trace, WeightName, Wiring,
 };
 use crate::panels::HEAD_PANELS;
 use std::fmt::Write as _;
@@ -215,6 +216,55 @@ pub fn configuration_warning(trace: &Trace, decimals: usize) -> Option<String> {
              softmax towards all-or-nothing weights."
         )),
     }
+}
+
+/// What the handout's line on the backward stages is called.
+pub const BACKWARD_STAGES: &str = "Backward stages";
+
+/// The handout's line on the backward stages: the goal whose loss they differentiate, as the
+/// goal menu names it (`goal_name`), and each head's target when the heads have their own.
+pub fn handout_goal_text(goal_name: &str, goal: &Goal) -> String {
+    let mut text = format!(
+        "the gradient of the loss for the goal “{goal_name}”, from L back to the weights and \
+         the embeddings."
+    );
+    if let Goal::Pattern(targets) = goal {
+        if let [HeadTarget::Painted(_)] = targets.as_slice() {
+            text.push_str(
+                " Its target A*, painted by hand, is the same for every head (drawn on the first \
+                 backward page).",
+            );
+            return text;
+        }
+        if targets.len() > 1 {
+            let heads: Vec<String> = targets
+                .iter()
+                .enumerate()
+                .map(|(h, t)| {
+                    let named = match t {
+                        HeadTarget::Named(n) => Some(*n),
+                        HeadTarget::Painted(_) => None,
+                    };
+                    format!("head {}, {}", h + 1, head_target_label(named))
+                })
+                .collect();
+            let _ = write!(
+                text,
+                " Each head's target (A*ₕ, drawn on the first backward page): {}.",
+                heads.join("; ")
+            );
+        }
+    }
+    text
+}
+
+/// Why the handout has no backward stages: the goal the menu calls `goal_name` cannot be used
+/// with the settings, for the reason `error`.
+pub fn handout_goal_error(goal_name: &str, error: &str) -> String {
+    format!(
+        "left out. The goal “{goal_name}” cannot be used with these settings, so there is no \
+         gradient to show. {error}"
+    )
 }
 
 /// What the rounding of the tables means.
@@ -567,6 +617,60 @@ mod tests {
         }
         assert_eq!(matrix_symbol("sum_1", None), "R₁");
         assert_eq!(matrix_symbol("ln_2_gamma", None), "γ₂");
+    }
+
+    #[test]
+    fn the_goal_line_names_the_goal_and_each_heads_own_target_but_no_panel() {
+        use crate::attention::{Matrix, NamedTarget, Task};
+        let shared = handout_goal_text(
+            "Pattern: every token looks at the first key",
+            &Goal::named(NamedTarget::First),
+        );
+        assert!(
+            shared.contains("“Pattern: every token looks at the first key”"),
+            "{shared}"
+        );
+        assert!(!shared.contains("head 1"), "{shared}");
+        assert!(!shared.contains("Train the weights"), "{shared}");
+        let task = handout_goal_text(
+            "Task: every row of Y should equal E row 0",
+            &Goal::Task(Task::CopyFirst),
+        );
+        assert!(!task.contains("target ("), "{task}");
+        let own = Goal::Pattern(vec![
+            HeadTarget::Named(NamedTarget::Previous),
+            HeadTarget::Painted(Matrix::identity(2, 2)),
+        ]);
+        let per_head = handout_goal_text(
+            "Pattern: a target for each head, named or painted by hand",
+            &own,
+        );
+        assert!(
+            per_head.contains("head 1, the key one position before (the first at itself); head 2, painted by hand."),
+            "{per_head}"
+        );
+        // One painted target is every head's.
+        let painted = Goal::Pattern(vec![HeadTarget::Painted(Matrix::identity(2, 2))]);
+        let text = handout_goal_text("x", &painted);
+        assert!(
+            text.contains("painted by hand, is the same for every head"),
+            "{text}"
+        );
+        assert!(!text.contains("head 1"), "{text}");
+    }
+
+    #[test]
+    fn a_goal_the_settings_refuse_is_named_with_the_reason() {
+        let text = handout_goal_error(
+            "Pattern: the key after",
+            "The `next` target puts weight on a key the causal mask hides.",
+        );
+        assert!(text.starts_with("left out."), "{text}");
+        assert!(
+            text.contains("“Pattern: the key after” cannot be used"),
+            "{text}"
+        );
+        assert!(text.ends_with("the causal mask hides."), "{text}");
     }
 
     #[test]

@@ -35,9 +35,10 @@ pub use guide::{
     BUILD_A_HEAD_TITLE, CHANGED_BY_EDIT, START_HERE,
 };
 pub use handout::{
-    configuration, configuration_warning, handout_stage_note, handout_title, head_heading,
-    matrix_caption, matrix_symbol, rounding_remark, sentences_title, ConfigLine, CONFIGURATION,
-    FORMULA, FULLY_MASKED, NOTE, ROW_SUM,
+    configuration, configuration_warning, handout_goal_error, handout_goal_text,
+    handout_stage_note, handout_title, head_heading, matrix_caption, matrix_symbol,
+    rounding_remark, sentences_title, ConfigLine, BACKWARD_STAGES, CONFIGURATION, FORMULA,
+    FULLY_MASKED, NOTE, ROW_SUM,
 };
 pub use matrices::{
     block_param_symbol, cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label,
@@ -57,8 +58,9 @@ pub use settings::{
     cross_word_order_text, scale_mode_label, word_order_after_switch, word_order_text,
 };
 pub use stages::{
-    activation_name, norm_name, projection_part_name, shape_text, stage_explanation, stage_formula,
-    stage_formula_mathml, stage_name, stage_note, stage_progress, stage_rail_name, stage_title,
+    activation_name, formula_equations, norm_name, projection_part_name, shape_text,
+    stage_explanation, stage_formula, stage_formula_mathml, stage_name, stage_note, stage_progress,
+    stage_rail_name, stage_title,
 };
 pub use training::{
     goal_description, head_target_label, head_target_menu, loss_text, optimizer_label,

@@ -223,6 +223,28 @@ fn msub(base: &str, sub: &str) -> String {
     format!("<msub><mi>{base}</mi><mi>{sub}</mi></msub>")
 }
 
+/// What stands between two equations of one formula in MathML: a comma and a space.
+pub(crate) const EQUATION_SEPARATOR: &str = "<mo>,</mo><mspace width=\"1em\"/>";
+
+/// The equations of a formula in MathML (the inside of a `<math>` element), each the inside of
+/// a `<math>` element of its own, all but the last ending in the comma that separated them: a
+/// page that cannot scroll sets them side by side and breaks the line between them.
+pub fn formula_equations(mathml: &str) -> Vec<String> {
+    let parts: Vec<&str> = mathml.split(EQUATION_SEPARATOR).collect();
+    let last = parts.len() - 1;
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            if i < last {
+                format!("{part}<mo>,</mo>")
+            } else {
+                (*part).to_string()
+            }
+        })
+        .collect()
+}
+
 /// The formula as presentation MathML (the inside of a `<math>` element), for the settings in
 /// `c`: the same formula as [`stage_formula`].
 pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
@@ -231,7 +253,7 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
         "<mrow><mi>i</mi><mi>j</mi></mrow>",
         "<mrow><mi>i</mi><msup><mi>j</mi><mo>′</mo></msup></mrow>",
     );
-    let sep = "<mo>,</mo><mspace width=\"1em\"/>";
+    let sep = EQUATION_SEPARATOR;
     match stage {
         Stage::Input => {
             let one = |x: &str, e: &str, p: &str| {
@@ -440,6 +462,23 @@ mod tests {
             assert!(!stage_formula(stage, &Config::default(), W).is_empty());
             assert!(stage_formula_mathml(stage, &Config::default(), W).starts_with('<'));
         }
+    }
+
+    #[test]
+    fn a_formula_splits_into_its_equations_keeping_their_commas() {
+        let projection = stage_formula_mathml(Stage::Projection, &Config::default(), W);
+        let parts = formula_equations(&projection);
+        assert_eq!(parts.len(), 3, "{parts:?}");
+        assert!(parts[0].starts_with("<mi>Q</mi>") && parts[0].ends_with("<mo>,</mo>"));
+        assert!(parts[1].starts_with("<mi>K</mi>") && parts[1].ends_with("<mo>,</mo>"));
+        assert!(parts[2].starts_with("<mi>V</mi>") && !parts[2].ends_with("<mo>,</mo>"));
+        // Nothing is lost but the spaces between them.
+        assert_eq!(
+            parts.concat().len() + 2 * r#"<mspace width="1em"/>"#.len(),
+            projection.len()
+        );
+        let one = stage_formula_mathml(Stage::Softmax, &Config::default(), W);
+        assert_eq!(formula_equations(&one), vec![one]);
     }
 
     #[test]

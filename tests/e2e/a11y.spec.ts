@@ -215,7 +215,8 @@ test("the whole worked example, ready to print", async ({ app, page }) => {
   await app.goto("./#v=1&blk=1");
   await app.openExportMenu();
   await page.getByTestId("export-print").click();
-  await expect(page.locator("article.print-stage")).toHaveCount(17);
+  // The block's 17 forward stages and the 8 backward ones.
+  await expect(page.locator("article.print-stage")).toHaveCount(25);
   await expect(page.getByTestId("handout-title")).toBeFocused();
   await expectNoSeriousViolations(page, "handout");
 });

@@ -119,7 +119,7 @@ test("the printed worked example is a page a stage, without pointer hints", asyn
   await expect(page.locator(".lines-hint").first()).toBeHidden();
   const pdf = await page.pdf({ format: "A4", printBackground: true });
   const pages = (pdf.toString("latin1").match(/\/Type\s*\/Page[^s]/g) ?? []).length;
-  expect(pages, "one page for each of the 10 stages").toBe(10);
+  expect(pages, "one page for each of the 10 forward and 8 backward stages").toBe(18);
 });
 
 test("a preset broken by the learner's own sentence says so once, and Restore brings it back", async ({ app, page }) => {

@@ -1,13 +1,18 @@
 // Print: Ctrl+P gives the current stage alone, black on white, with the heatmaps redrawn light
-// and sharp; the export menu's "Print the worked example" shows every stage, every head, a page
-// each, and opens the print dialog. The handout's print-media screenshot goes to the docs.
+// and sharp; the export menu's "Print the worked example" shows every stage, forward and
+// backward, every head, a page each, and opens the print dialog. The handout's print-media
+// screenshot goes to the docs.
 import path from "node:path";
-import type { Page } from "@playwright/test";
-import { test, expect, STAGES, SCREENSHOT_DIR } from "./fixtures";
+import type { Locator, Page } from "@playwright/test";
+import { test, expect, STAGES, BACKWARD_STAGES, SCREENSHOT_DIR } from "./fixtures";
+
+/** Every stage the handout prints with the default settings: the forward ones, then the backward. */
+const HANDOUT_STAGES = [...STAGES, ...BACKWARD_STAGES];
 
 /** How many device pixels a drawn canvas has per CSS pixel of its drawing. */
-async function sharpness(page: Page, testId: string): Promise<number> {
-  return page.getByTestId(testId).evaluate((c) => {
+async function sharpness(page: Page, canvas: string | Locator): Promise<number> {
+  const located = typeof canvas === "string" ? page.getByTestId(canvas) : canvas;
+  return located.evaluate((c) => {
     const canvas = c as HTMLCanvasElement;
     return canvas.width / Number(canvas.dataset.width);
   });
@@ -55,7 +60,7 @@ test("Ctrl+P prints the current stage alone, light and sharp, even from the dark
   await expect.poll(() => sharpness(page, "canvas-weights-h0")).toBeLessThan(2.5);
 });
 
-test("the export menu prints the whole worked example, every stage and head, a page each", async ({ app, page }) => {
+test("the export menu prints the whole worked example, every stage and head, forward and backward, a page each", async ({ app, page }) => {
   await stubPrint(page);
   await app.goto("./#v=1&stage=scale");
   await app.openExportMenu();
@@ -66,12 +71,47 @@ test("the export menu prints the whole worked example, every stage and head, a p
   await expect(handout).toBeVisible();
   await expect(page.getByTestId("app")).toBeHidden();
   await expect(page.getByTestId("handout-title")).toHaveText("Self-attention, step by step: I am hungry");
-  await expect(handout.locator("article.print-stage")).toHaveCount(STAGES.length);
-  for (const key of STAGES) await expect(page.getByTestId(`handout-${key}`)).toBeVisible();
+  await expect(handout.locator("article.print-stage")).toHaveCount(HANDOUT_STAGES.length);
+  for (const key of HANDOUT_STAGES) await expect(page.getByTestId(`handout-${key}`)).toBeVisible();
   // Both heads of a per-head stage, drawn.
   for (const h of [0, 1]) {
     await expect(page.getByTestId("handout-scores").getByTestId(`canvas-scores-h${h}`)).toHaveAttribute("data-drawn", "true");
   }
+  // The backward stages follow the goal of the training settings, named once, in words that
+  // are true on paper.
+  const goal = page.getByTestId("handout-goal");
+  await expect(goal).toContainText("“Pattern: each token looks at the key one position before it (the first at itself)”");
+  await expect(goal).not.toContainText("Train the weights");
+  await expect(page.getByTestId("handout-back-loss").getByTestId("handout-stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
+  await expect(page.getByTestId("handout-back-loss").getByTestId("stage-note")).toContainText("L ≈");
+  // Every head's gradients, drawn, with the targets they are measured against.
+  for (const h of [0, 1]) {
+    for (const [stage, panel] of [
+      ["back-loss", `a_target-h${h}`],
+      ["back-loss", `d_weights-h${h}`],
+      ["back-softmax", `d_masked-h${h}`],
+      ["back-scale", `d_scores-h${h}`],
+      ["back-scores", `d_q-h${h}`],
+      ["back-scores", `d_k-h${h}`],
+    ]) {
+      await expect(page.getByTestId(`handout-${stage}`).getByTestId(`canvas-${panel}`), panel).toHaveAttribute("data-drawn", "true");
+    }
+  }
+  for (const panel of ["d_w_q", "d_w_k"]) {
+    await expect(page.getByTestId("handout-back-projection").getByTestId(`canvas-${panel}`)).toHaveAttribute("data-drawn", "true");
+  }
+  await expect(page.getByTestId("handout-back-input").getByTestId("canvas-d_embeddings")).toHaveAttribute("data-drawn", "true");
+  // The pattern loss reaches neither W_o nor the values: those stages say so, with no zeros
+  // drawn, and point to the app for a task.
+  for (const key of ["back-output", "back-weighted-sum"]) {
+    const stage = page.getByTestId(`handout-${key}`);
+    await expect(stage.getByTestId("unreached")).toContainText("no gradient reaches Y, W_o, C or the values");
+    await expect(stage.getByTestId("unreached")).toContainText("in the app");
+    await expect(stage).not.toContainText("Choose a task as the goal");
+    await expect(stage.locator("canvas")).toHaveCount(0);
+  }
+  await expect(page.getByTestId("handout-back-projection").locator("canvas[data-testid='canvas-d_w_v']")).toHaveCount(0);
+  await expect(page.getByTestId("handout-back-projection").getByTestId("stage-note")).toContainText("∂L/∂W_v is exactly 0");
   await expect.poll(() => printed(page)).toBe(1);
   // Drawn for paper before the dialog opened, and for the screen again after it closed.
   const atPrint = await page.evaluate(() => (window as unknown as { sharpAtPrint: number[] }).sharpAtPrint);
@@ -84,8 +124,13 @@ test("the export menu prints the whole worked example, every stage and head, a p
   const breaks = await handout
     .locator("article.print-stage")
     .evaluateAll((stages) => stages.map((s) => getComputedStyle(s).breakBefore));
-  expect(breaks).toEqual(["auto", ...Array(STAGES.length - 1).fill("page")]);
+  expect(breaks).toEqual(["auto", ...Array(HANDOUT_STAGES.length - 1).fill("page")]);
   await expect.poll(() => sharpness(page, "canvas-output")).toBeGreaterThanOrEqual(3);
+  // The gradients' diverging heatmaps are redrawn for paper too, on a light background.
+  const gradient = page.getByTestId("handout-back-softmax").getByTestId("canvas-d_masked-h1");
+  await expect.poll(() => sharpness(page, gradient)).toBeGreaterThanOrEqual(3);
+  const corner = await gradient.evaluate((c) => Array.from((c as HTMLCanvasElement).getContext("2d")!.getImageData(1, 1, 1, 1).data));
+  expect(corner.slice(0, 3).every((v) => v > 200), `corner ${corner}`).toBe(true);
   const top = (await page.getByTestId("handout-split").boundingBox())!.y;
   await page.screenshot({
     path: path.join(SCREENSHOT_DIR, "print-handout.png"),
@@ -109,12 +154,49 @@ test("the export menu prints the whole worked example, every stage and head, a p
   await expect(handout).toHaveCount(0);
 });
 
-test("with the block, the handout has all 17 stages", async ({ app, page }) => {
+test("with the block, the handout has all 17 forward stages and the 8 backward ones", async ({ app, page }) => {
   await stubPrint(page);
   await app.goto("./#v=1&blk=1&src=le%20chat");
   await app.openExportMenu();
   await page.getByTestId("export-print").click();
   await expect(page.getByTestId("handout-title")).toHaveText("Cross-attention, step by step: “I am hungry” (queries) attending to “le chat” (source)");
-  await expect(page.locator("article.print-stage")).toHaveCount(17);
+  await expect(page.locator("article.print-stage")).toHaveCount(25);
+  // The source's own gradients close the backward stages.
+  const input = page.getByTestId("handout-back-input");
+  await expect(page.locator("article.print-stage").last()).toHaveAttribute("data-testid", "handout-back-input");
+  await expect(input.getByTestId("canvas-d_embeddings-src")).toHaveAttribute("data-drawn", "true");
   await expect(page.getByTestId("handout-norm-2")).toBeVisible();
+});
+
+test("a task's backward stages reach W_o and the values on paper too", async ({ app, page }) => {
+  await stubPrint(page);
+  await app.goto("./#v=1&goal=copy_previous");
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
+  await expect(page.getByTestId("handout-goal")).toContainText("“Task: Y row i should equal E row i−1 (row 0 for the first)”");
+  await expect(page.locator("article.print-stage")).toHaveCount(HANDOUT_STAGES.length);
+  await expect(page.getByTestId("unreached")).toHaveCount(0);
+  await expect(page.getByTestId("handout-back-output").getByTestId("canvas-d_w_o")).toHaveAttribute("data-drawn", "true");
+  for (const h of [0, 1]) {
+    await expect(page.getByTestId("handout-back-weighted-sum").getByTestId(`canvas-d_v-h${h}`)).toHaveAttribute("data-drawn", "true");
+  }
+  await expect(page.getByTestId("handout-back-projection").getByTestId("canvas-d_w_v")).toHaveAttribute("data-drawn", "true");
+});
+
+test("a goal the settings refuse is named once with its reason, and the handout ends with the forward stages", async ({ app, page }) => {
+  await stubPrint(page);
+  await app.goto("./#v=1");
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await page.getByTestId("train-goal").selectOption("next");
+  await page.getByTestId("causal").check();
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
+  const refused = page.getByTestId("handout-backward-error");
+  await expect(refused).toContainText("cannot be used with these settings");
+  await expect(refused).toContainText("“Pattern: each token looks at the key one position after it (the last at itself)”");
+  await expect(refused).toContainText("causal mask");
+  await expect(page.locator("article.print-stage")).toHaveCount(STAGES.length);
+  await expect(page.locator("article.print-stage").last()).toHaveAttribute("data-testid", "handout-output");
+  await expect(page.getByTestId("handout-goal")).toHaveCount(0);
+  await expect(page.getByTestId("backward-error")).toHaveCount(0);
 });

@@ -210,7 +210,8 @@ pub(super) fn backward_lines(
                     items: vec![back(d_out), op("→"), back(d_w)],
                 });
             }
-            if pattern {
+            // On paper the stage's note says it, and the page keeps to one sheet.
+            if pattern && source != GoalSource::Paper {
                 lines.push(Line {
                     heading: Some("∂L/∂W_v".into()),
                     items: vec![Item::Text(

@@ -34,8 +34,12 @@ pub(super) fn StageBody(
 ) -> impl IntoView {
     let ui = ui_context();
     let backward = backward_context();
-    // The printed handout has no backward context: it is printed from the full page.
-    let source = backward.map_or(GoalSource::Panel, |b| b.goal_source);
+    // The printed handout's words cannot point at a panel.
+    let source = match backward {
+        _ if every_head => GoalSource::Paper,
+        Some(b) => b.goal_source,
+        None => GoalSource::Panel,
+    };
     // The loss the backward stages follow, and why there is none when the goal cannot be used.
     let loss = Memo::new(move |_| {
         backward.map(|b| {

@@ -5,8 +5,9 @@ use crate::attention::{LossKind, Stage, Trace};
 use crate::components::context::backward_context;
 use crate::components::Paragraphs;
 use crate::words::{
-    back_formula_mathml, back_note, back_shape_text, back_title, shape_text, stage_explanation,
-    stage_formula_mathml, stage_note, stage_progress, stage_title,
+    back_formula_mathml, back_note, back_shape_text, back_title, formula_equations, shape_text,
+    stage_explanation, stage_formula_mathml, stage_note, stage_progress, stage_title,
+    unreached_text,
 };
 
 /// The loss the backward stages follow: the chosen goal's, or the pattern loss's when the goal
@@ -67,7 +68,15 @@ pub(super) fn StageHeader(
             } else {
                 stage_formula_mathml(s, &t.config, t.wiring())
             };
-            format!("<math display=\"block\">{inner}</math>")
+            if handout {
+                // Paper cannot scroll a wide formula: its equations wrap as words do.
+                formula_equations(&inner)
+                    .into_iter()
+                    .map(|e| format!("<math>{e}</math>"))
+                    .collect()
+            } else {
+                format!("<math display=\"block\">{inner}</math>")
+            }
         })
     });
     view! {
@@ -100,6 +109,11 @@ pub(super) fn StageNotes(
                 .and_then(|b| {
                     b.pass.with(|p| {
                         let p = p.as_ref().ok()?;
+                        // The stage shows the reason it is not reached in place of its
+                        // pictures: the note would only repeat it.
+                        if unreached_text(s, p.loss_kind(), b.goal_source).is_some() {
+                            return None;
+                        }
                         trace.with(|t| back_note(s, t, p, b.goal_source))
                     })
                 })

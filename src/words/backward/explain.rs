@@ -242,7 +242,10 @@ pub fn explain_back(
             } else {
                 format!("−{} / ({n_heads}·{seq_len} × {})", f2(*target), f2(*a))
             };
-            (format!("{l}[i, j] = −A*[i, j] / (n_heads·n·A[i, j])"), steps)
+            (
+                format!("{l}[i, j] = −A*[i, j] / (n_heads·n·A[i, j])"),
+                steps,
+            )
         }
         BackComputation::Hidden => {
             notes.push("This key comes after the query, so the causal mask hid it: the mask holds its weight at 0 whatever the scores, and no gradient flows through it.".into());

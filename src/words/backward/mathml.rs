@@ -45,7 +45,7 @@ fn target() -> String {
     "<msubsup><mi>A</mi><mi>h</mi><mo>*</mo></msubsup>".into()
 }
 
-const SEP: &str = "<mo>,</mo><mspace width=\"1em\"/>";
+const SEP: &str = super::super::stages::EQUATION_SEPARATOR;
 
 /// n_heads·n (·T when T ≠ 1), for the pattern loss's denominators.
 fn count(t: bool) -> String {

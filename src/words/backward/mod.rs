@@ -372,6 +372,8 @@ pub enum GoalSource {
     /// The link an embed was made from: an embed has no training panel, but its “Open full
     /// view” link leads to one.
     Link,
+    /// The printed handout, which has no panel to choose in.
+    Paper,
 }
 
 /// What a stage the chosen loss does not reach says instead of its heatmaps, ending with where
@@ -386,6 +388,7 @@ pub fn unreached_text(stage: Stage, kind: LossKind, source: GoalSource) -> Optio
     let choose = match source {
         GoalSource::Panel => "Choose a task as the goal in “Train the weights” to see this stage at work.",
         GoalSource::Link => "To see this stage at work, open the full view and choose a task as the goal in its “Train the weights”.",
+        GoalSource::Paper => "With a task as the goal (chosen in the app, under “Train the weights”), this stage has gradients to show.",
     };
     Some(format!("{why} {choose}"))
 }
@@ -396,6 +399,7 @@ pub fn goal_error_text(error: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}"),
         GoalSource::Link => format!("The goal this embed's link sets cannot be used here, so there is no gradient to show: {error}"),
+        GoalSource::Paper => format!("The goal chosen in the app cannot be used here, so there is no gradient to show: {error}"),
     }
 }
 
@@ -407,5 +411,6 @@ pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
         GoalSource::Link => format!(
             "Goal (set by this embed's link; the full view's “Train the weights” chooses another): {goal_name}."
         ),
+        GoalSource::Paper => format!("Goal (chosen in the app): {goal_name}."),
     }
 }

@@ -781,7 +781,7 @@ fn the_worksheet_asks_on_the_way_back_and_states_the_goal_and_a_painted_target()
     let pass = BackwardPass::new(&trace, &goal).unwrap();
     let key = worksheet_markdown(&trace, Some(&pass), Picks::QuizSet(2), true);
     assert!(
-        key.contains("head 1: the first key; head 2: painted by hand"),
+        key.contains("head 1, the first key; head 2, painted by hand"),
         "{key}"
     );
     assert!(

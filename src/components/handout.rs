@@ -81,7 +81,7 @@ pub fn Handout(
             match p {
                 Ok(pass) => view! {
                     <div data-testid="handout-goal">
-                        <dt>{BACKWARD_STAGES}</dt><dd>{handout_goal_text(&name, &pass.goal)}</dd>
+                        <dt>{BACKWARD_STAGES}</dt><dd>{handout_goal_text(&name, &pass.goal, trace.with(|t| t.source.is_some()))}</dd>
                     </div>
                 }
                 .into_any(),

@@ -7,7 +7,7 @@ use super::matrices::{dim, label};
 use super::number::format_value;
 use super::settings::word_order_after_switch;
 use super::stages::score_spreads;
-use super::training::head_target_label;
+use super::training::{each_head_target, goal_description};
 use crate::attention::{
     key_input, query_input, BlockMatrix, BlockParam, Goal, HeadTarget, MatrixId, Norm, ScaleMode,
     Stage, Trace, WeightName, Wiring,
@@ -222,36 +222,33 @@ pub fn configuration_warning(trace: &Trace, decimals: usize) -> Option<String> {
 pub const BACKWARD_STAGES: &str = "Backward stages";
 
 /// The handout's line on the backward stages: the goal whose loss they differentiate, as the
-/// goal menu names it (`goal_name`), and each head's target when the heads have their own.
-pub fn handout_goal_text(goal_name: &str, goal: &Goal) -> String {
+/// goal menu names it (`goal_name`), and each head's target when the heads have their own
+/// (`cross`: the keys are the source's words).
+pub fn handout_goal_text(goal_name: &str, goal: &Goal, cross: bool) -> String {
+    // One painted target is every head's, which the goal menu's name for it does not say.
+    let painted_for_all =
+        matches!(goal, Goal::Pattern(t) if matches!(t.as_slice(), [HeadTarget::Painted(_)]));
+    let described;
+    let goal_name = if painted_for_all {
+        described = goal_description(goal, cross);
+        described.as_str()
+    } else {
+        goal_name
+    };
     let mut text = format!(
         "the gradient of the loss for the goal “{goal_name}”, from L back to the weights and \
          the embeddings."
     );
     if let Goal::Pattern(targets) = goal {
         if let [HeadTarget::Painted(_)] = targets.as_slice() {
-            text.push_str(
-                " Its target A*, painted by hand, is the same for every head (drawn on the first \
-                 backward page).",
-            );
+            text.push_str(" Its target A* is drawn on the first backward page.");
             return text;
         }
         if targets.len() > 1 {
-            let heads: Vec<String> = targets
-                .iter()
-                .enumerate()
-                .map(|(h, t)| {
-                    let named = match t {
-                        HeadTarget::Named(n) => Some(*n),
-                        HeadTarget::Painted(_) => None,
-                    };
-                    format!("head {}, {}", h + 1, head_target_label(named))
-                })
-                .collect();
             let _ = write!(
                 text,
                 " Each head's target (A*ₕ, drawn on the first backward page): {}.",
-                heads.join("; ")
+                each_head_target(targets, cross)
             );
         }
     }
@@ -625,6 +622,7 @@ mod tests {
         let shared = handout_goal_text(
             "Pattern: every token looks at the first key",
             &Goal::named(NamedTarget::First),
+            false,
         );
         assert!(
             shared.contains("“Pattern: every token looks at the first key”"),
@@ -635,6 +633,7 @@ mod tests {
         let task = handout_goal_text(
             "Task: every row of Y should equal E row 0",
             &Goal::Task(Task::CopyFirst),
+            false,
         );
         assert!(!task.contains("target ("), "{task}");
         let own = Goal::Pattern(vec![
@@ -644,6 +643,7 @@ mod tests {
         let per_head = handout_goal_text(
             "Pattern: a target for each head, named or painted by hand",
             &own,
+            false,
         );
         assert!(
             per_head.contains("head 1, the key one position before (the first at itself); head 2, painted by hand."),
@@ -651,9 +651,9 @@ mod tests {
         );
         // One painted target is every head's.
         let painted = Goal::Pattern(vec![HeadTarget::Painted(Matrix::identity(2, 2))]);
-        let text = handout_goal_text("x", &painted);
+        let text = handout_goal_text("x", &painted, false);
         assert!(
-            text.contains("painted by hand, is the same for every head"),
+            text.contains("“Pattern: one target painted by hand, the same for every head”"),
             "{text}"
         );
         assert!(!text.contains("head 1"), "{text}");

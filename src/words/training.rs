@@ -16,8 +16,8 @@ pub fn pattern_label(t: NamedTarget, cross: bool) -> &'static str {
             "Pattern: each token looks at the key one position before it (the first at itself)"
         }
         (NamedTarget::Previous, true) => {
-            "Pattern: query i looks at source word i−1 (the first query at source word 1; \
-             queries past the end of the source at its last word)"
+            "Pattern: query i looks at source word i−1 (query 0 at source word 0; queries past \
+             the end of the source at its last word)"
         }
         (NamedTarget::SelfToken, false) => {
             "Pattern: each token looks at the key at its own position"
@@ -52,29 +52,33 @@ pub fn goal_description(goal: &Goal, cross: bool) -> String {
             [HeadTarget::Painted(_)] => {
                 "Pattern: one target painted by hand, the same for every head".to_string()
             }
-            targets => {
-                let heads: Vec<String> = targets
-                    .iter()
-                    .enumerate()
-                    .map(|(h, t)| {
-                        let named = match t {
-                            HeadTarget::Named(t) => Some(*t),
-                            HeadTarget::Painted(_) => None,
-                        };
-                        let label = match named {
-                            Some(t) if cross => pattern_label(t, true)
-                                .trim_start_matches("Pattern: ")
-                                .to_string(),
-                            _ => head_target_label(named).to_string(),
-                        };
-                        format!("head {}: {label}", h + 1)
-                    })
-                    .collect();
-                format!("Pattern, a target for each head ({})", heads.join("; "))
-            }
+            targets => format!(
+                "Pattern, a target for each head ({})",
+                each_head_target(targets, cross)
+            ),
         },
         Goal::Task(t) => task_label(*t, cross),
     }
+}
+
+/// Each head's own target, `head 1, the first key; head 2, painted by hand` (`cross`: the keys
+/// are the source's words).
+pub fn each_head_target(targets: &[HeadTarget], cross: bool) -> String {
+    let heads: Vec<String> = targets
+        .iter()
+        .enumerate()
+        .map(|(h, t)| {
+            let label = match t {
+                HeadTarget::Named(t) if cross => {
+                    pattern_label(*t, true).trim_start_matches("Pattern: ")
+                }
+                HeadTarget::Named(t) => head_target_label(Some(*t)),
+                HeadTarget::Painted(_) => head_target_label(None),
+            };
+            format!("head {}, {label}", h + 1)
+        })
+        .collect();
+    heads.join("; ")
 }
 
 /// A head's own menu entry: a named target, or `None` for one painted by hand.

@@ -409,7 +409,7 @@ pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("Goal (chosen in “Train the weights”): {goal_name}."),
         GoalSource::Link => format!(
-            "Goal (set by this embed's link; the full view's “Train the weights” chooses another): {goal_name}."
+            "Goal (set by this embed's link; another can be chosen in the full view's “Train the weights”): {goal_name}."
         ),
         GoalSource::Paper => format!("Goal (chosen in the app): {goal_name}."),
     }

@@ -700,3 +700,37 @@ fn the_task_targets_mixing_matrix_is_pi_so_p_stays_the_positions() {
         "{e_note}"
     );
 }
+
+#[test]
+fn at_a_very_low_temperature_no_explanation_divides_by_a_rounded_zero_or_prints_endless_digits() {
+    // T = 0.05 drives some weights to about 10⁻⁸⁰: the pattern loss's ∂L/∂A is then huge, and
+    // a weight shown as 0.00 cannot be divided by.
+    let t = trace(Setup {
+        temperature: 0.05,
+        causal: false,
+        ..BASE
+    });
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let mut huge = 0;
+    for m in present(&pass, BASE.n_heads) {
+        let values = m.get(&pass).unwrap();
+        for i in 0..values.nrows() {
+            for j in 0..values.ncols() {
+                let e = explain_back(&t, &pass, m, i, j).unwrap();
+                let text = format!("{} {}", e.expansion, e.note.clone().unwrap_or_default());
+                assert!(!text.contains("∞"), "{m:?} ({i}, {j}): {text}");
+                let longest = text
+                    .split(|c: char| !c.is_ascii_digit())
+                    .map(str::len)
+                    .max()
+                    .unwrap_or(0);
+                assert!(longest <= 12, "{m:?} ({i}, {j}): {text}");
+                if values[(i, j)].abs() >= 1e6 {
+                    huge += 1;
+                    assert!(e.value_text.contains(" × 10"), "{}", e.value_text);
+                }
+            }
+        }
+    }
+    assert!(huge > 0, "the setup makes some gradient huge");
+}

@@ -23,6 +23,22 @@ pub fn format_value(value: f64, decimals: usize) -> String {
     text.replacen('-', "−", 1)
 }
 
+/// `value` with three significant digits times a power of ten: `−1.05 × 10⁸¹`, `2.13 × 10⁻⁴`.
+pub fn scientific(value: f64) -> String {
+    let text = format!("{value:.2e}");
+    let Some((mantissa, exponent)) = text.split_once('e') else {
+        return text;
+    };
+    let superscript: String = exponent
+        .chars()
+        .map(|c| match c.to_digit(10) {
+            Some(d) => "⁰¹²³⁴⁵⁶⁷⁸⁹".chars().nth(d as usize).unwrap_or(c),
+            None => '⁻',
+        })
+        .collect();
+    format!("{mantissa} × 10{superscript}").replacen('-', "−", 1)
+}
+
 /// `value` as [`format_value`] shows it with `decimals` places, as a number: the one rounding
 /// rule of what is shown, marked and redone by hand. Read back from the formatter rather than
 /// rounded again, so an exact tie such as 0.125 is 0.12 here exactly as it is on screen (the

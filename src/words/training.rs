@@ -194,18 +194,7 @@ pub(crate) fn loss_number(v: f64) -> String {
     if v.abs() >= 0.001 || v == 0.0 {
         return crate::words::format_value(v, 4);
     }
-    let text = format!("{v:.2e}");
-    let Some((mantissa, exponent)) = text.split_once('e') else {
-        return text;
-    };
-    let superscript: String = exponent
-        .chars()
-        .map(|c| match c.to_digit(10) {
-            Some(d) => "⁰¹²³⁴⁵⁶⁷⁸⁹".chars().nth(d as usize).unwrap_or(c),
-            None => '⁻',
-        })
-        .collect();
-    format!("{mantissa} × 10{superscript}")
+    crate::words::number::scientific(v)
 }
 
 /// The status line: how many steps and the loss when the run started and now, rounded as shown.

@@ -210,7 +210,8 @@ test("an embed says its backward stages' goal comes from its link, since it show
     const goal = page.getByTestId("backward-goal");
     await expect(goal, query).toContainText("Goal (set by this embed's link");
     await expect(goal, query).toContainText("full view");
-    await expect(goal, query).not.toContainText("chosen in");
+    await expect(goal, query).not.toContainText("Goal (chosen in");
+    await expect(goal, query).toContainText("another can be chosen in the full view");
     // A stage the pattern loss does not reach says where a task can be chosen.
     await page.getByTestId("next").click();
     await expect(page.getByTestId("stage-title")).toContainText("not reached");

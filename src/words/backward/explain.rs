@@ -81,6 +81,13 @@ fn product_terms(terms: &[(f64, f64)], shown: (Shown, Shown)) -> (String, f64, O
 
 /// Says "≈" when the rounded numbers shown do not give the rounded result.
 fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
+    if !by_hand.is_finite() {
+        notes.push(format!(
+            "Redone with the rounded numbers shown above, this cannot be worked out: a number shown as 0.00 would be divided by. The result, {}, is computed from the exact values.",
+            g3(value)
+        ));
+        return;
+    }
     let (by_hand, value) = (g3(by_hand), g3(value));
     if by_hand != value {
         notes.push(format!(

@@ -12,8 +12,15 @@ use crate::attention::{
 /// Decimals of a gradient on the heatmaps and in the notes.
 pub const GRADIENT_DECIMALS: usize = 3;
 
-/// A gradient as the heatmaps show it.
+/// Above this size a gradient is written with a power of ten: its digits would fill lines.
+const LARGE_GRADIENT: f64 = 1e6;
+
+/// A gradient as the heatmaps show it, or with a power of ten when it is huge (a weight that
+/// all but underflowed under a low temperature).
 pub(crate) fn g3(v: f64) -> String {
+    if v.is_finite() && v.abs() >= LARGE_GRADIENT {
+        return super::super::number::scientific(v);
+    }
     format_value(v, GRADIENT_DECIMALS)
 }
 

@@ -1,6 +1,7 @@
 //! One head's target in the training panel: a menu of named targets or "painted by hand", and
 //! for a painted target a grid of the target weights whose cells a click paints or clears.
 
+use super::training_panel::apply_or_refuse;
 use crate::attention::{Goal, HeadTarget, NamedTarget};
 use crate::state::Model;
 use crate::training::{checked, choose_head_target, head_pattern, paint, PAINTED};
@@ -83,31 +84,13 @@ pub fn TargetPainter(
             let next = choose_head_target(m, head, choice);
             checked(m, next)
         });
-        match next {
-            Ok(training) => {
-                error.set(None);
-                model.update(|m| m.training = training);
-            }
-            Err(e) => {
-                error.set(Some(e.to_string()));
-                // The menu shows the target training keeps.
-                let select: Option<web_sys::HtmlSelectElement> = ev
-                    .target()
-                    .and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
-                if let Some(select) = select {
-                    select.set_value(key());
-                }
-            }
-        }
+        // Refused, the menu shows the target training keeps.
+        apply_or_refuse(model, next, error, Some((&ev, key())));
     };
-    let click =
-        move |row: usize, col: usize| match model.with_untracked(|m| paint(m, head, row, col)) {
-            Ok(training) => {
-                error.set(None);
-                model.update(|m| m.training = training);
-            }
-            Err(e) => error.set(Some(e.to_string())),
-        };
+    let click = move |row: usize, col: usize| {
+        let next = model.with_untracked(|m| paint(m, head, row, col));
+        apply_or_refuse(model, next, error, None);
+    };
     let h = head + 1;
 
     view! {

@@ -55,6 +55,31 @@ pub struct Trainer {
     ui: super::context::UiContext,
 }
 
+/// Writes `next` into the model and clears `error`; or, refused, shows why in `error` and, for a
+/// menu's change (`ev`), puts the menu back on `kept`, the entry training keeps.
+pub(super) fn apply_or_refuse<E: std::fmt::Display>(
+    model: RwSignal<Model>,
+    next: Result<crate::attention::Training, E>,
+    error: RwSignal<Option<String>>,
+    menu: Option<(&leptos::ev::Event, &str)>,
+) {
+    match next {
+        Ok(training) => {
+            error.set(None);
+            model.update(|m| m.training = training);
+        }
+        Err(e) => {
+            error.set(Some(e.to_string()));
+            let select: Option<web_sys::HtmlSelectElement> = menu
+                .and_then(|(ev, _)| ev.target())
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
+            if let (Some(select), Some((_, kept))) = (select, menu) {
+                select.set_value(kept);
+            }
+        }
+    }
+}
+
 fn now() -> f64 {
     window()
         .performance()
@@ -274,22 +299,9 @@ pub fn TrainingPanel(
             let next = choose_goal(&settings.get_untracked(), choice, m.config.n_heads);
             checked(m, next)
         });
-        match next {
-            Ok(training) => {
-                goal_refusal.set(None);
-                model.update(|m| m.training = training);
-            }
-            Err(e) => {
-                goal_refusal.set(Some(e.to_string()));
-                // The menu shows the goal training keeps.
-                let select: Option<web_sys::HtmlSelectElement> = ev
-                    .target()
-                    .and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
-                if let Some(select) = select {
-                    select.set_value(GoalChoice::of(&settings.get_untracked().goal).key());
-                }
-            }
-        }
+        // Refused, the menu shows the goal training keeps.
+        let kept = GoalChoice::of(&settings.get_untracked().goal).key();
+        apply_or_refuse(model, next, goal_refusal, Some((&ev, kept)));
     };
     let toggle = move |t: Trainable, on: bool| {
         set_training(&|s| {

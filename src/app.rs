@@ -41,6 +41,13 @@ pub fn stage_step(key: &str, stage: Stage, order: Option<Norm>) -> Option<Stage>
     }
 }
 
+/// Mounts the app on the page's body, with the marks the benchmarks read.
+pub fn mount() {
+    crate::components::perf::mount_started();
+    leptos::mount::mount_to_body(App);
+    crate::components::perf::mounted();
+}
+
 /// The whole app.
 #[component]
 pub fn App() -> impl IntoView {
@@ -259,15 +266,19 @@ pub fn App() -> impl IntoView {
             <div class="layout">
                 {show_controls.then(|| view! {
                     <aside class="controls" aria-label="Inputs">
+                        // The inputs fill their column in the task after the first picture
+                        // is painted: the column keeps its width, so nothing moves, and on a
+                        // phone they sit below the stage.
                         <div class="controls-inputs">
-                            <SentenceInput model stage head trace />
-                            <Settings model />
-                            // Off the first screen: mounted once the first picture is painted.
-                            {move || ui.settled.get().then(|| view! { <MatrixEditors model /> })}
+                            {move || ui.settled.get().then(|| view! {
+                                <SentenceInput model stage head trace />
+                                <Settings model />
+                                <MatrixEditors model />
+                            })}
                         </div>
                         // Beside the heatmaps, so it never covers the cell it explains; below
                         // the inputs, which make room for it rather than hide behind it.
-                        {move || (!presenting.get()).then(|| view! {
+                        {move || (!presenting.get() && ui.settled.get()).then(|| view! {
                             <ExplainPanel explanation selection=picked.selection sheet=ui.narrow floating=embed />
                         }.into_any())}
                     </aside>

@@ -6,7 +6,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(attention_lens::app::App);
+    attention_lens::app::mount();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -199,7 +199,13 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
     // paints them, and the task after it mounts the rest.
     let settled = ctx.settled;
     request_animation_frame(move || {
-        set_timeout(move || settled.set(true), std::time::Duration::ZERO);
+        set_timeout(
+            move || {
+                super::perf::first_painted();
+                settled.set(true);
+            },
+            std::time::Duration::ZERO,
+        );
     });
     provide_context(ctx);
     ctx

@@ -14,7 +14,7 @@ pub(crate) mod keyboard;
 mod matrix_editor;
 mod paragraphs;
 mod pause;
-mod perf;
+pub(crate) mod perf;
 mod presenter;
 mod preset_picker;
 mod quiz;

@@ -4,7 +4,11 @@
 //!   (or, when it changed none, to the next animation frame);
 //! - `al-edit-to-frame` runs from the same edit to the next animation frame, so it also holds
 //!   the wait for the display's next refresh;
-//! - `al-first-heatmap` marks the first heatmap drawn after navigation.
+//! - `al-mount-start` and `al-mounted` mark where the app starts and finishes mounting (the
+//!   module has been compiled and instantiated by the first);
+//! - `al-first-heatmap` marks the first heatmap drawn after navigation;
+//! - `al-first-paint` marks the task after the first animation frame, once the browser has laid
+//!   out and painted the first screen with its first heatmap.
 
 use leptos::prelude::*;
 use std::cell::Cell;
@@ -36,6 +40,21 @@ fn measure(name: &str, start: &str, end: &str) {
             let _ = performance.measure_with_start_mark_and_end_mark(name, start, end);
         }
     });
+}
+
+/// Call just before the app mounts.
+pub fn mount_started() {
+    mark("al-mount-start");
+}
+
+/// Call once the app has mounted.
+pub fn mounted() {
+    mark("al-mounted");
+}
+
+/// Call in the first task after the first animation frame.
+pub fn first_painted() {
+    mark("al-first-paint");
 }
 
 /// Call just before applying an edit. The measures are taken in the next animation frame,

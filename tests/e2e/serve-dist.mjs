@@ -1,13 +1,16 @@
 // A small static file server for the release build, used by the end-to-end tests.
 //
-//   node serve-dist.mjs [--root DIR] [--port N] [--sub-path /sub/path/]
+//   node serve-dist.mjs [--root DIR] [--port N] [--sub-path /sub/path/] [--gzip on]
 //
 // Serves DIR (default: ../../dist) at `/` and again under the sub-path, so the tests can check
 // that the build only uses relative URLs. Port 0 (the default) picks a free port. The first
-// line printed is `listening <url>` so a caller can read the address.
+// line printed is `listening <url>` so a caller can read the address. With `--gzip on`, the
+// HTML, JavaScript, CSS and wasm go gzipped to a browser that accepts it, as a blog's host
+// sends them; the benchmarks load the app this way.
 
 import { createServer } from "node:http";
 import { createReadStream, promises as fs } from "node:fs";
+import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,6 +37,7 @@ function parseArgs(argv) {
     root: path.resolve(here, "../../dist"),
     port: 0,
     subPath: "/sub/path/",
+    gzip: false,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -41,6 +45,7 @@ function parseArgs(argv) {
     if (flag === "--root") options.root = path.resolve(value);
     else if (flag === "--port") options.port = Number(value);
     else if (flag === "--sub-path") options.subPath = value;
+    else if (flag === "--gzip") options.gzip = value === "on";
     else throw new Error(`unknown option ${flag}`);
   }
   if (!options.subPath.startsWith("/") || !options.subPath.endsWith("/")) {
@@ -93,14 +98,36 @@ async function handle(options, req, res) {
   }
   if (!stat?.isFile()) return send(res, 404, "not found\n");
 
-  res.writeHead(200, {
+  const headers = {
     "content-type": MIME_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream",
     "content-length": stat.size,
     "cache-control": "no-store",
     "x-content-type-options": "nosniff",
-  });
+  };
+  const accepts = /\bgzip\b/.test(req.headers["accept-encoding"] ?? "");
+  if (options.gzip && COMPRESSED.test(file)) {
+    headers.vary = "accept-encoding";
+    if (accepts) {
+      const body = await gzipped(file, stat);
+      res.writeHead(200, { ...headers, "content-encoding": "gzip", "content-length": body.length });
+      return res.end(req.method === "HEAD" ? undefined : body);
+    }
+  }
+  res.writeHead(200, headers);
   if (req.method === "HEAD") return res.end();
   createReadStream(file).pipe(res);
+}
+
+/** The files a host would compress. */
+const COMPRESSED = /\.(html|js|mjs|css|wasm|json|svg)$/i;
+
+/** Each file's gzipped bytes, made once per version of the file. */
+const GZIPPED = new Map();
+
+async function gzipped(file, stat) {
+  const key = `${file}:${stat.mtimeMs}:${stat.size}`;
+  if (!GZIPPED.has(key)) GZIPPED.set(key, gzipSync(await fs.readFile(file), { level: 9 }));
+  return GZIPPED.get(key);
 }
 
 const options = parseArgs(process.argv.slice(2));

@@ -10,6 +10,7 @@ mod export;
 mod handout;
 mod heatmap;
 mod help;
+mod in_sight;
 pub(crate) mod keyboard;
 mod matrix_editor;
 mod paragraphs;

@@ -3,6 +3,7 @@
 //! `words`.
 
 use super::heatmap::{HeatmapView, PanelData};
+use super::in_sight::{follow, near_window};
 use super::paragraphs::Paragraphs;
 use crate::attention::whatif::{
     compare, gradient_by_head_dim, is_standard, saturation_by_head_dim, standard, Comparison,
@@ -35,6 +36,11 @@ pub fn WhatIfLab(
     /// The stage shown, for the mistakes best seen on a stage.
     stage: RwSignal<Stage>,
 ) -> impl IntoView {
+    // Below the stage: out of sight, the lab catches up with edits once they pause.
+    let root = NodeRef::<leptos::html::Section>::new();
+    let near = near_window(root);
+    let model = follow::<Model>(near, model.into());
+    let trace = follow::<Trace>(near, trace.into());
     // None: the mistake is switched off and the correct result is displayed.
     let active = RwSignal::new(None::<WhatIf>);
     let slider = RwSignal::new(-0.6f64);
@@ -209,7 +215,7 @@ pub fn WhatIfLab(
     };
 
     view! {
-        <section class="panel whatif" aria-labelledby="whatif-title" data-testid="whatif-lab">
+        <section class="panel whatif" aria-labelledby="whatif-title" data-testid="whatif-lab" node_ref=root>
             <h2 id="whatif-title" class="panel-title">"What-if lab"</h2>
             <p class="help">"Break the maths on purpose: switch one mistake on and compare its result with the correct one."</p>
             <details class="mistakes-read" data-testid="mistakes-read">

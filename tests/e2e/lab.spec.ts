@@ -213,3 +213,37 @@ test.describe("the gradient table on a phone", () => {
     await app.screenshot("whatif-gradient-phone");
   });
 });
+
+test("out of sight, the lab skips an edit's work and catches up once edits pause", async ({ app, page }) => {
+  await app.goto();
+  const lab = page.getByTestId("whatif-lab");
+  const explanation = page.getByTestId("whatif-explanation");
+  await expect(explanation).toContainText("both sides agree");
+  // The premise: the lab starts more than 400 px below the window.
+  const below = async () => (await lab.boundingBox())!.y - page.viewportSize()!.height;
+  expect(await below()).toBeGreaterThan(400);
+  // An edit, and a look at the lab once the edit's effects have run: it has not followed yet.
+  const rightAfter = await page.evaluate(async () => {
+    const field = document.querySelector<HTMLInputElement>('[data-testid="temperature"]')!;
+    field.value = "2";
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return document.querySelector('[data-testid="whatif-explanation"]')!.textContent;
+  });
+  expect(rightAfter).toContain("both sides agree");
+  // Once edits pause it catches up, without being scrolled to.
+  await expect(explanation).toContainText("T = 2");
+  expect(await below()).toBeGreaterThan(400);
+  // Scrolled near, it follows each edit at once.
+  await lab.scrollIntoViewIfNeeded();
+  // The browser reports what came into sight when it next renders.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const followed = await page.evaluate(async () => {
+    const field = document.querySelector<HTMLInputElement>('[data-testid="temperature"]')!;
+    field.value = "3";
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return document.querySelector('[data-testid="whatif-explanation"]')!.textContent;
+  });
+  expect(followed).toContain("T = 3");
+});

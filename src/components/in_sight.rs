@@ -72,28 +72,33 @@ where
     near.into()
 }
 
-/// `source` while `near` holds; otherwise its value as of the last pause in its changes.
-pub fn follow<T>(near: Signal<bool>, source: Signal<T>) -> Memo<T>
+/// What `read` gives while `near` holds; out of sight, what it gave at the last pause in the
+/// changes `track` tracks. `read` reads its source untracked.
+pub fn follow<T>(
+    near: Signal<bool>,
+    track: impl Fn() + Clone + Send + Sync + 'static,
+    read: impl Fn() -> T + Send + Sync + 'static,
+) -> Memo<T>
 where
-    T: Clone + Send + Sync + 'static,
+    T: Send + Sync + 'static,
 {
+    let changed = track.clone();
     // Out of sight, a change only restarts the pause.
     Effect::new(move |_| {
-        source.track();
+        changed();
         if !near.get_untracked() {
             Pause::restart(&PAUSE, catch_up);
         }
     });
-    // Re-run only when `near` changes or edits pause while out of sight; a re-run always
-    // passes the value on, without comparing it.
+    // Re-run on every change while near, and otherwise only when `near` changes or edits pause;
+    // a re-run always passes the value on, without comparing it.
     Memo::new_with_compare(
         move |_| {
             PAUSED.with(|t| t.track());
             if near.get() {
-                source.get()
-            } else {
-                source.get_untracked()
+                track();
             }
+            read()
         },
         |_, _| true,
     )

@@ -39,8 +39,8 @@ pub fn WhatIfLab(
     // Below the stage: out of sight, the lab catches up with edits once they pause.
     let root = NodeRef::<leptos::html::Section>::new();
     let near = near_window(root);
-    let model = follow::<Model>(near, model.into());
-    let trace = follow::<Trace>(near, trace.into());
+    // The lab reads the model only where the trace it follows changed.
+    let trace = follow(near, move || trace.track(), move || trace.get_untracked());
     // None: the mistake is switched off and the correct result is displayed.
     let active = RwSignal::new(None::<WhatIf>);
     let slider = RwSignal::new(-0.6f64);
@@ -55,15 +55,16 @@ pub fn WhatIfLab(
     });
     let comparison = Memo::new(move |_| {
         let what = chosen.get()?;
-        model.with(|m| compare(&m.inputs(), what).ok())
+        trace.track();
+        model.with_untracked(|m| compare(&m.inputs(), what).ok())
     });
-    let n_heads = Memo::new(move |_| model.with(|m| m.config.n_heads));
+    let n_heads = Memo::new(move |_| trace.with(|t| t.config.n_heads));
     let tokens: Signal<Vec<String>> =
         Memo::new(move |_| trace.with(|t| crate::words::token_labels(&t.tokens))).into();
     // The keys are the source's tokens in cross-attention.
     let key_tokens: Signal<Vec<String>> =
         Memo::new(move |_| trace.with(|t| crate::words::token_labels(t.key_tokens()))).into();
-    let cross = Memo::new(move |_| model.with(|m| m.cross));
+    let cross = Memo::new(move |_| trace.with(|t| t.source.is_some()));
     // The causal mask belongs to self-attention: with a source there is none to switch off.
     Effect::new(move |_| {
         if cross.get() && active.get_untracked() == Some(WhatIf::NoCausalMask) {
@@ -88,7 +89,8 @@ pub fn WhatIfLab(
     // temperature, beside the learner's own weights.
     // With standard settings the learner's own trace is the reference: no second forward pass.
     let reference = Memo::new(move |_| {
-        model.with(|m| {
+        trace.track();
+        model.with_untracked(|m| {
             (!is_standard(&m.config))
                 .then(|| standard(&m.inputs()).ok())
                 .flatten()
@@ -157,7 +159,7 @@ pub fn WhatIfLab(
     };
     let (correct_output, shown_output) = (output_of(false), output_of(true));
     let dims: Signal<Vec<String>> =
-        Memo::new(move |_| model.with(|m| (0..m.config.d_model).map(dim).collect())).into();
+        Memo::new(move |_| trace.with(|t| (0..t.config.d_model).map(dim).collect())).into();
     let outputs_panel =
         move |name: &str, title: &'static str, values: Signal<Matrix>, groups: usize| PanelData {
             name: name.into(),

@@ -1,5 +1,6 @@
 // The what-if lab and the presets: mistakes computed by the core, presets that show what their
 // captions promise.
+import type { Page } from "@playwright/test";
 import { test, expect, expectMatrixClose, loadTrace, runCli, type Trace } from "./fixtures";
 
 
@@ -214,6 +215,17 @@ test.describe("the gradient table on a phone", () => {
   });
 });
 
+/** Types `value` as the temperature and returns the lab's words once the edit's effects have run. */
+async function temperatureThenLab(page: Page, value: string): Promise<string | null> {
+  return page.evaluate(async (value) => {
+    const field = document.querySelector<HTMLInputElement>('[data-testid="temperature"]')!;
+    field.value = value;
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return document.querySelector('[data-testid="whatif-explanation"]')!.textContent;
+  }, value);
+}
+
 test("out of sight, the lab skips an edit's work and catches up once edits pause", async ({ app, page }) => {
   await app.goto();
   const lab = page.getByTestId("whatif-lab");
@@ -222,15 +234,8 @@ test("out of sight, the lab skips an edit's work and catches up once edits pause
   // The premise: the lab starts more than 400 px below the window.
   const below = async () => (await lab.boundingBox())!.y - page.viewportSize()!.height;
   expect(await below()).toBeGreaterThan(400);
-  // An edit, and a look at the lab once the edit's effects have run: it has not followed yet.
-  const rightAfter = await page.evaluate(async () => {
-    const field = document.querySelector<HTMLInputElement>('[data-testid="temperature"]')!;
-    field.value = "2";
-    field.dispatchEvent(new Event("change", { bubbles: true }));
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    return document.querySelector('[data-testid="whatif-explanation"]')!.textContent;
-  });
-  expect(rightAfter).toContain("both sides agree");
+  // Right after an edit, the lab has not followed it.
+  expect(await temperatureThenLab(page, "2")).toContain("both sides agree");
   // Once edits pause it catches up, without being scrolled to.
   await expect(explanation).toContainText("T = 2");
   expect(await below()).toBeGreaterThan(400);
@@ -238,12 +243,5 @@ test("out of sight, the lab skips an edit's work and catches up once edits pause
   await lab.scrollIntoViewIfNeeded();
   // The browser reports what came into sight when it next renders.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  const followed = await page.evaluate(async () => {
-    const field = document.querySelector<HTMLInputElement>('[data-testid="temperature"]')!;
-    field.value = "3";
-    field.dispatchEvent(new Event("change", { bubbles: true }));
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    return document.querySelector('[data-testid="whatif-explanation"]')!.textContent;
-  });
-  expect(followed).toContain("T = 3");
+  expect(await temperatureThenLab(page, "3")).toContain("T = 3");
 });

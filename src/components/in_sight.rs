@@ -7,13 +7,14 @@
 //! numbers older than that pause.
 
 use super::pause::Pause;
-use leptos::html::ElementType;
+use leptos::html::Section;
 use leptos::prelude::*;
+use leptos_use_intersection_observer::{
+    use_intersection_observer_with_options, UseIntersectionObserverOptions,
+};
 use std::time::Duration;
-use wasm_bindgen::JsCast;
 
 /// How far outside the window a part still counts as in sight.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 const MARGIN: &str = "400px";
 
 /// How long edits must pause before parts out of sight catch up.
@@ -31,44 +32,18 @@ fn catch_up() {
 
 /// Whether the element `node` refers to is within 400 px of the window, as the browser last
 /// reported; `true` until its first report, so nothing waits for one to be drawn.
-pub fn near_window<E>(node: NodeRef<E>) -> Signal<bool>
-where
-    E: ElementType,
-    E::Output: JsCast + Clone + 'static,
-{
+pub fn near_window(node: NodeRef<Section>) -> Signal<bool> {
     let near = RwSignal::new(true);
-    #[cfg(target_arch = "wasm32")]
-    Effect::new(move |_| {
-        use wasm_bindgen::closure::Closure;
-        use web_sys::{IntersectionObserver, IntersectionObserverEntry, IntersectionObserverInit};
-
-        let Some(element) = node.get() else {
-            return;
-        };
-        let report = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+    use_intersection_observer_with_options(
+        node,
+        move |entries, _| {
             // The latest entry is the element's state now.
-            if let Some(entry) = entries
-                .iter()
-                .last()
-                .and_then(|e| e.dyn_into::<IntersectionObserverEntry>().ok())
-            {
+            if let Some(entry) = entries.last() {
                 near.try_set(entry.is_intersecting());
             }
-        });
-        let options = IntersectionObserverInit::new();
-        options.set_root_margin(MARGIN);
-        let Ok(observer) =
-            IntersectionObserver::new_with_options(report.as_ref().unchecked_ref(), &options)
-        else {
-            return;
-        };
-        observer.observe(element.unchecked_ref());
-        // The callback lives as long as the observer, which stops before the callback is dropped.
-        let kept = StoredValue::new_local((observer, report));
-        on_cleanup(move || kept.with_value(|(observer, _)| observer.disconnect()));
-    });
-    #[cfg(not(target_arch = "wasm32"))]
-    let _ = node;
+        },
+        UseIntersectionObserverOptions::default().root_margin(MARGIN),
+    );
     near.into()
 }
 

@@ -4,11 +4,11 @@ use crate::attention::{BackwardPass, Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
-    fit_to_window, goal_text, import_file, post_height_to_parent, provide_quiz, provide_selection,
-    provide_trainer, provide_ui_context, set_fullscreen, step_with_clicker, sync_with_url,
-    BackwardContext, EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors, PresenterBar,
-    QuizCard, SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail, StageView,
-    TrainingPanel, WhatIfLab,
+    fit_to_window, goal_text, import_file, model_outline, post_height_to_parent, provide_outlines,
+    provide_quiz, provide_selection, provide_trainer, provide_ui_context, set_fullscreen,
+    step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
+    ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
+    ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
@@ -70,12 +70,16 @@ pub fn App() -> impl IntoView {
         }),
     });
     let error = move || result.with(|r| r.as_ref().err().map(|e| e.to_string()));
+    // What lays out the page; a weight's edit leaves both equal.
+    provide_outlines(model, trace);
+    let outline = trace_outline(trace);
+    let inputs_outline = model_outline(model);
     let stage = RwSignal::new(Stage::Input);
     let head = RwSignal::new(0usize);
     // The stages shown follow the block switch; a stage that is no longer shown gives way to
     // the last one of attention.
-    let order = Memo::new(move |_| trace.with(|t| t.norm()));
-    let cross = Memo::new(move |_| trace.with(|t| t.source.is_some()));
+    let order = Memo::new(move |_| outline.with(|o| o.wiring.block));
+    let cross = Memo::new(move |_| outline.with(|o| o.wiring.cross));
     Effect::new(move |_| ui.cross.set(cross.get()));
     Effect::new(move |_| {
         let o = order.get();
@@ -95,7 +99,7 @@ pub fn App() -> impl IntoView {
     // The goal is the model's, fitted to its heads and sentence, so the backward stages follow
     // it even where the training panel is not shown (an embed, presenter mode) and a link
     // carries it.
-    let goal = Memo::new(move |_| model.with(|m| m.fitted_training().goal));
+    let goal = Memo::new(move |_| inputs_outline.with(|o| o.training.goal.clone()));
     let pass = Memo::new(move |_| {
         goal.with(|goal| trace.with(|t| BackwardPass::new(t, goal).map_err(|e| e.to_string())))
     });
@@ -115,7 +119,7 @@ pub fn App() -> impl IntoView {
     let presenting = ui.presenting;
     presenting.set(options.present);
     let report = RwSignal::new(None::<String>);
-    let n_heads = Signal::derive(move || trace.with(|t| t.config.n_heads));
+    let n_heads = Signal::derive(move || outline.with(|o| o.config.n_heads));
     step_with_clicker(stage, head, n_heads);
     fit_to_window(move || {
         stage.track();

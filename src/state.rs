@@ -124,6 +124,46 @@ impl Default for Model {
     }
 }
 
+/// What of a model lays out the inputs and the training panel rather than filling them with
+/// numbers. An edit of a weight or an embedding leaves it equal, so what is computed from it
+/// alone need not follow such an edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelOutline {
+    /// The last valid sentence.
+    pub sentence: String,
+    /// Its tokens.
+    pub tokens: Vec<String>,
+    /// The last valid source sentence.
+    pub source: String,
+    /// Its tokens.
+    pub source_tokens: Vec<String>,
+    /// Shape and switches.
+    pub config: Config,
+    /// Keys and values come from the source sentence.
+    pub cross: bool,
+    /// The transformer block is shown.
+    pub block_on: bool,
+    /// Where the block's LayerNorms sit.
+    pub norm: Norm,
+    /// The block's activation.
+    pub activation: Activation,
+    /// The block's hidden width.
+    pub d_ff: usize,
+    /// The training settings, the goal fitted to the heads and sentences.
+    pub training: Training,
+}
+
+impl ModelOutline {
+    /// The source and block switches.
+    pub fn wiring(&self) -> Wiring {
+        Wiring {
+            cross: self.cross,
+            block: self.block_on.then_some(self.norm),
+            activation: self.activation,
+        }
+    }
+}
+
 /// Rows of `overrides` or the toy embedding of each token. (tokens, d)
 fn embedding_rows(tokens: &[String], overrides: &Overrides, d: usize) -> Matrix {
     let rows: Vec<Vec<f64>> = tokens
@@ -173,6 +213,23 @@ impl Model {
             cross: self.cross,
             block: self.block_on.then_some(self.block.norm),
             activation: self.block.activation,
+        }
+    }
+
+    /// What lays out the inputs and the training panel, without the numbers.
+    pub fn outline(&self) -> ModelOutline {
+        ModelOutline {
+            sentence: self.sentence.clone(),
+            tokens: self.tokens(),
+            source: self.source.clone(),
+            source_tokens: self.source_tokens(),
+            config: self.config,
+            cross: self.cross,
+            block_on: self.block_on,
+            norm: self.block.norm,
+            activation: self.block.activation,
+            d_ff: self.block.d_ff(),
+            training: self.fitted_training(),
         }
     }
 
@@ -532,6 +589,28 @@ mod tests {
         let model = Model::default();
         let trace = model.trace().unwrap();
         assert_eq!(trace.tokens, ["I", "am", "hungry"]);
+    }
+
+    #[test]
+    fn editing_numbers_leaves_the_outlines_equal_and_settings_change_them() {
+        let mut model = Model::default();
+        let (before, trace_before) = (model.outline(), model.trace().unwrap().outline());
+        model
+            .set_cell(EditTarget::Weight(WeightName::Q), 0, 0, 2.5)
+            .unwrap();
+        model.set_cell(EditTarget::Embeddings, 1, 0, -1.0).unwrap();
+        assert_eq!(model.outline(), before);
+        assert_eq!(model.trace().unwrap().outline(), trace_before);
+        model.set_cross(true);
+        let crossed = model.outline();
+        assert_ne!(crossed, before);
+        assert_eq!(crossed.wiring(), model.wiring());
+        let outline = model.trace().unwrap().outline();
+        assert_eq!(outline.key_tokens, model.source_tokens());
+        assert_eq!(outline.n_keys(), model.trace().unwrap().n_keys());
+        model.set_sentence("the cat sat down").unwrap();
+        assert_eq!(model.outline().tokens, ["the", "cat", "sat", "down"]);
+        assert_eq!(model.outline().training, model.fitted_training());
     }
 
     #[test]

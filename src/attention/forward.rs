@@ -230,6 +230,35 @@ pub struct SourceTrace {
     pub x: Matrix,
 }
 
+/// What of a trace lays out its views rather than filling them with numbers. An edit of a
+/// weight or an embedding leaves it equal, so what is computed from it alone need not follow
+/// such an edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outline {
+    /// The tokens, in order.
+    pub tokens: Vec<String>,
+    /// The tokens the keys and values belong to: the source's, or the sentence's own.
+    pub key_tokens: Vec<String>,
+    /// The configuration used.
+    pub config: Config,
+    /// The source and block switches.
+    pub wiring: Wiring,
+    /// The block's hidden width, 0 without a block.
+    pub d_ff: usize,
+}
+
+impl Outline {
+    /// Number of tokens.
+    pub fn seq_len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Number of keys: the source's length, or seq_len without one.
+    pub fn n_keys(&self) -> usize {
+        self.key_tokens.len()
+    }
+}
+
 impl Trace {
     /// Number of tokens.
     pub fn seq_len(&self) -> usize {
@@ -269,6 +298,18 @@ impl Trace {
                 .as_ref()
                 .map(|b| b.activation)
                 .unwrap_or_default(),
+        }
+    }
+
+    /// What lays out this trace's views: its tokens, configuration, wiring and the block's
+    /// width, without the numbers.
+    pub fn outline(&self) -> Outline {
+        Outline {
+            tokens: self.tokens.clone(),
+            key_tokens: self.key_tokens().to_vec(),
+            config: self.config,
+            wiring: self.wiring(),
+            d_ff: self.block.as_ref().map_or(0, |b| b.hidden.ncols()),
         }
     }
 

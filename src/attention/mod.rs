@@ -56,8 +56,8 @@ pub use config::{
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
 pub use error::AttentionError;
 pub use forward::{
-    forward, forward_reusing, forward_within, softmax_rows, HeadTrace, Inputs, Source, SourceTrace,
-    Trace,
+    forward, forward_reusing, forward_within, softmax_rows, HeadTrace, Inputs, Outline, Source,
+    SourceTrace, Trace,
 };
 pub use goal::{Goal, HeadTarget, LossKind, NamedTarget, Objective, Task};
 pub use matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
@@ -69,7 +69,7 @@ pub use parameter::{key_input, query_input, Parameter};
 pub use rng::SplitMix64;
 pub use stage::Stage;
 pub use tokens::{tokenize, MAX_TOKENS};
-pub use training::{check_goal, Training, DEFAULT_LEARNING_RATE};
+pub use training::{check_goal, check_goal_fits, Training, DEFAULT_LEARNING_RATE};
 pub use weights::{Init, WeightName, Weights};
 
 /// A dense matrix of `f64`, rows are tokens.

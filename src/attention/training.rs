@@ -8,6 +8,7 @@
 //! learning_rate   0.05
 //! ```
 
+use super::config::Config;
 use super::error::AttentionError;
 use super::forward::Inputs;
 use super::goal::{Goal, LossKind, NamedTarget};
@@ -78,21 +79,32 @@ impl Training {
 /// depends only on the number of heads, the sentence's and source's lengths and the mask, so
 /// settings can be checked while the weights are being edited.
 pub fn check_goal(goal: &Goal, inputs: &Inputs) -> Result<(), AttentionError> {
+    let seq_len = inputs.seq_len();
+    let n_keys = inputs.source.as_ref().map_or(seq_len, |s| s.tokens.len());
+    check_goal_fits(goal, &inputs.config, seq_len, n_keys)
+}
+
+/// [`check_goal`] for a model of configuration `config` with `seq_len` tokens and `n_keys`
+/// keys.
+pub fn check_goal_fits(
+    goal: &Goal,
+    config: &Config,
+    seq_len: usize,
+    n_keys: usize,
+) -> Result<(), AttentionError> {
     let Goal::Pattern(targets) = goal else {
         return Ok(());
     };
-    let n_heads = inputs.config.n_heads;
+    let n_heads = config.n_heads;
     if targets.is_empty() || (targets.len() != 1 && targets.len() != n_heads) {
         return Err(AttentionError::TargetCount {
             count: targets.len(),
             n_heads,
         });
     }
-    let seq_len = inputs.seq_len();
-    let n_keys = inputs.source.as_ref().map_or(seq_len, |s| s.tokens.len());
     for h in 0..n_heads {
         let target = &targets[h.min(targets.len() - 1)];
-        target.pattern(h, seq_len, n_keys, inputs.config.causal)?;
+        target.pattern(h, seq_len, n_keys, config.causal)?;
     }
     Ok(())
 }

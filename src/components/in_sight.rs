@@ -47,34 +47,55 @@ pub fn near_window(node: NodeRef<Section>) -> Signal<bool> {
     near.into()
 }
 
-/// What `read` gives while `near` holds; out of sight, what it gave at the last pause in the
-/// changes `track` tracks. `read` reads its source untracked.
-pub fn follow<T>(
-    near: Signal<bool>,
-    track: impl Fn() + Clone + Send + Sync + 'static,
-    read: impl Fn() -> T + Send + Sync + 'static,
-) -> Memo<T>
-where
-    T: Send + Sync + 'static,
-{
-    let changed = track.clone();
-    // Out of sight, a change only restarts the pause.
-    Effect::new(move |_| {
-        changed();
-        if !near.get_untracked() {
-            Pause::restart(&PAUSE, catch_up);
-        }
-    });
-    // Re-run on every change while near, and otherwise only when `near` changes or edits pause;
-    // a re-run always passes the value on, without comparing it.
-    Memo::new_with_compare(
-        move |_| {
+/// A memo as a part near the window sees it: reading through [`Followed::with`] follows the
+/// memo's changes at once while the part is near, and otherwise at the next pause in edits. No
+/// copy of the value is kept: out of sight, what a reader reads for another reason is the
+/// memo's latest value.
+pub struct Followed<T: Send + Sync + 'static> {
+    /// Changes whenever the part's readers should read the source again.
+    tick: Memo<u64>,
+    source: Memo<T>,
+}
+
+impl<T: Send + Sync + 'static> Clone for Followed<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Send + Sync + 'static> Copy for Followed<T> {}
+
+impl<T: Send + Sync + 'static> Followed<T> {
+    /// `source`, followed at once only while `near` holds.
+    pub fn new(near: Signal<bool>, source: Memo<T>) -> Self {
+        // Out of sight, a change only restarts the pause.
+        Effect::new(move |_| {
+            source.track();
+            if !near.get_untracked() {
+                Pause::restart(&PAUSE, catch_up);
+            }
+        });
+        // Re-run on every change while near, and otherwise only when `near` changes or edits
+        // pause; each re-run counts as a change.
+        let tick = Memo::new(move |n: Option<&u64>| {
             PAUSED.with(|t| t.track());
             if near.get() {
-                track();
+                source.track();
             }
-            read()
-        },
-        |_, _| true,
-    )
+            n.map_or(0, |n| n.wrapping_add(1))
+        });
+        Self { tick, source }
+    }
+
+    /// Subscribes the reader to the source as followed.
+    pub fn track(&self) {
+        // Read, not only tracked: a memo is brought up to date only when read.
+        self.tick.get();
+    }
+
+    /// Applies `f` to the source's value, subscribing the reader to it as followed.
+    pub fn with<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        self.track();
+        self.source.with_untracked(f)
+    }
 }

@@ -1,5 +1,6 @@
 //! Editable grids for the embeddings, the four projection matrices, and the source's and the block's parameters when they are on.
 
+use super::outline::model_outline;
 use crate::attention::{BlockParam, Init, MatrixId, WeightName};
 use crate::plot::{band_color, parse_cell};
 use crate::state::{EditTarget, Model};
@@ -75,7 +76,8 @@ pub fn MatrixEditors(
     let focused = RwSignal::new(None::<EditTarget>);
     let tip_shown = move |t: EditTarget| hovered.get().or(focused.get()) == Some(t);
     // The source's and the block's matrices have tabs while they are switched on.
-    let wiring = Memo::new(move |_| model.with(|m| m.wiring()));
+    let outline = model_outline(model);
+    let wiring = Memo::new(move |_| outline.with(|o| o.wiring()));
     let targets = Memo::new(move |_| EditTarget::shown(wiring.get()));
     Effect::new(move |_| {
         if !targets.with(|ts| ts.contains(&selected.get_untracked())) {
@@ -209,15 +211,16 @@ pub fn MatrixEditor(
     target: EditTarget,
 ) -> impl IntoView {
     let matrix = Memo::new(move |_| model.with(|m| m.matrix(target)));
+    let outline = model_outline(model);
     let shape = Memo::new(move |_| {
-        model.with(|m| {
+        outline.with(|m| {
             let d = m.config.d_model;
-            let f = m.block.d_ff();
+            let f = m.d_ff;
             let dims = |n: usize| (1..=n).map(|i| format!("d{i}")).collect::<Vec<_>>();
             let units = |n: usize| (1..=n).map(|i| format!("f{i}")).collect::<Vec<_>>();
             let (rows, cols) = match target {
-                EditTarget::Embeddings => (m.tokens(), dims(d)),
-                EditTarget::SourceEmbeddings => (m.source_tokens(), dims(d)),
+                EditTarget::Embeddings => (m.tokens.clone(), dims(d)),
+                EditTarget::SourceEmbeddings => (m.source_tokens.clone(), dims(d)),
                 EditTarget::Weight(_) => (dims(d), dims(d)),
                 EditTarget::Block(BlockParam::W1) => (dims(d), units(f)),
                 EditTarget::Block(BlockParam::W2) => (units(f), dims(d)),
@@ -484,7 +487,7 @@ pub fn MatrixEditor(
             EditTarget::SourceEmbeddings => "One row per source token. Editing a word's row changes every copy of it in the source.",
             EditTarget::Block(BlockParam::W1) => "Rows are model dimensions, columns the d_ff hidden units f1, f2, ….",
             EditTarget::Block(BlockParam::W2) => "Rows are the d_ff hidden units, columns model dimensions.",
-            EditTarget::Block(BlockParam::B1) => bias_1_note(model.with(|m| m.wiring())),
+            EditTarget::Block(BlockParam::B1) => bias_1_note(outline.with(|o| o.wiring())),
             EditTarget::Block(BlockParam::B2) => "One number per model dimension, added to every token's row of G·W₂.",
             EditTarget::Block(BlockParam::Ln1Gamma | BlockParam::Ln2Gamma) => "One scale per column, multiplying every normalised row. Identity sets them to 1.",
             EditTarget::Block(_) => "One shift per column, added to every normalised row. Identity sets them to 0.",

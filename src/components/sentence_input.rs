@@ -1,5 +1,6 @@
 //! The sentence box and its token chips.
 
+use super::outline::model_outline;
 use crate::attention::{tokenize, Stage, Trace, MAX_TOKENS};
 use crate::state::Model;
 use leptos::prelude::*;
@@ -20,7 +21,8 @@ pub fn SentenceInput(
     let text = RwSignal::new(model.get_untracked().sentence);
     let error = RwSignal::new(None::<String>);
     // Loading a preset or a link replaces the sentence from outside: follow it.
-    let outside = Memo::new(move |_| model.with(|m| m.sentence.clone()));
+    let outline = model_outline(model);
+    let outside = Memo::new(move |_| outline.with(|o| o.sentence.clone()));
     Effect::new(move |prev: Option<String>| {
         let sentence = outside.get();
         if prev.is_some() && tokenize(&text.get_untracked()).ok() != tokenize(&sentence).ok() {
@@ -38,7 +40,7 @@ pub fn SentenceInput(
         error.set(result.err().map(|e| e.to_string()));
     };
     // A memo: the chips are rebuilt when the tokens change, not on every weight edit.
-    let tokens = Memo::new(move |_| model.with(|m| m.tokens()));
+    let tokens = Memo::new(move |_| outline.with(|o| o.tokens.clone()));
 
     view! {
         <section class="panel sentence" aria-labelledby="sentence-label">

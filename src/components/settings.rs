@@ -1,6 +1,7 @@
 //! Model width, heads, mask, positions, scale mode and temperature.
 
 use super::help::Help;
+use super::outline::model_outline;
 use crate::attention::{
     Activation, Config, Norm, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
@@ -45,8 +46,9 @@ pub fn Settings(
     /// The model to update.
     model: RwSignal<Model>,
 ) -> impl IntoView {
-    let config = Memo::new(move |_| model.with(|m| m.config));
-    let cross = Memo::new(move |_| model.with(|m| m.cross));
+    let outline = model_outline(model);
+    let config = Memo::new(move |_| outline.with(|o| o.config));
+    let cross = Memo::new(move |_| outline.with(|o| o.cross));
     let temperature_error = RwSignal::new(None::<String>);
 
     let set_d_model = move |ev| {
@@ -185,13 +187,14 @@ fn BeyondOneLayer(
     /// The model to update.
     model: RwSignal<Model>,
 ) -> impl IntoView {
-    let cross = Memo::new(move |_| model.with(|m| m.cross));
-    let block_on = Memo::new(move |_| model.with(|m| m.block_on));
-    let norm = Memo::new(move |_| model.with(|m| m.block.norm));
-    let activation = Memo::new(move |_| model.with(|m| m.block.activation));
-    let d_ff = Memo::new(move |_| model.with(|m| m.block.d_ff()));
+    let outline = model_outline(model);
+    let cross = Memo::new(move |_| outline.with(|o| o.cross));
+    let block_on = Memo::new(move |_| outline.with(|o| o.block_on));
+    let norm = Memo::new(move |_| outline.with(|o| o.norm));
+    let activation = Memo::new(move |_| outline.with(|o| o.activation));
+    let d_ff = Memo::new(move |_| outline.with(|o| o.d_ff));
     // A memo, so an edit elsewhere does not write the box's value again.
-    let source = Memo::new(move |_| model.with(|m| m.source.clone()));
+    let source = Memo::new(move |_| outline.with(|o| o.source.clone()));
     let source_error = RwSignal::new(None::<String>);
     let d_ff_error = RwSignal::new(None::<String>);
     let set_source = move |ev| {

@@ -1,6 +1,7 @@
 //! One head's target in the training panel: a menu of named targets or "painted by hand", and
 //! for a painted target a grid of the target weights whose cells a click paints or clears.
 
+use super::outline::model_outline;
 use super::training_panel::apply_or_refuse;
 use crate::attention::{Goal, HeadTarget, NamedTarget};
 use crate::state::Model;
@@ -41,8 +42,9 @@ pub fn TargetPainter(
     head: usize,
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
+    let outline = model_outline(model);
     let target = Memo::new(move |_| {
-        model.with(|m| match m.fitted_training().goal {
+        outline.with(|o| match &o.training.goal {
             Goal::Pattern(targets) => targets.get(head).or(targets.first()).cloned(),
             Goal::Task(_) => None,
         })

@@ -2,8 +2,9 @@
 //! the loss curve drawn live while every stage follows the new weights. While presenting, the
 //! buttons sit in the presenter bar and drive the same run.
 
+use super::outline::model_outline;
 use super::TargetPainter;
-use crate::attention::{check_goal, NamedTarget, OptimizerKind, Task, Trainable};
+use crate::attention::{check_goal_fits, NamedTarget, OptimizerKind, Task, Trainable};
 use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
 use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
@@ -240,15 +241,20 @@ pub fn TrainingPanel(
     let trainer = use_context::<Trainer>().unwrap_or_else(|| provide_trainer(model));
     // The settings live in the model, so the link, the scenario file and Back carry them; a
     // memo keeps the panel still while training changes the weights.
-    let settings = Memo::new(move |_| model.with(|m| m.fitted_training()));
-    let cross = Memo::new(move |_| model.with(|m| m.cross));
-    let n_heads = Memo::new(move |_| model.with(|m| m.config.n_heads));
+    let outline = model_outline(model);
+    let settings = Memo::new(move |_| outline.with(|o| o.training.clone()));
+    let cross = Memo::new(move |_| outline.with(|o| o.cross));
+    let n_heads = Memo::new(move |_| outline.with(|o| o.config.n_heads));
     // A refused choice of goal, shown beside the menu until a choice is accepted.
     let goal_refusal = RwSignal::new(None::<String>);
     // A goal the model no longer fits (the mask switched on under `next`), said beside the menu.
     let goal_problem = Memo::new(move |_| {
-        let goal = settings.with(|s| s.goal.clone());
-        model.with(|m| check_goal(&goal, &m.inputs()).err().map(|e| e.to_string()))
+        outline.with(|o| {
+            let n_keys = if o.cross { &o.source_tokens } else { &o.tokens }.len();
+            check_goal_fits(&o.training.goal, &o.config, o.tokens.len(), n_keys)
+                .err()
+                .map(|e| e.to_string())
+        })
     });
     let canvas = NodeRef::<Canvas>::new();
     let presenting = ui.presenting;
@@ -407,8 +413,8 @@ pub fn TrainingPanel(
                     choice(),
                     GoalChoice::Pattern(NamedTarget::Uniform) | GoalChoice::Task(Task::Mean)
                 );
-                let order_unseen = model.with(|m| {
-                    !m.config.positional_encoding && (m.cross || !m.config.causal)
+                let order_unseen = outline.with(|o| {
+                    !o.config.positional_encoding && (o.cross || !o.config.causal)
                 });
                 (positional_goal && order_unseen).then(|| view! {
                     <p class="help" data-testid="positions-note">{POSITIONS_NOTE}</p>

@@ -3,7 +3,7 @@
 //! `words`.
 
 use super::heatmap::{HeatmapView, PanelData};
-use super::in_sight::{follow, near_window};
+use super::in_sight::{near_window, Followed};
 use super::paragraphs::Paragraphs;
 use crate::attention::whatif::{
     compare, gradient_by_head_dim, is_standard, saturation_by_head_dim, standard, Comparison,
@@ -40,7 +40,7 @@ pub fn WhatIfLab(
     let root = NodeRef::<leptos::html::Section>::new();
     let near = near_window(root);
     // The lab reads the model only where the trace it follows changed.
-    let trace = follow(near, move || trace.track(), move || trace.get_untracked());
+    let trace = Followed::new(near, trace);
     // None: the mistake is switched off and the correct result is displayed.
     let active = RwSignal::new(None::<WhatIf>);
     let slider = RwSignal::new(-0.6f64);
@@ -58,13 +58,14 @@ pub fn WhatIfLab(
         trace.track();
         model.with_untracked(|m| compare(&m.inputs(), what).ok())
     });
-    let n_heads = Memo::new(move |_| trace.with(|t| t.config.n_heads));
+    let outline = Memo::new(move |_| trace.with(Trace::outline));
+    let n_heads = Memo::new(move |_| outline.with(|o| o.config.n_heads));
     let tokens: Signal<Vec<String>> =
-        Memo::new(move |_| trace.with(|t| crate::words::token_labels(&t.tokens))).into();
+        Memo::new(move |_| outline.with(|o| crate::words::token_labels(&o.tokens))).into();
     // The keys are the source's tokens in cross-attention.
     let key_tokens: Signal<Vec<String>> =
-        Memo::new(move |_| trace.with(|t| crate::words::token_labels(t.key_tokens()))).into();
-    let cross = Memo::new(move |_| trace.with(|t| t.source.is_some()));
+        Memo::new(move |_| outline.with(|o| crate::words::token_labels(&o.key_tokens))).into();
+    let cross = Memo::new(move |_| outline.with(|o| o.wiring.cross));
     // The causal mask belongs to self-attention: with a source there is none to switch off.
     Effect::new(move |_| {
         if cross.get() && active.get_untracked() == Some(WhatIf::NoCausalMask) {
@@ -159,7 +160,7 @@ pub fn WhatIfLab(
     };
     let (correct_output, shown_output) = (output_of(false), output_of(true));
     let dims: Signal<Vec<String>> =
-        Memo::new(move |_| trace.with(|t| (0..t.config.d_model).map(dim).collect())).into();
+        Memo::new(move |_| outline.with(|o| (0..o.config.d_model).map(dim).collect())).into();
     let outputs_panel =
         move |name: &str, title: &'static str, values: Signal<Matrix>, groups: usize| PanelData {
             name: name.into(),
@@ -297,7 +298,7 @@ pub fn WhatIfLab(
                         whatif_explanation(WhatIf::ScaleBySeqLen)
                     ),
                     Some(what) => whatif_explanation(what).to_string(),
-                    None => trace.with(|t| no_mistake_text(&t.config)),
+                    None => outline.with(|o| no_mistake_text(&o.config)),
                 }) />
             {move || {
                 if chosen.get() == Some(WhatIf::NoOutputProjection) {

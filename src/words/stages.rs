@@ -8,7 +8,7 @@ mod notes;
 pub use explanation::{stage_explanation, PARAGRAPH_BREAK};
 pub use notes::{score_spreads, stage_note};
 
-use crate::attention::{Activation, Config, Norm, ScaleMode, Stage, Trace, Wiring};
+use crate::attention::{Activation, Config, Norm, Outline, ScaleMode, Stage, Wiring};
 
 /// The name shown to people.
 pub fn stage_name(stage: Stage) -> &'static str {
@@ -376,14 +376,14 @@ pub fn stage_progress(stage: Stage, block: Option<Norm>) -> String {
 }
 
 /// The shapes of a stage's operands and result, in words and numbers.
-pub fn shape_text(stage: Stage, trace: &Trace) -> String {
-    let c = &trace.config;
+pub fn shape_text(stage: Stage, outline: &Outline) -> String {
+    let c = &outline.config;
     let (n_heads, dk, d) = (c.n_heads, c.head_dim(), c.d_model);
-    let (s, n) = (trace.seq_len(), trace.n_keys());
-    let w = trace.wiring();
+    let (s, n) = (outline.seq_len(), outline.n_keys());
+    let w = outline.wiring;
     // Columns are keys: the source's tokens in cross-attention.
     let keys = if w.cross { "src_len" } else { "seq_len" };
-    let f = trace.block.as_ref().map_or(0, |b| b.hidden.ncols());
+    let f = outline.d_ff;
     let rows = format!("seq_len × d_model = {s} × {d}");
     match stage {
         Stage::Input if w.cross => format!("X: {rows}; X_src: src_len × d_model = {n} × {d}"),
@@ -425,7 +425,7 @@ pub fn shape_text(stage: Stage, trace: &Trace) -> String {
         Stage::FeedForward => format!(
             "G ({s} × {f}) · W₂ ({f} × {d}) + b₂ (1 × {d}) = F ({rows})"
         ),
-        _ => super::backward::back_shape_text(stage, trace, crate::attention::LossKind::Pattern),
+        _ => super::backward::back_shape_text(stage, outline, crate::attention::LossKind::Pattern),
     }
 }
 
@@ -440,7 +440,7 @@ mod tests {
         block: None,
         activation: crate::attention::Activation::Relu,
     };
-    use crate::attention::{forward, Config, Init, Inputs, Weights};
+    use crate::attention::{forward, Config, Init, Inputs, Trace, Weights};
 
     fn trace(scale: ScaleMode) -> Trace {
         let config = Config {
@@ -558,10 +558,10 @@ mod tests {
         let weights = Weights::new(Init::Default, 8);
         let t = forward(&Inputs::from_sentence("a b c d e", config, weights).unwrap()).unwrap();
         assert_eq!(
-            shape_text(Stage::Scores, &t),
+            shape_text(Stage::Scores, &t.outline()),
             "Qₕ (5 × 4) · Kₕᵀ (4 × 5) = Sₕ (seq_len × seq_len = 5 × 5)"
         );
-        assert!(shape_text(Stage::Concat, &t).contains("5 × 8"));
+        assert!(shape_text(Stage::Concat, &t.outline()).contains("5 × 8"));
     }
 
     #[test]
@@ -577,7 +577,7 @@ mod tests {
         let t = forward(&inputs).unwrap();
         let w = t.wiring();
         assert_eq!(
-            shape_text(Stage::Scores, &t),
+            shape_text(Stage::Scores, &t.outline()),
             "Qₕ (3 × 2) · Kₕᵀ (2 × 4) = Sₕ (seq_len × src_len = 3 × 4)"
         );
         assert_eq!(
@@ -592,7 +592,7 @@ mod tests {
             "Activation: ReLU"
         );
         assert_eq!(stage_progress(Stage::Norm1, w.block), "Stage 2 of 17");
-        assert!(shape_text(Stage::Hidden, &t).contains("H (seq_len × d_ff = 3 × 6)"));
+        assert!(shape_text(Stage::Hidden, &t.outline()).contains("H (seq_len × d_ff = 3 × 6)"));
         // Every block stage has a note with the trace's own numbers; the last one says it is
         // the block's output.
         for &s in t.stages().iter().filter(|s| s.is_block()) {

@@ -3,7 +3,7 @@
 
 use crate::attention::{LossKind, Stage, Trace};
 use crate::components::context::backward_context;
-use crate::components::Paragraphs;
+use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
     back_formula_mathml, back_note, back_shape_text, back_title, formula_equations, shape_text,
     stage_explanation, stage_formula_mathml, stage_note, stage_progress, stage_title,
@@ -40,33 +40,35 @@ pub(super) fn StageHeader(
         ("stage-title".to_string(), "stage-title")
     };
     let kind = loss_kind();
-    let shapes = move || {
+    // From the outline alone: an edit of the numbers leaves them as they are, and the formula
+    // is not laid out again.
+    let outline = trace_outline(trace);
+    let shapes = Memo::new(move |_| {
         let s = stage.get();
         if s.is_backward() {
             let k = kind.get();
-            trace.with(|t| back_shape_text(s, t, k))
+            outline.with(|o| back_shape_text(s, o, k))
         } else {
-            trace.with(|t| shape_text(s, t))
+            outline.with(|o| shape_text(s, o))
         }
-    };
-    // Memos: an edit of the numbers leaves them unchanged, and the formula is not laid out again.
+    });
     let title = Memo::new(move |_| {
         let s = stage.get();
-        trace.with(|t| {
+        outline.with(|o| {
             if s.is_backward() {
-                back_title(s, &t.config, t.wiring(), kind.get())
+                back_title(s, &o.config, o.wiring, kind.get())
             } else {
-                stage_title(s, &t.config, t.wiring())
+                stage_title(s, &o.config, o.wiring)
             }
         })
     });
     let formula = Memo::new(move |_| {
         let s = stage.get();
-        trace.with(|t| {
+        outline.with(|o| {
             let inner = if s.is_backward() {
-                back_formula_mathml(s, &t.config, t.wiring(), kind.get())
+                back_formula_mathml(s, &o.config, o.wiring, kind.get())
             } else {
-                stage_formula_mathml(s, &t.config, t.wiring())
+                stage_formula_mathml(s, &o.config, o.wiring)
             };
             if handout {
                 // Paper cannot scroll a wide formula: its equations wrap as words do.
@@ -82,7 +84,7 @@ pub(super) fn StageHeader(
     view! {
         <header class="stage-header">
             <div class="stage-heading">
-                <p class="stage-kicker">{move || trace.with(|t| stage_progress(stage.get(), t.norm()))}</p>
+                <p class="stage-kicker">{move || outline.with(|o| stage_progress(stage.get(), o.wiring.block))}</p>
                 <h2 id=title_id data-testid=title_testid tabindex="-1">{title}</h2>
             </div>
             <div class="formula" data-testid="formula"

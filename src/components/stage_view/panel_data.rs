@@ -8,6 +8,7 @@ use crate::attention::{
 };
 use crate::components::context::backward_context;
 use crate::components::heatmap::PanelData;
+use crate::components::trace_outline;
 use crate::panels::{head_panel, panel_name, Values};
 use crate::plot::Palette;
 use crate::words::{dim, hidden_unit, label, rows_are_keys, token_labels, GRADIENT_DECIMALS};
@@ -68,15 +69,16 @@ impl Panels {
     /// Panels reading `trace`.
     pub fn new(trace: Memo<Trace>) -> Self {
         // A word that occurs twice is labelled with its position, as the explanations name it.
-        let tokens = Memo::new(move |_| trace.with(|t| token_labels(&t.tokens))).into();
-        let key_tokens = Memo::new(move |_| trace.with(|t| token_labels(t.key_tokens()))).into();
+        let outline = trace_outline(trace);
+        let tokens = Memo::new(move |_| outline.with(|o| token_labels(&o.tokens))).into();
+        let key_tokens = Memo::new(move |_| outline.with(|o| token_labels(&o.key_tokens))).into();
         let layout = Memo::new(move |_| {
-            trace.with(|t| Layout {
-                n_heads: t.config.n_heads,
-                d_model: t.config.d_model,
-                positional: t.config.positional_encoding,
-                cross: t.source.is_some(),
-                d_ff: t.block.as_ref().map_or(0, |b| b.hidden.ncols()),
+            outline.with(|o| Layout {
+                n_heads: o.config.n_heads,
+                d_model: o.config.d_model,
+                positional: o.config.positional_encoding,
+                cross: o.wiring.cross,
+                d_ff: o.d_ff,
             })
         });
         // One colour scale per kind of matrix across the heads, so the heads compare.

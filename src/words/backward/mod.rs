@@ -12,7 +12,7 @@ pub use notes::{back_note, GRADIENT_DECIMALS};
 
 use super::number::subscript;
 use crate::attention::{
-    BackMatrix, Config, HeadGrad, LossKind, Norm, ScaleMode, Stage, Trace, Wiring,
+    BackMatrix, Config, HeadGrad, LossKind, Norm, Outline, ScaleMode, Stage, Wiring,
 };
 
 /// Its symbol as the panels title it: `∂L/∂A₁`, `A*₂`, `∂L/∂W_q`.
@@ -293,11 +293,11 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
 }
 
 /// The shapes of a backward stage's operands and result, in words and numbers.
-pub fn back_shape_text(stage: Stage, trace: &Trace, kind: LossKind) -> String {
-    let c = &trace.config;
+pub fn back_shape_text(stage: Stage, outline: &Outline, kind: LossKind) -> String {
+    let c = &outline.config;
     let (dk, d) = (c.head_dim(), c.d_model);
-    let (s, n) = (trace.seq_len(), trace.n_keys());
-    let w = trace.wiring();
+    let (s, n) = (outline.seq_len(), outline.n_keys());
+    let w = outline.wiring;
     let keys = keys_word(w);
     let pattern = kind == LossKind::Pattern;
     match stage {

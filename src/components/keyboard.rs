@@ -13,6 +13,18 @@ pub fn is_text_field(el: &web_sys::Element) -> bool {
         || el.has_attribute("contenteditable")
 }
 
+/// Whether Space presses `el`: a button, a disclosure's summary, or an element with a button's
+/// role.
+pub fn is_pressed_by_space(el: &web_sys::Element) -> bool {
+    matches!(el.tag_name().as_str(), "BUTTON" | "SUMMARY")
+        || el.get_attribute("role").is_some_and(|r| {
+            matches!(
+                r.as_str(),
+                "button" | "tab" | "switch" | "checkbox" | "radio" | "menuitem" | "option"
+            )
+        })
+}
+
 /// An arrow key's direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {

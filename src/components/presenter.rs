@@ -2,7 +2,7 @@
 //! screen allows, stepped by a presentation clicker wherever the focus is.
 
 use super::context::ui_context;
-use super::keyboard::{is_text_field, key_target};
+use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::training_panel::TrainingButtons;
 use crate::attention::{Norm, Stage};
 use crate::plot::CELL_FONT_PX;
@@ -150,6 +150,16 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
     let ui = ui_context();
     let quiz = super::quiz::quiz_context();
     let presenting = ui.presenting;
+    // Whether the focus last moved with a press of the pointer rather than from the keyboard.
+    let pointer_pressed = StoredValue::new_local(false);
+    let focused_by_pointer = StoredValue::new_local(false);
+    let _pressed = window_event_listener(leptos::ev::pointerdown, move |_| {
+        pointer_pressed.set_value(true);
+    });
+    let _moved = window_event_listener(leptos::ev::focusin, move |_| {
+        focused_by_pointer.set_value(pointer_pressed.get_value());
+    });
+    listen_before_the_page("keydown", move |_| pointer_pressed.set_value(false));
     let on_key = move |ev: web_sys::KeyboardEvent| {
         if !presenting.get_untracked() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
@@ -157,7 +167,13 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         let Some(forward) = clicker_direction(&ev.key()) else {
             return;
         };
-        if key_target(&ev).is_some_and(|el| is_text_field(&el)) {
+        // Space presses a button the keyboard reached; on one the mouse clicked (a clicker in
+        // the other hand), it steps.
+        let space = ev.key() == " ";
+        if key_target(&ev).is_some_and(|el| {
+            is_text_field(&el)
+                || (space && is_pressed_by_space(&el) && !focused_by_pointer.get_value())
+        }) {
             return;
         }
         ev.prevent_default();

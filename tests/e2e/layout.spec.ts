@@ -142,10 +142,15 @@ test("clicker keys step in presenter mode even with a heatmap or a button focuse
   await page.getByTestId("canvas-scores-h0").focus();
   await page.keyboard.press("PageDown");
   await expect(bar).toHaveAttribute("data-step", "scores-1");
-  const leave = page.getByTestId("leave-presenter");
-  await leave.focus();
+  // A button the mouse clicked keeps the focus: the clicker's Space steps, and does not press
+  // it again.
+  const trainStep = page.getByTestId("train-step");
+  await trainStep.click();
+  await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+  await expect(trainStep).toBeFocused();
   await page.keyboard.press(" ");
   await expect(bar).toHaveAttribute("data-step", "scale-0");
+  await expect(page.getByTestId("train-status")).toContainText("After 1 step");
   await page.keyboard.press("PageUp");
   await expect(bar).toHaveAttribute("data-step", "scores-1");
   await expect(page.getByTestId("presenter-progress")).toBeVisible();

@@ -237,6 +237,11 @@ for (const viewport of [
       await expect(page.getByTestId("train-step")).toBeFocused();
       await page.keyboard.press("Enter");
       await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+      // Space presses the focused button too, and leaves the stage where it is.
+      const title = await page.getByTestId("stage-title").textContent();
+      await page.keyboard.press("Space");
+      await expect(page.getByTestId("train-status")).toContainText("After 2 steps");
+      await expect(page.getByTestId("stage-title")).toHaveText(title!);
       const curve = page.getByTestId("training");
       await expect(curve).toBeVisible();
       await page.waitForTimeout(300);

@@ -404,6 +404,13 @@ pub fn HeatmapView(
         });
     }
 
+    // The drawing's size from the start, as painting sets it: the page's first layout, which
+    // the first canvas font forces, is then already the final one.
+    let first_size = untrack(|| {
+        let l = layout();
+        format!("--w: {}; aspect-ratio: {} / {}", l.width, l.width, l.height)
+    });
+
     let body_ref = NodeRef::<leptos::html::Tbody>::new();
     table::follow_values(body_ref, values, rows, row_sums, ui.show_tables);
 
@@ -437,6 +444,7 @@ pub fn HeatmapView(
                 <canvas
                     node_ref=canvas_ref
                     data-testid=format!("canvas-{name}")
+                    style=first_size
                     role="img"
                     tabindex="0"
                     aria-label=description

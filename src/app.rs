@@ -129,7 +129,7 @@ pub fn App() -> impl IntoView {
         quiz.set.track();
         quiz.session.track();
         // The training buttons join the presenter bar once the first picture is painted.
-        ui.settled.track();
+        ui.settled_below.track();
     });
 
     let notices = RwSignal::new(Vec::<String>::new());
@@ -202,7 +202,7 @@ pub fn App() -> impl IntoView {
     let embed = options.embed;
     // Whether the page trains: not in an embed, nor while a quiz hides the result (training
     // would show it), nor before the first picture is painted.
-    let training = Signal::derive(move || !embed && !quiz.hidden.get() && ui.settled.get());
+    let training = Signal::derive(move || !embed && !quiz.hidden.get() && ui.settled_below.get());
 
     // The top bar's actions: a row on wide screens, one menu on a phone.
     let actions = move || {
@@ -319,7 +319,7 @@ pub fn App() -> impl IntoView {
                     {move || training.get().then(|| view! {
                         <TrainingPanel model />
                     }.into_any())}
-                    {move || (!presenting.get() && !embed && !quiz.hidden.get() && ui.settled.get()).then(|| view! {
+                    {move || (!presenting.get() && !embed && !quiz.hidden.get() && ui.settled_below.get()).then(|| view! {
                         <WhatIfLab model trace stage />
                     }.into_any())}
                 </main>

@@ -91,6 +91,10 @@ pub struct UiContext {
     /// editors, the what-if lab, the preset menu's entries) mounts only then, so it costs the
     /// first picture no layout and no compiling of its code.
     pub settled: RwSignal<bool>,
+    /// Whether the parts below the stage (the training panel, the what-if lab) have mounted:
+    /// in the task after the one that mounts the inputs, so that neither holds the page long
+    /// on a slow phone.
+    pub settled_below: RwSignal<bool>,
     /// The training run that wrote the model last, and the model it wrote: while the model is
     /// still that one, the address bar treats a run's many frames as one history step.
     pub trained: StoredValue<Option<(u64, crate::state::Model)>>,
@@ -192,17 +196,19 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         printing: RwSignal::new(false),
         handout: RwSignal::new(false),
         settled: RwSignal::new(false),
+        settled_below: RwSignal::new(false),
         trained: StoredValue::new(None),
     };
     follow_printing(ctx.printing);
     // The mount and the first heatmaps' drawing finish in this task; the first animation frame
     // paints them, and the task after it mounts the rest.
-    let settled = ctx.settled;
+    let (settled, below) = (ctx.settled, ctx.settled_below);
     request_animation_frame(move || {
         set_timeout(
             move || {
                 super::perf::first_painted();
                 settled.set(true);
+                set_timeout(move || below.set(true), std::time::Duration::ZERO);
             },
             std::time::Duration::ZERO,
         );

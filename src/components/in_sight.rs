@@ -52,8 +52,8 @@ pub fn near_window(node: NodeRef<Section>) -> Signal<bool> {
 /// copy of the value is kept: out of sight, what a reader reads for another reason is the
 /// memo's latest value.
 pub struct Followed<T: Send + Sync + 'static> {
-    /// Changes whenever the part's readers should read the source again.
-    tick: Memo<u64>,
+    /// Flips whenever the part's readers should read the source again.
+    tick: Memo<bool>,
     source: Memo<T>,
 }
 
@@ -76,13 +76,13 @@ impl<T: Send + Sync + 'static> Followed<T> {
             }
         });
         // Re-run on every change while near, and otherwise only when `near` changes or edits
-        // pause; each re-run counts as a change.
-        let tick = Memo::new(move |n: Option<&u64>| {
+        // pause; each re-run flips it, so each counts as a change.
+        let tick = Memo::new(move |flip: Option<&bool>| {
             PAUSED.with(|t| t.track());
             if near.get() {
                 source.track();
             }
-            n.map_or(0, |n| n.wrapping_add(1))
+            !flip.copied().unwrap_or_default()
         });
         Self { tick, source }
     }

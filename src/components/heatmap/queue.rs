@@ -4,10 +4,6 @@
 use leptos::prelude::queue_microtask;
 use web_sys::HtmlCanvasElement;
 
-/// A canvas's paint, waiting in the queue.
-#[cfg(target_arch = "wasm32")]
-type Job = Box<dyn FnOnce()>;
-
 /// Canvases waiting to be painted, each with the job that paints it.
 #[cfg(target_arch = "wasm32")]
 type Jobs = Vec<(HtmlCanvasElement, Job)>;
@@ -25,7 +21,18 @@ thread_local! {
 /// changed the page, pays for that once per change instead of once per canvas.
 #[cfg(target_arch = "wasm32")]
 pub fn paint_soon(canvas: HtmlCanvasElement, job: impl FnOnce() + 'static) {
-    let job: Job = Box::new(job);
+    if let Some(job) = offscreen::park(&canvas, Box::new(job)) {
+        queue_job(canvas, job);
+    }
+}
+
+/// A canvas's paint, waiting in the queue or parked.
+#[cfg(target_arch = "wasm32")]
+type Job = Box<dyn FnOnce()>;
+
+/// Queues `job` for `canvas`, in place of any job it was waiting with.
+#[cfg(target_arch = "wasm32")]
+fn queue_job(canvas: HtmlCanvasElement, job: Job) {
     let first = WAITING.with(|w| {
         let mut w = w.borrow_mut();
         let first = w.is_empty();
@@ -44,6 +51,106 @@ pub fn paint_soon(canvas: HtmlCanvasElement, job: impl FnOnce() + 'static) {
             }
             crate::components::perf::heatmaps_drawn();
         });
+    }
+}
+
+/// The what-if lab's heatmaps below the window: while the lab is out of sight, an edit parks
+/// their paint instead of running it, and it runs once the lab comes near the window (an
+/// intersection observer with a margin reports it), so an edit pays only for what can be seen.
+#[cfg(target_arch = "wasm32")]
+mod offscreen {
+    use super::{queue_job, Job};
+    use std::cell::RefCell;
+    use wasm_bindgen::{closure::Closure, JsCast};
+    use web_sys::{HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry};
+
+    /// How far outside the window a canvas still counts as in sight.
+    const MARGIN: &str = "400px";
+
+    #[derive(Default)]
+    struct State {
+        observer: Option<IntersectionObserver>,
+        /// Canvases being watched, and whether each was last reported in sight.
+        watched: Vec<(HtmlCanvasElement, bool)>,
+        /// The latest paint of each canvas out of sight.
+        parked: Vec<(HtmlCanvasElement, Job)>,
+    }
+
+    thread_local! {
+        static STATE: RefCell<State> = RefCell::new(State::default());
+    }
+
+    /// Parks `job` when `canvas` belongs to the lab and was last reported out of sight;
+    /// otherwise hands it back to be painted now. A lab canvas seen for the first time is
+    /// watched from now on and painted.
+    pub(super) fn park(canvas: &HtmlCanvasElement, job: Job) -> Option<Job> {
+        if canvas.closest(".whatif").ok().flatten().is_none() {
+            return Some(job);
+        }
+        STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            s.parked.retain(|(c, _)| c != canvas);
+            match s.watched.iter().find(|(c, _)| c == canvas) {
+                Some((_, false)) => {
+                    s.parked.push((canvas.clone(), job));
+                    None
+                }
+                Some((_, true)) => Some(job),
+                None => {
+                    if let Some(observer) = observer(&mut s) {
+                        observer.observe(canvas);
+                    }
+                    s.watched.push((canvas.clone(), true));
+                    Some(job)
+                }
+            }
+        })
+    }
+
+    fn observer(s: &mut State) -> Option<IntersectionObserver> {
+        if s.observer.is_none() {
+            let report = Closure::<dyn Fn(js_sys::Array)>::new(|entries: js_sys::Array| {
+                let mut unparked = Vec::new();
+                STATE.with(|s| {
+                    let mut s = s.borrow_mut();
+                    for entry in entries.iter() {
+                        let Ok(entry) = entry.dyn_into::<IntersectionObserverEntry>() else {
+                            continue;
+                        };
+                        let Ok(canvas) = entry.target().dyn_into::<HtmlCanvasElement>() else {
+                            continue;
+                        };
+                        let seen = entry.is_intersecting();
+                        s.watched.retain(|(c, _)| *c != canvas);
+                        // A canvas that left the page is forgotten, with its parked paint.
+                        if canvas.is_connected() {
+                            s.watched.push((canvas.clone(), seen));
+                        } else {
+                            s.parked.retain(|(c, _)| *c != canvas);
+                            if let Some(observer) = &s.observer {
+                                observer.unobserve(&canvas);
+                            }
+                            continue;
+                        }
+                        if seen {
+                            if let Some(at) = s.parked.iter().position(|(c, _)| *c == canvas) {
+                                unparked.push(s.parked.remove(at));
+                            }
+                        }
+                    }
+                });
+                for (canvas, job) in unparked {
+                    queue_job(canvas, job);
+                }
+            });
+            let options = web_sys::IntersectionObserverInit::new();
+            options.set_root_margin(MARGIN);
+            s.observer =
+                IntersectionObserver::new_with_options(report.as_ref().unchecked_ref(), &options)
+                    .ok();
+            report.forget();
+        }
+        s.observer.clone()
     }
 }
 

@@ -66,12 +66,14 @@ impl<T: Send + Sync + 'static> Clone for Followed<T> {
 impl<T: Send + Sync + 'static> Copy for Followed<T> {}
 
 impl<T: Send + Sync + 'static> Followed<T> {
-    /// `source`, followed at once only while `near` holds.
-    pub fn new(near: Signal<bool>, source: Memo<T>) -> Self {
+    /// `source`, followed at once only while `near` holds. Out of sight, it waits while `busy`
+    /// holds (a training run changes the source every frame, so the pauses between frames are
+    /// no pause in edits) and catches up once `busy` ends.
+    pub fn new(near: Signal<bool>, source: Memo<T>, busy: Signal<bool>) -> Self {
         // Out of sight, a change only restarts the pause.
         Effect::new(move |_| {
             source.track();
-            if !near.get_untracked() {
+            if !near.get_untracked() && !busy.get() {
                 Pause::restart(&PAUSE, catch_up);
             }
         });

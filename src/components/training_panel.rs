@@ -56,6 +56,13 @@ pub struct Trainer {
     ui: super::context::UiContext,
 }
 
+impl Trainer {
+    /// Whether a run is training the model.
+    pub(super) fn running(&self) -> Signal<bool> {
+        self.running.into()
+    }
+}
+
 /// Writes `next` into the model and clears `error`; or, refused, shows why in `error` and, for a
 /// menu's change (`ev`), puts the menu back on `kept`, the entry training keeps.
 pub(super) fn apply_or_refuse<E: std::fmt::Display>(

@@ -5,6 +5,7 @@
 use super::heatmap::{HeatmapView, PanelData};
 use super::in_sight::{near_window, Followed};
 use super::paragraphs::Paragraphs;
+use super::training_panel::Trainer;
 use crate::attention::whatif::{
     compare, gradient_by_head_dim, is_standard, saturation_by_head_dim, standard, Comparison,
     WhatIf, GRADIENT_HEAD_DIMS, SATURATION_HEAD_DIMS,
@@ -40,7 +41,8 @@ pub fn WhatIfLab(
     let root = NodeRef::<leptos::html::Section>::new();
     let near = near_window(root);
     // The lab reads the model only where the trace it follows changed.
-    let trace = Followed::new(near, trace);
+    let training = use_context::<Trainer>().map_or_else(|| Signal::from(false), |t| t.running());
+    let trace = Followed::new(near, trace, training);
     // None: the mistake is switched off and the correct result is displayed.
     let active = RwSignal::new(None::<WhatIf>);
     let slider = RwSignal::new(-0.6f64);

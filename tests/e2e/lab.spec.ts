@@ -245,3 +245,23 @@ test("out of sight, the lab skips an edit's work and catches up once edits pause
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   expect(await temperatureThenLab(page, "3")).toContain("T = 3");
 });
+
+test("out of sight, the lab waits for a training run to stop, then catches up", async ({ app, page }) => {
+  await app.goto();
+  const lab = page.getByTestId("whatif-lab");
+  await expect(page.getByTestId("whatif-explanation")).toContainText("both sides agree");
+  const shown = async () => JSON.stringify(await app.tableValues("whatif-shown"));
+  const before = await shown();
+  // The premise: the lab stays more than 400 px below the window while the run trains.
+  const below = async () => (await lab.boundingBox())!.y - page.viewportSize()!.height;
+  expect(await below()).toBeGreaterThan(400);
+  const run = page.getByTestId("train-run");
+  await run.evaluate((button: HTMLButtonElement) => button.click());
+  await expect(page.getByTestId("train-status")).toContainText(/After \d{2,} steps/, { timeout: 20_000 });
+  // While the run trains, the lab out of sight follows none of its frames, however far apart
+  // a slow machine draws them.
+  expect(await shown()).toBe(before);
+  expect(await below()).toBeGreaterThan(400);
+  await run.evaluate((button: HTMLButtonElement) => button.click());
+  await expect.poll(shown, { message: "the lab caught up once the run stopped" }).not.toBe(before);
+});

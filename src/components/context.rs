@@ -91,9 +91,9 @@ pub struct UiContext {
     /// editors, the what-if lab, the preset menu's entries) mounts only then, so it costs the
     /// first picture no layout and no compiling of its code.
     pub settled: RwSignal<bool>,
-    /// Whether the parts below the stage (the training panel, the what-if lab) have mounted:
-    /// in the task after the one that mounts the inputs, so that neither holds the page long
-    /// on a slow phone.
+    /// Whether the parts below the stage (the training panel, the what-if lab) mount: from the
+    /// task after the one that mounts the inputs, so that neither task holds the page long on a
+    /// slow phone.
     pub settled_below: RwSignal<bool>,
     /// The training run that wrote the model last, and the model it wrote: while the model is
     /// still that one, the address bar treats a run's many frames as one history step.
@@ -201,7 +201,8 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
     };
     follow_printing(ctx.printing);
     // The mount and the first heatmaps' drawing finish in this task; the first animation frame
-    // paints them, and the task after it mounts the rest.
+    // paints them, the task after it mounts the inputs, and the task after that what sits below
+    // the stage.
     let (settled, below) = (ctx.settled, ctx.settled_below);
     request_animation_frame(move || {
         set_timeout(

@@ -2,7 +2,8 @@
 //!
 //! The what-if lab sits below the stage. While it is out of sight, an edit does not recompute
 //! its comparison, words and heatmaps: it keeps what it showed and catches up once edits pause
-//! (120 to 240 ms after the last one), or at once when it comes within 400 px of the window.
+//! (120 to 240 ms after the last one; after a training run stops, while one trains), or at once
+//! when it comes within 400 px of the window.
 //! So an edit pays only for what can be seen, and neither a scroll nor a screen reader meets
 //! numbers older than that pause.
 

@@ -14,7 +14,8 @@
 //   transformer block on (the largest then also with d_ff 64 and a 32-token source sentence);
 // - first heatmap: the `al-first-heatmap` mark, counted from navigation start, over N cold loads
 //   (each in a new browser context, so nothing is cached), with where the time went (files
-//   fetched, the mount's start and end) and when the first screen was painted (`al-first-paint`);
+//   fetched, the mount's start and end) and when the first screen was painted (`al-first-paint`),
+//   and the longest task after the first heatmap (the Long Tasks API), while the rest mounts;
 //   the floor app's first contentful paint over N loads taking turns with the app's; and the
 //   app again over N/2 (at least 3) loads through a typical 4G link (9 Mbit/s, 60 ms latency)
 //   with the CPU slowed 4×, as a student's phone opens a blog post. The server gzips the HTML,
@@ -162,17 +163,31 @@ async function waitForFirstHeatmap(page) {
  */
 async function loadTimes(page) {
   await page.waitForFunction(() => performance.getEntriesByName("al-first-paint").length > 0);
-  return page.evaluate(() => {
+  // The what-if lab mounts last, in the tasks after the first picture.
+  await page.waitForFunction(() => document.querySelector('[data-testid="whatif-lab"]') !== null);
+  return page.evaluate(async () => {
     const at = (name) => performance.getEntriesByName(name)[0].startTime;
     const fetched = (ext) =>
       Math.max(...performance.getEntriesByType("resource")
         .filter((r) => r.name.endsWith(ext)).map((r) => r.responseEnd));
+    // Two frames later the lab's mount has been reported as a long task, if it was one.
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const longTasks = await new Promise((resolve) => {
+      new PerformanceObserver((list, observer) => {
+        observer.disconnect();
+        resolve(list.getEntries());
+      }).observe({ type: "longtask", buffered: true });
+    });
+    const first = at("al-first-heatmap");
     return {
       files: Math.max(fetched(".js"), fetched(".wasm"), fetched(".css")),
       mountStart: at("al-mount-start"),
       mounted: at("al-mounted"),
-      first: at("al-first-heatmap"),
+      first,
       painted: at("al-first-paint"),
+      // The longest task of 50 ms or more (as the browser reports them) after the first
+      // heatmap: a tap on the first picture waits for the task it lands in.
+      blockedAfter: Math.max(0, ...longTasks.filter((t) => t.startTime > first).map((t) => t.duration)),
     };
   });
 }
@@ -266,6 +281,15 @@ function loadFigures(loads, label, budget) {
       "ms",
       null,
       `the task after the first animation frame; ${spread(painted)}`,
+    ),
+    figure(
+      `longest task after the first heatmap, median${label}`,
+      median(loads.map((l) => l.blockedAfter)),
+      "ms",
+      null,
+      "the inputs column, then the training panel and the what-if lab, mount after the first " +
+        "picture; a tap waits for the task it lands in (long tasks of 50 ms or more; 0 when " +
+        `there were none); ${spread(loads.map((l) => l.blockedAfter))}`,
     ),
   ];
 }

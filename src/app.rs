@@ -128,7 +128,7 @@ pub fn App() -> impl IntoView {
         trace.track();
         quiz.set.track();
         quiz.session.track();
-        // The training buttons join the presenter bar once the first picture is painted.
+        // The training buttons join the presenter bar once the parts below the stage mount.
         ui.settled_below.track();
     });
 
@@ -201,7 +201,7 @@ pub fn App() -> impl IntoView {
     let show_controls = options.controls;
     let embed = options.embed;
     // Whether the page trains: not in an embed, nor while a quiz hides the result (training
-    // would show it), nor before the first picture is painted.
+    // would show it), nor before the parts below the stage mount, after the first picture.
     let training = Signal::derive(move || !embed && !quiz.hidden.get() && ui.settled_below.get());
 
     // The top bar's actions: a row on wide screens, one menu on a phone.

@@ -154,6 +154,16 @@ pub struct ModelOutline {
 }
 
 impl ModelOutline {
+    /// The tokens the keys and values belong to: the source's in cross-attention, else the
+    /// sentence's own.
+    pub fn key_tokens(&self) -> &[String] {
+        if self.cross {
+            &self.source_tokens
+        } else {
+            &self.tokens
+        }
+    }
+
     /// The source and block switches.
     pub fn wiring(&self) -> Wiring {
         Wiring {
@@ -218,7 +228,7 @@ impl Model {
 
     /// What lays out the inputs and the training panel, without the numbers.
     pub fn outline(&self) -> ModelOutline {
-        ModelOutline {
+        let mut outline = ModelOutline {
             sentence: self.sentence.clone(),
             tokens: self.tokens(),
             source: self.source.clone(),
@@ -229,8 +239,12 @@ impl Model {
             norm: self.block.norm,
             activation: self.block.activation,
             d_ff: self.block.d_ff(),
-            training: self.fitted_training(),
-        }
+            training: Training::default(),
+        };
+        // Fitted to the tokens just made, rather than tokenizing both sentences again.
+        outline.training =
+            self.training_fitted_to(outline.tokens.len(), outline.key_tokens().len());
+        outline
     }
 
     /// The training settings with the goal fitted to the current heads, sentence and source
@@ -242,6 +256,12 @@ impl Model {
         } else {
             seq_len
         };
+        self.training_fitted_to(seq_len, n_keys)
+    }
+
+    /// The training settings with the goal fitted to the current heads, `seq_len` tokens and
+    /// `n_keys` keys.
+    fn training_fitted_to(&self, seq_len: usize, n_keys: usize) -> Training {
         Training {
             goal: self
                 .training

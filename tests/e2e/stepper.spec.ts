@@ -181,6 +181,9 @@ test("the causal mask shows −∞ above the diagonal and softmax rows sum to 1"
 });
 
 test("the keyboard walks all ten stages and every canvas is drawn", async ({ app, page }) => {
+  // Ten full-page screenshots and a pixel count of every canvas: on a busy
+  // two-core machine this walk alone takes 15–20 s.
+  test.setTimeout(60_000);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await app.goto();
   await page.getByTestId("causal").check();

@@ -541,3 +541,27 @@ fn worksheet_quiz_set_asks_one_question_per_stage_as_the_app_does() {
         assert!(line.contains("--quiz-set"), "{line}");
     }
 }
+
+#[test]
+fn worksheet_says_why_it_asks_nothing_on_the_way_back_when_the_settings_refuse_the_goal() {
+    let trained = json(&["train", "--target", "next", "--steps", "1"]);
+    let scenario = trained["scenario"].to_string();
+    let key = stdout(&run_with_stdin(
+        &[
+            "worksheet",
+            "--scenario",
+            "-",
+            "--causal",
+            "--quiz-set",
+            "1",
+            "--answers",
+        ],
+        &scenario,
+    ));
+    assert!(
+        key.contains("## Goal\n\nThe backward stages ask nothing: the goal “Pattern: each token"),
+        "{key}"
+    );
+    assert!(key.contains("The `next` target puts weight on a key the causal mask hides"));
+    assert_eq!(key.matches("**Answer:**").count(), 10, "{key}");
+}

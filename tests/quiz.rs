@@ -9,7 +9,9 @@ use attention_lens::attention::{
     Inputs, LossKind, Matrix, MatrixId, NamedTarget, Norm, ScaleMode, Source, SplitMix64, Task,
     Trace, Weights,
 };
-use attention_lens::formats::worksheet::{worksheet_markdown, worksheet_questions, Picks};
+use attention_lens::formats::worksheet::{
+    worksheet_markdown, worksheet_questions, Backward, Picks,
+};
 use attention_lens::plot::parse_cell;
 use attention_lens::quiz::{
     backward_question, question, question_in_view, quiz_seed, why_unasked, Answer, InView,
@@ -779,7 +781,7 @@ fn the_worksheet_asks_on_the_way_back_and_states_the_goal_and_a_painted_target()
         HeadTarget::Painted(painted),
     ]);
     let pass = BackwardPass::new(&trace, &goal).unwrap();
-    let key = worksheet_markdown(&trace, Some(&pass), Picks::QuizSet(2), true);
+    let key = worksheet_markdown(&trace, Some(Backward::Pass(&pass)), Picks::QuizSet(2), true);
     assert!(
         key.contains("head 1, the first key; head 2, painted by hand"),
         "{key}"
@@ -823,7 +825,7 @@ fn the_worksheet_names_one_painted_target_for_every_head_and_a_pattern_on_the_so
     let painted = Matrix::from_row_slice(3, 3, &[1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5]);
     let pass =
         BackwardPass::new(&trace, &Goal::Pattern(vec![HeadTarget::Painted(painted)])).unwrap();
-    let key = worksheet_markdown(&trace, Some(&pass), Picks::QuizSet(1), true);
+    let key = worksheet_markdown(&trace, Some(Backward::Pass(&pass)), Picks::QuizSet(1), true);
     assert!(
         key.contains("Pattern: one target painted by hand, the same for every head"),
         "{key}"
@@ -832,15 +834,52 @@ fn the_worksheet_names_one_painted_target_for_every_head_and_a_pattern_on_the_so
     assert!(key.contains("Stages 12 and 13 ask nothing"), "{key}");
     let cross = traced("the cat sat on the mat", Some("le chat"), config(4, 2), 5);
     let pass = BackwardPass::new(&cross, &Goal::named(NamedTarget::Previous)).unwrap();
-    let key = worksheet_markdown(&cross, Some(&pass), Picks::QuizSet(1), true);
+    let key = worksheet_markdown(&cross, Some(Backward::Pass(&pass)), Picks::QuizSet(1), true);
     assert!(key.contains("query i looks at source word i−1"), "{key}");
     assert!(!key.contains("the first at itself"), "{key}");
     // A sheet that draws no backward question has no goal to state.
     let sheet = worksheet_markdown(
         &trace,
-        Some(&pass),
+        Some(Backward::Pass(&pass)),
         Picks::Spread { seed: 1, count: 2 },
         false,
     );
     assert!(!sheet.contains("## Goal"), "{sheet}");
+}
+
+#[test]
+fn a_worksheet_whose_goal_the_settings_refuse_says_why_it_asks_nothing_on_the_way_back() {
+    let causal = Config {
+        causal: true,
+        ..config(4, 2)
+    };
+    let trace = traced("the cat sat", None, causal, 5);
+    let goal = Goal::named(NamedTarget::Next);
+    let reason = BackwardPass::new(&trace, &goal).unwrap_err().to_string();
+    let key = worksheet_markdown(
+        &trace,
+        Some(Backward::Refused {
+            goal: &goal,
+            reason: &reason,
+        }),
+        Picks::QuizSet(1),
+        true,
+    );
+    assert!(
+        key.contains(
+            "## Goal\n\nThe backward stages ask nothing: the goal “Pattern: each token looks at \
+             the key one position after it (the last at itself)” cannot be used with these \
+             settings"
+        ),
+        "{key}"
+    );
+    assert!(
+        key.contains(&reason) && reason.contains("causal mask"),
+        "{key}"
+    );
+    assert!(!key.contains("∂L/∂"), "no backward question: {key}");
+    // The same questions as a sheet without a backward part.
+    let forward_only = worksheet_markdown(&trace, None, Picks::QuizSet(1), true);
+    let questions = |sheet: &str| sheet[sheet.find("## Questions").unwrap()..].to_string();
+    assert_eq!(questions(&key), questions(&forward_only));
 }

@@ -9,7 +9,7 @@ use crate::attention::{
     Inputs, LossKind, Matrix, NamedTarget, Trainable, Training,
 };
 use crate::formats::scenario::{rows_of, training_field, Scenario, ScenarioError};
-use crate::formats::worksheet::worksheet_markdown;
+use crate::formats::worksheet::{worksheet_markdown, Backward};
 use serde::Serialize;
 use std::io::Read;
 
@@ -34,7 +34,7 @@ struct Settings {
 
 /// The worksheet of the scenario, its backward questions about the scenario's goal (the app's
 /// default goal without one); a goal that does not fit the settings leaves them out, as the
-/// app's quiz does.
+/// app's quiz does, and the sheet says why.
 pub(super) fn worksheet(
     options: &WorksheetOptions,
     stdin: &mut dyn Read,
@@ -47,11 +47,12 @@ pub(super) fn worksheet(
         trace.seq_len(),
         trace.n_keys(),
     );
-    let pass = BackwardPass::new(&trace, &goal).ok();
+    let pass = BackwardPass::new(&trace, &goal).map_err(|e| e.to_string());
+    let backward = Backward::new(&goal, pass.as_ref().map_err(String::as_str));
     // The sheet ends in one line break, as the trace's Markdown does.
     Ok(worksheet_markdown(
         &trace,
-        pass.as_ref(),
+        Some(backward),
         options.picks,
         options.answers,
     ))

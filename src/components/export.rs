@@ -4,7 +4,7 @@ use super::download::{download_text, file_stem};
 use crate::attention::Trace;
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
 use crate::formats::scenario::{Scenario, MAX_SCENARIO_BYTES};
-use crate::formats::worksheet::{worksheet_markdown, Picks};
+use crate::formats::worksheet::{worksheet_markdown, Backward, Picks};
 use crate::state::Model;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
@@ -101,11 +101,18 @@ pub fn ExportMenu(
                 count: WORKSHEET_QUESTIONS,
             },
         };
-        let sheet = |pass: Option<&crate::attention::BackwardPass>| {
-            trace.with(|t| worksheet_markdown(t, pass, picks, answers))
+        let sheet = |backward: Option<Backward>| {
+            trace.with(|t| worksheet_markdown(t, backward, picks, answers))
         };
         match super::context::backward_context() {
-            Some(b) => b.pass.with_untracked(|p| sheet(p.as_ref().ok())),
+            Some(b) => b.goal.with_untracked(|goal| {
+                b.pass.with_untracked(|p| {
+                    sheet(Some(Backward::new(
+                        goal,
+                        p.as_ref().map_err(String::as_str),
+                    )))
+                })
+            }),
             None => sheet(None),
         }
     };

@@ -1,14 +1,15 @@
 //! A worksheet for a class, and its answer key, as Markdown: the scenario's inputs in tables,
 //! then questions spread over the stages, each from [`crate::quiz`], with a blank or with the
 //! answer and its worked arithmetic. With a backward pass, the backward stages ask too, and the
-//! sheet states the goal their gradients are for.
+//! sheet states the goal their gradients are for; with a goal the settings refuse, it says why
+//! they ask nothing.
 
 use super::report::{trace_matrices, write_matrix_table, write_token_table};
 use crate::attention::{BackwardPass, Goal, HeadTarget, Stage, Trace};
 use crate::quiz::{asking_stages, backward_question, quiz_seed, why_unasked, Answer, Question};
 use crate::words::{
-    configuration, goal_description, sentences_title, stage_name, subscript, unreached_stages_line,
-    Unasked,
+    configuration, goal_description, refused_goal_line, sentences_title, stage_name, subscript,
+    unreached_stages_line, Unasked,
 };
 use std::fmt::Write as _;
 
@@ -27,6 +28,39 @@ pub enum Picks {
     },
     /// One question per stage: those the app's quiz asks with question set `n` (`quiz=1&qn=n`).
     QuizSet(u64),
+}
+
+/// What a worksheet's backward stages ask about.
+#[derive(Debug, Clone, Copy)]
+pub enum Backward<'a> {
+    /// The gradients of the goal the settings allow.
+    Pass(&'a BackwardPass),
+    /// A goal the settings refuse, and why: the backward stages ask nothing, and the sheet says
+    /// so.
+    Refused {
+        /// The goal.
+        goal: &'a Goal,
+        /// Why it cannot be used with the settings.
+        reason: &'a str,
+    },
+}
+
+impl<'a> Backward<'a> {
+    /// From a goal and its backward pass, or the reason the settings refuse the goal.
+    pub fn new(goal: &'a Goal, pass: Result<&'a BackwardPass, &'a str>) -> Self {
+        match pass {
+            Ok(pass) => Backward::Pass(pass),
+            Err(reason) => Backward::Refused { goal, reason },
+        }
+    }
+
+    /// The backward pass, when the goal has one.
+    pub fn pass(self) -> Option<&'a BackwardPass> {
+        match self {
+            Backward::Pass(pass) => Some(pass),
+            Backward::Refused { .. } => None,
+        }
+    }
 }
 
 /// The questions of the worksheet for `trace`, picked by `picks`; the backward stages ask only
@@ -56,13 +90,18 @@ pub fn worksheet_questions(
 }
 
 /// The worksheet as Markdown; with `answers`, the answer key. With a `backward` pass the
-/// backward stages ask too.
+/// backward stages ask too; with a refused goal the sheet says why they ask nothing.
 pub fn worksheet_markdown(
     trace: &Trace,
-    backward: Option<&BackwardPass>,
+    backward: Option<Backward<'_>>,
     picks: Picks,
     answers: bool,
 ) -> String {
+    let refused = backward.and_then(|b| match b {
+        Backward::Refused { goal, reason } => Some((goal, reason)),
+        Backward::Pass(_) => None,
+    });
+    let backward = backward.and_then(Backward::pass);
     let mut out = String::new();
     let source = trace.source.as_ref().map(|s| s.tokens.as_slice());
     let sentences = sentences_title(&trace.tokens, source);
@@ -93,6 +132,10 @@ pub fn worksheet_markdown(
     let questions = worksheet_questions(trace, backward, picks);
     if let Some(pass) = backward.filter(|_| questions.iter().any(|q| q.stage.is_backward())) {
         write_goal(&mut out, trace, pass);
+    }
+    if let Some((goal, reason)) = refused {
+        let goal = goal_description(goal, trace.source.is_some());
+        let _ = writeln!(out, "## Goal\n\n{}\n", refused_goal_line(&goal, reason));
     }
     let _ = writeln!(out, "## Questions\n");
     for (n, q) in questions.iter().enumerate() {

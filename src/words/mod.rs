@@ -48,10 +48,10 @@ pub use number::{format_value, rounded, subscript};
 pub use presets::{claim_broken_text, claim_text, other_sentence_text};
 pub use quiz::{
     back_divisor_note, back_divisor_prompt, cell_prompt, cross_mask_prompt, feedback, mask_prompt,
-    no_scale_note, not_a_number, nothing_to_ask, picked_text, quoted, result_line, revealed,
-    seq_len_mistake, sign_prompt, split_prompt, step_prompt, tally_text, tie_note,
-    top_score_prompt, top_weight_prompt, top_weight_value_prompt, unreached_stages_line, Unasked,
-    DIVISOR_PROMPT, NONE_OF_THEM, ONE_HEAD_PROMPT, PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN,
+    no_scale_note, not_a_number, nothing_to_ask, picked_text, quoted, refused_goal_line,
+    result_line, revealed, seq_len_mistake, sign_prompt, split_prompt, step_prompt, tally_text,
+    tie_note, top_score_prompt, top_weight_prompt, top_weight_value_prompt, unreached_stages_line,
+    Unasked, DIVISOR_PROMPT, NONE_OF_THEM, ONE_HEAD_PROMPT, PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN,
     QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE, SIGN_CHOICES, STEP_CHOICES,
 };
 pub use settings::{

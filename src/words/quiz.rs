@@ -304,6 +304,15 @@ pub fn nothing_to_ask(why: Unasked) -> &'static str {
     }
 }
 
+/// Why a worksheet holds no backward questions: the goal described as `goal` cannot be used
+/// with the settings, for `reason`.
+pub fn refused_goal_line(goal: &str, reason: &str) -> String {
+    format!(
+        "The backward stages ask nothing: the goal “{goal}” cannot be used with these settings, \
+         so there are no gradients to ask about. {reason}"
+    )
+}
+
 /// The worksheet's line on the backward stages its goal's loss does not reach, numbered
 /// `stages` as the sheet numbers them.
 pub fn unreached_stages_line(stages: &[String]) -> String {

@@ -336,3 +336,18 @@ test("the worksheet and its answer key download for the current state and match 
   expect(key.trimEnd()).toBe(run(["--seed", "42", "--answers"]));
   expect(key.split("**Answer:**").length - 1).toBe(10);
 });
+
+test("a worksheet whose goal the settings refuse says why it asks nothing on the way back", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await page.getByTestId("train-goal").selectOption("next");
+  await page.getByTestId("causal").check();
+  await app.openExportMenu();
+  const key = (await app.downloaded(() => page.getByTestId("export-answer-key").click())).bytes.toString("utf8");
+  expect(key).toContain(
+    "## Goal\n\nThe backward stages ask nothing: the goal “Pattern: each token looks at the key one position after it (the last at itself)” cannot be used with these settings",
+  );
+  expect(key).toContain("The `next` target puts weight on a key the causal mask hides");
+  expect(key).not.toContain("∂L/∂");
+  expect(key.split("**Answer:**").length - 1).toBe(10);
+});

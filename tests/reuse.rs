@@ -180,13 +180,31 @@ fn a_w_o_edit_keeps_everything_up_to_the_concatenation() {
 }
 
 #[test]
-fn a_w_q_edit_recomputes_the_scores() {
-    let before = scenario(5, 2, None, Some(Norm::Pre));
+fn a_w_q_edit_recomputes_the_scores_of_the_head_that_owns_the_column_and_no_other() {
+    // d_model 8 and 4 heads: the edit at W_q[1, 2] changes Q's column 2, which head 1 (from 0)
+    // takes, as columns 2 and 3.
+    let before = scenario(5, 4, None, Some(Norm::Pre));
     let previous = marked(fresh(&before));
     let mut after = before.clone();
     apply(&mut after, Edit::Wq);
     let trace = reused(&after, &previous);
-    assert_eq!(trace, fresh(&after));
+    for (h, head) in trace.heads.iter().enumerate() {
+        let kept = head.scores[(0, 0)] == 1234.5 && head.weights[(0, 0)] == 0.5;
+        assert_eq!(kept, h != 1, "head {h}");
+    }
+    let fresh = fresh(&after);
+    assert_eq!(trace.heads[1], fresh.heads[1]);
+    assert_ne!(trace.heads[1], previous.heads[1]);
+    // The W_k edit at [0, 3] changes head 1's keys too.
+    let mut after = before.clone();
+    apply(&mut after, Edit::Wk);
+    let trace = reused(&after, &previous);
+    let kept: Vec<bool> = trace
+        .heads
+        .iter()
+        .map(|h| h.scores[(0, 0)] == 1234.5)
+        .collect();
+    assert_eq!(kept, [true, false, true, true]);
 }
 
 #[test]

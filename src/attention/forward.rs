@@ -424,15 +424,33 @@ pub fn forward_reusing(
     let scale_divisor = config.scale.divisor(head_dim, k.nrows());
     let mut heads = Vec::with_capacity(config.n_heads);
     for h in 0..config.n_heads {
+        let cols = head_columns(h, head_dim);
         let old = previous.and_then(|p| p.heads.get(h));
-        let head = match old {
-            // Same queries and keys: the same scores and weights.
-            Some(old) if same_q && same_k => {
+        // A head whose queries and keys are unchanged keeps its scores and weights: an edit of
+        // one column of W_q or W_k changes only the head that owns that column.
+        let (q_h, k_h) = match old {
+            Some(_) if same_q && same_k => (None, None),
+            _ => (
+                Some(split_head(&q, cols.clone())),
+                Some(split_head(&k, cols.clone())),
+            ),
+        };
+        let kept_attention = old.filter(|old| {
+            q_h.as_ref().is_none_or(|q_h| *q_h == old.q)
+                && k_h.as_ref().is_none_or(|k_h| *k_h == old.k)
+        });
+        let head = match kept_attention {
+            Some(old) => {
+                // Likewise a head whose values are unchanged keeps its weighted sum.
                 let (v_h, context) = if same_v {
                     (old.v.clone(), old.context.clone())
                 } else {
-                    let v_h = split_head(&v, head_columns(h, head_dim));
-                    let context = weighted_sum(&old.weights, &v_h);
+                    let v_h = split_head(&v, cols);
+                    let context = if v_h == old.v {
+                        old.context.clone()
+                    } else {
+                        weighted_sum(&old.weights, &v_h)
+                    };
                     (v_h, context)
                 };
                 HeadTrace {
@@ -441,13 +459,10 @@ pub fn forward_reusing(
                     ..old.clone_attention()
                 }
             }
-            _ => {
-                let cols = head_columns(h, head_dim);
-                let (q_h, k_h, v_h) = (
-                    split_head(&q, cols.clone()),
-                    split_head(&k, cols.clone()),
-                    split_head(&v, cols),
-                );
+            None => {
+                let q_h = q_h.unwrap_or_else(|| split_head(&q, cols.clone()));
+                let k_h = k_h.unwrap_or_else(|| split_head(&k, cols.clone()));
+                let v_h = split_head(&v, cols);
                 let scores = scores(&q_h, &k_h);
                 check_finite(Stage::Scores, [&scores])?;
                 let scaled = scale(&scores, scale_divisor);

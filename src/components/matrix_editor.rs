@@ -1,7 +1,7 @@
 //! Editable grids for the embeddings, the four projection matrices, and the source's and the block's parameters when they are on.
 
 use super::outline::model_outline;
-use crate::attention::{BlockParam, Init, MatrixId, WeightName};
+use crate::attention::{BlockParam, Init, Matrix, MatrixId, WeightName};
 use crate::plot::{band_color, parse_cell};
 use crate::state::{EditTarget, Model};
 use crate::words::{bias_1_note, label, matrix_help, BUILD_A_HEAD, BUILD_A_HEAD_TITLE};
@@ -252,11 +252,11 @@ pub fn MatrixEditor(
         model.update(|m| m.fill(target, init));
     };
 
-    // `row` holds row r's values: a cell depends on its row, not on the whole matrix, so an
-    // edit re-runs one row's cells rather than every cell of the grid.
-    let cell = move |r: usize, c: usize, row: Memo<Vec<f64>>| {
+    // `number` holds the cell's value, set only when it changes, so an edit wakes the cells
+    // whose numbers it changed rather than every cell of the grid.
+    let cell = move |r: usize, c: usize, number: RwSignal<f64>| {
         let editing = RwSignal::new(None::<String>);
-        let value = move || row.with(|v| v.get(c).copied().unwrap_or(0.0));
+        let value = move || number.get();
         // Every cell's invalid marks read `errors`: it is written only when this cell had an
         // error, so an edit does not wake every cell of the grid.
         let clear_error = move || {
@@ -436,6 +436,33 @@ pub fn MatrixEditor(
     let grid = move || {
         let (rows, cols, n_heads) = shape.get();
         let d = cols.len();
+        let at = |m: &Matrix, r: usize, c: usize| {
+            if r < m.nrows() && c < m.ncols() {
+                m[(r, c)]
+            } else {
+                0.0
+            }
+        };
+        // One signal per cell, kept in step with the matrix by one effect that sets only those
+        // whose value changed.
+        let numbers: Vec<Vec<RwSignal<f64>>> = matrix.with_untracked(|m| {
+            (0..rows.len())
+                .map(|r| (0..d).map(|c| RwSignal::new(at(m, r, c))).collect())
+                .collect()
+        });
+        let followed = numbers.clone();
+        Effect::new(move |_| {
+            matrix.with(|m| {
+                for (r, row) in followed.iter().enumerate() {
+                    for (c, number) in row.iter().enumerate() {
+                        let v = at(m, r, c);
+                        if number.get_untracked() != v {
+                            number.set(v);
+                        }
+                    }
+                }
+            })
+        });
         let head_dim = d / n_heads.max(1);
         let band = move |i: usize| {
             let color = band_color(i / head_dim.max(1)).hex();
@@ -457,22 +484,13 @@ pub fn MatrixEditor(
                     </tr>
                 </thead>
                 <tbody>
-                    {rows.into_iter().enumerate().map(|(r, label)| {
-                        let row = Memo::new(move |_| {
-                            matrix.with(|m| {
-                                if r < m.nrows() {
-                                    m.row(r).iter().copied().collect()
-                                } else {
-                                    Vec::new()
-                                }
-                            })
-                        });
+                    {rows.into_iter().zip(numbers).enumerate().map(|(r, (label, row))| {
                         view! {
                             <tr>
                                 <th scope="row" class:band=row_bands style=if row_bands { band(r) } else { String::new() }>
                                     <bdi>{label}</bdi>
                                 </th>
-                                {(0..d).map(|c| view! { <td>{cell(r, c, row)}</td> }).collect_view()}
+                                {row.into_iter().enumerate().map(|(c, number)| view! { <td>{cell(r, c, number)}</td> }).collect_view()}
                             </tr>
                         }
                     }.into_any()).collect_view()}

@@ -68,7 +68,7 @@ pub fn band_color(h: usize) -> Rgb {
 }
 
 /// Where everything goes, in CSS pixels (multiply by the pixel ratio for the backend).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Layout {
     /// Whole width.
     pub width: u32,
@@ -127,7 +127,36 @@ impl Layout {
     }
 }
 
+/// Which parts of a heatmap to draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Everything.
+    Whole,
+    /// What the values change: the cells, their numbers, the grid lines, the highlights and the
+    /// colour bar. The rest, the frame (the caption, the labels and the head bands), must already
+    /// be on the drawing, drawn at the same scale for a heatmap with the same
+    /// [`Heatmap::frame`].
+    Body,
+}
+
 impl Heatmap<'_> {
+    /// A fingerprint of the frame drawn at `scale`: the layout, the labels, the caption, the head
+    /// bands and the theme. Two heatmaps with the same fingerprint differ only in their body.
+    pub fn frame(&self, scale: f64) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        self.layout().hash(&mut hasher);
+        self.values.shape().hash(&mut hasher);
+        self.row_labels.hash(&mut hasher);
+        self.col_labels.hash(&mut hasher);
+        self.row_axis.hash(&mut hasher);
+        self.col_axis.hash(&mut hasher);
+        self.col_groups.hash(&mut hasher);
+        self.theme.hash(&mut hasher);
+        scale.to_bits().hash(&mut hasher);
+        hasher.finish()
+    }
+
     /// The layout for this matrix.
     pub fn layout(&self) -> Layout {
         let (rows, cols) = self.values.shape();
@@ -244,20 +273,21 @@ pub fn draw_heatmap<DB: DrawingBackend>(
     map: &Heatmap,
     scale: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    draw_scaled(area, map, scale, 1.0, &mut |_| false)
+    draw_scaled(area, map, scale, 1.0, &mut |_| false, Part::Whole)
 }
 
-/// Like [`draw_heatmap`], but `fill_cells` may paint a grid of colours itself (say, as one
-/// scaled image) and return `true`; otherwise each cell of it is drawn as a rectangle. It is
-/// called for the cells and for the colour bar. Everything on top of the colours (values,
-/// hatching, grid lines, highlights) is drawn either way.
+/// Like [`draw_heatmap`], but draws only `part`, and `fill_cells` may paint a grid of colours
+/// itself (say, as one scaled image) and return `true`; otherwise each cell of it is drawn as a
+/// rectangle. It is called for the cells and for the colour bar. Everything on top of the
+/// colours (values, hatching, grid lines, highlights) is drawn either way.
 pub fn draw_heatmap_with<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &Heatmap,
     scale: f64,
     fill_cells: &mut dyn FnMut(&CellGrid) -> bool,
+    part: Part,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    draw_scaled(area, map, scale, 1.0, fill_cells)
+    draw_scaled(area, map, scale, 1.0, fill_cells, part)
 }
 
 /// `font_factor` undoes backends that shrink font sizes (plotters' SVG writes size / 1.24).
@@ -267,14 +297,24 @@ fn draw_scaled<DB: DrawingBackend>(
     scale: f64,
     font_factor: f64,
     fill_cells: &mut dyn FnMut(&CellGrid) -> bool,
+    part: Part,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let layout = map.layout();
     let s = |v: u32| (f64::from(v) * scale).round() as i32;
-    let px = |v: f64| (v * scale).round() as i32;
     let theme = map.theme;
     let (rows, cols) = map.values.shape();
     let font = |size: u32, c: Rgb| text_style(f64::from(size) * scale * font_factor, c);
 
+    if part == Part::Body {
+        // The body's corner: the frame ends at least 4 pixels above the grid and 8 to its
+        // left, and a highlight's outline reaches at most 2 beyond it.
+        let (x0, y0) = (layout.grid_x - 2, layout.grid_y - 2);
+        area.draw(&Rectangle::new(
+            [(s(x0), s(y0)), (s(layout.width), s(layout.height))],
+            color(theme.background).filled(),
+        ))?;
+        return draw_body(area, map, &layout, scale, font_factor, fill_cells);
+    }
     area.fill(&color(theme.background))?;
 
     // Axis caption, stated on the chart so nobody has to guess which way the matrix reads.
@@ -329,7 +369,23 @@ fn draw_scaled<DB: DrawingBackend>(
             font(FONT, theme.text).pos(Pos::new(HPos::Right, VPos::Center)),
         ))?;
     }
+    draw_body(area, map, &layout, scale, font_factor, fill_cells)
+}
 
+/// The part of a heatmap its values change: see [`Part::Body`].
+fn draw_body<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    layout: &Layout,
+    scale: f64,
+    font_factor: f64,
+    fill_cells: &mut dyn FnMut(&CellGrid) -> bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let s = |v: u32| (f64::from(v) * scale).round() as i32;
+    let px = |v: f64| (v * scale).round() as i32;
+    let theme = map.theme;
+    let (rows, cols) = map.values.shape();
+    let font = |size: u32, c: Rgb| text_style(f64::from(size) * scale * font_factor, c);
     let fill_of = |v: f64| {
         if v == f64::NEG_INFINITY {
             theme.masked
@@ -416,8 +472,8 @@ fn draw_scaled<DB: DrawingBackend>(
         ))?;
     }
 
-    draw_highlight(area, map, &layout, scale)?;
-    draw_color_bar(area, map, &layout, scale, font_factor, fill_cells)?;
+    draw_highlight(area, map, layout, scale)?;
+    draw_color_bar(area, map, layout, scale, font_factor, fill_cells)?;
     area.present()
 }
 
@@ -539,7 +595,8 @@ pub fn heatmap_svg(map: &Heatmap) -> Result<String, String> {
             SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
         // plotters-svg writes font sizes as plotters' size / 1.24, which the factor undoes, so
         // the export's text has the canvas's CSS pixel sizes.
-        draw_scaled(&root, map, 1.0, 1.24, &mut |_| false).map_err(|e| e.to_string())?;
+        draw_scaled(&root, map, 1.0, 1.24, &mut |_| false, Part::Whole)
+            .map_err(|e| e.to_string())?;
     }
     Ok(svg)
 }

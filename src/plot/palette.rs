@@ -1,7 +1,7 @@
 //! Colour-blind-safe palettes and the two themes.
 
 /// A colour as red, green, blue bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 impl Rgb {
@@ -99,7 +99,7 @@ impl Palette {
 }
 
 /// Colours around the heatmap, following the page's light or dark theme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Theme {
     /// Canvas background.
     pub background: Rgb,

@@ -51,3 +51,47 @@ test("every canvas cell has the colour of the same cell in the SVG export", asyn
   // The scores differ, so the cells are not all one colour.
   expect(new Set(fills.values()).size).toBeGreaterThan(10);
 });
+
+test("an edit redraws a heatmap's numbers and colours, not its labels, and it looks as a fresh page draws it", async ({ app, page, context }) => {
+  await app.goto();
+  await app.openStage("scores");
+  const ids = ["canvas-q-h0", "canvas-scores-h0"];
+  const canvases = ids.map((id) => page.getByTestId(id));
+  for (const c of canvases) await expect(c).toHaveAttribute("data-drawn", "true");
+  const frames = await Promise.all(canvases.map((c) => c.getAttribute("data-frame")));
+  // A digest of each canvas's pixels, short enough to read in a failure.
+  const pixels = (p: typeof page) =>
+    Promise.all(
+      ids.map((id) =>
+        p.getByTestId(id).evaluate(async (el) => {
+          const png = new TextEncoder().encode((el as HTMLCanvasElement).toDataURL());
+          const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", png));
+          return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+        }),
+      ),
+    );
+  const before = await pixels(page);
+  await page.getByTestId("editor-tab-w_q").click();
+  const cell = page.getByTestId("cell-w_q-0-0");
+  const start = await cell.inputValue();
+  await cell.focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press("Alt+ArrowUp");
+  await expect(cell).not.toHaveValue(start);
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName("al-edit").length)).toBeGreaterThanOrEqual(3);
+  const after = await pixels(page);
+  for (let i = 0; i < ids.length; i++) {
+    expect(after[i], `${ids[i]} shows the new numbers`).not.toBe(before[i]);
+    // The same frame: the edit drew the body alone.
+    await expect(canvases[i]).toHaveAttribute("data-frame", frames[i]!);
+  }
+  // The address follows the edits once they pause; a fresh page opened on it draws every
+  // heatmap whole, and pixel for pixel the same.
+  await expect.poll(() => page.url()).toContain("wq=");
+  const link = page.url();
+  const fresh = await context.newPage();
+  await fresh.goto(link);
+  for (const id of ids) await expect(fresh.getByTestId(id)).toHaveAttribute("data-drawn", "true");
+  const redrawn = await pixels(fresh);
+  for (let i = 0; i < ids.length; i++) expect(redrawn[i], ids[i]).toBe(after[i]);
+  await fresh.close();
+});

@@ -1,6 +1,6 @@
 //! Drawing a heatmap on a canvas with plotters-canvas, sized for the screen's pixel ratio.
 
-use crate::plot::{Heatmap, Layout};
+use crate::plot::{Heatmap, Layout, Part};
 use web_sys::HtmlCanvasElement;
 
 #[cfg(target_arch = "wasm32")]
@@ -15,12 +15,24 @@ use {
 /// Draws a heatmap on a canvas in the page, sharp at the screen's pixel ratio times `zoom`, and
 /// gives the canvas its drawing's size: the style sheet shows it `--w` CSS pixels wide times the
 /// page's `--zoom`, so a change of zoom resizes every canvas at once, before any repaint.
+///
+/// When the canvas already shows the same frame (its labels, caption and layout, at the same
+/// ratio), only the body is drawn again: an edit that changes numbers leaves the labels alone.
 #[cfg(target_arch = "wasm32")]
 pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
-    let Some(layout) = draw_on(canvas, map, ratio) else {
+    let frame = format!("{:x}", map.frame(ratio));
+    let part = if canvas.get_attribute("data-frame").as_deref() == Some(frame.as_str()) {
+        Part::Body
+    } else {
+        Part::Whole
+    };
+    let Some(layout) = draw_on(canvas, map, ratio, part) else {
+        // Whatever the canvas shows now, its frame is not known to be whole.
+        let _ = canvas.remove_attribute("data-frame");
         return;
     };
+    set_attribute_if_changed(canvas, "data-frame", &frame);
     let style = web_sys::HtmlElement::style(canvas);
     // Only real changes touch the style, so painting never invalidates the page's layout.
     for (property, value) in [
@@ -50,11 +62,16 @@ pub fn set_attribute_if_changed(element: &web_sys::Element, name: &str, value: &
 #[cfg(not(target_arch = "wasm32"))]
 pub fn paint(_canvas: &HtmlCanvasElement, _map: &Heatmap, _zoom: f64) {}
 
-/// Draws a heatmap on `canvas`, whose pixel size becomes the layout's times `ratio`, with every
-/// length multiplied by `ratio`; the layout it used, or `None` when the canvas could not be
-/// drawn on.
+/// Draws `part` of a heatmap on `canvas`, whose pixel size becomes the layout's times `ratio`,
+/// with every length multiplied by `ratio`; the layout it used, or `None` when the canvas could
+/// not be drawn on.
 #[cfg(target_arch = "wasm32")]
-pub fn draw_on(canvas: &HtmlCanvasElement, map: &Heatmap, ratio: f64) -> Option<Layout> {
+pub fn draw_on(
+    canvas: &HtmlCanvasElement,
+    map: &Heatmap,
+    ratio: f64,
+    part: Part,
+) -> Option<Layout> {
     use plotters::prelude::IntoDrawingArea;
     let layout = map.layout();
     set_size(
@@ -66,14 +83,25 @@ pub fn draw_on(canvas: &HtmlCanvasElement, map: &Heatmap, ratio: f64) -> Option<
     let context = context_2d(canvas)?;
     let area =
         plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone())?.into_drawing_area();
-    crate::plot::draw_heatmap_with(&area, map, ratio, &mut |grid| fill_cells(&context, grid))
-        .ok()
-        .map(|()| layout)
+    crate::plot::draw_heatmap_with(
+        &area,
+        map,
+        ratio,
+        &mut |grid| fill_cells(&context, grid),
+        part,
+    )
+    .ok()
+    .map(|()| layout)
 }
 
 /// Natively there is no canvas to draw on.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn draw_on(_canvas: &HtmlCanvasElement, _map: &Heatmap, _ratio: f64) -> Option<Layout> {
+pub fn draw_on(
+    _canvas: &HtmlCanvasElement,
+    _map: &Heatmap,
+    _ratio: f64,
+    _part: Part,
+) -> Option<Layout> {
     None
 }
 

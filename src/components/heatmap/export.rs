@@ -2,7 +2,7 @@
 
 use super::draw::draw_on;
 use crate::components::download::{download_text, download_url};
-use crate::plot::{heatmap_svg, Heatmap};
+use crate::plot::{heatmap_svg, Heatmap, Part};
 use leptos::prelude::document;
 use wasm_bindgen::JsCast;
 
@@ -40,6 +40,6 @@ fn png_at_2x(map: &Heatmap) -> Option<String> {
         .ok()?
         .dyn_into::<web_sys::HtmlCanvasElement>()
         .ok()?;
-    draw_on(&canvas, map, 2.0)?;
+    draw_on(&canvas, map, 2.0, Part::Whole)?;
     canvas.to_data_url_with_type("image/png").ok()
 }

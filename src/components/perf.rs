@@ -15,14 +15,14 @@ use std::cell::Cell;
 
 thread_local! {
     static FIRST_DRAWN: Cell<bool> = const { Cell::new(false) };
-    /// An edit is being measured: between `edit_started` and its animation frame.
-    static EDIT_OPEN: Cell<bool> = const { Cell::new(false) };
-    /// Heatmaps were drawn since the edit started.
-    static PAINTED: Cell<bool> = const { Cell::new(false) };
+    /// When the edit being measured started, until its animation frame.
+    static EDIT_START: Cell<Option<f64>> = const { Cell::new(None) };
+    /// When heatmaps were last drawn since the edit started.
+    static PAINTED_AT: Cell<Option<f64>> = const { Cell::new(None) };
 }
 
 thread_local! {
-    /// The page's `performance`, looked up once: every edit makes two marks.
+    /// The page's `performance`, looked up once.
     static PERFORMANCE: Option<web_sys::Performance> = window().performance();
 }
 
@@ -34,12 +34,44 @@ fn mark(name: &str) {
     });
 }
 
-fn measure(name: &str, start: &str, end: &str) {
-    PERFORMANCE.with(|p| {
-        if let Some(performance) = p {
-            let _ = performance.measure_with_start_mark_and_end_mark(name, start, end);
-        }
-    });
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `performance.mark(name, options)`.
+    #[wasm_bindgen(js_namespace = performance, js_name = mark, catch)]
+    fn mark_with_options(
+        name: &str,
+        options: &js_sys::Object,
+    ) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>;
+    /// `performance.measure(name, options)`.
+    #[wasm_bindgen(js_namespace = performance, js_name = measure, catch)]
+    fn measure_with_options(
+        name: &str,
+        options: &js_sys::Object,
+    ) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>;
+}
+
+/// An object with the given number fields.
+fn numbers(fields: &[(&str, f64)]) -> js_sys::Object {
+    let object = js_sys::Object::new();
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&object, &(*key).into(), &(*value).into());
+    }
+    object
+}
+
+/// A mark at `time`, made later.
+fn mark_at(name: &str, time: f64) {
+    let _ = mark_with_options(name, &numbers(&[("startTime", time)]));
+}
+
+/// A measure from `start` to `end`, made later.
+fn measure_between(name: &str, start: f64, end: f64) {
+    let _ = measure_with_options(name, &numbers(&[("start", start), ("end", end)]));
+}
+
+/// The page's clock, in milliseconds since navigation.
+fn now() -> Option<f64> {
+    PERFORMANCE.with(|p| p.as_ref().map(web_sys::Performance::now))
 }
 
 /// Call just before the app mounts.
@@ -57,22 +89,33 @@ pub fn first_painted() {
     mark("al-first-paint");
 }
 
-/// Call just before applying an edit. The measures are taken in the next animation frame,
-/// after every effect the edit caused has run.
+/// Call just before applying an edit. The edit's measures are made in the next animation
+/// frame, after every effect the edit caused has run; until then the edit only reads the clock,
+/// so making the marks costs the edit nothing.
 pub fn edit_started() {
-    mark("al-edit-start");
-    EDIT_OPEN.with(|o| o.set(true));
-    PAINTED.with(|p| p.set(false));
-    request_animation_frame(|| {
-        EDIT_OPEN.with(|o| o.set(false));
-        mark("al-edit-frame");
-        measure("al-edit-to-frame", "al-edit-start", "al-edit-frame");
-        let end = if PAINTED.with(Cell::get) {
-            "al-edit-painted"
-        } else {
-            "al-edit-frame"
+    let Some(start) = now() else {
+        return;
+    };
+    EDIT_START.with(|s| s.set(Some(start)));
+    PAINTED_AT.with(|p| p.set(None));
+    request_animation_frame(move || {
+        // A later edit in the same frame measures from its own start.
+        if EDIT_START.with(|s| s.get()) != Some(start) {
+            return;
+        }
+        EDIT_START.with(|s| s.set(None));
+        let Some(frame) = now() else {
+            return;
         };
-        measure("al-edit", "al-edit-start", end);
+        measure_between("al-edit-to-frame", start, frame);
+        let end = match PAINTED_AT.with(Cell::get) {
+            Some(painted) => {
+                mark_at("al-edit-painted", painted);
+                painted
+            }
+            None => frame,
+        };
+        measure_between("al-edit", start, end);
     });
 }
 
@@ -82,8 +125,7 @@ pub fn heatmaps_drawn() {
     if !FIRST_DRAWN.with(|f| f.replace(true)) {
         mark("al-first-heatmap");
     }
-    if EDIT_OPEN.with(Cell::get) {
-        mark("al-edit-painted");
-        PAINTED.with(|p| p.set(true));
+    if EDIT_START.with(Cell::get).is_some() {
+        PAINTED_AT.with(|p| p.set(now()));
     }
 }

@@ -868,8 +868,7 @@ fn a_worksheet_whose_goal_the_settings_refuse_says_why_it_asks_nothing_on_the_wa
     assert!(
         key.contains(
             "## Goal\n\nThe backward stages ask nothing: the goal “Pattern: each token looks at \
-             the key one position after it (the last at itself)” cannot be used with these \
-             settings"
+             the key one position after it (the last at itself)” has no gradients here"
         ),
         "{key}"
     );

@@ -75,10 +75,11 @@ pub enum AttentionError {
     Source(Box<AttentionError>),
     /// A target pattern puts weight on a key the causal mask hides.
     #[error(
-        "The `{target}` target puts weight on a key the causal mask hides: for head {}, \
-         row {} would look at key {}, a later token. Switch the causal mask off, or choose a \
-         target on or before the diagonal: the token itself, the one before, the first, or \
-         equal weight (self, previous, first or uniform).",
+        "The `{target}` target puts weight on a key the causal mask hides: in head {}, row {} \
+         puts weight on key {}, a later token. The mask holds that attention weight at 0, so \
+         the cross-entropy (−log 0) would be infinite, with no gradient. Switch the causal mask \
+         off, or choose a target with nothing above the diagonal: the token itself, the one \
+         before, the first, or equal weight (self, previous, first or uniform).",
         head + 1,
         row + 1,
         key + 1

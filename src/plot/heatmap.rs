@@ -133,15 +133,16 @@ pub enum Part {
     /// Everything.
     Whole,
     /// What the values change: the cells, their numbers, the grid lines, the highlights and the
-    /// colour bar. The rest, the frame (the caption, the labels and the head bands), must already
-    /// be on the drawing, drawn at the same scale for a heatmap with the same
-    /// [`Heatmap::frame`].
+    /// colour bar's end values. The rest, the frame (the caption, the labels, the head bands and
+    /// the colour bar's colours), must already be on the drawing, drawn at the same scale for a
+    /// heatmap with the same [`Heatmap::frame`].
     Body,
 }
 
 impl Heatmap<'_> {
     /// A fingerprint of the frame drawn at `scale`: the layout, the labels, the caption, the head
-    /// bands and the theme. Two heatmaps with the same fingerprint differ only in their body.
+    /// bands, the palette and the theme. Two heatmaps with the same fingerprint differ only in
+    /// their body.
     pub fn frame(&self, scale: f64) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::hash::DefaultHasher::new();
@@ -152,6 +153,7 @@ impl Heatmap<'_> {
         self.row_axis.hash(&mut hasher);
         self.col_axis.hash(&mut hasher);
         self.col_groups.hash(&mut hasher);
+        self.palette.hash(&mut hasher);
         self.theme.hash(&mut hasher);
         scale.to_bits().hash(&mut hasher);
         hasher.finish()
@@ -306,13 +308,32 @@ fn draw_scaled<DB: DrawingBackend>(
     let font = |size: u32, c: Rgb| text_style(f64::from(size) * scale * font_factor, c);
 
     if part == Part::Body {
-        // The body's corner: the frame ends at least 4 pixels above the grid and 8 to its
-        // left, and a highlight's outline reaches at most 2 beyond it.
-        let (x0, y0) = (layout.grid_x - 2, layout.grid_y - 2);
-        area.draw(&Rectangle::new(
-            [(s(x0), s(y0)), (s(layout.width), s(layout.height))],
-            color(theme.background).filled(),
-        ))?;
+        // The grid: the frame ends at least 4 pixels above it and 8 to its left, and a
+        // highlight's outline reaches at most 2 beyond it. Then the colour bar's end values,
+        // right of the bar and below the caption, which may reach that far right.
+        let (grid_right, grid_bottom) = (
+            layout.grid_x + cols as u32 * layout.cell_w,
+            layout.grid_y + rows as u32 * layout.cell_h,
+        );
+        for [x0, y0, x1, y1] in [
+            [
+                layout.grid_x - 2,
+                layout.grid_y - 2,
+                grid_right + 2,
+                grid_bottom + 2,
+            ],
+            [
+                bar_x(&layout, cols) + BAR_W + 1,
+                layout.grid_y - 2,
+                layout.width,
+                layout.height,
+            ],
+        ] {
+            area.draw(&Rectangle::new(
+                [(s(x0), s(y0)), (s(x1), s(y1))],
+                color(theme.background).filled(),
+            ))?;
+        }
         return draw_body(area, map, &layout, scale, font_factor, fill_cells);
     }
     area.fill(&color(theme.background))?;
@@ -369,7 +390,18 @@ fn draw_scaled<DB: DrawingBackend>(
             font(FONT, theme.text).pos(Pos::new(HPos::Right, VPos::Center)),
         ))?;
     }
+    draw_color_strip(area, map, &layout, scale, fill_cells)?;
     draw_body(area, map, &layout, scale, font_factor, fill_cells)
+}
+
+/// The left edge of the colour bar.
+fn bar_x(layout: &Layout, cols: usize) -> u32 {
+    layout.grid_x + cols as u32 * layout.cell_w + BAR_GAP
+}
+
+/// The colour bar's top, and its height.
+fn bar_span(layout: &Layout, rows: usize) -> (u32, u32) {
+    (layout.grid_y, (rows as u32 * layout.cell_h).max(40))
 }
 
 /// The part of a heatmap its values change: see [`Part::Body`].
@@ -473,7 +505,7 @@ fn draw_body<DB: DrawingBackend>(
     }
 
     draw_highlight(area, map, layout, scale)?;
-    draw_color_bar(area, map, layout, scale, font_factor, fill_cells)?;
+    draw_color_labels(area, map, layout, scale, font_factor)?;
     area.present()
 }
 
@@ -528,28 +560,28 @@ fn draw_highlight<DB: DrawingBackend>(
     Ok(())
 }
 
-fn draw_color_bar<DB: DrawingBackend>(
+/// The colour bar's colours, from the largest value at the top to the smallest at the bottom:
+/// they depend on the palette alone, not on the range.
+fn draw_color_strip<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &Heatmap,
     layout: &Layout,
     scale: f64,
-    font_factor: f64,
     fill_cells: &mut dyn FnMut(&CellGrid) -> bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let s = |v: u32| (f64::from(v) * scale).round() as i32;
     let (rows, cols) = map.values.shape();
-    let x0 = layout.grid_x + cols as u32 * layout.cell_w + BAR_GAP;
-    let top = layout.grid_y;
-    let height = (rows as u32 * layout.cell_h).max(40);
+    let x0 = bar_x(layout, cols);
+    let (top, height) = bar_span(layout, rows);
     let steps = 32;
-    let (lo, hi) = match map.palette {
-        Palette::Diverging => (-map.range, map.range),
-        Palette::Sequential => (0.0, map.range),
+    let lo = match map.palette {
+        Palette::Diverging => -1.0,
+        Palette::Sequential => 0.0,
     };
     // Top of the bar is the largest value; the end steps show the exact end colours.
     let step_color = |i: u32| {
         let t = 1.0 - f64::from(i) / f64::from(steps - 1);
-        map.palette.color(lo + t * (hi - lo), map.range)
+        map.palette.color(lo + t * (1.0 - lo), 1.0)
     };
     // The bar is a grid of one column, so a backend that fills grids in one go does it too.
     let bar = CellGrid {
@@ -571,6 +603,25 @@ fn draw_color_bar<DB: DrawingBackend>(
             ))?;
         }
     }
+    Ok(())
+}
+
+/// The values at the colour bar's ends: ±range, or 0 and range.
+fn draw_color_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Heatmap,
+    layout: &Layout,
+    scale: f64,
+    font_factor: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let s = |v: u32| (f64::from(v) * scale).round() as i32;
+    let (rows, cols) = map.values.shape();
+    let x0 = bar_x(layout, cols);
+    let (top, height) = bar_span(layout, rows);
+    let (lo, hi) = match map.palette {
+        Palette::Diverging => (-map.range, map.range),
+        Palette::Sequential => (0.0, map.range),
+    };
     let label = |v: f64| format_value(v, if v.abs() >= 100.0 { 0 } else { 2 });
     let text = text_style(10.0 * scale * font_factor, map.theme.muted);
     area.draw(&Text::new(

@@ -30,7 +30,7 @@ impl Rgb {
 }
 
 /// How values map to colours.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Palette {
     /// Purple (negative), near-white (0), orange (positive): ColorBrewer PuOr, which stays
     /// distinguishable under the common colour-vision deficiencies. For signed matrices.

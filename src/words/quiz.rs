@@ -304,12 +304,12 @@ pub fn nothing_to_ask(why: Unasked) -> &'static str {
     }
 }
 
-/// Why a worksheet holds no backward questions: the goal described as `goal` cannot be used
-/// with the settings, for `reason`.
+/// Why a worksheet holds no backward questions: the goal described as `goal` has no gradients,
+/// for `reason` (the settings, or the target itself).
 pub fn refused_goal_line(goal: &str, reason: &str) -> String {
     format!(
-        "The backward stages ask nothing: the goal “{goal}” cannot be used with these settings, \
-         so there are no gradients to ask about. {reason}"
+        "The backward stages ask nothing: the goal “{goal}” has no gradients here, so there is \
+         nothing to ask about. {reason}"
     )
 }
 

@@ -399,9 +399,11 @@ fn bar_x(layout: &Layout, cols: usize) -> u32 {
     layout.grid_x + cols as u32 * layout.cell_w + BAR_GAP
 }
 
-/// The colour bar's top, and its height.
-fn bar_span(layout: &Layout, rows: usize) -> (u32, u32) {
-    (layout.grid_y, (rows as u32 * layout.cell_h).max(40))
+/// The colour bar's left edge, top and height, for `map`.
+fn bar_place(map: &Heatmap, layout: &Layout) -> (u32, u32, u32) {
+    let (rows, cols) = map.values.shape();
+    let height = (rows as u32 * layout.cell_h).max(40);
+    (bar_x(layout, cols), layout.grid_y, height)
 }
 
 /// The part of a heatmap its values change: see [`Part::Body`].
@@ -570,9 +572,7 @@ fn draw_color_strip<DB: DrawingBackend>(
     fill_cells: &mut dyn FnMut(&CellGrid) -> bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let s = |v: u32| (f64::from(v) * scale).round() as i32;
-    let (rows, cols) = map.values.shape();
-    let x0 = bar_x(layout, cols);
-    let (top, height) = bar_span(layout, rows);
+    let (x0, top, height) = bar_place(map, layout);
     let steps = 32;
     let lo = match map.palette {
         Palette::Diverging => -1.0,
@@ -615,9 +615,7 @@ fn draw_color_labels<DB: DrawingBackend>(
     font_factor: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let s = |v: u32| (f64::from(v) * scale).round() as i32;
-    let (rows, cols) = map.values.shape();
-    let x0 = bar_x(layout, cols);
-    let (top, height) = bar_span(layout, rows);
+    let (x0, top, height) = bar_place(map, layout);
     let (lo, hi) = match map.palette {
         Palette::Diverging => (-map.range, map.range),
         Palette::Sequential => (0.0, map.range),

@@ -148,12 +148,7 @@ pub fn paint(
         return Ok(next);
     }
     if model.config.causal && !model.cross && key > row {
-        return Err(AttentionError::TargetOnMaskedKey {
-            target: PAINTED.to_string(),
-            head,
-            row,
-            key,
-        });
+        return Err(AttentionError::PaintOnMaskedKey { head, row, key });
     }
     let painted = m[(row, key)] > 0.0;
     if painted && m.row(row).iter().filter(|v| **v > 0.0).count() == 1 {
@@ -441,7 +436,8 @@ mod tests {
         let before = m.training.clone();
         let masked = paint(&m, 0, 0, 2).unwrap_err().to_string();
         assert!(
-            masked.contains("`painted`") && masked.contains("causal mask"),
+            masked.starts_with("Key 3 comes after row 1's token in head 1's target")
+                && masked.contains("cannot be painted"),
             "{masked}"
         );
         // Row 0 of `previous` looks only at key 0: clearing it would leave nothing to learn.

@@ -559,7 +559,7 @@ fn worksheet_says_why_it_asks_nothing_on_the_way_back_when_the_settings_refuse_t
         &scenario,
     ));
     assert!(
-        key.contains("## Goal\n\nThe backward stages ask nothing: the goal “Pattern: each token"),
+        key.contains("## Goal\n\nThe sheet asks nothing about the backward stages: the goal “Pattern: each token"),
         "{key}"
     );
     assert!(key.contains("The `next` target puts weight on a key the causal mask hides"));

@@ -867,8 +867,8 @@ fn a_worksheet_whose_goal_the_settings_refuse_says_why_it_asks_nothing_on_the_wa
     );
     assert!(
         key.contains(
-            "## Goal\n\nThe backward stages ask nothing: the goal “Pattern: each token looks at \
-             the key one position after it (the last at itself)” has no gradients here"
+            "## Goal\n\nThe sheet asks nothing about the backward stages: the goal “Pattern: \
+             each token looks at the key one position after it (the last at itself)” is refused"
         ),
         "{key}"
     );

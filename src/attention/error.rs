@@ -77,9 +77,10 @@ pub enum AttentionError {
     #[error(
         "The `{target}` target puts weight on a key the causal mask hides: in head {}, row {} \
          puts weight on key {}, a later token. The mask holds that attention weight at 0, so \
-         the cross-entropy (−log 0) would be infinite, with no gradient. Switch the causal mask \
-         off, or choose a target with nothing above the diagonal: the token itself, the one \
-         before, the first, or equal weight (self, previous, first or uniform).",
+         the loss term −A*·log 0 would be infinite whatever the weights, and no training step \
+         could lower it. Switch the causal mask off, or choose a target with nothing above the \
+         diagonal: the token itself, the one before, the first, or equal weight (self, \
+         previous, first or uniform).",
         head + 1,
         row + 1,
         key + 1
@@ -90,6 +91,16 @@ pub enum AttentionError {
         row: usize,
         key: usize,
     },
+    /// A click would paint a target cell on a key the causal mask hides.
+    #[error(
+        "Key {} comes after row {}'s token in head {}'s target: the causal mask holds that \
+         attention weight at 0, so it cannot be painted. Paint keys on or left of the \
+         diagonal, or switch the causal mask off.",
+        key + 1,
+        row + 1,
+        head + 1
+    )]
+    PaintOnMaskedKey { head: usize, row: usize, key: usize },
     /// The list of pattern targets fits neither one head nor every head.
     #[error(
         "There are {count} targets for {n_heads} heads: give a single target shared by \

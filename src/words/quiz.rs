@@ -304,12 +304,12 @@ pub fn nothing_to_ask(why: Unasked) -> &'static str {
     }
 }
 
-/// Why a worksheet holds no backward questions: the goal described as `goal` has no gradients,
-/// for `reason` (the settings, or the target itself).
+/// Why a worksheet holds no backward questions: the goal described as `goal` is refused, for
+/// `reason` (the settings, or the target itself).
 pub fn refused_goal_line(goal: &str, reason: &str) -> String {
     format!(
-        "The backward stages ask nothing: the goal “{goal}” has no gradients here, so there is \
-         nothing to ask about. {reason}"
+        "The sheet asks nothing about the backward stages: the goal “{goal}” is refused, so \
+         there are no gradients to ask about. {reason}"
     )
 }
 

@@ -345,7 +345,7 @@ test("a worksheet whose goal the settings refuse says why it asks nothing on the
   await app.openExportMenu();
   const key = (await app.downloaded(() => page.getByTestId("export-answer-key").click())).bytes.toString("utf8");
   expect(key).toContain(
-    "## Goal\n\nThe backward stages ask nothing: the goal “Pattern: each token looks at the key one position after it (the last at itself)” has no gradients here",
+    "## Goal\n\nThe sheet asks nothing about the backward stages: the goal “Pattern: each token looks at the key one position after it (the last at itself)” is refused",
   );
   expect(key).toContain("The `next` target puts weight on a key the causal mask hides");
   expect(key).not.toContain("∂L/∂");

@@ -118,7 +118,8 @@ test("each head gets its own goal, one painted by hand, carried by the link and 
   // A masked cell cannot be painted and says why beside the grid; nothing changes.
   const hash = await page.evaluate(() => location.hash);
   await page.getByTestId("paint-h1-0-2").click({ force: true });
-  await expect(page.getByTestId("train-goal-error-h1")).toContainText("`painted` target");
+  await expect(page.getByTestId("train-goal-error-h1")).toContainText("Key 3 comes after row 1's token in head 2's target");
+  await expect(page.getByTestId("train-goal-error-h1")).toContainText("cannot be painted");
   await expect(page.getByTestId("train-goal-error-h1")).toContainText("causal mask");
   await expect(page.getByTestId("paint-mask-note-h1")).toContainText("causal mask");
   expect(await page.evaluate(() => location.hash)).toBe(hash);

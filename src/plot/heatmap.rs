@@ -140,13 +140,13 @@ pub enum Part {
 }
 
 impl Heatmap<'_> {
-    /// A fingerprint of the frame drawn at `scale`: the layout, the labels, the caption, the head
-    /// bands, the palette and the theme. Two heatmaps with the same fingerprint differ only in
-    /// their body.
-    pub fn frame(&self, scale: f64) -> u64 {
+    /// A fingerprint of the frame drawn at `scale` with `layout` (this heatmap's own): the
+    /// layout, the labels, the caption, the head bands, the palette and the theme. Two heatmaps
+    /// with the same fingerprint differ only in their body.
+    pub fn frame(&self, layout: &Layout, scale: f64) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::hash::DefaultHasher::new();
-        self.layout().hash(&mut hasher);
+        layout.hash(&mut hasher);
         self.values.shape().hash(&mut hasher);
         self.row_labels.hash(&mut hasher);
         self.col_labels.hash(&mut hasher);

@@ -21,17 +21,18 @@ use {
 #[cfg(target_arch = "wasm32")]
 pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
     let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
-    let frame = format!("{:x}", map.frame(ratio));
+    let layout = map.layout();
+    let frame = format!("{:x}", map.frame(&layout, ratio));
     let part = if canvas.get_attribute("data-frame").as_deref() == Some(frame.as_str()) {
         Part::Body
     } else {
         Part::Whole
     };
-    let Some(layout) = draw_on(canvas, map, ratio, part) else {
+    if draw_on(canvas, map, &layout, ratio, part).is_none() {
         // Whatever the canvas shows now, its frame is not known to be whole.
         let _ = canvas.remove_attribute("data-frame");
         return;
-    };
+    }
     set_attribute_if_changed(canvas, "data-frame", &frame);
     let style = web_sys::HtmlElement::style(canvas);
     // Only real changes touch the style, so painting never invalidates the page's layout.
@@ -62,18 +63,18 @@ pub fn set_attribute_if_changed(element: &web_sys::Element, name: &str, value: &
 #[cfg(not(target_arch = "wasm32"))]
 pub fn paint(_canvas: &HtmlCanvasElement, _map: &Heatmap, _zoom: f64) {}
 
-/// Draws `part` of a heatmap on `canvas`, whose pixel size becomes the layout's times `ratio`,
-/// with every length multiplied by `ratio`; the layout it used, or `None` when the canvas could
-/// not be drawn on.
+/// Draws `part` of a heatmap on `canvas`, whose pixel size becomes `layout`'s (the map's own)
+/// times `ratio`, with every length multiplied by `ratio`; `None` when the canvas could not be
+/// drawn on.
 #[cfg(target_arch = "wasm32")]
 pub fn draw_on(
     canvas: &HtmlCanvasElement,
     map: &Heatmap,
+    layout: &Layout,
     ratio: f64,
     part: Part,
-) -> Option<Layout> {
+) -> Option<()> {
     use plotters::prelude::IntoDrawingArea;
-    let layout = map.layout();
     set_size(
         canvas,
         (f64::from(layout.width) * ratio).round() as u32,
@@ -91,7 +92,6 @@ pub fn draw_on(
         part,
     )
     .ok()
-    .map(|()| layout)
 }
 
 /// Natively there is no canvas to draw on.
@@ -99,9 +99,10 @@ pub fn draw_on(
 pub fn draw_on(
     _canvas: &HtmlCanvasElement,
     _map: &Heatmap,
+    _layout: &Layout,
     _ratio: f64,
     _part: Part,
-) -> Option<Layout> {
+) -> Option<()> {
     None
 }
 

@@ -40,6 +40,6 @@ fn png_at_2x(map: &Heatmap) -> Option<String> {
         .ok()?
         .dyn_into::<web_sys::HtmlCanvasElement>()
         .ok()?;
-    draw_on(&canvas, map, 2.0, Part::Whole)?;
+    draw_on(&canvas, map, &map.layout(), 2.0, Part::Whole)?;
     canvas.to_data_url_with_type("image/png").ok()
 }

@@ -35,30 +35,22 @@ pub enum Picks {
 pub enum Backward<'a> {
     /// The gradients of the goal the settings allow.
     Pass(&'a BackwardPass),
-    /// A goal the settings refuse, and why: the backward stages ask nothing, and the sheet says
-    /// so.
+    /// A refused goal, and why (the settings, or the target itself): the backward stages ask
+    /// nothing, and the sheet says so.
     Refused {
         /// The goal.
         goal: &'a Goal,
-        /// Why it cannot be used with the settings.
+        /// Why it is refused.
         reason: &'a str,
     },
 }
 
 impl<'a> Backward<'a> {
-    /// From a goal and its backward pass, or the reason the settings refuse the goal.
+    /// From a goal and its backward pass, or the reason the goal is refused.
     pub fn new(goal: &'a Goal, pass: Result<&'a BackwardPass, &'a str>) -> Self {
         match pass {
             Ok(pass) => Backward::Pass(pass),
             Err(reason) => Backward::Refused { goal, reason },
-        }
-    }
-
-    /// The backward pass, when the goal has one.
-    pub fn pass(self) -> Option<&'a BackwardPass> {
-        match self {
-            Backward::Pass(pass) => Some(pass),
-            Backward::Refused { .. } => None,
         }
     }
 }
@@ -97,11 +89,11 @@ pub fn worksheet_markdown(
     picks: Picks,
     answers: bool,
 ) -> String {
-    let refused = backward.and_then(|b| match b {
-        Backward::Refused { goal, reason } => Some((goal, reason)),
-        Backward::Pass(_) => None,
-    });
-    let backward = backward.and_then(Backward::pass);
+    let (backward, refused) = match backward {
+        Some(Backward::Pass(pass)) => (Some(pass), None),
+        Some(Backward::Refused { goal, reason }) => (None, Some((goal, reason))),
+        None => (None, None),
+    };
     let mut out = String::new();
     let source = trace.source.as_ref().map(|s| s.tokens.as_slice());
     let sentences = sentences_title(&trace.tokens, source);

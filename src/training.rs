@@ -148,14 +148,40 @@ pub fn paint(
         return Ok(next);
     }
     if model.config.causal && !model.cross && key > row {
-        return Err(AttentionError::PaintOnMaskedKey { head, row, key });
+        return Err(named_in(
+            model,
+            AttentionError::PaintOnMaskedKey {
+                head,
+                row,
+                key,
+                tokens: Box::default(),
+            },
+        ));
     }
     let painted = m[(row, key)] > 0.0;
     if painted && m.row(row).iter().filter(|v| **v > 0.0).count() == 1 {
-        return Err(AttentionError::EmptyTargetRow { head, row });
+        return Err(named_in(
+            model,
+            AttentionError::EmptyTargetRow {
+                head,
+                row,
+                tokens: Box::default(),
+            },
+        ));
     }
     m[(row, key)] = if painted { 0.0 } else { 1.0 };
     Ok(next)
+}
+
+/// `error` naming the tokens of `model`'s sentence (its rows) and keys.
+fn named_in(model: &Model, error: AttentionError) -> AttentionError {
+    let tokens = model.tokens();
+    let keys = if model.cross {
+        model.source_tokens()
+    } else {
+        tokens.clone()
+    };
+    error.naming(&tokens, &keys)
 }
 
 /// The settings after choosing `choice`, refused (with the reason) when the goal does not fit
@@ -187,7 +213,9 @@ pub fn head_pattern(model: &Model, head: usize) -> Result<Matrix, AttentionError
     };
     let target = &targets[head.min(targets.len().saturating_sub(1))];
     let (seq_len, n_keys) = shape(model);
-    target.pattern(head, seq_len, n_keys, model.config.causal && !model.cross)
+    target
+        .pattern(head, seq_len, n_keys, model.config.causal && !model.cross)
+        .map_err(|e| named_in(model, e))
 }
 
 /// The matrices offered as learnable, in menu order; the source's embeddings only with a
@@ -436,13 +464,13 @@ mod tests {
         let before = m.training.clone();
         let masked = paint(&m, 0, 0, 2).unwrap_err().to_string();
         assert!(
-            masked.starts_with("Key 3 comes after row 1's token in head 1's target")
+            masked.starts_with("In head 1's target, key 3 (“c”) is a later token than row 1 (“a”)")
                 && masked.contains("cannot be painted"),
             "{masked}"
         );
         // Row 0 of `previous` looks only at key 0: clearing it would leave nothing to learn.
         let empty = paint(&m, 0, 0, 0).unwrap_err().to_string();
-        assert!(empty.contains("Row 1 of head 1"), "{empty}");
+        assert!(empty.contains("Row 1 (“a”) of head 1"), "{empty}");
         assert_eq!(m.training, before);
     }
 
@@ -453,6 +481,12 @@ mod tests {
         let err = checked(&m, next).unwrap_err().to_string();
         assert!(
             err.contains("`next`") && err.contains("causal mask"),
+            "{err}"
+        );
+        // `next` is shared by both heads: the refusal is about every head, and names the
+        // tokens of the first row it cannot train.
+        assert!(
+            err.contains("in every head, row 1 (“a”) puts weight on key 2 (“b”), a later token"),
             "{err}"
         );
         let mut open = m.clone();

@@ -75,32 +75,40 @@ pub enum AttentionError {
     Source(Box<AttentionError>),
     /// A target pattern puts weight on a key the causal mask hides.
     #[error(
-        "The `{target}` target puts weight on a key the causal mask hides: in head {}, row {} \
-         puts weight on key {}, a later token. The mask holds that attention weight at 0, so \
-         the loss term −A*·log 0 would be infinite whatever the weights, and no training step \
+        "The `{target}` target puts weight on a key the causal mask hides: in {}, row {} puts \
+         weight on key {}, a later token. The mask holds that attention weight at 0, so the \
+         loss term −A*·log 0 would be infinite whatever the weights, and no training step \
          could lower it. Switch the causal mask off, or choose a target with nothing above the \
          diagonal: the token itself, the one before, the first, or equal weight (self, \
          previous, first or uniform).",
-        head + 1,
-        row + 1,
-        key + 1
+        heads_named(*head, *shared),
+        at(*row, &tokens.row),
+        at(*key, &tokens.key)
     )]
     TargetOnMaskedKey {
         target: String,
         head: usize,
+        /// Whether every head shares the target.
+        shared: bool,
         row: usize,
         key: usize,
+        tokens: Box<CellTokens>,
     },
     /// A click would paint a target cell on a key the causal mask hides.
     #[error(
-        "Key {} comes after row {}'s token in head {}'s target: the causal mask holds that \
+        "In head {}'s target, key {} is a later token than row {}: the causal mask holds that \
          attention weight at 0, so it cannot be painted. Paint keys on or left of the \
          diagonal, or switch the causal mask off.",
-        key + 1,
-        row + 1,
-        head + 1
+        head + 1,
+        at(*key, &tokens.key),
+        at(*row, &tokens.row)
     )]
-    PaintOnMaskedKey { head: usize, row: usize, key: usize },
+    PaintOnMaskedKey {
+        head: usize,
+        row: usize,
+        key: usize,
+        tokens: Box<CellTokens>,
+    },
     /// The list of pattern targets fits neither one head nor every head.
     #[error(
         "There are {count} targets for {n_heads} heads: give a single target shared by \
@@ -110,19 +118,28 @@ pub enum AttentionError {
     /// A painted target has a row with no weight anywhere.
     #[error(
         "Row {} of head {}'s painted target has no weight: paint at least one key in every row.",
-        row + 1,
+        at(*row, &tokens.row),
         head + 1
     )]
-    EmptyTargetRow { head: usize, row: usize },
+    EmptyTargetRow {
+        head: usize,
+        row: usize,
+        tokens: Box<CellTokens>,
+    },
     /// A painted target has a negative cell.
     #[error(
-        "Head {}'s painted target has a negative value at row {}, column {}: a target shares \
+        "Head {}'s painted target has a negative value at row {}, key {}: a target shares \
          out attention, so every cell must be 0 or more.",
         head + 1,
-        row + 1,
-        col + 1
+        at(*row, &tokens.row),
+        at(*col, &tokens.key)
     )]
-    NegativeTarget { head: usize, row: usize, col: usize },
+    NegativeTarget {
+        head: usize,
+        row: usize,
+        col: usize,
+        tokens: Box<CellTokens>,
+    },
     /// Embeddings were chosen to learn with a task, whose target is built from them.
     #[error(
         "With the `{task}` task, `{name}` cannot learn: the target is built from the embeddings \
@@ -154,9 +171,76 @@ pub enum AttentionError {
     TrainingDiverged { step: usize },
 }
 
+/// The tokens an error about one cell of a target names: its row's (the query) and its
+/// key's; empty where the error was made without the sentence at hand.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CellTokens {
+    /// The row's token.
+    pub row: String,
+    /// The key's token.
+    pub key: String,
+}
+
+/// Row or key `index`, counted from 1, with its token when known: `2 (“am”)`.
+fn at(index: usize, token: &str) -> String {
+    if token.is_empty() {
+        (index + 1).to_string()
+    } else {
+        format!("{} (“{token}”)", index + 1)
+    }
+}
+
+/// The heads a target error is about: every head when they share the target.
+fn heads_named(head: usize, shared: bool) -> String {
+    if shared {
+        "every head".to_string()
+    } else {
+        format!("head {}", head + 1)
+    }
+}
+
 impl AttentionError {
     /// The same error, said of the source sentence.
     pub fn for_source(self) -> Self {
         Self::Source(Box::new(self))
+    }
+
+    /// The same error naming the tokens of the cell it is about: `queries` are the sentence's
+    /// tokens (the rows), `keys` the tokens attended to (the columns). Other errors are
+    /// unchanged.
+    pub fn naming(mut self, queries: &[String], keys: &[String]) -> Self {
+        let name = |list: &[String], i: usize| list.get(i).cloned().unwrap_or_default();
+        match &mut self {
+            Self::TargetOnMaskedKey {
+                row, key, tokens, ..
+            }
+            | Self::PaintOnMaskedKey {
+                row, key, tokens, ..
+            }
+            | Self::NegativeTarget {
+                row,
+                col: key,
+                tokens,
+                ..
+            } => {
+                **tokens = CellTokens {
+                    row: name(queries, *row),
+                    key: name(keys, *key),
+                };
+            }
+            Self::EmptyTargetRow { row, tokens, .. } => {
+                tokens.row = name(queries, *row);
+            }
+            _ => {}
+        }
+        self
+    }
+
+    /// The same error said of every head, for a target that all heads share.
+    pub fn shared(mut self) -> Self {
+        if let Self::TargetOnMaskedKey { shared, .. } = &mut self {
+            *shared = true;
+        }
+        self
     }
 }

@@ -173,11 +173,20 @@ fn renormalised(
     let mut out = painted.clone();
     for (row, mut cells) in out.row_iter_mut().enumerate() {
         if let Some(col) = cells.iter().position(|v| *v < 0.0) {
-            return Err(AttentionError::NegativeTarget { head, row, col });
+            return Err(AttentionError::NegativeTarget {
+                head,
+                row,
+                col,
+                tokens: Box::default(),
+            });
         }
         let sum = cells.sum();
         if sum <= 0.0 {
-            return Err(AttentionError::EmptyTargetRow { head, row });
+            return Err(AttentionError::EmptyTargetRow {
+                head,
+                row,
+                tokens: Box::default(),
+            });
         }
         cells /= sum;
     }
@@ -199,12 +208,41 @@ fn check_visible(
             return Err(AttentionError::TargetOnMaskedKey {
                 target: target.to_string(),
                 head,
+                shared: false,
                 row,
                 key,
+                tokens: Box::default(),
             });
         }
     }
     Ok(())
+}
+
+/// Every head's target pattern, for a sentence of `tokens` attending to `keys`, from a list of
+/// one target shared by all heads or one per head. A refusal names the tokens of the cell it is
+/// about, and every head when they share the target. n_heads × (seq_len, n_keys)
+pub(crate) fn head_patterns(
+    targets: &[HeadTarget],
+    n_heads: usize,
+    tokens: &[String],
+    keys: &[String],
+    causal: bool,
+) -> Result<Vec<Matrix>, AttentionError> {
+    let shared = targets.len() == 1 && n_heads > 1;
+    (0..n_heads)
+        .map(|h| {
+            let target = &targets[h.min(targets.len().saturating_sub(1))];
+            target.pattern(h, tokens.len(), keys.len(), causal)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            let e = e.naming(tokens, keys);
+            if shared {
+                e.shared()
+            } else {
+                e
+            }
+        })
 }
 
 /// A target for the layer's output, built from the token embeddings.
@@ -300,12 +338,8 @@ impl Goal {
                         n_heads,
                     });
                 }
-                let patterns = (0..n_heads)
-                    .map(|h| {
-                        let target = &targets[h.min(targets.len() - 1)];
-                        target.pattern(h, seq_len, n_keys, causal)
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let patterns =
+                    head_patterns(targets, n_heads, &trace.tokens, trace.key_tokens(), causal)?;
                 Ok(Objective::Pattern(patterns))
             }
             Self::Task(task) => {
@@ -407,10 +441,14 @@ mod tests {
             .unwrap();
         assert_eq!(rows(&target), [[0.25, 0.75], [0.0, 1.0]]);
         let empty = HeadTarget::Painted(Matrix::zeros(2, 2));
-        assert_eq!(
+        assert!(matches!(
             empty.pattern(1, 2, 2, false),
-            Err(AttentionError::EmptyTargetRow { head: 1, row: 0 })
-        );
+            Err(AttentionError::EmptyTargetRow {
+                head: 1,
+                row: 0,
+                ..
+            })
+        ));
         let negative = HeadTarget::Painted(Matrix::from_row_slice(1, 2, &[1.0, -1.0]));
         assert!(negative.pattern(0, 1, 2, false).is_err());
         let wrong = HeadTarget::Painted(Matrix::from_element(3, 2, 1.0));

@@ -11,7 +11,7 @@
 use super::config::Config;
 use super::error::AttentionError;
 use super::forward::Inputs;
-use super::goal::{Goal, LossKind, NamedTarget};
+use super::goal::{head_patterns, Goal, LossKind, NamedTarget};
 use super::optimizer::{check_trainable, Optimizer, OptimizerKind, Trainable};
 
 /// The learning rate when none is chosen: large enough that Adam shows a head learning within
@@ -79,18 +79,18 @@ impl Training {
 /// depends only on the number of heads, the sentence's and source's lengths and the mask, so
 /// settings can be checked while the weights are being edited.
 pub fn check_goal(goal: &Goal, inputs: &Inputs) -> Result<(), AttentionError> {
-    let seq_len = inputs.seq_len();
-    let n_keys = inputs.source.as_ref().map_or(seq_len, |s| s.tokens.len());
-    check_goal_fits(goal, &inputs.config, seq_len, n_keys)
+    let keys = inputs.source.as_ref().map_or(&inputs.tokens, |s| &s.tokens);
+    check_goal_fits(goal, &inputs.config, &inputs.tokens, keys)
 }
 
-/// [`check_goal`] for a model of configuration `config` with `seq_len` tokens and `n_keys`
-/// keys.
+/// [`check_goal`] for a model of configuration `config` whose sentence is `tokens` and whose
+/// keys are `keys` (the source's tokens in cross-attention): a refusal names the tokens of the
+/// cell it is about.
 pub fn check_goal_fits(
     goal: &Goal,
     config: &Config,
-    seq_len: usize,
-    n_keys: usize,
+    tokens: &[String],
+    keys: &[String],
 ) -> Result<(), AttentionError> {
     let Goal::Pattern(targets) = goal else {
         return Ok(());
@@ -102,11 +102,7 @@ pub fn check_goal_fits(
             n_heads,
         });
     }
-    for h in 0..n_heads {
-        let target = &targets[h.min(targets.len() - 1)];
-        target.pattern(h, seq_len, n_keys, config.causal)?;
-    }
-    Ok(())
+    head_patterns(targets, n_heads, tokens, keys, config.causal).map(|_| ())
 }
 
 #[cfg(test)]

@@ -257,14 +257,9 @@ pub fn TrainingPanel(
     // A goal the model no longer fits (the mask switched on under `next`), said beside the menu.
     let goal_problem = Memo::new(move |_| {
         outline.with(|o| {
-            check_goal_fits(
-                &o.training.goal,
-                &o.config,
-                o.tokens.len(),
-                o.key_tokens().len(),
-            )
-            .err()
-            .map(|e| e.to_string())
+            check_goal_fits(&o.training.goal, &o.config, &o.tokens, o.key_tokens())
+                .err()
+                .map(|e| e.to_string())
         })
     });
     let canvas = NodeRef::<Canvas>::new();

@@ -53,7 +53,7 @@ pub fn goal_description(goal: &Goal, cross: bool) -> String {
                 "Pattern: one target painted by hand, the same for every head".to_string()
             }
             targets => format!(
-                "Pattern, a target for each head ({})",
+                "Pattern, a target for each head — {}",
                 each_head_target(targets, cross)
             ),
         },
@@ -246,6 +246,31 @@ mod tests {
         );
         assert!(status_text(&[2.0, 1.0, 0.25]).starts_with("After 2 steps: loss L ≈ 0.2500"));
         assert!(status_text(&[2.0, 0.000213]).contains("L ≈ 2.13 × 10⁻⁴ "));
+    }
+
+    #[test]
+    fn each_heads_target_is_listed_without_brackets_inside_brackets() {
+        let goal = Goal::Pattern(vec![
+            HeadTarget::Named(NamedTarget::Previous),
+            HeadTarget::Named(NamedTarget::Next),
+            HeadTarget::Painted(crate::attention::Matrix::identity(2, 2)),
+        ]);
+        let text = goal_description(&goal, false);
+        assert_eq!(
+            text,
+            "Pattern, a target for each head — head 1, the key one position before (the first \
+             at itself); head 2, the key one position after (the last at itself); head 3, \
+             painted by hand"
+        );
+        let mut depth = 0i32;
+        for c in text.chars() {
+            depth += match c {
+                '(' => 1,
+                ')' => -1,
+                _ => 0,
+            };
+            assert!((0..=1).contains(&depth), "{text}");
+        }
     }
 
     #[test]

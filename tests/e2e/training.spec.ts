@@ -88,6 +88,8 @@ test("a target the causal mask hides is refused next to the goal, and the last g
   const refusal = page.getByTestId("train-goal-error");
   await expect(refusal).toContainText("`next` target");
   await expect(refusal).toContainText("causal mask");
+  // Both heads share the target: the refusal is about every head and names the tokens.
+  await expect(refusal).toContainText("in every head, row 1 (“I”) puts weight on key 2 (“am”), a later token");
   await expect(page.getByTestId("train-goal")).toHaveValue("previous");
   expect(await page.evaluate(() => location.hash)).toBe(link);
   // Training goes on with the goal it kept; a goal the mask allows clears the refusal.
@@ -118,7 +120,7 @@ test("each head gets its own goal, one painted by hand, carried by the link and 
   // A masked cell cannot be painted and says why beside the grid; nothing changes.
   const hash = await page.evaluate(() => location.hash);
   await page.getByTestId("paint-h1-0-2").click({ force: true });
-  await expect(page.getByTestId("train-goal-error-h1")).toContainText("Key 3 comes after row 1's token in head 2's target");
+  await expect(page.getByTestId("train-goal-error-h1")).toContainText("In head 2's target, key 3 (“c”) is a later token than row 1 (“a”)");
   await expect(page.getByTestId("train-goal-error-h1")).toContainText("cannot be painted");
   await expect(page.getByTestId("train-goal-error-h1")).toContainText("causal mask");
   await expect(page.getByTestId("paint-mask-note-h1")).toContainText("causal mask");

@@ -154,7 +154,7 @@ pub fn paint(
                 head,
                 row,
                 key,
-                tokens: Box::default(),
+                detail: Box::default(),
             },
         ));
     }
@@ -162,10 +162,10 @@ pub fn paint(
     if painted && m.row(row).iter().filter(|v| **v > 0.0).count() == 1 {
         return Err(named_in(
             model,
-            AttentionError::EmptyTargetRow {
+            AttentionError::ClearLastPaintedKey {
                 head,
                 row,
-                tokens: Box::default(),
+                detail: Box::default(),
             },
         ));
     }
@@ -464,13 +464,16 @@ mod tests {
         let before = m.training.clone();
         let masked = paint(&m, 0, 0, 2).unwrap_err().to_string();
         assert!(
-            masked.starts_with("In head 1's target, key 3 (“c”) is a later token than row 1 (“a”)")
+            masked.starts_with("In head 1's target, key 3 (“c”) comes after row 1's token (“a”)")
                 && masked.contains("cannot be painted"),
             "{masked}"
         );
         // Row 0 of `previous` looks only at key 0: clearing it would leave nothing to learn.
         let empty = paint(&m, 0, 0, 0).unwrap_err().to_string();
-        assert!(empty.contains("Row 1 (“a”) of head 1"), "{empty}");
+        assert!(
+            empty.starts_with("Row 1 (“a”) of head 1's painted target would have no weight left"),
+            "{empty}"
+        );
         assert_eq!(m.training, before);
     }
 

@@ -75,70 +75,84 @@ pub enum AttentionError {
     Source(Box<AttentionError>),
     /// A target pattern puts weight on a key the causal mask hides.
     #[error(
-        "The `{target}` target puts weight on a key the causal mask hides: in {}, row {} puts \
-         weight on key {}, a later token. The mask holds that attention weight at 0, so the \
-         loss term −A*·log 0 would be infinite whatever the weights, and no training step \
-         could lower it. Switch the causal mask off, or choose a target with nothing above the \
-         diagonal: the token itself, the one before, the first, or equal weight (self, \
-         previous, first or uniform).",
-        heads_named(*head, *shared),
-        at(*row, &tokens.row),
-        at(*key, &tokens.key)
+        "{} puts weight on a key the causal mask hides: {}row {} puts weight on key {}, a \
+         later token{}. The mask holds that attention weight at 0, so the loss term −A*·log 0 \
+         would be infinite whatever the weights, and no training step could lower it.{} {}",
+        target_named(target, *head, detail.shared),
+        head_named(target, *head, detail.shared),
+        at(*row, &detail.row),
+        at(*key, &detail.key),
+        first_of(detail.cells),
+        also_named(&detail.also),
+        masked_remedy(target)
     )]
     TargetOnMaskedKey {
         target: String,
         head: usize,
-        /// Whether every head shares the target.
-        shared: bool,
         row: usize,
         key: usize,
-        tokens: Box<CellTokens>,
+        detail: Box<Detail>,
     },
     /// A click would paint a target cell on a key the causal mask hides.
     #[error(
-        "In head {}'s target, key {} is a later token than row {}: the causal mask holds that \
-         attention weight at 0, so it cannot be painted. Paint keys on or left of the \
+        "In head {}'s target, key {} comes after row {}'s token{}: the causal mask holds that \
+         attention weight at 0, so the cell cannot be painted. Paint keys on or left of the \
          diagonal, or switch the causal mask off.",
         head + 1,
-        at(*key, &tokens.key),
-        at(*row, &tokens.row)
+        at(*key, &detail.key),
+        row + 1,
+        quoted(&detail.row)
     )]
     PaintOnMaskedKey {
         head: usize,
         row: usize,
         key: usize,
-        tokens: Box<CellTokens>,
+        detail: Box<Detail>,
+    },
+    /// A click would clear the last painted key of a row of a painted target.
+    #[error(
+        "Row {} of head {}'s painted target would have no weight left: training divides each \
+         row by its sum, so every row needs a painted key. Paint another key in this row \
+         before clearing this one.",
+        at(*row, &detail.row),
+        head + 1
+    )]
+    ClearLastPaintedKey {
+        head: usize,
+        row: usize,
+        detail: Box<Detail>,
     },
     /// The list of pattern targets fits neither one head nor every head.
     #[error(
-        "There are {count} targets for {n_heads} heads: give a single target shared by \
-         all heads, or exactly one per head."
+        "There are {count} targets for {}: give a single target shared by all heads, or \
+         exactly one per head.",
+        counted(*n_heads, "head", "heads")
     )]
     TargetCount { count: usize, n_heads: usize },
     /// A painted target has a row with no weight anywhere.
     #[error(
-        "Row {} of head {}'s painted target has no weight: paint at least one key in every row.",
-        at(*row, &tokens.row),
-        head + 1
+        "Row {} of {} has no weight: paint at least one key in every row.",
+        at(*row, &detail.row),
+        painted_named(*head, detail.shared)
     )]
     EmptyTargetRow {
         head: usize,
         row: usize,
-        tokens: Box<CellTokens>,
+        detail: Box<Detail>,
     },
     /// A painted target has a negative cell.
     #[error(
-        "Head {}'s painted target has a negative value at row {}, key {}: a target shares \
-         out attention, so every cell must be 0 or more.",
-        head + 1,
-        at(*row, &tokens.row),
-        at(*col, &tokens.key)
+        "{} has a negative value at row {}, key {}: a target shares out attention, so every \
+         cell must be 0 or more.",
+        capitalised(&painted_named(*head, detail.shared)),
+        at(*row, &detail.row),
+        at(*col, &detail.key)
     )]
     NegativeTarget {
         head: usize,
         row: usize,
         col: usize,
-        tokens: Box<CellTokens>,
+        detail: Box<Detail>,
     },
     /// Embeddings were chosen to learn with a task, whose target is built from them.
     #[error(
@@ -171,33 +185,113 @@ pub enum AttentionError {
     TrainingDiverged { step: usize },
 }
 
-/// The tokens an error about one cell of a target names: its row's (the query) and its
-/// key's; empty where the error was made without the sentence at hand.
+/// What an error about one cell of a target says besides its numbers, filled in where the
+/// sentence and the goal are at hand ([`AttentionError::naming`], [`AttentionError::shared`],
+/// [`AttentionError::counting`], [`AttentionError::also`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CellTokens {
-    /// The row's token.
+pub struct Detail {
+    /// The row's token (the query); empty when not known.
     pub row: String,
-    /// The key's token.
+    /// The key's token; empty when not known.
     pub key: String,
+    /// Whether every head shares the target.
+    pub shared: bool,
+    /// How many cells of the head's target break the same rule (0 when not counted).
+    pub cells: usize,
+    /// The other heads whose own targets break it too, counted from 0.
+    pub also: Vec<usize>,
 }
 
 /// Row or key `index`, counted from 1, with its token when known: `2 (“am”)`.
 fn at(index: usize, token: &str) -> String {
+    format!("{}{}", index + 1, quoted(token))
+}
+
+/// ` (“am”)` for a known token, nothing otherwise.
+fn quoted(token: &str) -> String {
     if token.is_empty() {
-        (index + 1).to_string()
+        String::new()
     } else {
-        format!("{} (“{token}”)", index + 1)
+        format!(" (“{token}”)")
     }
 }
 
-/// The heads a target error is about: every head when they share the target.
-fn heads_named(head: usize, shared: bool) -> String {
+/// `1 head`, `2 heads`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `s` with its first letter in capitals.
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// A painted target, by whose it is.
+fn painted_named(head: usize, shared: bool) -> String {
     if shared {
-        "every head".to_string()
+        "the painted target every head shares".to_string()
     } else {
-        format!("head {}", head + 1)
+        format!("head {}'s painted target", head + 1)
     }
 }
+
+/// The subject of a masked-key refusal: a named target by its key, a painted one by its head.
+fn target_named(target: &str, head: usize, shared: bool) -> String {
+    if target == PAINTED {
+        capitalised(&painted_named(head, shared))
+    } else {
+        format!("The `{target}` target")
+    }
+}
+
+/// Where a named target breaks the mask; a painted one already named its head.
+fn head_named(target: &str, head: usize, shared: bool) -> String {
+    match (target == PAINTED, shared) {
+        (true, _) => String::new(),
+        (false, true) => "in every head, ".to_string(),
+        (false, false) => format!("in head {}, ", head + 1),
+    }
+}
+
+/// ` (the first of 3 such cells)` when there are more.
+fn first_of(cells: usize) -> String {
+    if cells > 1 {
+        format!(" (the first of {cells} such cells)")
+    } else {
+        String::new()
+    }
+}
+
+/// The other heads whose targets break the mask, as a sentence of its own.
+fn also_named(heads: &[usize]) -> String {
+    let numbers: Vec<String> = heads.iter().map(|h| (h + 1).to_string()).collect();
+    match numbers.as_slice() {
+        [] => String::new(),
+        [one] => format!(" Head {one}'s target puts weight on a hidden key too."),
+        [rest @ .., last] => format!(
+            " Heads {} and {last} put weight on hidden keys too.",
+            rest.join(", ")
+        ),
+    }
+}
+
+/// What to do about a target on a masked key.
+fn masked_remedy(target: &str) -> &'static str {
+    if target == PAINTED {
+        "Switch the causal mask off, or clear the painted cells above the diagonal."
+    } else {
+        "Switch the causal mask off, or choose a target with nothing above the diagonal: the \
+         token itself, the one before, the first, or equal weight (self, previous, first or \
+         uniform)."
+    }
+}
+
+/// The name a painted target goes by in [`AttentionError::TargetOnMaskedKey`].
+pub const PAINTED: &str = "painted";
 
 impl AttentionError {
     /// The same error, said of the source sentence.
@@ -210,37 +304,55 @@ impl AttentionError {
     /// unchanged.
     pub fn naming(mut self, queries: &[String], keys: &[String]) -> Self {
         let name = |list: &[String], i: usize| list.get(i).cloned().unwrap_or_default();
-        match &mut self {
-            Self::TargetOnMaskedKey {
-                row, key, tokens, ..
-            }
-            | Self::PaintOnMaskedKey {
-                row, key, tokens, ..
-            }
-            | Self::NegativeTarget {
-                row,
-                col: key,
-                tokens,
-                ..
-            } => {
-                **tokens = CellTokens {
-                    row: name(queries, *row),
-                    key: name(keys, *key),
-                };
-            }
-            Self::EmptyTargetRow { row, tokens, .. } => {
-                tokens.row = name(queries, *row);
-            }
-            _ => {}
+        if let Some((row, key, detail)) = self.cell_detail() {
+            detail.row = name(queries, row);
+            detail.key = key.map(|k| name(keys, k)).unwrap_or_default();
         }
         self
     }
 
-    /// The same error said of every head, for a target that all heads share.
+    /// The same error said of the target every head shares.
     pub fn shared(mut self) -> Self {
-        if let Self::TargetOnMaskedKey { shared, .. } = &mut self {
-            *shared = true;
+        if let Some((_, _, detail)) = self.cell_detail() {
+            detail.shared = true;
         }
         self
+    }
+
+    /// The same error counting `cells` cells of the target that break the same rule.
+    pub fn counting(mut self, cells: usize) -> Self {
+        if let Some((_, _, detail)) = self.cell_detail() {
+            detail.cells = cells;
+        }
+        self
+    }
+
+    /// The same error adding `heads` (counted from 0), whose own targets break the same rule.
+    pub fn also(mut self, heads: Vec<usize>) -> Self {
+        if let Some((_, _, detail)) = self.cell_detail() {
+            detail.also = heads;
+        }
+        self
+    }
+
+    /// The row, the key (when there is one) and the detail of an error about a target's cell.
+    fn cell_detail(&mut self) -> Option<(usize, Option<usize>, &mut Detail)> {
+        match self {
+            Self::TargetOnMaskedKey {
+                row, key, detail, ..
+            }
+            | Self::PaintOnMaskedKey {
+                row, key, detail, ..
+            }
+            | Self::NegativeTarget {
+                row,
+                col: key,
+                detail,
+                ..
+            } => Some((*row, Some(*key), detail)),
+            Self::EmptyTargetRow { row, detail, .. }
+            | Self::ClearLastPaintedKey { row, detail, .. } => Some((*row, None, detail)),
+            _ => None,
+        }
     }
 }

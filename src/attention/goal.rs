@@ -113,7 +113,7 @@ impl HeadTarget {
     pub fn name(&self) -> &'static str {
         match self {
             Self::Named(named) => named.key(),
-            Self::Painted(_) => "painted",
+            Self::Painted(_) => super::error::PAINTED,
         }
     }
 
@@ -177,7 +177,7 @@ fn renormalised(
                 head,
                 row,
                 col,
-                tokens: Box::default(),
+                detail: Box::default(),
             });
         }
         let sum = cells.sum();
@@ -185,7 +185,7 @@ fn renormalised(
             return Err(AttentionError::EmptyTargetRow {
                 head,
                 row,
-                tokens: Box::default(),
+                detail: Box::default(),
             });
         }
         cells /= sum;
@@ -203,24 +203,27 @@ fn check_visible(
     if !causal {
         return Ok(());
     }
-    for row in 0..pattern.nrows() {
-        if let Some(key) = ((row + 1)..pattern.ncols()).find(|&j| pattern[(row, j)] != 0.0) {
-            return Err(AttentionError::TargetOnMaskedKey {
-                target: target.to_string(),
-                head,
-                shared: false,
-                row,
-                key,
-                tokens: Box::default(),
-            });
+    let hidden =
+        |row: usize| ((row + 1)..pattern.ncols()).filter(move |&j| pattern[(row, j)] != 0.0);
+    let cells: usize = (0..pattern.nrows()).map(|row| hidden(row).count()).sum();
+    let first = (0..pattern.nrows()).find_map(|row| hidden(row).next().map(|key| (row, key)));
+    match first {
+        Some((row, key)) => Err(AttentionError::TargetOnMaskedKey {
+            target: target.to_string(),
+            head,
+            row,
+            key,
+            detail: Box::default(),
         }
+        .counting(cells)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Every head's target pattern, for a sentence of `tokens` attending to `keys`, from a list of
 /// one target shared by all heads or one per head. A refusal names the tokens of the cell it is
-/// about, and every head when they share the target. n_heads × (seq_len, n_keys)
+/// about, and every head when they share the target; a per-head target on a hidden key also
+/// names the later heads whose targets ask for one. n_heads × (seq_len, n_keys)
 pub(crate) fn head_patterns(
     targets: &[HeadTarget],
     n_heads: usize,
@@ -229,20 +232,35 @@ pub(crate) fn head_patterns(
     causal: bool,
 ) -> Result<Vec<Matrix>, AttentionError> {
     let shared = targets.len() == 1 && n_heads > 1;
-    (0..n_heads)
-        .map(|h| {
-            let target = &targets[h.min(targets.len().saturating_sub(1))];
-            target.pattern(h, tokens.len(), keys.len(), causal)
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| {
-            let e = e.naming(tokens, keys);
-            if shared {
-                e.shared()
-            } else {
-                e
+    let pattern = |h: usize| {
+        let target = &targets[h.min(targets.len().saturating_sub(1))];
+        target.pattern(h, tokens.len(), keys.len(), causal)
+    };
+    let mut patterns = Vec::with_capacity(n_heads);
+    for h in 0..n_heads {
+        match pattern(h) {
+            Ok(p) => patterns.push(p),
+            Err(e) => {
+                let e = e.naming(tokens, keys);
+                if shared {
+                    return Err(e.shared());
+                }
+                // Every head's own target that asks for a hidden key is named, so fixing one
+                // head does not lead to the next refusal.
+                let masked =
+                    |e: &AttentionError| matches!(e, AttentionError::TargetOnMaskedKey { .. });
+                let also = if masked(&e) {
+                    ((h + 1)..n_heads)
+                        .filter(|&o| pattern(o).err().is_some_and(|e| masked(&e)))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                return Err(e.also(also));
             }
-        })
+        }
+    }
+    Ok(patterns)
 }
 
 /// A target for the layer's output, built from the token embeddings.
@@ -486,6 +504,71 @@ mod tests {
             Goal::Task(Task::Mean).fitted(2, 3, 3),
             Goal::Task(Task::Mean)
         );
+    }
+
+    #[test]
+    fn a_refused_target_names_its_tokens_its_heads_and_how_many_cells_break_the_mask() {
+        let tokens: Vec<String> = ["I", "am", "hungry"].map(String::from).to_vec();
+        let refusal = |targets: Vec<HeadTarget>, n_heads: usize| {
+            head_patterns(&targets, n_heads, &tokens, &tokens, true)
+                .unwrap_err()
+                .to_string()
+        };
+        let shared = refusal(vec![HeadTarget::Named(NamedTarget::Next)], 2);
+        assert!(
+            shared.starts_with(
+                "The `next` target puts weight on a key the causal mask hides: in every head, \
+                 row 1 (“I”) puts weight on key 2 (“am”), a later token (the first of 2 such \
+                 cells)."
+            ),
+            "{shared}"
+        );
+        let own = refusal(
+            vec![
+                HeadTarget::Named(NamedTarget::SelfToken),
+                HeadTarget::Named(NamedTarget::Next),
+                HeadTarget::Named(NamedTarget::Next),
+                HeadTarget::Named(NamedTarget::Uniform),
+            ],
+            4,
+        );
+        assert!(own.contains(": in head 2, row 1 (“I”)"), "{own}");
+        assert!(
+            own.contains("Head 3's target puts weight on a hidden key too."),
+            "{own}"
+        );
+        let painted = Matrix::from_row_slice(3, 3, &[1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+        let one = refusal(vec![HeadTarget::Painted(painted.clone())], 1);
+        assert!(
+            one.starts_with(
+                "Head 1's painted target puts weight on a key the causal mask hides: row 1 (“I”) \
+                 puts weight on key 3 (“hungry”), a later token."
+            ),
+            "{one}"
+        );
+        assert!(
+            one.ends_with("clear the painted cells above the diagonal."),
+            "{one}"
+        );
+        let everyone = refusal(vec![HeadTarget::Painted(painted)], 2);
+        assert!(
+            everyone.starts_with("The painted target every head shares puts weight"),
+            "{everyone}"
+        );
+        let empty = Matrix::from_row_slice(3, 3, &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+        let empty = refusal(vec![HeadTarget::Painted(empty)], 2);
+        assert_eq!(
+            empty,
+            "Row 2 (“am”) of the painted target every head shares has no weight: paint at least \
+             one key in every row."
+        );
+        let count = AttentionError::TargetCount {
+            count: 2,
+            n_heads: 1,
+        };
+        assert!(count
+            .to_string()
+            .starts_with("There are 2 targets for 1 head:"));
     }
 
     #[test]

@@ -54,7 +54,7 @@ pub use config::{
     Config, Limits, ScaleMode, Wiring, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
 };
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
-pub use error::{AttentionError, CellTokens};
+pub use error::{AttentionError, Detail};
 pub use forward::{
     forward, forward_reusing, forward_within, softmax_rows, HeadTrace, Inputs, Outline, Source,
     SourceTrace, Trace,

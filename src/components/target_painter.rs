@@ -7,7 +7,7 @@ use crate::attention::{Goal, HeadTarget, NamedTarget};
 use crate::state::Model;
 use crate::training::{checked, choose_head_target, head_pattern, paint, PAINTED};
 use crate::words::{
-    format_value, head_target_label, head_target_menu, paint_cell_label, paint_help,
+    format_value, head_target_label, head_target_menu, paint_cell_label, paint_help, token_labels,
     PAINT_MASK_NOTE,
 };
 use leptos::prelude::*;
@@ -60,13 +60,15 @@ pub fn TargetPainter(
         }
         model.with(|m| {
             let weights = head_pattern(m, head).ok()?;
+            // Named as the heatmaps name them: a repeated word with its position.
+            let queries = token_labels(&m.tokens());
             let keys = if m.cross {
-                m.source_tokens()
+                token_labels(&m.source_tokens())
             } else {
-                m.tokens()
+                queries.clone()
             };
             Some(Grid {
-                queries: m.tokens(),
+                queries,
                 keys,
                 weights: weights
                     .row_iter()

@@ -16,8 +16,8 @@ pub fn pattern_label(t: NamedTarget, cross: bool) -> &'static str {
             "Pattern: each token looks at the key one position before it (the first at itself)"
         }
         (NamedTarget::Previous, true) => {
-            "Pattern: query i looks at source word i−1 (query 0 at source word 0; queries past \
-             the end of the source at its last word)"
+            "Pattern: query i looks at source word i−1 (the first query at the first source \
+             word, queries past the end of the source at its last word)"
         }
         (NamedTarget::SelfToken, false) => {
             "Pattern: each token looks at the key at its own position"

@@ -100,6 +100,18 @@ test("a target the causal mask hides is refused next to the goal, and the last g
   expect(await page.evaluate(() => location.hash)).toContain("goal=first");
 });
 
+test("a painted target names a repeated word by its position, as the heatmaps do", async ({ app, page }) => {
+  await app.goto();
+  await page.getByTestId("sentence-input").fill("the cat saw the dog");
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await page.getByTestId("train-goal").selectOption("per_head");
+  await page.getByTestId("train-goal-h0").selectOption("painted");
+  const grid = page.getByTestId("paint-h0");
+  await expect(grid.locator("thead th")).toHaveText(["", "the (1)", "cat", "saw", "the (4)", "dog"]);
+  await expect(grid.locator("tbody th").nth(3)).toHaveText("the (4)");
+  await expect(page.getByTestId("paint-h0-3-0")).toHaveAttribute("aria-label", /^the \(4\) → the \(1\): target weight/);
+});
+
 test("each head gets its own goal, one painted by hand, carried by the link and Back", async ({ app, page }) => {
   await app.goto();
   await page.getByTestId("sentence-input").fill("a b c");
@@ -120,7 +132,7 @@ test("each head gets its own goal, one painted by hand, carried by the link and 
   // A masked cell cannot be painted and says why beside the grid; nothing changes.
   const hash = await page.evaluate(() => location.hash);
   await page.getByTestId("paint-h1-0-2").click({ force: true });
-  await expect(page.getByTestId("train-goal-error-h1")).toContainText("In head 2's target, key 3 (“c”) is a later token than row 1 (“a”)");
+  await expect(page.getByTestId("train-goal-error-h1")).toContainText("In head 2's target, key 3 (“c”) comes after row 1's token (“a”)");
   await expect(page.getByTestId("train-goal-error-h1")).toContainText("cannot be painted");
   await expect(page.getByTestId("train-goal-error-h1")).toContainText("causal mask");
   await expect(page.getByTestId("paint-mask-note-h1")).toContainText("causal mask");

@@ -246,6 +246,7 @@ pub fn MatrixEditor(
         model.update(|m| {
             let _ = m.set_cell(target, r, c, v);
         });
+        super::perf::edit_applied();
     };
     let fill = move |init: Init| {
         errors.set(CellErrors::default());

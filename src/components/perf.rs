@@ -4,6 +4,10 @@
 //!   (or, when it changed none, to the next animation frame);
 //! - `al-edit-to-frame` runs from the same edit to the next animation frame, so it also holds
 //!   the wait for the display's next refresh;
+//! - an edit that repainted splits `al-edit` into `al-edit-apply` (writing the edit into the
+//!   model, which marks what depends on it), `al-edit-effects` (the effects it woke: the forward
+//!   pass, the reactive graph and the page's changes, up to the batch of paints) and
+//!   `al-edit-draw` (drawing the heatmaps it changed);
 //! - `al-mount-start` and `al-mounted` mark where the app starts and finishes mounting (the
 //!   module has been compiled and instantiated by the first);
 //! - `al-first-heatmap` marks the first heatmap drawn after navigation;
@@ -19,6 +23,10 @@ thread_local! {
     static EDIT_START: Cell<Option<f64>> = const { Cell::new(None) };
     /// When heatmaps were last drawn since the edit started.
     static PAINTED_AT: Cell<Option<f64>> = const { Cell::new(None) };
+    /// When the edit had been written into the model.
+    static APPLIED_AT: Cell<Option<f64>> = const { Cell::new(None) };
+    /// When the edit's first batch of paints started.
+    static DRAW_FROM: Cell<Option<f64>> = const { Cell::new(None) };
 }
 
 thread_local! {
@@ -98,6 +106,8 @@ pub fn edit_started() {
     };
     EDIT_START.with(|s| s.set(Some(start)));
     PAINTED_AT.with(|p| p.set(None));
+    APPLIED_AT.with(|a| a.set(None));
+    DRAW_FROM.with(|d| d.set(None));
     request_animation_frame(move || {
         // A later edit in the same frame measures from its own start.
         if EDIT_START.with(|s| s.get()) != Some(start) {
@@ -111,12 +121,34 @@ pub fn edit_started() {
         let end = match PAINTED_AT.with(Cell::get) {
             Some(painted) => {
                 mark_at("al-edit-painted", painted);
+                if let (Some(applied), Some(draw)) =
+                    (APPLIED_AT.with(Cell::get), DRAW_FROM.with(Cell::get))
+                {
+                    measure_between("al-edit-apply", start, applied);
+                    measure_between("al-edit-effects", applied, draw);
+                    measure_between("al-edit-draw", draw, painted);
+                }
                 painted
             }
             None => frame,
         };
         measure_between("al-edit", start, end);
     });
+}
+
+/// Call once an edit has been written into the model.
+pub fn edit_applied() {
+    if EDIT_START.with(Cell::get).is_some() {
+        APPLIED_AT.with(|a| a.set(now()));
+    }
+}
+
+/// Call when a batch of heatmaps starts to be drawn.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub fn heatmaps_drawing() {
+    if EDIT_START.with(Cell::get).is_some() && DRAW_FROM.with(Cell::get).is_none() {
+        DRAW_FROM.with(|d| d.set(now()));
+    }
 }
 
 /// Call after a batch of heatmaps has been drawn.

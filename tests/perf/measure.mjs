@@ -7,7 +7,10 @@
 //
 // - edit-to-repaint: the app measures `al-edit` from a cell edit to the moment every heatmap
 //   it changed has been drawn, and `al-edit-to-frame` from the same edit to the next animation
-//   frame (which adds the wait for the display's refresh, so it is reported but not budgeted).
+//   frame (which adds the wait for the display's refresh, so it is reported but not budgeted);
+//   without the block, the means of `al-edit-apply`, `al-edit-effects` and `al-edit-draw` say
+//   where an edit's time went (writing it into the model; the forward pass, the reactive graph
+//   and the page's changes; drawing the heatmaps it changed).
 //   N nudges (Alt+ArrowUp, Alt+ArrowDown, alternating) of the
 //   W_q cell in row 1, column 1, on the Scores stage, at the default scenario and at the largest
 //   one the app allows (32 tokens, d_model 16, 8 heads, every head shown), each also with the
@@ -93,6 +96,11 @@ function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The mean of `values`, or NaN for none. */
+function mean(values) {
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN;
 }
 
 function round(value, digits = 2) {
@@ -294,18 +302,24 @@ function loadFigures(loads, label, budget) {
   ];
 }
 
+/** The parts of an edit's `al-edit` the app measures, in order. */
+const SPLIT = [
+  { measure: "al-edit-apply", part: "writing it into the model" },
+  { measure: "al-edit-effects", part: "effects (forward pass, reactive graph, page)" },
+  { measure: "al-edit-draw", part: "drawing the changed heatmaps" },
+];
+
 /**
  * Nudges the focused cell `count` times; returns the `al-edit` and `al-edit-to-frame` durations
- * in milliseconds.
+ * in milliseconds, and those of the parts of `al-edit` in the order of `SPLIT`.
  */
 async function edits(page, count) {
   const cell = page.getByTestId("cell-w_q-0-0");
   const before = await cell.inputValue();
-  await page.evaluate(() => {
-    performance.clearMeasures("al-edit");
-    performance.clearMeasures("al-edit-to-frame");
+  await page.evaluate((names) => {
+    for (const name of ["al-edit", "al-edit-to-frame", ...names]) performance.clearMeasures(name);
     performance.clearMarks("al-edit-painted");
-  });
+  }, SPLIT.map((s) => s.measure));
   for (let i = 0; i < count; i++) {
     // Up then down, so the value stays near where it started and never reaches the clamp.
     await page.keyboard.press(i % 2 === 0 ? "Alt+ArrowUp" : "Alt+ArrowDown");
@@ -319,17 +333,18 @@ async function edits(page, count) {
   if (count % 2 === 0 && after !== before) {
     throw new Error(`the nudges did not reach the cell as expected: ${before} became ${after}`);
   }
-  const { painted, frame, paints } = await page.evaluate(() => ({
+  const { painted, frame, paints, split } = await page.evaluate((names) => ({
     painted: performance.getEntriesByName("al-edit").map((e) => e.duration),
     frame: performance.getEntriesByName("al-edit-to-frame").map((e) => e.duration),
     paints: performance.getEntriesByName("al-edit-painted").length,
-  }));
+    split: names.map((n) => performance.getEntriesByName(n).map((e) => e.duration)),
+  }), SPLIT.map((s) => s.measure));
   // Every nudge changes the heatmaps on show, so every measure must end at a repaint.
   if (paints < count) throw new Error(`only ${paints} of ${count} edits repainted a heatmap`);
   if (painted.length !== count || frame.length !== count) {
     throw new Error(`expected ${count} measures, found ${painted.length} and ${frame.length}`);
   }
-  return { painted, frame };
+  return { painted, frame, split };
 }
 
 async function editToRepaint(browser, url, scenario, count, problems) {
@@ -448,7 +463,7 @@ async function main() {
         "32 tokens, d_model 16, 8 heads, block with d_ff 64, 32-token source",
       ],
     ]) {
-      const { painted, frame, canvases } = await editToRepaint(
+      const { painted, frame, split, canvases } = await editToRepaint(
         browser,
         server.url,
         scenario,
@@ -464,6 +479,21 @@ async function main() {
         figure(`edit-to-repaint p95, ${label}`, quantile(sorted, 0.95), "ms", p95Budget, note),
         figure(`edit to next frame median, ${label}`, median(frame), "ms", null, frameNote),
       );
+      // Where an edit's time goes, as means, which add up to the mean of `al-edit`.
+      if (!scenario.endsWith("-block")) {
+        SPLIT.forEach(({ part }, i) => {
+          figures.push(
+            figure(
+              `edit split, ${label}: ${part}, mean`,
+              mean(split[i]),
+              "ms",
+              null,
+              `${split[i].length} of ${painted.length} edits split (mean al-edit ` +
+                `${round(mean(painted))} ms)`,
+            ),
+          );
+        });
+      }
     }
     for (const [scenario, label] of [
       ["default", "default scenario"],

@@ -46,6 +46,7 @@ fn queue_job(canvas: HtmlCanvasElement, job: Job) {
             if jobs.is_empty() {
                 break;
             }
+            crate::components::perf::heatmaps_drawing();
             for (_, job) in jobs {
                 job();
             }

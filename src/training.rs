@@ -141,33 +141,42 @@ pub fn paint(
     let Goal::Pattern(targets) = &mut next.goal else {
         return Ok(next);
     };
-    let Some(HeadTarget::Painted(m)) = targets.get_mut(head) else {
+    // One painted target for every head is painted from any head's grid.
+    let shared = targets.len() == 1 && model.config.n_heads > 1;
+    let at = head.min(targets.len().saturating_sub(1));
+    let Some(HeadTarget::Painted(m)) = targets.get_mut(at) else {
         return Ok(next);
     };
     if row >= m.nrows() || key >= m.ncols() {
         return Ok(next);
     }
-    if model.config.causal && !model.cross && key > row {
-        return Err(named_in(
-            model,
-            AttentionError::PaintOnMaskedKey {
-                head,
-                row,
-                key,
-                detail: Box::default(),
-            },
-        ));
+    let refused = |e: AttentionError| {
+        let e = named_in(model, e);
+        if shared {
+            e.shared()
+        } else {
+            e
+        }
+    };
+    let causal = model.config.causal && !model.cross;
+    if causal && key > row {
+        return Err(refused(AttentionError::PaintOnMaskedKey {
+            head,
+            row,
+            key,
+            detail: Box::default(),
+        }));
     }
     let painted = m[(row, key)] > 0.0;
     if painted && m.row(row).iter().filter(|v| **v > 0.0).count() == 1 {
-        return Err(named_in(
-            model,
-            AttentionError::ClearLastPaintedKey {
-                head,
-                row,
-                detail: Box::default(),
-            },
-        ));
+        let visible = if causal { row + 1 } else { m.ncols() };
+        return Err(refused(AttentionError::ClearLastPaintedKey {
+            head,
+            row,
+            key,
+            only: visible == 1,
+            detail: Box::default(),
+        }));
     }
     m[(row, key)] = if painted { 0.0 } else { 1.0 };
     Ok(next)
@@ -464,17 +473,49 @@ mod tests {
         let before = m.training.clone();
         let masked = paint(&m, 0, 0, 2).unwrap_err().to_string();
         assert!(
-            masked.starts_with("In head 1's target, key 3 (“c”) comes after row 1's token (“a”)")
-                && masked.contains("cannot be painted"),
+            masked.starts_with(
+                "In head 1's painted target, key 3 (“c”) comes after row 1's token (“a”)"
+            ) && masked.contains("cannot be painted"),
             "{masked}"
         );
         // Row 0 of `previous` looks only at key 0: clearing it would leave nothing to learn.
         let empty = paint(&m, 0, 0, 0).unwrap_err().to_string();
         assert!(
-            empty.starts_with("Row 1 (“a”) of head 1's painted target would have no weight left"),
+            empty.starts_with(
+                "Row 1 (“a”) of head 1's painted target must keep its weight on key 1 (“a”): it \
+                 is the only key this row can see"
+            ),
             "{empty}"
         );
+        // Row 2 sees two keys: its last painted one is kept, and it says how to move it.
+        let row_two = paint(&m, 0, 1, 0).unwrap_err().to_string();
+        assert!(
+            row_two.starts_with("Row 2 (“b”) of head 1's painted target would have no weight left"),
+            "{row_two}"
+        );
         assert_eq!(m.training, before);
+    }
+
+    #[test]
+    fn a_painted_target_every_head_shares_is_painted_from_any_heads_grid() {
+        let mut m = model("a b c");
+        assert_eq!(m.config.n_heads, 2);
+        m.training.goal = Goal::Pattern(vec![HeadTarget::Painted(Matrix::identity(3, 3))]);
+        // Head 2's grid shows the shared target, and a click there paints it.
+        let next = paint(&m, 1, 2, 0).unwrap();
+        let Goal::Pattern(targets) = &next.goal else {
+            panic!("the goal stays a pattern");
+        };
+        assert_eq!(targets.len(), 1);
+        let HeadTarget::Painted(p) = &targets[0] else {
+            panic!("the target stays painted");
+        };
+        assert_eq!(p[(2, 0)], 1.0);
+        let masked = paint(&m, 1, 0, 1).unwrap_err().to_string();
+        assert!(
+            masked.starts_with("In the painted target every head shares, key 2 (“b”)"),
+            "{masked}"
+        );
     }
 
     #[test]

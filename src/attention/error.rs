@@ -84,7 +84,7 @@ pub enum AttentionError {
         at(*key, &detail.key),
         first_of(detail.cells),
         also_named(&detail.also),
-        masked_remedy(target)
+        masked_remedy(target, !detail.also.is_empty())
     )]
     TargetOnMaskedKey {
         target: String,
@@ -95,10 +95,10 @@ pub enum AttentionError {
     },
     /// A click would paint a target cell on a key the causal mask hides.
     #[error(
-        "In head {}'s target, key {} comes after row {}'s token{}: the causal mask holds that \
-         attention weight at 0, so the cell cannot be painted. Paint keys on or left of the \
-         diagonal, or switch the causal mask off.",
-        head + 1,
+        "In {}, key {} comes after row {}'s token{}: the causal mask holds that attention \
+         weight at 0, so the cell cannot be painted. Paint keys on or left of the diagonal, or \
+         switch the causal mask off.",
+        painted_named(*head, detail.shared),
         at(*key, &detail.key),
         row + 1,
         quoted(&detail.row)
@@ -109,25 +109,18 @@ pub enum AttentionError {
         key: usize,
         detail: Box<Detail>,
     },
-    /// A click would clear the last painted key of a row of a painted target.
-    #[error(
-        "Row {} of head {}'s painted target would have no weight left: training divides each \
-         row by its sum, so every row needs a painted key. Paint another key in this row \
-         before clearing this one.",
-        at(*row, &detail.row),
-        head + 1
-    )]
+    /// A click would clear the last painted key of a row of a painted target: `only` when it
+    /// is the one key the row can see.
+    #[error("{}", last_key_kept(*head, *row, *key, *only, detail))]
     ClearLastPaintedKey {
         head: usize,
         row: usize,
+        key: usize,
+        only: bool,
         detail: Box<Detail>,
     },
     /// The list of pattern targets fits neither one head nor every head.
-    #[error(
-        "There are {count} targets for {}: give a single target shared by all heads, or \
-         exactly one per head.",
-        counted(*n_heads, "head", "heads")
-    )]
+    #[error("There are {count} targets for {}", target_count_remedy(*n_heads))]
     TargetCount { count: usize, n_heads: usize },
     /// A painted target has a row with no weight anywhere.
     #[error(
@@ -273,20 +266,57 @@ fn also_named(heads: &[usize]) -> String {
         [] => String::new(),
         [one] => format!(" Head {one}'s target puts weight on a hidden key too."),
         [rest @ .., last] => format!(
-            " Heads {} and {last} put weight on hidden keys too.",
+            " The targets of heads {} and {last} put weight on hidden keys too.",
             rest.join(", ")
         ),
     }
 }
 
-/// What to do about a target on a masked key.
-fn masked_remedy(target: &str) -> &'static str {
-    if target == PAINTED {
-        "Switch the causal mask off, or clear the painted cells above the diagonal."
+/// What to do about a target on a masked key, when `others` break the mask too.
+fn masked_remedy(target: &str, others: bool) -> &'static str {
+    if others {
+        "Switch the causal mask off, or give each of these heads a target with nothing above \
+         the diagonal: self, previous, first or uniform, or a painting with no cells above it."
+    } else if target == PAINTED {
+        "Switch the causal mask off, or choose a named target for this head, or move the \
+         painted weight above the diagonal onto keys on or left of it, keeping a key in every \
+         row (switch the mask off to repaint, then on again)."
     } else {
         "Switch the causal mask off, or choose a target with nothing above the diagonal: the \
          token itself, the one before, the first, or equal weight (self, previous, first or \
          uniform)."
+    }
+}
+
+/// What a refused click on a row's last painted key says: the row would be left with no
+/// weight, or (`only`) it cannot move its weight, having one key it can see.
+fn last_key_kept(head: usize, row: usize, key: usize, only: bool, detail: &Detail) -> String {
+    let target = painted_named(head, detail.shared);
+    let row = at(row, &detail.row);
+    if only {
+        format!(
+            "Row {row} of {target} must keep its weight on key {}: it is the only key this row \
+             can see, and training divides each row by its sum.",
+            at(key, &detail.key)
+        )
+    } else {
+        format!(
+            "Row {row} of {target} would have no weight left: training divides each row by its \
+             sum, so every row needs a painted key. Paint another key in this row before \
+             clearing this one."
+        )
+    }
+}
+
+/// The end of a refused count of targets: with one head only one target fits.
+fn target_count_remedy(n_heads: usize) -> String {
+    if n_heads == 1 {
+        "1 head: give exactly one.".to_string()
+    } else {
+        format!(
+            "{}: give a single target shared by all heads, or exactly one per head.",
+            counted(n_heads, "head", "heads")
+        )
     }
 }
 
@@ -350,8 +380,10 @@ impl AttentionError {
                 detail,
                 ..
             } => Some((*row, Some(*key), detail)),
-            Self::EmptyTargetRow { row, detail, .. }
-            | Self::ClearLastPaintedKey { row, detail, .. } => Some((*row, None, detail)),
+            Self::ClearLastPaintedKey {
+                row, key, detail, ..
+            } => Some((*row, Some(*key), detail)),
+            Self::EmptyTargetRow { row, detail, .. } => Some((*row, None, detail)),
             _ => None,
         }
     }

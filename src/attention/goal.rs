@@ -534,8 +534,14 @@ mod tests {
         );
         assert!(own.contains(": in head 2, row 1 (“I”)"), "{own}");
         assert!(
-            own.contains("Head 3's target puts weight on a hidden key too."),
+            own.contains("Head 3's target puts weight on a hidden key too. Switch the causal mask off, or give each of these heads a target"),
             "{own}"
+        );
+        let all = refusal(vec![HeadTarget::Named(NamedTarget::Next); 3], 3);
+        assert!(
+            all.contains(": in head 1, row 1 (“I”)")
+                && all.contains("The targets of heads 2 and 3 put weight on hidden keys too."),
+            "{all}"
         );
         let painted = Matrix::from_row_slice(3, 3, &[1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
         let one = refusal(vec![HeadTarget::Painted(painted.clone())], 1);
@@ -547,7 +553,9 @@ mod tests {
             "{one}"
         );
         assert!(
-            one.ends_with("clear the painted cells above the diagonal."),
+            one.ends_with(
+                "keeping a key in every row (switch the mask off to repaint, then on again)."
+            ),
             "{one}"
         );
         let everyone = refusal(vec![HeadTarget::Painted(painted)], 2);

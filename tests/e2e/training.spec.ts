@@ -132,7 +132,7 @@ test("each head gets its own goal, one painted by hand, carried by the link and 
   // A masked cell cannot be painted and says why beside the grid; nothing changes.
   const hash = await page.evaluate(() => location.hash);
   await page.getByTestId("paint-h1-0-2").click({ force: true });
-  await expect(page.getByTestId("train-goal-error-h1")).toContainText("In head 2's target, key 3 (“c”) comes after row 1's token (“a”)");
+  await expect(page.getByTestId("train-goal-error-h1")).toContainText("In head 2's painted target, key 3 (“c”) comes after row 1's token (“a”)");
   await expect(page.getByTestId("train-goal-error-h1")).toContainText("cannot be painted");
   await expect(page.getByTestId("train-goal-error-h1")).toContainText("causal mask");
   await expect(page.getByTestId("paint-mask-note-h1")).toContainText("causal mask");

@@ -202,6 +202,23 @@ test("presenter mode and a compact embed step into the backward stages", async (
   await expect(page.getByTestId("canvas-d_q")).toHaveCount(0);
 });
 
+test("a shared state whose goal the mask refuses opens as it was shared, saying why", async ({ app, page }) => {
+  // In the app: `next` chosen, then the mask switched on under it.
+  await app.goto();
+  await page.getByTestId("training").scrollIntoViewIfNeeded();
+  await page.getByTestId("train-goal").selectOption("next");
+  await page.getByTestId("causal").check();
+  await page.getByTestId("stage-back-softmax").click();
+  await expect(page.getByTestId("backward-error")).toContainText("in every head, row 1 (“I”) puts weight on key 2 (“am”)");
+  const hash = await page.evaluate(() => location.hash);
+  expect(hash).toContain("goal=next");
+  // Its embed opens on the same goal, with no notice: the stage says why there is no gradient.
+  await app.goto(`./?embed=1&controls=0${hash}`);
+  await expect(page.getByTestId("backward-error")).toContainText("The goal this embed's link sets cannot be used here");
+  await expect(page.getByTestId("backward-error")).toContainText("in every head, row 1 (“I”) puts weight on key 2 (“am”)");
+  await expect(page.getByTestId("notice")).toHaveCount(0);
+});
+
 test("an embed says its backward stages' goal comes from its link, since it shows no training panel", async ({ app, page }) => {
   for (const query of ["?embed=1", "?embed=1&controls=0"]) {
     await app.goto(`./${query}#v=1&stage=back-loss`);

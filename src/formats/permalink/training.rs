@@ -13,7 +13,8 @@
 use super::fields::{shown, Fields, Notices};
 use super::numbers::{number, parse_number, parse_numbers, push_number};
 use crate::attention::{
-    Goal, HeadTarget, Matrix, NamedTarget, OptimizerKind, Task, Trainable, Training,
+    AttentionError, Goal, HeadTarget, Inputs, Matrix, NamedTarget, OptimizerKind, Task, Trainable,
+    Training,
 };
 use crate::state::Model;
 
@@ -111,8 +112,17 @@ pub(super) fn read_training(fields: &Fields<'_>, model: &Model, notices: &mut No
             )),
         }
     }
-    match training.validate(&model.inputs()) {
+    let inputs = model.inputs();
+    match training.validate(&inputs) {
         Ok(()) => training,
+        // The app keeps a goal the causal mask refuses when the mask is switched on under it,
+        // and says why beside the goal and on the backward stages: the link opens on that same
+        // state, as long as the mask is the goal's only problem.
+        Err(AttentionError::TargetOnMaskedKey { .. })
+            if fits_without_the_mask(&training, &inputs) =>
+        {
+            training
+        }
         Err(e) => {
             notices.add(format!(
                 "The link's training settings do not fit its model, so training has its \
@@ -121,6 +131,13 @@ pub(super) fn read_training(fields: &Fields<'_>, model: &Model, notices: &mut No
             defaults
         }
     }
+}
+
+/// Whether `training` would fit `inputs` without the causal mask.
+fn fits_without_the_mask(training: &Training, inputs: &Inputs) -> bool {
+    let mut open = inputs.clone();
+    open.config.causal = false;
+    training.validate(&open).is_ok()
 }
 
 /// The goal in `raw`, with painted targets from `paint`; `None` (after a notice) when unusable.
@@ -222,12 +239,26 @@ mod tests {
     }
 
     #[test]
-    fn a_link_with_a_target_on_a_masked_key_says_so_and_trains_with_the_defaults() {
-        let back = decode("v=1&causal=1&goal=next");
-        assert_eq!(back.state.model.training, Training::default());
-        let notice = back.notices.join(" ");
+    fn a_link_keeps_a_goal_only_the_mask_refuses_and_refuses_a_broken_one() {
+        // The app reaches this state when the mask is switched on under `next`: its link opens
+        // on it, and the stages say why the goal cannot be used.
+        let mut model = Model::default();
+        model.training.goal = Goal::named(NamedTarget::Next);
+        model.config.causal = true;
+        let state = ShareState {
+            model,
+            ..ShareState::default()
+        };
+        let link = encode(&state);
+        let back = decode(&link);
+        assert!(back.notices.is_empty(), "{:?}", back.notices);
+        assert_eq!(back.state.model.training, state.model.training);
+        // A painted row with no weight is broken whatever the mask: the defaults train.
+        let empty = decode("v=1&causal=1&goal=painted&paint=1,0,0,0,0,0,0,0,1");
+        assert_eq!(empty.state.model.training, Training::default());
+        let notice = empty.notices.join(" ");
         assert!(
-            notice.contains("`next`") && notice.contains("causal mask"),
+            notice.contains("do not fit its model") && notice.contains("has no weight"),
             "{notice}"
         );
         let short = decode("v=1&goal=painted&paint=1,2");

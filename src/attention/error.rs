@@ -209,11 +209,6 @@ fn quoted(token: &str) -> String {
     }
 }
 
-/// `1 head`, `2 heads`.
-fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// `s` with its first letter in capitals.
 fn capitalised(s: &str) -> String {
     let mut chars = s.chars();
@@ -314,8 +309,7 @@ fn target_count_remedy(n_heads: usize) -> String {
         "1 head: give exactly one.".to_string()
     } else {
         format!(
-            "{}: give a single target shared by all heads, or exactly one per head.",
-            counted(n_heads, "head", "heads")
+            "{n_heads} heads: give a single target shared by all heads, or exactly one per head."
         )
     }
 }
@@ -374,14 +368,14 @@ impl AttentionError {
             | Self::PaintOnMaskedKey {
                 row, key, detail, ..
             }
+            | Self::ClearLastPaintedKey {
+                row, key, detail, ..
+            }
             | Self::NegativeTarget {
                 row,
                 col: key,
                 detail,
                 ..
-            } => Some((*row, Some(*key), detail)),
-            Self::ClearLastPaintedKey {
-                row, key, detail, ..
             } => Some((*row, Some(*key), detail)),
             Self::EmptyTargetRow { row, detail, .. } => Some((*row, None, detail)),
             _ => None,

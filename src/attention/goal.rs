@@ -205,25 +205,27 @@ fn check_visible(
     }
     let hidden =
         |row: usize| ((row + 1)..pattern.ncols()).filter(move |&j| pattern[(row, j)] != 0.0);
-    let cells: usize = (0..pattern.nrows()).map(|row| hidden(row).count()).sum();
-    let first = (0..pattern.nrows()).find_map(|row| hidden(row).next().map(|key| (row, key)));
-    match first {
-        Some((row, key)) => Err(AttentionError::TargetOnMaskedKey {
-            target: target.to_string(),
-            head,
-            row,
-            key,
-            detail: Box::default(),
-        }
-        .counting(cells)),
-        None => Ok(()),
+    let Some((row, key)) =
+        (0..pattern.nrows()).find_map(|row| hidden(row).next().map(|key| (row, key)))
+    else {
+        return Ok(());
+    };
+    let cells = (0..pattern.nrows()).map(|row| hidden(row).count()).sum();
+    Err(AttentionError::TargetOnMaskedKey {
+        target: target.to_string(),
+        head,
+        row,
+        key,
+        detail: Box::default(),
     }
+    .counting(cells))
 }
 
 /// Every head's target pattern, for a sentence of `tokens` attending to `keys`, from a list of
-/// one target shared by all heads or one per head. A refusal names the tokens of the cell it is
-/// about, and every head when they share the target; a per-head target on a hidden key also
-/// names the later heads whose targets ask for one. n_heads × (seq_len, n_keys)
+/// one target shared by all heads or one per head; a list of any other length is refused. A
+/// refusal names the tokens of the cell it is about, and every head when they share the target;
+/// a per-head target on a hidden key also names the later heads whose targets ask for one.
+/// n_heads × (seq_len, n_keys)
 pub(crate) fn head_patterns(
     targets: &[HeadTarget],
     n_heads: usize,
@@ -231,9 +233,15 @@ pub(crate) fn head_patterns(
     keys: &[String],
     causal: bool,
 ) -> Result<Vec<Matrix>, AttentionError> {
+    if targets.is_empty() || (targets.len() != 1 && targets.len() != n_heads) {
+        return Err(AttentionError::TargetCount {
+            count: targets.len(),
+            n_heads,
+        });
+    }
     let shared = targets.len() == 1 && n_heads > 1;
     let pattern = |h: usize| {
-        let target = &targets[h.min(targets.len().saturating_sub(1))];
+        let target = &targets[h.min(targets.len() - 1)];
         target.pattern(h, tokens.len(), keys.len(), causal)
     };
     let mut patterns = Vec::with_capacity(n_heads);
@@ -350,12 +358,6 @@ impl Goal {
         match self {
             Self::Pattern(targets) => {
                 let n_heads = trace.heads.len();
-                if targets.len() != 1 && targets.len() != n_heads {
-                    return Err(AttentionError::TargetCount {
-                        count: targets.len(),
-                        n_heads,
-                    });
-                }
                 let patterns =
                     head_patterns(targets, n_heads, &trace.tokens, trace.key_tokens(), causal)?;
                 Ok(Objective::Pattern(patterns))
@@ -574,9 +576,10 @@ mod tests {
             count: 2,
             n_heads: 1,
         };
-        assert!(count
-            .to_string()
-            .starts_with("There are 2 targets for 1 head:"));
+        assert_eq!(
+            count.to_string(),
+            "There are 2 targets for 1 head: give exactly one."
+        );
     }
 
     #[test]

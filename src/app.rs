@@ -107,11 +107,11 @@ pub fn App() -> impl IntoView {
         pass,
         goal,
         goal_name: Signal::derive(move || goal.with(|g| goal_text(GoalChoice::of(g), cross.get()))),
-        goal_source: if options.embed {
-            GoalSource::Link
-        } else {
-            GoalSource::Panel
-        },
+        goal_source: Signal::derive(move || match (options.embed, ui.presenting.get()) {
+            (true, _) => GoalSource::Link,
+            (false, true) => GoalSource::Presenter,
+            (false, false) => GoalSource::Panel,
+        }),
     };
     provide_context(backward);
     let (picked, explanation) = provide_selection(trace, pass);

@@ -365,7 +365,16 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
         );
         assert!(printed.contains("in the app"), "{printed}");
         assert!(unreached_text(stage, LossKind::Task, GoalSource::Paper).is_none());
+        // Presenting hides the panel: the words say how to reach it.
+        let presented = unreached_text(stage, LossKind::Pattern, GoalSource::Presenter).unwrap();
+        assert!(
+            presented.contains("leave presenter mode (Esc) and choose a task"),
+            "{presented}"
+        );
     }
+    assert!(goal_line("`first`", GoalSource::Presenter)
+        .contains("which presenter mode hides; leave presenter mode"));
+    assert!(goal_error_text("Why.", GoalSource::Presenter).ends_with("Why. Presenter mode hides that panel and the settings: leave presenter mode (Esc) to change them."));
     for m in [
         BackMatrix::WO,
         BackMatrix::WV,

@@ -44,9 +44,9 @@ pub struct BackwardContext {
     pub goal: Memo<crate::attention::Goal>,
     /// The goal's name, as the training panel's menu shows it.
     pub goal_name: Signal<String>,
-    /// Where the learner chooses the goal: the training panel, or in an embed (which has none)
-    /// the link.
-    pub goal_source: crate::words::GoalSource,
+    /// Where the learner chooses the goal: the training panel (hidden while presenting), or in
+    /// an embed (which has none) the link.
+    pub goal_source: Signal<crate::words::GoalSource>,
 }
 
 /// The backward context, where the app provides one (the app's views and the printed handout).

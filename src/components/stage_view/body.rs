@@ -35,9 +35,9 @@ pub(super) fn StageBody(
     let ui = ui_context();
     let backward = backward_context();
     // The printed handout's words cannot point at a panel.
-    let source = match backward {
+    let source = move || match backward {
         _ if every_head => GoalSource::Paper,
-        Some(b) => b.goal_source,
+        Some(b) => b.goal_source.get(),
         None => GoalSource::Panel,
     };
     // The loss the backward stages follow, and why there is none when the goal cannot be used.
@@ -55,7 +55,7 @@ pub(super) fn StageBody(
             Some(Some(Ok(kind))) => kind,
             Some(Some(Err(e))) => {
                 return view! {
-                    <p class="error unreached" data-testid="backward-error">{words::goal_error_text(&e, source)}</p>
+                    <p class="error unreached" data-testid="backward-error">{words::goal_error_text(&e, source())}</p>
                 }
                 .into_any();
             }
@@ -78,7 +78,7 @@ pub(super) fn StageBody(
         };
         let mut shown = match compared {
             Some(line) => vec![line],
-            None => stage_lines(&panels, trace, s, &heads, kind, source),
+            None => stage_lines(&panels, trace, s, &heads, kind, source()),
         };
         // A lecture hall and a compact embed see the projection's three products one at a
         // time; a compact embed also splits Q, K or V alone.
@@ -161,7 +161,7 @@ pub(super) fn StageBody(
         let s = stage.get();
         (s.is_backward() && !every_head)
             .then(|| backward.map(|b| view! {
-                <p class="backward-goal" data-testid="backward-goal">{move || words::goal_line(&b.goal_name.get(), b.goal_source)}</p>
+                <p class="backward-goal" data-testid="backward-goal">{move || words::goal_line(&b.goal_name.get(), b.goal_source.get())}</p>
             }))
             .flatten()
     };

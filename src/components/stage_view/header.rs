@@ -109,14 +109,15 @@ pub(super) fn StageNotes(
         if s.is_backward() {
             return backward
                 .and_then(|b| {
+                    let source = b.goal_source.get();
                     b.pass.with(|p| {
                         let p = p.as_ref().ok()?;
                         // The stage shows the reason it is not reached in place of its
                         // pictures: the note would only repeat it.
-                        if unreached_text(s, p.loss_kind(), b.goal_source).is_some() {
+                        if unreached_text(s, p.loss_kind(), source).is_some() {
                             return None;
                         }
-                        trace.with(|t| back_note(s, t, p, b.goal_source))
+                        trace.with(|t| back_note(s, t, p, source))
                     })
                 })
                 .unwrap_or_default();

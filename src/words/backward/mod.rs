@@ -369,6 +369,8 @@ pub fn back_progress(stage: Stage) -> String {
 pub enum GoalSource {
     /// The “Train the weights” panel of the full page.
     Panel,
+    /// The same panel while presenter mode hides it.
+    Presenter,
     /// The link an embed was made from: an embed has no training panel, but its “Open full
     /// view” link leads to one.
     Link,
@@ -387,6 +389,7 @@ pub fn unreached_text(stage: Stage, kind: LossKind, source: GoalSource) -> Optio
     };
     let choose = match source {
         GoalSource::Panel => "Choose a task as the goal in “Train the weights” to see this stage at work.",
+        GoalSource::Presenter => "To see this stage at work, leave presenter mode (Esc) and choose a task as the goal in “Train the weights”.",
         GoalSource::Link => "To see this stage at work, open the full view and choose a task as the goal in its “Train the weights”.",
         GoalSource::Paper => "With a task as the goal (chosen in the app, under “Train the weights”), this stage has gradients to show.",
     };
@@ -398,6 +401,7 @@ pub fn unreached_text(stage: Stage, kind: LossKind, source: GoalSource) -> Optio
 pub fn goal_error_text(error: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}"),
+        GoalSource::Presenter => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error} Presenter mode hides that panel and the settings: leave presenter mode (Esc) to change them."),
         GoalSource::Link => format!("The goal this embed's link sets cannot be used here, so there is no gradient to show: {error}"),
         GoalSource::Paper => format!("The goal chosen in the app cannot be used here, so there is no gradient to show: {error}"),
     }
@@ -408,6 +412,9 @@ pub fn goal_error_text(error: &str, source: GoalSource) -> String {
 pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("Goal (chosen in “Train the weights”): {goal_name}."),
+        GoalSource::Presenter => {
+            format!("Goal (chosen in “Train the weights”, which presenter mode hides; leave presenter mode to choose another): {goal_name}.")
+        }
         GoalSource::Link => format!(
             "Goal (set by this embed's link; another can be chosen in the full view's “Train the weights”): {goal_name}."
         ),

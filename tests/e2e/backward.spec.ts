@@ -234,6 +234,19 @@ test("a shared state whose goal the mask refuses opens as it was shared, saying 
   await expect(page.getByTestId("backward-error")).toContainText("The goal this embed's link sets cannot be used here");
   await expect(page.getByTestId("backward-error")).toContainText("in every head, row 1 (“I”) puts weight on key 2 (“am”)");
   await expect(page.getByTestId("notice")).toHaveCount(0);
+  // A scenario file of that state imports as it was: the goal stays, and the stage says why.
+  await app.goto("./#v=1&stage=back-softmax");
+  await app.openExportMenu();
+  await page.getByTestId("import-file").setInputFiles({
+    name: "next-under-the-mask.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(
+      JSON.stringify({ version: 3, sentence: "I am hungry", causal: true, training: { targets: ["next"] } }),
+    ),
+  });
+  await expect(page.getByTestId("causal")).toBeChecked();
+  await expect(page.getByTestId("train-goal")).toHaveValue("next");
+  await expect(page.getByTestId("backward-error")).toContainText("in every head, row 1 (“I”) puts weight on key 2 (“am”)");
 });
 
 test("an embed says its backward stages' goal comes from its link, since it shows no training panel", async ({ app, page }) => {

@@ -13,8 +13,7 @@
 use super::fields::{shown, Fields, Notices};
 use super::numbers::{number, parse_number, parse_numbers, push_number};
 use crate::attention::{
-    AttentionError, Goal, HeadTarget, Inputs, Matrix, NamedTarget, OptimizerKind, Task, Trainable,
-    Training,
+    Goal, HeadTarget, Matrix, NamedTarget, OptimizerKind, Task, Trainable, Training,
 };
 use crate::state::Model;
 
@@ -113,16 +112,10 @@ pub(super) fn read_training(fields: &Fields<'_>, model: &Model, notices: &mut No
         }
     }
     let inputs = model.inputs();
-    match training.validate(&inputs) {
+    // A goal only the causal mask refuses is the app's own state (see
+    // `Training::validate_but_the_mask`): the link opens on it.
+    match training.validate_but_the_mask(&inputs) {
         Ok(()) => training,
-        // The app keeps a goal the causal mask refuses when the mask is switched on under it,
-        // and says why beside the goal and on the backward stages: the link opens on that same
-        // state, as long as the mask is the goal's only problem.
-        Err(AttentionError::TargetOnMaskedKey { .. })
-            if fits_without_the_mask(&training, &inputs) =>
-        {
-            training
-        }
         Err(e) => {
             notices.add(format!(
                 "The link's training settings do not fit its model, so training has its \
@@ -131,13 +124,6 @@ pub(super) fn read_training(fields: &Fields<'_>, model: &Model, notices: &mut No
             defaults
         }
     }
-}
-
-/// Whether `training` would fit `inputs` without the causal mask.
-fn fits_without_the_mask(training: &Training, inputs: &Inputs) -> bool {
-    let mut open = inputs.clone();
-    open.config.causal = false;
-    training.validate(&open).is_ok()
 }
 
 /// The goal in `raw`, with painted targets from `paint`; `None` (after a notice) when unusable.

@@ -263,13 +263,14 @@ impl Scenario {
             .transpose()
     }
 
-    /// The training settings checked against `inputs` (those of [`Scenario::to_inputs`]); an
-    /// error names the field of `training` that is wrong.
+    /// The training settings checked against `inputs` (those of [`Scenario::to_inputs`]), as
+    /// the app keeps them: a goal only the causal mask refuses passes, as in a link. An error
+    /// names the field of `training` that is wrong.
     pub fn to_training(&self, inputs: &Inputs) -> Result<Option<Training>, ScenarioError> {
         let training = self.training()?;
         if let Some(training) = &training {
             training
-                .validate(inputs)
+                .validate_but_the_mask(inputs)
                 .map_err(|error| ScenarioError::Invalid {
                     field: training_field(&error),
                     error,

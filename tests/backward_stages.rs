@@ -368,13 +368,14 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
         // Presenting hides the panel: the words say how to reach it.
         let presented = unreached_text(stage, LossKind::Pattern, GoalSource::Presenter).unwrap();
         assert!(
-            presented.contains("leave presenter mode (Esc) and choose a task"),
+            presented.contains("leave presenter mode (the Leave button or Esc) and choose a task"),
             "{presented}"
         );
     }
-    assert!(goal_line("`first`", GoalSource::Presenter)
-        .contains("which presenter mode hides; leave presenter mode"));
-    assert!(goal_error_text("Why.", GoalSource::Presenter).ends_with("Why. Presenter mode hides that panel and the settings: leave presenter mode (Esc) to change them."));
+    assert!(goal_line("`first`", GoalSource::Presenter).starts_with(
+        "Goal: `first`. Goals are chosen in “Train the weights”, which presenter mode hides"
+    ));
+    assert!(goal_error_text("Why.", GoalSource::Presenter).ends_with("Why. Presenter mode hides “Train the weights” and the inputs (sentence, settings, matrices): leave presenter mode (the Leave button or Esc) to make these changes."));
     for m in [
         BackMatrix::WO,
         BackMatrix::WV,

@@ -194,7 +194,7 @@ test("presenter mode and a compact embed step into the backward stages", async (
   // The training panel is hidden while presenting: the words say so, and where the goal is
   // chosen once presenter mode is left.
   const goal = page.getByTestId("backward-goal");
-  await expect(goal).toContainText("Goal (chosen in “Train the weights”, which presenter mode hides; leave presenter mode to choose another)");
+  await expect(goal).toContainText("Goals are chosen in “Train the weights”, which presenter mode hides: leave presenter mode (the Leave button or Esc) to choose another.");
   // The next stage, after every head's step of this one.
   for (let i = 0; i < 4; i++) {
     const step = (await bar.getAttribute("data-step")) ?? "";
@@ -204,7 +204,7 @@ test("presenter mode and a compact embed step into the backward stages", async (
   }
   await expect(bar).toHaveAttribute("data-step", /^back-output-/);
   await expect(page.getByTestId("stage-title")).toContainText("not reached");
-  await expect(page.getByTestId("unreached").first()).toContainText("leave presenter mode (Esc) and choose a task as the goal");
+  await expect(page.getByTestId("unreached").first()).toContainText("leave presenter mode (the Leave button or Esc) and choose a task as the goal");
   await page.getByTestId("leave-presenter").click();
   await expect(goal).toContainText("Goal (chosen in “Train the weights”):");
   await expect(page.getByTestId("unreached").first()).toContainText("Choose a task as the goal in “Train the weights”");

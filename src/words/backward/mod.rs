@@ -389,7 +389,7 @@ pub fn unreached_text(stage: Stage, kind: LossKind, source: GoalSource) -> Optio
     };
     let choose = match source {
         GoalSource::Panel => "Choose a task as the goal in “Train the weights” to see this stage at work.",
-        GoalSource::Presenter => "To see this stage at work, leave presenter mode (Esc) and choose a task as the goal in “Train the weights”.",
+        GoalSource::Presenter => "To see this stage at work, leave presenter mode (the Leave button or Esc) and choose a task as the goal in “Train the weights”.",
         GoalSource::Link => "To see this stage at work, open the full view and choose a task as the goal in its “Train the weights”.",
         GoalSource::Paper => "With a task as the goal (chosen in the app, under “Train the weights”), this stage has gradients to show.",
     };
@@ -401,7 +401,7 @@ pub fn unreached_text(stage: Stage, kind: LossKind, source: GoalSource) -> Optio
 pub fn goal_error_text(error: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}"),
-        GoalSource::Presenter => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error} Presenter mode hides that panel and the settings: leave presenter mode (Esc) to change them."),
+        GoalSource::Presenter => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error} Presenter mode hides “Train the weights” and the inputs (sentence, settings, matrices): leave presenter mode (the Leave button or Esc) to make these changes."),
         GoalSource::Link => format!("The goal this embed's link sets cannot be used here, so there is no gradient to show: {error}"),
         GoalSource::Paper => format!("The goal chosen in the app cannot be used here, so there is no gradient to show: {error}"),
     }
@@ -413,7 +413,7 @@ pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("Goal (chosen in “Train the weights”): {goal_name}."),
         GoalSource::Presenter => {
-            format!("Goal (chosen in “Train the weights”, which presenter mode hides; leave presenter mode to choose another): {goal_name}.")
+            format!("Goal: {goal_name}. Goals are chosen in “Train the weights”, which presenter mode hides: leave presenter mode (the Leave button or Esc) to choose another.")
         }
         GoalSource::Link => format!(
             "Goal (set by this embed's link; another can be chosen in the full view's “Train the weights”): {goal_name}."

@@ -249,6 +249,15 @@ test("a shared state whose goal the mask refuses opens as it was shared, saying 
   await expect(page.getByTestId("backward-error")).toContainText("in every head, row 1 (“I”) puts weight on key 2 (“am”)");
 });
 
+test("the backward stages' goal line names each head's own target, in the app, presenter mode and an embed", async ({ app, page }) => {
+  const each = "Pattern, a target for each head — head 1, the key one position before (the first at itself); head 2, the first key";
+  for (const query of ["", "?present=1", "?embed=1&controls=0"]) {
+    await app.goto(`./${query}#v=1&goal=previous,first&stage=back-loss`);
+    await expect(page.getByTestId("stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
+    await expect(page.getByTestId("backward-goal"), query).toContainText(each);
+  }
+});
+
 test("an embed says its backward stages' goal comes from its link, since it shows no training panel", async ({ app, page }) => {
   for (const query of ["?embed=1", "?embed=1&controls=0"]) {
     await app.goto(`./${query}#v=1&stage=back-loss`);

@@ -362,3 +362,21 @@ test("at 1024×768 every setting shows its whole value in the narrow inputs colu
   const panel = await box(page.locator(".controls .panel").first());
   expect(presets.x + presets.width, "the preset menu inside its panel").toBeLessThanOrEqual(panel.x + panel.width);
 });
+
+test("on a phone a stage's equations wrap one under the other rather than hide behind a scroll", async ({ app, page }) => {
+  await page.setViewportSize({ width: 360, height: 640 });
+  const stages: [string, string, number][] = [
+    ["back-loss", "", 2],
+    ["back-softmax", "&goal=mean", 2],
+    ["back-projection", "&goal=mean", 3],
+    ["back-input", "&goal=mean", 2],
+  ];
+  for (const [stage, goal, equations] of stages) {
+    await app.goto(`./#v=1&stage=${stage}${goal}`);
+    const formula = page.getByTestId("formula");
+    await expect(formula.locator("math").first()).toBeVisible();
+    expect(await formula.locator("math").count(), stage).toBe(equations);
+    const [scroll, client] = await formula.evaluate((f) => [f.scrollWidth, f.clientWidth]);
+    expect(scroll, `${stage}: the formula's width`).toBeLessThanOrEqual(client + 1);
+  }
+});

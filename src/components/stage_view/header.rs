@@ -70,15 +70,12 @@ pub(super) fn StageHeader(
             } else {
                 stage_formula_mathml(s, &o.config, o.wiring)
             };
-            if handout {
-                // Paper cannot scroll a wide formula: its equations wrap as words do.
-                formula_equations(&inner)
-                    .into_iter()
-                    .map(|e| format!("<math>{e}</math>"))
-                    .collect()
-            } else {
-                format!("<math display=\"block\">{inner}</math>")
-            }
+            // Its equations wrap as words do where the formula is wider than the box: paper
+            // cannot scroll, and a phone would hide the second equation behind a scroll.
+            formula_equations(&inner)
+                .into_iter()
+                .map(|e| format!("<math>{e}</math>"))
+                .collect::<String>()
         })
     });
     view! {

@@ -160,15 +160,18 @@ pub(super) fn StageBody(
     let goal = move || {
         let s = stage.get();
         (s.is_backward() && !every_head)
-            .then(|| backward.map(|b| view! {
-                <p class="backward-goal" data-testid="backward-goal">{move || {
-                    // Each head's own target, which the goal menu's name does not list: the
-                    // panel that shows them is hidden in presenter mode and absent from an embed.
-                    let cross = ui.cross.get();
-                    let goal = b.goal.with(|g| words::goal_description(g, cross));
-                    words::goal_line(&goal, b.goal_source.get())
-                }}</p>
-            }))
+            .then(|| {
+                backward.map(|b| {
+                    // Each head's own target, which the goal menu's name does not list: the panel
+                    // that shows them is hidden in presenter mode and absent from an embed.
+                    let line = move || {
+                        let cross = ui.cross.get();
+                        let goal = b.goal.with(|g| words::goal_description(g, cross));
+                        words::goal_line(&goal, b.goal_source.get())
+                    };
+                    view! { <p class="backward-goal" data-testid="backward-goal">{line}</p> }
+                })
+            })
             .flatten()
     };
     view! { <div class="stage-body">{goal}{body}</div> }

@@ -5,7 +5,7 @@ use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
     fit_to_window, goal_text, import_file, model_outline, post_height_to_parent, provide_outlines,
-    provide_quiz, provide_selection, provide_trainer, provide_ui_context, set_fullscreen,
+    provide_quiz, provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled,
     step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
     ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
     ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
@@ -71,7 +71,7 @@ pub fn App() -> impl IntoView {
     });
     let error = move || result.with(|r| r.as_ref().err().map(|e| e.to_string()));
     // What lays out the page; a weight's edit leaves both equal.
-    provide_outlines(model, trace);
+    provide_outlines(model, result, trace);
     let outline = trace_outline(trace);
     let inputs_outline = model_outline(model);
     let stage = RwSignal::new(Stage::Input);
@@ -96,6 +96,8 @@ pub fn App() -> impl IntoView {
             None => Trail::start(m),
         })
     });
+    // What the rail's marks and the edit note show, which most edits leave as it was.
+    let unseen = settled(move || trail.with(|t| t.unseen.clone()));
     // The goal is the model's, fitted to its heads and sentence, so the backward stages follow
     // it even where the training panel is not shown (an embed, presenter mode) and a link
     // carries it.
@@ -296,9 +298,9 @@ pub fn App() -> impl IntoView {
                         {move || (!embed && stage.get() == Stage::Input).then(|| view! {
                             <p class="start-here" data-testid="start-here">{START_HERE}</p>
                         })}
-                        {(!ui.compact).then(|| view! { <StageRail stage trail /> })}
+                        {(!ui.compact).then(|| view! { <StageRail stage unseen /> })}
                         <StageControls stage />
-                        {show_controls.then(|| view! { <EditNote stage trail /> })}
+                        {show_controls.then(|| view! { <EditNote stage unseen /> })}
                     }.into_any())}
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>
                     <StageView trace stage head hide_result=quiz.hidden>

@@ -3,7 +3,7 @@
 
 use super::context::ui_context;
 use crate::attention::Stage;
-use crate::changes::Trail;
+use crate::changes::Unseen;
 use crate::words::{
     edit_note, go_to_stage, stage_name, stage_progress, stage_rail_name, BACKWARD_GROUP,
     CHANGED_BY_EDIT,
@@ -17,9 +17,9 @@ pub fn StageRail(
     /// The current stage.
     stage: RwSignal<Stage>,
     /// The last edit and the stages it changed that the learner has not seen yet.
-    trail: Memo<Trail>,
+    unseen: ReadSignal<Unseen>,
 ) -> impl IntoView {
-    let marked = move |s: Stage| trail.with(|t| t.unseen.is_marked(s));
+    let marked = move |s: Stage| unseen.with(|u| u.is_marked(s));
     let order = ui_context().order;
     // One button per stage; the backward stages are numbered among themselves.
     let button = move |s: Stage, o: Option<crate::attention::Norm>| {
@@ -82,15 +82,11 @@ pub fn EditNote(
     /// The current stage.
     stage: RwSignal<Stage>,
     /// The last edit and the stages it changed that the learner has not seen yet.
-    trail: Memo<Trail>,
+    unseen: ReadSignal<Unseen>,
 ) -> impl IntoView {
     let pointer = move || {
         let current = stage.get();
-        trail.with(|t| {
-            t.unseen
-                .pointer(current)
-                .map(|(p, s)| (p, s, t.unseen.wiring))
-        })
+        unseen.with(|u| u.pointer(current).map(|(p, s)| (p, s, u.wiring)))
     };
     view! {
         <div class="edit-note-region" role="status">

@@ -39,7 +39,7 @@ pub use handout::Handout;
 pub use heatmap::{HeatmapView, PanelData};
 pub use help::Help;
 pub use matrix_editor::MatrixEditors;
-pub use outline::{model_outline, provide_outlines, settled, trace_outline};
+pub use outline::{from_trace, model_outline, provide_outlines, settled, trace_outline};
 pub use paragraphs::Paragraphs;
 
 pub use presenter::{fit_to_window, set_fullscreen, step_with_clicker, PresenterBar};

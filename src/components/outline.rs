@@ -2,36 +2,34 @@
 //! with numbers. A view that reads only an outline stays still while a weight or an embedding
 //! is edited. The app makes one of each, which its views share.
 
-use crate::attention::{Outline, Trace};
+use crate::attention::{AttentionError, Outline, Trace};
 use crate::state::{Model, ModelOutline};
 use leptos::prelude::*;
 
-/// The app's model and trace, each with its outline.
+/// The app's model and trace, each with its outline, and the forward pass the trace keeps the
+/// last good result of.
 #[derive(Clone, Copy)]
 struct Outlines {
     model: RwSignal<Model>,
     model_outline: ReadSignal<ModelOutline>,
+    run: Memo<Result<Trace, AttentionError>>,
     trace: Memo<Trace>,
     trace_outline: ReadSignal<Outline>,
 }
 
 /// Makes the outlines of the app's model and trace, for the views below to share. `trace`
 /// changes only when `run`, the forward pass it keeps the last good result of, does.
-pub fn provide_outlines<E>(model: RwSignal<Model>, run: Memo<Result<Trace, E>>, trace: Memo<Trace>)
-where
-    E: PartialEq + Send + Sync + 'static,
-{
+pub fn provide_outlines(
+    model: RwSignal<Model>,
+    run: Memo<Result<Trace, AttentionError>>,
+    trace: Memo<Trace>,
+) {
     provide_context(Outlines {
         model,
         model_outline: settled(move || model.with(Model::outline)),
+        run,
         trace,
-        // Following the pass itself rather than `trace`, which is one memo further down,
-        // runs the pass and `trace` once an edit: an immediate effect woken through two memos
-        // is woken again while the first of them is brought up to date.
-        trace_outline: settled(move || {
-            run.track();
-            trace.with_untracked(Trace::outline)
-        }),
+        trace_outline: follow_pass(run, trace, Trace::outline),
     });
 }
 
@@ -49,6 +47,40 @@ pub fn trace_outline(trace: Memo<Trace>) -> ReadSignal<Outline> {
         Some(o) if o.trace == trace => o.trace_outline,
         _ => settled(move || trace.with(Trace::outline)),
     }
+}
+
+/// What `read` takes from `trace`, changing only when it does (see [`settled`]): a view that
+/// reads it is not woken by an edit that leaves it equal. For a trace other than the app's, a
+/// memo.
+pub fn from_trace<T>(
+    trace: Memo<Trace>,
+    read: impl Fn(&Trace) -> T + Send + Sync + 'static,
+) -> Signal<T>
+where
+    T: PartialEq + Send + Sync + 'static,
+{
+    match use_context::<Outlines>() {
+        Some(o) if o.trace == trace => follow_pass(o.run, trace, read).into(),
+        _ => Memo::new(move |_| trace.with(&read)).into(),
+    }
+}
+
+/// `read` of `trace`, recomputed when `run` changes. Following the pass itself rather than
+/// `trace`, which is one memo further down, brings `trace` up to date once an edit: an
+/// immediate effect woken through two memos is woken again while the first of them is brought
+/// up to date.
+fn follow_pass<T>(
+    run: Memo<Result<Trace, AttentionError>>,
+    trace: Memo<Trace>,
+    read: impl Fn(&Trace) -> T + Send + Sync + 'static,
+) -> ReadSignal<T>
+where
+    T: PartialEq + Send + Sync + 'static,
+{
+    settled(move || {
+        run.track();
+        trace.with_untracked(&read)
+    })
 }
 
 /// What `compute` gives, as a signal that changes only when the value does.
@@ -155,5 +187,41 @@ mod tests {
 
         assert!(model.with_untracked(Model::trace).is_err());
         assert_eq!(trace_outline.get_untracked(), before);
+    }
+
+    #[test]
+    fn a_matrix_taken_from_the_trace_wakes_its_readers_only_when_it_changes() {
+        let owner = Owner::new();
+        owner.set();
+        let (model, _, _, _) = wired();
+        let trace = use_context::<Outlines>().expect("provided").trace;
+        let k = from_trace(trace, |t| t.k.clone());
+        let woken = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&woken);
+        let _reader = ImmediateEffect::new(move || {
+            k.track();
+            count.fetch_add(1, Ordering::SeqCst);
+        });
+        let before = woken.load(Ordering::SeqCst);
+        let k_before = k.get_untracked();
+
+        // W_q does not reach K.
+        model.update(|m| {
+            m.set_cell(EditTarget::Weight(WeightName::Q), 0, 0, 0.75)
+                .unwrap();
+        });
+        assert_eq!(woken.load(Ordering::SeqCst), before);
+
+        // W_k does.
+        model.update(|m| {
+            m.set_cell(EditTarget::Weight(WeightName::K), 0, 0, 0.75)
+                .unwrap();
+        });
+        assert_eq!(woken.load(Ordering::SeqCst), before + 1);
+        assert_ne!(k.get_untracked(), k_before);
+        assert_eq!(
+            k.get_untracked(),
+            model.with_untracked(|m| m.trace().unwrap().k)
+        );
     }
 }

@@ -8,7 +8,7 @@ use crate::attention::{
 };
 use crate::components::context::backward_context;
 use crate::components::heatmap::PanelData;
-use crate::components::trace_outline;
+use crate::components::{from_trace, trace_outline};
 use crate::panels::{head_panel, panel_name, Values};
 use crate::plot::Palette;
 use crate::words::{dim, hidden_unit, label, rows_are_keys, token_labels, GRADIENT_DECIMALS};
@@ -211,9 +211,9 @@ impl Panels {
         self.layout
     }
 
+    /// `matrix` of the trace; an edit that leaves it equal wakes none of its heatmap.
     fn values(&self, matrix: MatrixId) -> Signal<Matrix> {
-        let trace = self.trace;
-        Memo::new(move |_| trace.with(|t| matrix.get(t).unwrap_or_else(empty))).into()
+        from_trace(self.trace, move |t| matrix.get(t).unwrap_or_else(empty))
     }
 
     /// A whole-layer matrix with tokens for rows, `groups` head bands over its columns.

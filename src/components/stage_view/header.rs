@@ -101,7 +101,8 @@ pub(super) fn StageNotes(
     stage: RwSignal<Stage>,
 ) -> impl IntoView {
     let backward = backward_context();
-    let note = Signal::derive(move || {
+    // A memo: an edit that leaves the note's words as they were rebuilds none of its paragraphs.
+    let note = Memo::new(move |_| {
         let s = stage.get();
         if s.is_backward() {
             return backward

@@ -85,9 +85,9 @@ where
 
 /// What `compute` gives, as a signal that changes only when the value does.
 ///
-/// A memo would do the same for its readers' numbers, but when one of its sources changes, every
-/// view that reads it, and every view that reads those, is woken to check it again, on every
-/// edit. Here an immediate effect recomputes the value as soon as a source changes, before any
+/// A memo gives its readers the same value, but whenever one of its sources changes, every view
+/// that reads it, and every view that reads those, is woken to check it again, even when the
+/// value comes out equal. Here an immediate effect recomputes the value as soon as a source changes, before any
 /// view runs, and sets the signal only when the value is new: an edit that leaves it equal
 /// wakes none of its readers.
 pub fn settled<T>(compute: impl Fn() -> T + Send + Sync + 'static) -> ReadSignal<T>
@@ -190,7 +190,7 @@ mod tests {
     }
 
     #[test]
-    fn a_matrix_taken_from_the_trace_wakes_its_readers_only_when_it_changes() {
+    fn a_matrix_taken_from_the_trace_reaches_its_readers_only_when_it_changes() {
         let owner = Owner::new();
         owner.set();
         let (model, _, _, _) = wired();

@@ -211,7 +211,7 @@ impl Panels {
         self.layout
     }
 
-    /// `matrix` of the trace; an edit that leaves it equal wakes none of its heatmap.
+    /// `matrix` of the trace; an edit that leaves it equal does not wake its heatmap.
     fn values(&self, matrix: MatrixId) -> Signal<Matrix> {
         from_trace(self.trace, move |t| matrix.get(t).unwrap_or_else(empty))
     }

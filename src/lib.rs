@@ -9,14 +9,16 @@
 //! - [`changes`]: which parameter the learner edited last and which stages it changed unseen.
 //! - [`quiz`]: predict-then-reveal questions drawn from a trace, with their answers.
 //! - [`formats`]: the scenario file, the share link and the trace export.
-//! - [`components`] and [`app`]: the Leptos user interface.
+//! - `components` and `app`: the Leptos user interface (the `ui` feature, on by default).
 //! - [`cli`]: the native `attention-lens` command.
 
+#[cfg(feature = "ui")]
 pub mod app;
 pub mod attention;
 pub mod changes;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+#[cfg(feature = "ui")]
 pub mod components;
 pub mod formats;
 pub mod panels;

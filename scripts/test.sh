@@ -56,26 +56,11 @@ step_trace() {
     mkdir -p "$E2E_OUT"
     # Never leave an old trace behind for the browser tests to compare against.
     rm -f "$TRACE_FILE"
-    # The debug binary the native tests just built for the integration tests. `cargo run` would
-    # build it once more: the tests' dev-dependencies turn on other features of shared crates
-    # (serde's among them), so everything above those crates would be compiled again.
-    local cli
-    # shellcheck disable=SC2016 # JavaScript, not shell
-    cli="$(cargo test --lib --bins --tests --no-run --message-format=json | node -e '
-        let text = "";
-        process.stdin.on("data", (chunk) => (text += chunk)).on("end", () => {
-            const built = text.split("\n").filter(Boolean).map((line) => JSON.parse(line)).find(
-                (m) => m.reason === "compiler-artifact" && m.target.name === "attention-lens" &&
-                    m.target.kind.includes("bin") && !m.profile.test,
-            );
-            if (!built?.executable) {
-                console.error("cargo test built no attention-lens binary");
-                process.exit(1);
-            }
-            console.log(built.executable);
-        });
-    ')"
-    "$cli" trace --format json >"$TRACE_FILE.part"
+    # The debug binary the native tests just built (cargo test writes it there for the
+    # integration tests). `cargo run` would build it once more: the tests' dev-dependencies turn
+    # on other features of shared crates (serde's among them), so everything above those crates
+    # would be compiled again.
+    "$REPO_ROOT/target/debug/attention-lens" trace --format json >"$TRACE_FILE.part"
     # shellcheck disable=SC2016 # JavaScript, not shell
     node -e '
         let trace;

@@ -90,6 +90,40 @@ for (const { column, viewport, name } of [
   });
 }
 
+test("in an embed, a step to another stage closes the explanation of the cell left behind", async ({ page, context }) => {
+  const code = await copiedEmbedCode(page, context, "softmax");
+  const host = await hostPage(context, code, 700, { width: 1280, height: 800 });
+  const frame = host.locator("iframe.attention-lens");
+  const inner = host.frameLocator("iframe.attention-lens");
+  const weights = inner.getByTestId("canvas-weights-h0");
+  await expect(weights).toHaveAttribute("data-drawn", "true");
+  await weights.scrollIntoViewIfNeeded();
+  const cell = await cellInHost(frame, weights, 1, 1);
+  await host.mouse.click(cell.x + cell.width / 2, cell.y + cell.height / 2);
+  const panel = inner.getByTestId("explain-panel");
+  await expect(panel).toHaveClass(/active/);
+  await expect(inner.getByTestId("explain-title")).toContainText("A₁");
+  // The explanation floats clear of the stepper's bar at the foot of the frame.
+  const next = inner.getByTestId("next");
+  await host.waitForTimeout(300);
+  const sheet = (await panel.boundingBox())!;
+  expect(sheet.y + sheet.height, "the explanation ends above Next").toBeLessThanOrEqual((await next.boundingBox())!.y + 0.5);
+
+  await next.click();
+  await expect(inner.getByTestId("stage-title")).not.toHaveText("Softmax");
+  await expect(panel).not.toHaveClass(/active/);
+  // Stepping back does not bring the old cell back: the reader closed nothing, the step did.
+  await inner.getByTestId("prev").click();
+  await expect(inner.getByTestId("stage-title")).toHaveText("Softmax");
+  await expect(weights).toHaveAttribute("data-drawn", "true");
+  await expect(panel).not.toHaveClass(/active/);
+  // A cell picked on the new stage opens as before.
+  const again = await cellInHost(frame, weights, 0, 0);
+  await host.mouse.click(again.x + again.width / 2, again.y + again.height / 2);
+  await expect(panel).toHaveClass(/active/);
+  await host.close();
+});
+
 for (const column of [700, 400]) {
   test(`in a ${column} px column, no stage of the copied embed scrolls sideways or cuts its row sums`, async ({ page, context }) => {
     const code = await copiedEmbedCode(page, context, "input");

@@ -119,6 +119,15 @@ pub fn keep_clear_of_sheet(
                 let content_h = document()
                     .body()
                     .map_or(0.0, |b| b.get_bounding_client_rect().height());
+                // Where Previous and Next sit in a bar at the foot of the frame, below the
+                // cell, the explanation ends above them: the next step is never covered.
+                let content_h = document()
+                    .query_selector(".stage-area > .stage-controls")
+                    .ok()
+                    .flatten()
+                    .map(|bar| bar.get_bounding_client_rect().top() + scroll_y)
+                    .filter(|&bar_top| bar_top > cell_box.1)
+                    .map_or(content_h, |bar_top| content_h.min(bar_top));
                 let visible = if seen.height() > 0.0 {
                     (seen.top() + scroll_y, seen.bottom() + scroll_y)
                 } else {

@@ -204,7 +204,7 @@ pub fn App() -> impl IntoView {
     let embed = options.embed;
     // In an embed the explanation floats where the picked cell was. A step to another stage
     // takes that cell away, so it closes rather than stay over the new stage's matrices. A
-    // change that brings its own cell with the stage (a link, Back) keeps it.
+    // change that brings its own cell with the stage (a new link) keeps it.
     if embed {
         Effect::watch(
             move || (stage.get(), picked.selection.get()),

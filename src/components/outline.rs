@@ -87,9 +87,9 @@ where
 ///
 /// A memo gives its readers the same value, but whenever one of its sources changes, every view
 /// that reads it, and every view that reads those, is woken to check it again, even when the
-/// value comes out equal. Here an immediate effect recomputes the value as soon as a source changes, before any
-/// view runs, and sets the signal only when the value is new: an edit that leaves it equal
-/// wakes none of its readers.
+/// value comes out equal. Here an immediate effect recomputes the value as soon as a source
+/// changes, before any view runs, and sets the signal only when the value is new: an edit that
+/// leaves it equal wakes none of its readers.
 pub fn settled<T>(compute: impl Fn() -> T + Send + Sync + 'static) -> ReadSignal<T>
 where
     T: PartialEq + Send + Sync + 'static,

@@ -103,21 +103,25 @@ test("in an embed, a step to another stage closes the explanation of the cell le
   const panel = inner.getByTestId("explain-panel");
   await expect(panel).toHaveClass(/active/);
   await expect(inner.getByTestId("explain-title")).toContainText("A₁");
-  // The explanation floats clear of the stepper's bar at the foot of the frame.
+  // The explanation floats clear of the stepper's bar at the foot of the frame (it is placed
+  // once the frame's visible part has been measured, so the check waits for that).
   const next = inner.getByTestId("next");
-  await host.waitForTimeout(300);
-  const sheet = (await panel.boundingBox())!;
-  expect(sheet.y + sheet.height, "the explanation ends above Next").toBeLessThanOrEqual((await next.boundingBox())!.y + 0.5);
+  await expect
+    .poll(async () => {
+      const sheet = (await panel.boundingBox())!;
+      return sheet.y + sheet.height - (await next.boundingBox())!.y;
+    }, { message: "the explanation ends above Next" })
+    .toBeLessThanOrEqual(0.5);
 
   await next.click();
   await expect(inner.getByTestId("stage-title")).not.toHaveText("Softmax");
   await expect(panel).not.toHaveClass(/active/);
-  // Stepping back does not bring the old cell back: the reader closed nothing, the step did.
+  // Stepping back to Softmax leaves it closed: the step cleared the selection.
   await inner.getByTestId("prev").click();
   await expect(inner.getByTestId("stage-title")).toHaveText("Softmax");
   await expect(weights).toHaveAttribute("data-drawn", "true");
   await expect(panel).not.toHaveClass(/active/);
-  // A cell picked on the new stage opens as before.
+  // A cell picked after the steps opens its explanation as before.
   const again = await cellInHost(frame, weights, 0, 0);
   await host.mouse.click(again.x + again.width / 2, again.y + again.height / 2);
   await expect(panel).toHaveClass(/active/);

@@ -126,46 +126,49 @@ pub fn ExportMenu(
     view! {
         <details class="menu export-menu" node_ref=menu>
             <summary data-testid="export-menu">"Export / import"</summary>
-            <div class="menu-body">
-                <button type="button" data-testid="export-trace-json"
-                    on:click=move |_| save("-trace.json", "application/json", trace.with(trace_json_pretty))>
-                    "Trace as JSON"
-                </button>
-                <button type="button" data-testid="export-trace-csv"
-                    on:click=move |_| save("-trace.csv", "text/csv", trace.with(trace_csv))>
-                    "Trace as CSV"
-                </button>
-                <button type="button" data-testid="export-markdown"
-                    on:click=move |_| save("-worked-example.md", "text/markdown", trace.with(trace_markdown))>
-                    "Worked example (Markdown)"
-                </button>
-                <button type="button" data-testid="export-worksheet"
-                    on:click=move |_| save("-worksheet.md", "text/markdown", worksheet(false))>
-                    "Worksheet (Markdown)"
-                </button>
-                <button type="button" data-testid="export-answer-key"
-                    on:click=move |_| save("-answer-key.md", "text/markdown", worksheet(true))>
-                    "Answer key (Markdown)"
-                </button>
-                <button type="button" data-testid="export-print"
-                    on:click=move |_| {
-                        if let Some(details) = menu.get_untracked() {
-                            details.set_open(false);
-                        }
-                        ui.handout.set(true);
-                    }>
-                    "Print the worked example"
-                </button>
-                <button type="button" data-testid="export-scenario"
-                    on:click=move |_| save("-scenario.json", "application/json", model.with(|m| Scenario::from_model(m).to_json()))>
-                    "Scenario as JSON"
-                </button>
-                <label class="import">
-                    "Import a scenario… "
-                    <input type="file" accept=".json,application/json" data-testid="import-file" on:change=on_file />
-                </label>
-                <p class="help">"Or drop a scenario file anywhere on the page. Heatmaps export as PNG or SVG from their own buttons."</p>
-            </div>
+            // Closed on the first screen, so its entries mount once the first picture is painted.
+            {move || ui.settled.get().then(|| view! {
+                <div class="menu-body">
+                    <button type="button" data-testid="export-trace-json"
+                        on:click=move |_| save("-trace.json", "application/json", trace.with(trace_json_pretty))>
+                        "Trace as JSON"
+                    </button>
+                    <button type="button" data-testid="export-trace-csv"
+                        on:click=move |_| save("-trace.csv", "text/csv", trace.with(trace_csv))>
+                        "Trace as CSV"
+                    </button>
+                    <button type="button" data-testid="export-markdown"
+                        on:click=move |_| save("-worked-example.md", "text/markdown", trace.with(trace_markdown))>
+                        "Worked example (Markdown)"
+                    </button>
+                    <button type="button" data-testid="export-worksheet"
+                        on:click=move |_| save("-worksheet.md", "text/markdown", worksheet(false))>
+                        "Worksheet (Markdown)"
+                    </button>
+                    <button type="button" data-testid="export-answer-key"
+                        on:click=move |_| save("-answer-key.md", "text/markdown", worksheet(true))>
+                        "Answer key (Markdown)"
+                    </button>
+                    <button type="button" data-testid="export-print"
+                        on:click=move |_| {
+                            if let Some(details) = menu.get_untracked() {
+                                details.set_open(false);
+                            }
+                            ui.handout.set(true);
+                        }>
+                        "Print the worked example"
+                    </button>
+                    <button type="button" data-testid="export-scenario"
+                        on:click=move |_| save("-scenario.json", "application/json", model.with(|m| Scenario::from_model(m).to_json()))>
+                        "Scenario as JSON"
+                    </button>
+                    <label class="import">
+                        "Import a scenario… "
+                        <input type="file" accept=".json,application/json" data-testid="import-file" on:change=on_file />
+                    </label>
+                    <p class="help">"Or drop a scenario file anywhere on the page. Heatmaps export as PNG or SVG from their own buttons."</p>
+                </div>
+            })}
         </details>
     }
 }

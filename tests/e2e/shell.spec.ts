@@ -29,3 +29,33 @@ test("the build works from a sub-path, using only relative URLs", async ({ app, 
   const base = new URL("sub/path/", test.info().project.use.baseURL).href;
   expect(requestsOutside(requests, base), `requests outside ${base}`).toEqual([]);
 });
+
+test("what the first screen does not show mounts after the first picture", async ({ app, page }) => {
+  // Counted at the moment the first heatmap is drawn, inside the task that draws it.
+  await page.addInitScript(() => {
+    const mark = performance.mark.bind(performance);
+    performance.mark = (name: string, options?: PerformanceMarkOptions) => {
+      const entry = mark(name, options);
+      if (name === "al-first-heatmap") {
+        const count = (selector: string) => document.querySelectorAll(selector).length;
+        (window as unknown as { atFirstHeatmap: Record<string, number> }).atFirstHeatmap = {
+          heatmaps: count(".stage canvas"),
+          exportEntries: count(".export-menu .menu-body button"),
+          presets: count('[data-testid="preset"] option'),
+          editors: count('[data-testid^="cell-"]'),
+          lab: count('[data-testid="whatif-lab"]'),
+        };
+      }
+      return entry;
+    };
+  });
+  await app.goto();
+  await expect(page.getByTestId("whatif-lab")).toBeAttached();
+  const atFirst = await page.evaluate(() => (window as unknown as { atFirstHeatmap: Record<string, number> }).atFirstHeatmap);
+  expect(atFirst.heatmaps).toBeGreaterThan(0);
+  expect(atFirst).toMatchObject({ exportEntries: 0, presets: 0, editors: 0, lab: 0 });
+  // Then they are all there.
+  expect(await page.locator(".export-menu .menu-body button").count()).toBe(7);
+  expect(await page.getByTestId("preset").locator("option").count()).toBeGreaterThan(1);
+  expect(await page.locator('[data-testid^="cell-"]').count()).toBeGreaterThan(0);
+});

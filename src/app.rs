@@ -256,7 +256,11 @@ pub fn App() -> impl IntoView {
                         view! {
                             <details class="menu actions-menu">
                                 <summary data-testid="actions-menu">"Share & export"</summary>
-                                <div class="menu-body actions">{actions()}</div>
+                                // Closed on the first screen: the actions mount once the first
+                                // picture is painted.
+                                {move || ui.settled.get().then(|| view! {
+                                    <div class="menu-body actions">{actions()}</div>
+                                })}
                             </details>
                         }.into_any()
                     } else {

@@ -59,3 +59,26 @@ test("what the first screen does not show mounts after the first picture", async
   expect(await page.getByTestId("preset").locator("option").count()).toBeGreaterThan(1);
   expect(await page.locator('[data-testid^="cell-"]').count()).toBeGreaterThan(0);
 });
+
+test("on a phone the closed Share & export menu fills after the first picture", async ({ app, page }) => {
+  await page.setViewportSize({ width: 360, height: 640 });
+  await page.addInitScript(() => {
+    const mark = performance.mark.bind(performance);
+    performance.mark = (name: string, options?: PerformanceMarkOptions) => {
+      const entry = mark(name, options);
+      if (name === "al-first-heatmap") {
+        (window as unknown as { actionsAtFirstHeatmap: number[] }).actionsAtFirstHeatmap = [
+          document.querySelectorAll('[data-testid="actions-menu"]').length,
+          document.querySelectorAll(".actions-menu > .menu-body").length,
+        ];
+      }
+      return entry;
+    };
+  });
+  await app.goto();
+  await expect(page.locator(".actions-menu > .menu-body")).toBeAttached();
+  const atFirst = await page.evaluate(() => (window as unknown as { actionsAtFirstHeatmap: number[] }).actionsAtFirstHeatmap);
+  expect(atFirst).toEqual([1, 0]);
+  await app.openActionsMenu();
+  await expect(page.getByTestId("present")).toBeVisible();
+});

@@ -162,14 +162,20 @@ pub fn col_label(trace: &Trace, matrix: MatrixId, c: usize) -> String {
     }
 }
 
-/// A cell by its labels: `S₁[am, hungry]`.
+/// A cell by its labels: `S₁[am, hungry]`; a cell of a bias or a LayerNorm's γ or β, one row
+/// labelled with its own symbol, by its column alone: `β₁[d1]`.
 pub fn cell_name(trace: &Trace, matrix: MatrixId, r: usize, c: usize) -> String {
-    format!(
-        "{}[{}, {}]",
-        label(matrix),
-        row_label(trace, matrix, r),
-        col_label(trace, matrix, c)
-    )
+    match matrix {
+        MatrixId::BlockParam(p) if !matches!(p, BlockParam::W1 | BlockParam::W2) => {
+            format!("{}[{}]", label(matrix), col_label(trace, matrix, c))
+        }
+        _ => format!(
+            "{}[{}, {}]",
+            label(matrix),
+            row_label(trace, matrix, r),
+            col_label(trace, matrix, c)
+        ),
+    }
 }
 
 /// What one of its cells is called in a title: `Score`, `Attention weight`.
@@ -211,6 +217,31 @@ mod tests {
         assert_eq!(label(MatrixId::Head(0, HeadMatrix::Scores)), "S₁");
         assert_eq!(label(MatrixId::Head(1, HeadMatrix::KTransposed)), "K₂ᵀ");
         assert_eq!(label(MatrixId::Head(11, HeadMatrix::Weights)), "A₁₂");
+    }
+
+    #[test]
+    fn a_vector_of_the_block_names_its_cells_by_column_alone() {
+        use crate::attention::{forward, Block, Config, Init, Inputs, Weights};
+        use crate::words::explain::explain;
+        let mut inputs = Inputs::from_sentence(
+            "I am hungry",
+            Config::default(),
+            Weights::new(Init::Default, 4),
+        )
+        .unwrap();
+        inputs.block = Some(Block::new(4, 8));
+        let trace = forward(&inputs).unwrap();
+        let beta = MatrixId::BlockParam(BlockParam::Ln1Beta);
+        assert_eq!(cell_name(&trace, beta, 0, 0), "β₁[d1]");
+        assert_eq!(
+            cell_name(&trace, MatrixId::BlockParam(BlockParam::B1), 0, 7),
+            "b₁[f8]"
+        );
+        let w1 = MatrixId::BlockParam(BlockParam::W1);
+        assert_eq!(cell_name(&trace, w1, 1, 2), "W₁[d2, f3]");
+        let e = explain(&trace, beta, 0, 0).unwrap();
+        assert_eq!(e.title, "Parameter β₁[d1]");
+        assert!(e.expansion.starts_with("β₁[d1] = "), "{}", e.expansion);
     }
 
     #[test]

@@ -407,6 +407,16 @@ fn bar_place(map: &Heatmap, layout: &Layout) -> (u32, u32, u32) {
 }
 
 /// The part of a heatmap its values change: see [`Part::Body`].
+/// A cell's colour: the palette's for a number, the theme's grey for a masked cell (−∞, which
+/// is also hatched) and for NaN.
+fn cell_fill(map: &Heatmap, v: f64) -> Rgb {
+    if v == f64::NEG_INFINITY || v.is_nan() {
+        map.theme.masked
+    } else {
+        map.palette.color(v, map.range)
+    }
+}
+
 fn draw_body<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &Heatmap,
@@ -420,13 +430,6 @@ fn draw_body<DB: DrawingBackend>(
     let theme = map.theme;
     let (rows, cols) = map.values.shape();
     let font = |size: u32, c: Rgb| text_style(f64::from(size) * scale * font_factor, c);
-    let fill_of = |v: f64| {
-        if v == f64::NEG_INFINITY {
-            theme.masked
-        } else {
-            map.palette.color(v, map.range)
-        }
-    };
     let grid = CellGrid {
         x: f64::from(layout.grid_x) * scale,
         y: f64::from(layout.grid_y) * scale,
@@ -435,7 +438,7 @@ fn draw_body<DB: DrawingBackend>(
         cols,
         rows,
         colors: (0..rows * cols)
-            .map(|i| fill_of(map.values[(i / cols.max(1), i % cols.max(1))]))
+            .map(|i| cell_fill(map, map.values[(i / cols.max(1), i % cols.max(1))]))
             .collect(),
     };
     let cells_filled = rows * cols > 0 && fill_cells(&grid);
@@ -468,8 +471,11 @@ fn draw_body<DB: DrawingBackend>(
                     d += step;
                 }
             }
-            if layout.show_values || masked {
-                let text_color = if masked {
+            // Not a number has no place on the colour scale: its cell is plain grey and always
+            // says NaN.
+            let not_a_number = v.is_nan();
+            if layout.show_values || masked || not_a_number {
+                let text_color = if masked || not_a_number {
                     theme.text
                 } else {
                     Theme::text_on(fill)
@@ -673,6 +679,38 @@ mod tests {
         assert_eq!(
             axis_caption("tokens", "keys"),
             "rows: tokens · columns: keys"
+        );
+    }
+
+    #[test]
+    fn a_nan_cell_is_grey_and_says_nan() {
+        let mut m = Matrix::from_element(2, 2, 0.5);
+        m[(1, 0)] = f64::NAN;
+        let rows = labels(2, "t");
+        let cols = labels(2, "k");
+        let map = Heatmap {
+            values: &m,
+            row_labels: &rows,
+            col_labels: &cols,
+            row_axis: "queries",
+            col_axis: "keys",
+            palette: Palette::Sequential,
+            range: 1.0,
+            col_groups: 1,
+            decimals: 2,
+            highlight: Highlight::default(),
+            theme: Theme::LIGHT,
+        };
+        let grey = Theme::LIGHT.masked;
+        assert_eq!(cell_fill(&map, f64::NAN), grey);
+        assert_ne!(cell_fill(&map, 0.5), grey);
+        let svg = heatmap_svg(&map).unwrap();
+        let hex = format!("#{:02X}{:02X}{:02X}", grey.0, grey.1, grey.2);
+        assert!(svg.to_uppercase().contains(&hex), "no grey cell in {svg}");
+        assert_eq!(
+            svg.lines().filter(|l| l.trim() == "NaN").count(),
+            1,
+            "{svg}"
         );
     }
 

@@ -213,12 +213,14 @@ pub fn QuizCard(
     let another_ref = NodeRef::<html::Button>::new();
     let number_ref = NodeRef::<html::Input>::new();
 
-    // Each question starts blank.
+    // Each question starts blank, without the last one's "Result copied."
     Effect::new(move |_| {
         quiz.question.track();
         typed.set(String::new());
         picked.set(Vec::new());
         error.set(None);
+        status.set(String::new());
+        fallback.set(None);
     });
 
     let outcome = Memo::new(move |_| quiz.session.with(|s| s.outcome(stage.get()).cloned()));

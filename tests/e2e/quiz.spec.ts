@@ -162,6 +162,11 @@ test("every stage is hidden until answered, and a right answer by keyboard is ma
   const line = await page.evaluate(() => navigator.clipboard.readText());
   expect(line).toContain(`attention-lens quiz on “I am hungry”: ${key.length} of ${key.length} right (Input ✓ · Q, K, V ✓ · `);
   expect(line).toContain("quiz=1&qn=2");
+  await expect(page.getByTestId("quiz-copy-status")).toHaveText("Result copied.");
+  // The note belongs to the copy, not to the next question.
+  await app.openStage("projection");
+  await expect(page.getByTestId("quiz-feedback")).toHaveText(`Right: ${key[1].answer}.`);
+  await expect(page.getByTestId("quiz-copy-status")).toHaveText("");
 });
 
 test("a wrong answer shows the right one; another question hides the stage again", async ({ app, page }) => {

@@ -4,11 +4,12 @@ use crate::attention::{BackwardPass, Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
-    fit_to_window, goal_text, import_file, model_outline, post_height_to_parent, provide_outlines,
-    provide_quiz, provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled,
-    step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
-    ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
-    ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
+    close_menus, close_menus_on_press_outside, fit_to_window, goal_text, import_file,
+    model_outline, post_height_to_parent, provide_outlines, provide_quiz, provide_selection,
+    provide_trainer, provide_ui_context, set_fullscreen, settled, step_with_clicker, sync_with_url,
+    trace_outline, BackwardContext, EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors,
+    PresenterBar, QuizCard, SentenceInput, Settings, ShareButtons, Shared, StageControls,
+    StageRail, StageView, TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
@@ -180,6 +181,7 @@ pub fn App() -> impl IntoView {
             set_fullscreen(false);
         }
     });
+    close_menus_on_press_outside();
     let _dragover = window_event_listener(ev::dragover, move |ev| ev.prevent_default());
     let _drop = window_event_listener(ev::drop, move |ev| {
         ev.prevent_default();
@@ -234,7 +236,10 @@ pub fn App() -> impl IntoView {
             <ShareButtons />
             <ExportMenu model trace report />
             <button type="button" class="present" data-testid="present"
-                on:click=move |_| presenting.set(true)>"Present"</button>
+                on:click=move |_| {
+                    close_menus(None);
+                    presenting.set(true);
+                }>"Present"</button>
         }
     };
 

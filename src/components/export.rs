@@ -1,6 +1,7 @@
 //! Export the trace and the scenario, and import a scenario from a file.
 
 use super::download::{download_text, file_stem};
+use super::menu::close_menus;
 use crate::attention::Trace;
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
 use crate::formats::scenario::{Scenario, MAX_SCENARIO_BYTES};
@@ -79,15 +80,13 @@ pub fn ExportMenu(
     report: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let stem = move || model.with(|m| file_stem(&m.sentence));
-    let menu = NodeRef::<leptos::html::Details>::new();
     let save = move |suffix: &str, mime: &str, text: String| {
         if let Err(e) = download_text(&format!("{}{suffix}", stem()), mime, &text) {
             report.set(Some(format!("The export failed: {e}.")));
         }
-        // Done with the menu: it closes, uncovering the page under it.
-        if let Some(details) = menu.get_untracked() {
-            details.set_open(false);
-        }
+        // Done with the menu: it closes, and on a phone the menu that holds it too, uncovering
+        // the page under them.
+        close_menus(None);
     };
     // The sheet and its key share the model's seed, so they hold the same questions; during a
     // quiz they hold the quiz's questions, one per stage.
@@ -124,7 +123,7 @@ pub fn ExportMenu(
         input.set_value("");
     };
     view! {
-        <details class="menu export-menu" node_ref=menu>
+        <details class="menu export-menu">
             <summary data-testid="export-menu">"Export / import"</summary>
             // Closed on the first screen, so its entries mount once the first picture is painted.
             {move || ui.settled.get().then(|| view! {
@@ -151,9 +150,7 @@ pub fn ExportMenu(
                     </button>
                     <button type="button" data-testid="export-print"
                         on:click=move |_| {
-                            if let Some(details) = menu.get_untracked() {
-                                details.set_open(false);
-                            }
+                            close_menus(None);
                             ui.handout.set(true);
                         }>
                         "Print the worked example"

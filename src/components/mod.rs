@@ -13,6 +13,7 @@ mod help;
 mod in_sight;
 pub(crate) mod keyboard;
 mod matrix_editor;
+mod menu;
 mod outline;
 mod paragraphs;
 mod pause;
@@ -39,6 +40,7 @@ pub use handout::Handout;
 pub use heatmap::{HeatmapView, PanelData};
 pub use help::Help;
 pub use matrix_editor::MatrixEditors;
+pub use menu::{close_menus, close_menus_on_press_outside};
 pub use outline::{from_trace, model_outline, provide_outlines, settled, trace_outline};
 pub use paragraphs::Paragraphs;
 

@@ -264,6 +264,38 @@ test("on a phone the stage comes first, the actions fold into one menu and the s
   await app.screenshot("phone-375x812");
 });
 
+test("on a 360×640 phone the open menu reaches its last item above the stepper and closes like a menu", async ({ app, page }) => {
+  await page.setViewportSize({ width: 360, height: 640 });
+  await app.goto();
+  const actions = page.locator("details.actions-menu");
+  const isOpen = (menu: Locator) => menu.evaluate((el) => (el as HTMLDetailsElement).open);
+  await app.openActionsMenu();
+  await app.openExportMenu();
+  await expect(page.getByTestId("export-trace-json")).toBeVisible();
+  // Scrolled to its end, the menu's last item is on top of the Previous / Next bar.
+  await page.locator(".actions-menu > .menu-body").evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  const present = await box(page.getByTestId("present"));
+  const onTop = await page.evaluate(
+    ([x, y]) => document.elementFromPoint(x, y)?.closest("[data-testid]")?.getAttribute("data-testid"),
+    [present.x + present.width / 2, present.y + present.height - 4],
+  );
+  expect(onTop, "what is at the foot of Present").toBe("present");
+  // A press outside closes it, as it would a menu.
+  await page.locator(".stage h2").first().click();
+  expect(await isOpen(actions)).toBe(false);
+  await expect(page.getByTestId("copy-link")).toBeHidden();
+  // An export, once taken, closes both the export menu and the menu that holds it.
+  await app.openActionsMenu();
+  await app.openExportMenu();
+  await app.downloaded(() => page.getByTestId("export-worksheet").click());
+  expect(await isOpen(actions)).toBe(false);
+  expect(await isOpen(page.locator("details.export-menu"))).toBe(false);
+  // A press inside the open menu leaves it open.
+  await app.openActionsMenu();
+  await page.getByTestId("show-tables").click();
+  expect(await isOpen(actions)).toBe(true);
+});
+
 test("keyboard focus on a heatmap starts at its first cell, a pointer press does not", async ({ app, page }) => {
   await app.goto();
   await app.openStage("scores");

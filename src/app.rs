@@ -204,22 +204,20 @@ pub fn App() -> impl IntoView {
     };
     let show_controls = options.controls;
     let embed = options.embed;
-    // In an embed the explanation floats where the picked cell was. A step to another stage
-    // takes that cell away, so it closes rather than stay over the new stage's matrices. A
-    // change that brings its own cell with the stage (a new link) keeps it.
-    if embed {
-        Effect::watch(
-            move || (stage.get(), picked.selection.get()),
-            move |(now, selection), before, _| {
-                let stepped = before
-                    .is_some_and(|(was, was_selection)| was != now && was_selection == selection);
-                if stepped && selection.is_some() && !presenting.get_untracked() {
-                    picked.selection.set(None);
-                }
-            },
-            false,
-        );
-    }
+    // A step to another stage takes the picked cell's picture away, so its explanation closes
+    // rather than explain a cell that is not on screen (in an embed it floated where the cell
+    // was). A change that brings its own cell with the stage (a new link, Back) keeps it.
+    Effect::watch(
+        move || (stage.get(), picked.selection.get()),
+        move |(now, selection), before, _| {
+            let stepped =
+                before.is_some_and(|(was, was_selection)| was != now && was_selection == selection);
+            if stepped && selection.is_some() {
+                picked.selection.set(None);
+            }
+        },
+        false,
+    );
     // Whether the page trains: not in an embed, nor while a quiz hides the result (training
     // would show it), nor before the parts below the stage mount, after the first picture.
     let training = Signal::derive(move || !embed && !quiz.hidden.get() && ui.settled_below.get());

@@ -84,6 +84,25 @@ test.describe("a laptop at 1366×768", () => {
   });
 });
 
+test("at 1366×768 a step to another stage closes the explanation, and Back brings the cell back", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto("./#v=1&stage=scores");
+  const canvas = page.getByTestId("canvas-scores-h0");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  await canvas.click({ position: { x: 90, y: 60 } });
+  await expect(page.getByTestId("explain-title")).toContainText("S₁[");
+  // The address holds the cell once fine adjustments pause.
+  await expect(page).toHaveURL(/&cell=scores-h0\./);
+  await page.getByTestId("next").click();
+  await expect(page.getByTestId("stage-title")).toContainText("Scale");
+  await expect(page.getByTestId("explain-panel")).not.toHaveClass(/\bactive\b/);
+  await expect(page.getByTestId("explain-title")).toHaveCount(0);
+  // A stage and a cell that change together, as Back brings them, stay together.
+  await page.goBack();
+  await expect(page.getByTestId("stage-title")).toContainText("Scores");
+  await expect(page.getByTestId("explain-title")).toContainText("S₁[");
+});
+
 test("at 1280 px the stage rail names every stage", async ({ app, page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await app.goto("./#v=1&stage=scores");

@@ -5,11 +5,11 @@ use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
     close_menus, close_menus_on_press_outside, fit_to_window, goal_text, import_file,
-    model_outline, post_height_to_parent, provide_outlines, provide_quiz, provide_selection,
-    provide_trainer, provide_ui_context, set_fullscreen, settled, step_with_clicker, sync_with_url,
-    trace_outline, BackwardContext, EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors,
-    PresenterBar, QuizCard, SentenceInput, Settings, ShareButtons, Shared, StageControls,
-    StageRail, StageView, TrainingPanel, WhatIfLab,
+    model_outline, post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz,
+    provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled,
+    step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
+    ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
+    ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
@@ -155,6 +155,7 @@ pub fn App() -> impl IntoView {
     }
     if options.embed {
         post_height_to_parent();
+        Effect::watch(move || stage.get(), |_, _, _| post_step_to_parent(), false);
     }
 
     let _keys = window_event_listener(ev::keydown, move |ev| {

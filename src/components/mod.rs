@@ -49,7 +49,7 @@ pub use preset_picker::PresetPicker;
 pub use quiz::{provide_quiz, quiz_context, QuizCard, QuizContext};
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;
-pub use share::{post_height_to_parent, sync_with_url, ShareButtons, Shared};
+pub use share::{post_height_to_parent, post_step_to_parent, sync_with_url, ShareButtons, Shared};
 pub use stage_rail::{EditNote, StageControls, StageRail};
 pub use stage_view::StageView;
 pub use target_painter::TargetPainter;

@@ -211,28 +211,34 @@ pub fn sync_with_url(
     on_hide.forget();
 }
 
+/// Sends the page's height to the embedding page; `stepped` says it follows a step to another
+/// stage, after which the embed code's script shows the frame's top if it is above the window.
+fn post_height(stepped: bool) {
+    let Some(parent) = window().parent().ok().flatten() else {
+        return;
+    };
+    // The content's own height: the root's scroll height is never less than the frame's, so a
+    // frame that was too tall would never shrink.
+    let height = document()
+        .body()
+        .map(|b| b.get_bounding_client_rect().height().ceil() as i32)
+        .unwrap_or(0);
+    let message = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&message, &"type".into(), &"attention-lens:height".into());
+    let _ = js_sys::Reflect::set(&message, &"height".into(), &f64::from(height).into());
+    if stepped {
+        let _ = js_sys::Reflect::set(&message, &"step".into(), &true.into());
+    }
+    let _ = parent.post_message(&message, "*");
+}
+
 /// Sends the page height to the embedding page whenever it changes.
 pub fn post_height_to_parent() {
-    let Ok(parent) = window().parent() else {
+    if window().parent().ok().flatten().is_none() {
         return;
-    };
-    let Some(parent) = parent else {
-        return;
-    };
-    let post = move || {
-        // The content's own height: the root's scroll height is never less than the frame's,
-        // so a frame that was too tall would never shrink.
-        let height = document()
-            .body()
-            .map(|b| b.get_bounding_client_rect().height().ceil() as i32)
-            .unwrap_or(0);
-        let message = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&message, &"type".into(), &"attention-lens:height".into());
-        let _ = js_sys::Reflect::set(&message, &"height".into(), &f64::from(height).into());
-        let _ = parent.post_message(&message, "*");
-    };
-    post();
-    let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |_| post());
+    }
+    post_height(false);
+    let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |_| post_height(false));
     if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
         if let Some(root) = document().document_element() {
             observer.observe(&root);
@@ -242,6 +248,13 @@ pub fn post_height_to_parent() {
         }
     }
     callback.forget();
+}
+
+/// Tells the embedding page that the reader stepped to another stage, with the new stage's
+/// height, once it is laid out: a reader who pressed Next at the foot of a tall stage would
+/// otherwise be left below a frame that shrank.
+pub fn post_step_to_parent() {
+    request_animation_frame(|| post_height(true));
 }
 
 /// Copies `text` to the clipboard and reports the outcome in `status`.

@@ -61,12 +61,14 @@ pub fn full_view_url(href: &str, fragment: &str) -> String {
 }
 
 /// The script pasted after the iframe: it sets the frame's height to the height the page
-/// reports (a number of CSS pixels, within sane bounds), for frames of this app only.
+/// reports (a number of CSS pixels, within sane bounds), for frames of this app only, and after
+/// a step to another stage scrolls the frame's top into view if it is above the window.
 const AUTO_HEIGHT_SCRIPT: &str = "<script>addEventListener(\"message\", function (e) { \
 var h = e.data && e.data.type === \"attention-lens:height\" ? Number(e.data.height) : NaN; \
 if (!(h > 0 && h < 20000)) return; \
 document.querySelectorAll(\"iframe.attention-lens\").forEach(function (f) { \
-if (f.contentWindow === e.source) f.style.height = Math.ceil(h) + \"px\"; }); });</script>";
+if (f.contentWindow !== e.source) return; f.style.height = Math.ceil(h) + \"px\"; \
+var top = f.getBoundingClientRect().top; if (e.data.step === true && top < 0) scrollBy(0, top); }); });</script>";
 
 /// What a blogger pastes to embed the current state: an iframe and the script that fits its
 /// height to the content. By default the embed is compact (`controls=0`: no editors, one stage
@@ -128,6 +130,7 @@ mod tests {
         assert!(frame.ends_with("</iframe>"));
         assert!(script.starts_with("<script>") && script.ends_with("</script>"));
         assert!(script.contains("attention-lens:height"));
-        assert!(script.contains("f.contentWindow === e.source"));
+        assert!(script.contains("f.contentWindow !== e.source"));
+        assert!(script.contains("e.data.step === true"));
     }
 }

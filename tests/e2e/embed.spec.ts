@@ -128,6 +128,34 @@ test("in an embed, a step to another stage closes the explanation of the cell le
   await host.close();
 });
 
+for (const { column, viewport } of [
+  { column: 700, viewport: { width: 1280, height: 800 } },
+  { column: 360, viewport: { width: 390, height: 760 } },
+]) {
+  test(`in a ${column} px column, Next at the foot of a tall stage shows the next stage, not the page below`, async ({ page, context }) => {
+    // ∂L/∂W_q and ∂L/∂W_k is the tallest stage; the one after it is far shorter.
+    const code = await copiedEmbedCode(page, context, "back-projection");
+    const host = await hostPage(context, code, column, viewport);
+    const frame = host.locator("iframe.attention-lens");
+    const inner = host.frameLocator("iframe.attention-lens");
+    await expect(inner.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+    const next = inner.getByTestId("next");
+    await expect.poll(async () => (await frameBox(frame)).height, { message: "the frame fits the tall stage" }).toBeGreaterThan(viewport.height);
+    const tall = (await frameBox(frame)).height;
+    await next.scrollIntoViewIfNeeded();
+    await next.click();
+    await expect(inner.getByTestId("stage-title")).toContainText("∂L/∂E");
+    await expect.poll(async () => (await frameBox(frame)).height, { message: "the frame shrinks" }).toBeLessThan(tall);
+    await expect
+      .poll(async () => {
+        const title = (await inner.getByTestId("stage-title").boundingBox())!;
+        return title.y >= 0 && title.y + title.height <= viewport.height;
+      }, { message: "the new stage's title is in the window" })
+      .toBe(true);
+    await host.close();
+  });
+}
+
 for (const column of [700, 400]) {
   test(`in a ${column} px column, no stage of the copied embed scrolls sideways or cuts its row sums`, async ({ page, context }) => {
     const code = await copiedEmbedCode(page, context, "input");

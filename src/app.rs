@@ -1,6 +1,6 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
-use crate::attention::{BackwardPass, Norm, Stage, Trace};
+use crate::attention::{BackMatrix, BackwardPass, MatrixId, Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
@@ -17,6 +17,14 @@ use crate::training::GoalChoice;
 use crate::words::{GoalSource, START_HERE};
 use leptos::ev;
 use leptos::prelude::*;
+
+/// The head whose picture the panel called `panel` is, for a panel of one head.
+fn panel_head(panel: &str) -> Option<usize> {
+    match crate::panels::parse(panel)? {
+        MatrixId::Head(h, _) | MatrixId::Back(BackMatrix::Head(h, _)) => Some(h),
+        _ => None,
+    }
+}
 
 /// Whether a key press belongs to a form field, a heatmap or a table that scrolls with the arrow
 /// keys, rather than to the page.
@@ -205,15 +213,22 @@ pub fn App() -> impl IntoView {
     };
     let show_controls = options.controls;
     let embed = options.embed;
-    // A step to another stage takes the picked cell's picture away, so its explanation closes
-    // rather than explain a cell that is not on screen (in an embed it floated where the cell
-    // was). A change that brings its own cell with the stage (a new link, Back) keeps it.
+    // A step to another stage, or to another head where one head is shown at a time, takes the
+    // picked cell's picture away, so its explanation closes rather than explain a cell that is
+    // not on screen (in an embed it floated where the cell was). A change that brings its own
+    // cell with it (a new link, Back) keeps it.
     Effect::watch(
-        move || (stage.get(), picked.selection.get()),
-        move |(now, selection), before, _| {
-            let stepped =
-                before.is_some_and(|(was, was_selection)| was != now && was_selection == selection);
-            if stepped && selection.is_some() {
+        move || (stage.get(), head.get(), picked.selection.get()),
+        move |(now, now_head, selection), before, _| {
+            let Some(picked_cell) = selection else {
+                return;
+            };
+            let stepped = before.is_some_and(|(was, was_head, was_selection)| {
+                let other_head = was_head != now_head
+                    && panel_head(&picked_cell.panel).is_some_and(|h| h != *now_head);
+                (was != now || other_head) && was_selection == selection
+            });
+            if stepped {
                 picked.selection.set(None);
             }
         },
@@ -357,6 +372,17 @@ pub fn App() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panel_of_one_head_names_its_head() {
+        use crate::attention::{HeadGrad, HeadMatrix};
+        use crate::panels::panel_name;
+        assert_eq!(panel_head(&panel_name(MatrixId::Head(1, HeadMatrix::Scores))), Some(1));
+        let grad = MatrixId::Back(BackMatrix::Head(2, HeadGrad::Weights));
+        assert_eq!(panel_head(&panel_name(grad)), Some(2));
+        assert_eq!(panel_head(&panel_name(MatrixId::X)), None);
+        assert_eq!(panel_head("nonsense"), None);
+    }
 
     #[test]
     fn arrows_step_through_the_stages_and_stop_at_the_ends() {

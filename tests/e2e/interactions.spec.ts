@@ -103,6 +103,25 @@ test("at 1366×768 a step to another stage closes the explanation, and Back brin
   await expect(page.getByTestId("explain-title")).toContainText("S₁[");
 });
 
+test("presenting at 1024×768, a step to the next head closes the explanation of the head left behind", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto("./?present=1#v=1&stage=scores");
+  const scores = page.getByTestId("canvas-scores-h0");
+  await expect(scores).toHaveAttribute("data-drawn", "true");
+  const b = (await scores.boundingBox())!;
+  await scores.click({ position: { x: b.width * 0.5, y: b.height * 0.6 } });
+  await expect(page.getByTestId("explain-title")).toContainText("S₁[");
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("presenter-bar")).toContainText("Head 2 of 2");
+  await expect(page.getByTestId("canvas-scores-h1")).toHaveAttribute("data-drawn", "true");
+  await expect(page.getByTestId("explain-title")).toHaveCount(0);
+  // A cell of the head on show opens as before.
+  const second = page.getByTestId("canvas-scores-h1");
+  const c = (await second.boundingBox())!;
+  await second.click({ position: { x: c.width * 0.5, y: c.height * 0.6 } });
+  await expect(page.getByTestId("explain-title")).toContainText("S₂[");
+});
+
 test("at 1280 px the stage rail names every stage", async ({ app, page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await app.goto("./#v=1&stage=scores");

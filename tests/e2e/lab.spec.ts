@@ -65,6 +65,8 @@ test("the temperature slider and the unstable softmax", async ({ app, page }) =>
   await expect(page.getByTestId("whatif-summary")).toContainText("1 of 3 rows turned into NaN");
   await expect(page.getByTestId("whatif-summary")).toContainText("The other rows stayed within the limits");
   await expect(page.getByTestId("whatif-explanation")).toContainText("about 88.7");
+  // The row of NaN weights sums to NaN, not to the 0 of its finite terms.
+  await expect(page.getByTestId("sums-whatif-shown").locator("li")).toHaveText(["Σ 1.00", "Σ 1.00", "Σ NaN"]);
 });
 
 test("a preset loads its sentence and shows the pattern its caption claims", async ({ app, page }) => {

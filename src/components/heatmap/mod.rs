@@ -257,7 +257,8 @@ pub fn HeatmapView(
     let sums = move || {
         values.with(|m| {
             m.row_iter()
-                .map(|r| format_value(r.iter().filter(|v| v.is_finite()).sum::<f64>(), 2))
+                // A masked −∞ adds nothing; a NaN makes the sum NaN, as it is.
+                .map(|r| format_value(r.iter().filter(|v| !v.is_infinite()).sum::<f64>(), 2))
                 .collect::<Vec<_>>()
         })
     };

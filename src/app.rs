@@ -377,7 +377,10 @@ mod tests {
     fn a_panel_of_one_head_names_its_head() {
         use crate::attention::{HeadGrad, HeadMatrix};
         use crate::panels::panel_name;
-        assert_eq!(panel_head(&panel_name(MatrixId::Head(1, HeadMatrix::Scores))), Some(1));
+        assert_eq!(
+            panel_head(&panel_name(MatrixId::Head(1, HeadMatrix::Scores))),
+            Some(1)
+        );
         let grad = MatrixId::Back(BackMatrix::Head(2, HeadGrad::Weights));
         assert_eq!(panel_head(&panel_name(grad)), Some(2));
         assert_eq!(panel_head(&panel_name(MatrixId::X)), None);

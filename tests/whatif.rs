@@ -349,7 +349,7 @@ fn the_naive_softmax_gives_nan_on_huge_scores_where_the_stable_one_sums_to_one()
     assert!(c.max_output_change().is_nan());
     assert!(altered.saturation.mean_max_weight.is_nan());
     let summary = comparison_summary(&c, 0).join(" ");
-    assert!(summary.contains("1 of 2 rows turned into NaN"), "{summary}");
+    assert!(summary.contains("1 of 2 rows contain NaN"), "{summary}");
     assert!(
         summary.contains("The other rows stayed within the limits"),
         "{summary}"
@@ -508,7 +508,7 @@ fn a_softmax_sum_that_repeats_one_term_gives_one_over_n_and_nan_under_the_mask()
     assert_eq!(altered.non_finite, vec![(0, 1)]);
     let summary = comparison_summary(&c, 0).join(" ");
     assert!(
-        summary.contains("1 of 2 rows turned into NaN: a hidden key gives 0/0"),
+        summary.contains("1 of 2 rows contain NaN: a hidden key gives 0/0"),
         "{summary}"
     );
 }

@@ -62,7 +62,7 @@ test("the temperature slider and the unstable softmax", async ({ app, page }) =>
   for (const row of flat) for (const v of row) expect(v).toBeGreaterThan(0.2);
   await page.getByTestId("whatif-unstable_softmax").click();
   // In f32, the default sentence's scores × 100 overflow in one row of head 1 only.
-  await expect(page.getByTestId("whatif-summary")).toContainText("1 of 3 rows turned into NaN");
+  await expect(page.getByTestId("whatif-summary")).toContainText("1 of 3 rows contain NaN");
   await expect(page.getByTestId("whatif-summary")).toContainText("The other rows stayed within the limits");
   await expect(page.getByTestId("whatif-explanation")).toContainText("about 88.7");
   // The row of NaN weights sums to NaN, not to the 0 of its finite terms.

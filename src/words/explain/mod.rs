@@ -87,8 +87,9 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
         (Computation::BlockParameter, m) => Text {
             formula: format!("{}: a parameter of the block", label(m)),
             notes: vec![
-                "A parameter, not computed from the sentence: training would learn it; here it \
-                 is the default value or the one you typed."
+                "A parameter, not computed from the sentence. In a real model training learns it; \
+                 this app's training never changes the block's parameters, so here it is the \
+                 default value or the one you typed or loaded."
                     .to_string(),
             ],
             steps: name,
@@ -250,8 +251,8 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
         (Computation::Weight, MatrixId::Weight(w)) => Text {
             formula: format!("{}[m, c]: a parameter of the layer", w.label()),
             notes: vec![format!(
-                "A parameter, not computed from the sentence: training would learn it; here it \
-                 is the default value or the one you typed. It carries input dimension {} into \
+                "A parameter, not computed from the sentence: training learns it; here it is \
+                 the default, a preset's, the one you typed, or what training here made it. It carries input dimension {} into \
                  output dimension {}.",
                 row_label(trace, work.matrix, i),
                 col_label(trace, work.matrix, c)

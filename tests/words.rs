@@ -7,8 +7,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{
-    forward, Activation, Block, BlockMatrix, Config, HeadMatrix, Init, Inputs, MatrixId, Norm,
-    ScaleMode, Source, SplitMix64, Stage, Trace, WeightName, Weights,
+    forward, Activation, Block, BlockMatrix, BlockParam, Config, HeadMatrix, Init, Inputs,
+    MatrixId, Norm, ScaleMode, Source, SplitMix64, Stage, Trace, WeightName, Weights,
 };
 use attention_lens::words::{
     col_label, configuration, configuration_warning, explain, format_value, handout_stage_note,
@@ -392,6 +392,23 @@ fn block_cells_name_the_matrices_their_wiring_adds_and_normalises() {
             note(B::Sum2).contains(&format!("row of {sum_2} passes through")),
             "{}",
             note(B::Sum2)
+        );
+        let param = |p: BlockParam| cell(trace, MatrixId::BlockParam(p), 0, 0).formula;
+        assert_eq!(
+            param(BlockParam::W1),
+            format!("W₁[m, c]: the weight from column m of {hidden} to column c of H")
+        );
+        assert_eq!(
+            param(BlockParam::B2),
+            "b₂[c]: the bias added to column c of F"
+        );
+        assert_eq!(
+            param(BlockParam::Ln1Beta),
+            "β₁[c]: what LayerNorm adds to column c of N₁"
+        );
+        assert_eq!(
+            param(BlockParam::Ln2Gamma),
+            "γ₂[c]: what LayerNorm multiplies column c of N₂ by"
         );
         // One symbol, one meaning: the sums are never S, which is a head's scores.
         for b in B::ALL {

@@ -184,7 +184,7 @@ pub fn trainable_label(t: Trainable) -> &'static str {
 pub fn optimizer_label(kind: OptimizerKind) -> &'static str {
     match kind {
         OptimizerKind::Sgd => "SGD: W ← W − η·∂L/∂W",
-        OptimizerKind::Adam => "Adam: W ← W − η·m̂/(√v̂ + ε), β₁ 0.9, β₂ 0.999, ε 10⁻⁸",
+        OptimizerKind::Adam => "Adam: W ← W − η·m̂/(√v̂ + ε), m and v decay 0.9 and 0.999, ε 10⁻⁸",
     }
 }
 

@@ -12,7 +12,8 @@ use super::matrices::{cell_kind, cell_name, col_label, dim, hidden_unit, label, 
 use super::number::format_value;
 use super::settings::word_order_after_switch;
 use crate::attention::{
-    cell_work, row_stats, Activation, CellWork, Computation, Matrix, MatrixId, Operand, Trace, Wave,
+    cell_work, row_stats, Activation, BlockParam, CellWork, Computation, Matrix, MatrixId, Norm,
+    Operand, Trace, Wave,
 };
 use terms::{
     after_op, capitalised, columns_text, dot, hidden_terms_note, num, rounded, rounding_note,
@@ -85,7 +86,10 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
     Some(match (&work.computation, work.matrix) {
         (Computation::Embedding, m) => embedding(trace, m == MatrixId::SourceEmbeddings, i, name),
         (Computation::BlockParameter, m) => Text {
-            formula: format!("{}: a parameter of the block", label(m)),
+            formula: match m {
+                MatrixId::BlockParam(p) => block_param_formula(trace, p),
+                _ => format!("{}: a parameter of the block", label(m)),
+            },
             notes: vec![
                 "A parameter, not computed from the sentence. In a real model training learns it; \
                  this app's training never changes the block's parameters, so here it is the \
@@ -348,6 +352,28 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
 }
 
 /// A cell of E, or of E_src when `source`.
+/// What a block parameter's cell is, with the indices of the formula that uses it:
+/// `β₁[c]: what LayerNorm adds to column c of N₁`.
+fn block_param_formula(trace: &Trace, p: BlockParam) -> String {
+    let ffn_input = if trace.norm() == Some(Norm::Pre) {
+        "N₂"
+    } else {
+        "N₁"
+    };
+    match p {
+        BlockParam::W1 => {
+            format!("W₁[m, c]: the weight from column m of {ffn_input} to column c of H")
+        }
+        BlockParam::B1 => "b₁[c]: the bias added to column c of H".to_string(),
+        BlockParam::W2 => "W₂[m, c]: the weight from column m of G to column c of F".to_string(),
+        BlockParam::B2 => "b₂[c]: the bias added to column c of F".to_string(),
+        BlockParam::Ln1Gamma => "γ₁[c]: what LayerNorm multiplies column c of N₁ by".to_string(),
+        BlockParam::Ln1Beta => "β₁[c]: what LayerNorm adds to column c of N₁".to_string(),
+        BlockParam::Ln2Gamma => "γ₂[c]: what LayerNorm multiplies column c of N₂ by".to_string(),
+        BlockParam::Ln2Beta => "β₂[c]: what LayerNorm adds to column c of N₂".to_string(),
+    }
+}
+
 fn embedding(trace: &Trace, source: bool, i: usize, name: String) -> Text {
     let (formula, whose, tokens) = if source {
         (

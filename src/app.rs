@@ -135,7 +135,7 @@ pub fn App() -> impl IntoView {
     fit_to_window(move || {
         stage.track();
         head.track();
-        ui.projection_part.track();
+        ui.stage_part.track();
         trace.track();
         quiz.set.track();
         quiz.session.track();

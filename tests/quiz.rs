@@ -773,6 +773,56 @@ fn a_presenter_showing_one_head_is_asked_about_that_head_on_the_way_back() {
 }
 
 #[test]
+fn a_presenter_showing_one_gradient_is_asked_about_that_gradient() {
+    // A pre-norm block and a source: the input stage's five gradients, and a task reaches W_v.
+    let config = config(4, 2);
+    let mut inputs = Inputs::from_sentence(
+        "the cat sat",
+        config,
+        Weights::new(Init::Random(3), config.d_model),
+    )
+    .unwrap();
+    inputs.source = Some(Source::from_sentence("le chat", config.d_model).unwrap());
+    inputs.block = Some({
+        let mut block = Block::new(4, 8);
+        block.norm = Norm::Pre;
+        block
+    });
+    let trace = forward(&inputs).unwrap();
+    let task = BackwardPass::new(&trace, &Goal::Task(Task::CopyFirst)).unwrap();
+    let pattern = BackwardPass::new(&trace, &Goal::named(NamedTarget::First)).unwrap();
+    let at = |pass: &BackwardPass, stage: Stage, part: usize, seed: u64| {
+        let in_view = InView {
+            part: Some(part),
+            head: None,
+        };
+        question_in_view(&trace, Some(pass), stage, seed, in_view).map(|q| q.cell.0)
+    };
+    let results = BackMatrix::input_results(trace.wiring());
+    assert_eq!(results.len(), 5);
+    for seed in 0..6 {
+        for (part, m) in results.iter().enumerate() {
+            assert_eq!(
+                at(&task, Stage::BackInput, part, seed),
+                Some(MatrixId::Back(*m))
+            );
+        }
+        for (part, m) in BackMatrix::PROJECTION_RESULTS.into_iter().enumerate() {
+            assert_eq!(
+                at(&task, Stage::BackProjection, part, seed),
+                Some(MatrixId::Back(m))
+            );
+        }
+        // The pattern loss shows W_q and W_k; W_v is not reached.
+        assert_eq!(
+            at(&pattern, Stage::BackProjection, 1, seed),
+            Some(MatrixId::Back(BackMatrix::WK))
+        );
+        assert_eq!(at(&pattern, Stage::BackProjection, 2, seed), None);
+    }
+}
+
+#[test]
 fn the_worksheet_asks_on_the_way_back_and_states_the_goal_and_a_painted_target() {
     let trace = traced("the cat sat", None, config(4, 2), 5);
     let painted = Matrix::from_row_slice(3, 3, &[1.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0, 1.0]);

@@ -71,9 +71,10 @@ pub struct UiContext {
     /// The zoom of a step's operands as a share of `zoom_level`: below 1 when the operands are
     /// drawn smaller so the result can be read from afar.
     pub given_share: RwSignal<f64>,
-    /// Which of the projection's products (0 Q, 1 K, 2 V) presenter mode and a compact embed
-    /// show.
-    pub projection_part: RwSignal<usize>,
+    /// Which part of a stage shown a part at a time is on screen: of the projection's products
+    /// (0 Q, 1 K, 2 V) in presenter mode and a compact embed; presenting, also of the weights'
+    /// gradients and of the input's gradients (see `presenter::presenter_parts`).
+    pub stage_part: RwSignal<usize>,
     /// A compact embed (`?embed=1&controls=0`): one stage and one head at a time, stepped with
     /// Previous and Next.
     pub compact: bool,
@@ -113,10 +114,21 @@ impl UiContext {
         }
     }
 
-    /// Which of Q, K and V (0, 1, 2) the projection shows, where it shows one at a time (presenter
-    /// mode and compact embeds); `None` where it shows all three.
+    /// The wiring the stages follow (cross-attention and the block's norms), with the
+    /// activation left at its default: what the stage rail and presenter mode's steps depend on.
+    pub fn steps_wiring(&self) -> crate::attention::Wiring {
+        crate::attention::Wiring {
+            cross: self.cross.get(),
+            block: self.order.get(),
+            ..Default::default()
+        }
+    }
+
+    /// Which part of a stage is shown, where a stage shows one part at a time (presenter mode
+    /// and compact embeds): for the projection, 0, 1 or 2 for Q, K or V. `None` where a stage
+    /// shows all its parts. Each stage clamps it to its own number of parts.
     pub fn shown_part(&self) -> Option<usize> {
-        (self.presenting.get() || self.compact).then(|| self.projection_part.get().min(2))
+        (self.presenting.get() || self.compact).then(|| self.stage_part.get())
     }
 
     /// How much larger than normal the operands of a step are drawn.
@@ -188,7 +200,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         presenting: RwSignal::new(false),
         zoom_level: RwSignal::new(1.0),
         given_share: RwSignal::new(1.0),
-        projection_part: RwSignal::new(0),
+        stage_part: RwSignal::new(0),
         compact,
         narrow,
         order: RwSignal::new(None),

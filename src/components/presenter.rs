@@ -2,56 +2,86 @@
 //! screen allows, stepped by a presentation clicker wherever the focus is.
 
 use super::context::ui_context;
+use super::context::{backward_context, BackwardContext};
 use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::training_panel::TrainingButtons;
-use crate::attention::{Norm, Stage};
+use crate::attention::{BackMatrix, LossKind, Norm, Stage, Wiring};
 use crate::plot::CELL_FONT_PX;
-use crate::words::{projection_part_name, stage_name};
+use crate::words::{back_label, projection_part_name, stage_name};
 use leptos::prelude::*;
 
-/// How many steps `stage` takes in presenter mode, with `n_heads` heads: a per-head stage shows
-/// its heads one at a time, and the projection its three products (Q, K, V) one at a time, so
-/// that each can be drawn large.
-pub fn presenter_parts(stage: Stage, n_heads: usize) -> usize {
-    if stage.is_per_head() {
-        n_heads.max(1)
-    } else if stage == Stage::Projection {
-        3
-    } else {
-        1
+/// How many steps `stage` takes in presenter mode, with `n_heads` heads and `wiring`, and with
+/// the backward stages following `loss` (`None` where the goal's gradients cannot be computed,
+/// so the backward stages say why instead): a per-head stage shows its heads one at a time,
+/// the projection its three products (Q, K, V), the weights' gradients one weight at a time
+/// (∂L/∂W_v's sentence with ∂L/∂W_k under the pattern loss, which does not reach it) and the
+/// input's gradients one at a time, so that each can be drawn large.
+pub fn presenter_parts(
+    stage: Stage,
+    n_heads: usize,
+    wiring: Wiring,
+    loss: Option<LossKind>,
+) -> usize {
+    match (stage, loss) {
+        _ if stage.is_per_head() => n_heads.max(1),
+        (Stage::Projection, _) => 3,
+        (Stage::BackProjection, Some(LossKind::Task)) => BackMatrix::PROJECTION_RESULTS.len(),
+        (Stage::BackProjection, Some(LossKind::Pattern)) => 2,
+        (Stage::BackInput, Some(_)) => BackMatrix::input_results(wiring).len(),
+        _ => 1,
     }
 }
 
-/// The step a clicker moves to from part `part` of `stage` (see [`presenter_parts`]): the next
-/// or previous part, or the next stage at its first part, or the previous stage at its last.
-/// `None` past either end.
+/// [`presenter_parts`] for the page's own heads, wiring and, from `backward`, goal.
+fn parts_on_screen(
+    stage: Stage,
+    n_heads: usize,
+    wiring: Wiring,
+    backward: Option<BackwardContext>,
+) -> usize {
+    // Only these stages read the backward pass, which is computed when first read.
+    let loss = backward
+        .filter(|_| has_parts(stage))
+        .and_then(|b| b.pass.with(|p| p.as_ref().ok().map(|p| p.loss_kind())));
+    presenter_parts(stage, n_heads, wiring, loss)
+}
+
+/// Whether presenter mode steps through parts of `stage` other than its heads.
+fn has_parts(stage: Stage) -> bool {
+    matches!(
+        stage,
+        Stage::Projection | Stage::BackProjection | Stage::BackInput
+    )
+}
+
+/// The step a clicker moves to from part `part` of `stage`, with `parts` giving each stage's
+/// number of steps (see [`presenter_parts`]) and the stages in the order `order` walks them:
+/// the next or previous part, or the next stage at its first part, or the previous stage at its
+/// last. `None` past either end.
 pub fn presenter_step(
     forward: bool,
     stage: Stage,
     part: usize,
-    n_heads: usize,
+    parts: &dyn Fn(Stage) -> usize,
     order: Option<Norm>,
 ) -> Option<(Stage, usize)> {
-    let parts = presenter_parts(stage, n_heads);
     if forward {
-        if part + 1 < parts {
+        if part + 1 < parts(stage) {
             return Some((stage, part + 1));
         }
         stage.next_in(order).map(|s| (s, 0))
     } else {
         if part > 0 {
-            return Some((stage, part.min(parts) - 1));
+            return Some((stage, part.min(parts(stage)) - 1));
         }
-        stage
-            .prev_in(order)
-            .map(|s| (s, presenter_parts(s, n_heads) - 1))
+        stage.prev_in(order).map(|s| (s, parts(s) - 1))
     }
 }
 
-/// Which part of `stage` is shown: the head, or for the projection which of its products.
-fn presenter_part(stage: Stage, head: usize, projection_part: usize) -> usize {
-    if stage == Stage::Projection {
-        projection_part
+/// Which part of `stage` is shown: one of its parts (see [`has_parts`]), else the head.
+fn presenter_part(stage: Stage, head: usize, stage_part: usize, parts: usize) -> usize {
+    if has_parts(stage) {
+        stage_part.min(parts.saturating_sub(1))
     } else {
         head
     }
@@ -93,18 +123,34 @@ pub fn PresenterBar(
 ) -> impl IntoView {
     let ui = ui_context();
     let quiz = super::quiz::quiz_context();
-    let part = move || presenter_part(stage.get(), head.get(), ui.projection_part.get());
+    let backward = backward_context();
+    let part = move || {
+        let s = stage.get();
+        let parts = parts_on_screen(s, n_heads.get(), ui.steps_wiring(), backward);
+        presenter_part(s, head.get(), ui.stage_part.get(), parts)
+    };
     let part_shown = move || {
         let (s, n) = (stage.get(), n_heads.get());
-        if s == Stage::Projection {
-            let wiring = crate::attention::Wiring {
-                cross: ui.cross.get(),
-                block: ui.order.get(),
-                ..Default::default()
-            };
-            Some(projection_part_name(part(), wiring))
-        } else {
-            (s.is_per_head() && n > 1).then(|| format!("Head {} of {n}", part().min(n - 1) + 1))
+        let wiring = ui.steps_wiring();
+        match s {
+            Stage::Projection => Some(projection_part_name(part(), wiring)),
+            Stage::BackProjection | Stage::BackInput => {
+                let results = if s == Stage::BackProjection {
+                    BackMatrix::PROJECTION_RESULTS.to_vec()
+                } else {
+                    BackMatrix::input_results(wiring)
+                };
+                let parts = parts_on_screen(s, n, wiring, backward);
+                let at = part().min(parts - 1).min(results.len() - 1);
+                Some(format!(
+                    "{}: {} of {parts}",
+                    back_label(results[at]),
+                    at + 1
+                ))
+            }
+            _ => {
+                (s.is_per_head() && n > 1).then(|| format!("Head {} of {n}", part().min(n - 1) + 1))
+            }
         }
     };
     view! {
@@ -149,6 +195,7 @@ pub fn PresenterBar(
 pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads: Signal<usize>) {
     let ui = ui_context();
     let quiz = super::quiz::quiz_context();
+    let backward = backward_context();
     let presenting = ui.presenting;
     // Whether the focus last moved with a press of the pointer rather than from the keyboard.
     let pointer_pressed = StoredValue::new_local(false);
@@ -183,15 +230,18 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
             return;
         }
         let from = stage.get_untracked();
+        let n = n_heads.get_untracked();
+        let wiring = untrack(|| ui.steps_wiring());
+        let parts = move |s: Stage| untrack(|| parts_on_screen(s, n, wiring, backward));
         let part = presenter_part(
             from,
             head.get_untracked(),
-            ui.projection_part.get_untracked(),
+            ui.stage_part.get_untracked(),
+            parts(from),
         );
-        let order = ui.order.get_untracked();
-        if let Some((s, p)) = presenter_step(forward, from, part, n_heads.get_untracked(), order) {
-            if s == Stage::Projection {
-                ui.projection_part.set(p);
+        if let Some((s, p)) = presenter_step(forward, from, part, &parts, wiring.block) {
+            if has_parts(s) {
+                ui.stage_part.set(p);
             } else {
                 head.set(p);
             }
@@ -345,58 +395,109 @@ fn largest_fitting_zoom() -> Option<(f64, f64)> {
 mod tests {
     use super::*;
 
+    /// Each stage's steps with `n_heads` heads, attention alone and a task as the goal.
+    fn parts(n_heads: usize) -> impl Fn(Stage) -> usize {
+        move |s| presenter_parts(s, n_heads, Wiring::default(), Some(LossKind::Task))
+    }
+
     #[test]
     fn a_per_head_stage_steps_through_its_heads_first() {
         assert_eq!(
-            presenter_step(true, Stage::Scores, 0, 2, None),
+            presenter_step(true, Stage::Scores, 0, &parts(2), None),
             Some((Stage::Scores, 1))
         );
         assert_eq!(
-            presenter_step(true, Stage::Scores, 1, 2, None),
+            presenter_step(true, Stage::Scores, 1, &parts(2), None),
             Some((Stage::Scale, 0))
         );
         assert_eq!(
-            presenter_step(true, Stage::Input, 0, 2, None),
+            presenter_step(true, Stage::Input, 0, &parts(2), None),
             Some((Stage::Projection, 0))
         );
         // The projection shows Q, K and V one at a time.
         assert_eq!(
-            presenter_step(true, Stage::Projection, 1, 2, None),
+            presenter_step(true, Stage::Projection, 1, &parts(2), None),
             Some((Stage::Projection, 2))
         );
         assert_eq!(
-            presenter_step(true, Stage::Projection, 2, 2, None),
+            presenter_step(true, Stage::Projection, 2, &parts(2), None),
             Some((Stage::SplitHeads, 0))
         );
         assert_eq!(
-            presenter_step(true, Stage::OutputProjection, 0, 2, None),
+            presenter_step(true, Stage::OutputProjection, 0, &parts(2), None),
             Some((Stage::BackLoss, 0))
         );
-        assert_eq!(presenter_step(true, Stage::BackInput, 0, 2, None), None);
+        assert_eq!(
+            presenter_step(true, Stage::BackInput, 1, &parts(2), None),
+            None
+        );
+    }
+
+    #[test]
+    fn the_weights_and_the_inputs_gradients_are_shown_one_at_a_time() {
+        let task = Some(LossKind::Task);
+        let pattern = Some(LossKind::Pattern);
+        let plain = Wiring::default();
+        let cross_pre = Wiring {
+            cross: true,
+            block: Some(Norm::Pre),
+            ..Wiring::default()
+        };
+        // ∂L/∂W_q, ∂L/∂W_k and ∂L/∂W_v; under the pattern loss ∂L/∂W_v's sentence goes with
+        // ∂L/∂W_k.
+        assert_eq!(presenter_parts(Stage::BackProjection, 2, plain, task), 3);
+        assert_eq!(presenter_parts(Stage::BackProjection, 2, plain, pattern), 2);
+        // ∂L/∂X and ∂L/∂E; with a pre-norm block and a source, ∂L/∂N₁, ∂L/∂X, ∂L/∂X_src, ∂L/∂E
+        // and ∂L/∂E_src.
+        assert_eq!(presenter_parts(Stage::BackInput, 2, plain, pattern), 2);
+        assert_eq!(presenter_parts(Stage::BackInput, 2, cross_pre, task), 5);
+        // Without gradients the stages only say why: one step each.
+        assert_eq!(presenter_parts(Stage::BackProjection, 2, plain, None), 1);
+        assert_eq!(presenter_parts(Stage::BackInput, 2, cross_pre, None), 1);
+        let steps = |s| presenter_parts(s, 2, cross_pre, task);
+        assert_eq!(
+            presenter_step(true, Stage::BackProjection, 2, &steps, Some(Norm::Pre)),
+            Some((Stage::BackInput, 0))
+        );
+        assert_eq!(
+            presenter_step(false, Stage::BackInput, 0, &steps, Some(Norm::Pre)),
+            Some((Stage::BackProjection, 2))
+        );
+        assert_eq!(
+            presenter_step(true, Stage::BackInput, 3, &steps, Some(Norm::Pre)),
+            Some((Stage::BackInput, 4))
+        );
+        assert_eq!(
+            presenter_step(true, Stage::BackInput, 4, &steps, Some(Norm::Pre)),
+            None
+        );
     }
 
     #[test]
     fn stepping_back_enters_a_per_head_stage_at_its_last_head() {
         assert_eq!(
-            presenter_step(false, Stage::Scale, 1, 4, None),
+            presenter_step(false, Stage::Scale, 1, &parts(4), None),
             Some((Stage::Scale, 0))
         );
         assert_eq!(
-            presenter_step(false, Stage::Scale, 0, 4, None),
+            presenter_step(false, Stage::Scale, 0, &parts(4), None),
             Some((Stage::Scores, 3))
         );
         assert_eq!(
-            presenter_step(false, Stage::SplitHeads, 0, 4, None),
+            presenter_step(false, Stage::SplitHeads, 0, &parts(4), None),
             Some((Stage::Projection, 2))
         );
         assert_eq!(
-            presenter_step(false, Stage::Projection, 0, 4, None),
+            presenter_step(false, Stage::Projection, 0, &parts(4), None),
             Some((Stage::Input, 0))
         );
-        assert_eq!(presenter_step(false, Stage::Input, 0, 4, None), None);
+        assert_eq!(
+            presenter_step(false, Stage::Input, 0, &parts(4), None),
+            None
+        );
         // One head: one step per stage.
         assert_eq!(
-            presenter_step(true, Stage::Scores, 0, 1, None),
+            presenter_step(true, Stage::Scores, 0, &parts(1), None),
             Some((Stage::Scale, 0))
         );
     }

@@ -171,14 +171,19 @@ fn read_response(
 }
 
 /// What the view shows of `stage` with `head` picked, where it shows less than all of it: one of
-/// Q, K and V (presenter mode and compact embeds), one head per step (presenter mode).
+/// Q, K and V (presenter mode and compact embeds), one head per step, one weight's or one
+/// input's gradient (presenter mode).
 fn in_view(stage: Stage, head: usize) -> InView {
     let ui = ui_context();
+    let presenting = ui.presenting.get();
+    let in_parts = match stage {
+        Stage::Projection => true,
+        Stage::BackProjection | Stage::BackInput => presenting,
+        _ => false,
+    };
     InView {
-        part: (stage == Stage::Projection)
-            .then(|| ui.shown_part())
-            .flatten(),
-        head: ui.presenting.get().then_some(head),
+        part: in_parts.then(|| ui.shown_part()).flatten(),
+        head: presenting.then_some(head),
     }
 }
 

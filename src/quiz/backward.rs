@@ -94,13 +94,26 @@ pub(super) fn question(
             } else {
                 &[WeightName::Q, WeightName::K]
             };
-            step_question(trace, pass, stage, names[pick(names.len())], pick)
+            let drawn = names[pick(names.len())];
+            // On screen alone, ∂L/∂W_v under the pattern loss is a sentence: nothing to ask.
+            let name = match in_view.part {
+                Some(p) => *names.get(p)?,
+                None => drawn,
+            };
+            step_question(trace, pass, stage, name, pick)
         }
         Stage::BackInput => {
-            let m = if trace.source.is_some() && pick(2) == 0 {
+            let drawn = if trace.source.is_some() && pick(2) == 0 {
                 BackMatrix::SourceEmbeddings
             } else {
                 BackMatrix::Embeddings
+            };
+            let m = match in_view.part {
+                Some(p) => {
+                    let results = BackMatrix::input_results(trace.wiring());
+                    results[p.min(results.len() - 1)]
+                }
+                None => drawn,
             };
             sign_question(trace, pass, stage, m, pick)
         }

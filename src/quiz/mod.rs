@@ -158,8 +158,10 @@ pub fn backward_question(
 /// What a view shows of a stage when it shows less than all of it: a question asks about that.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InView {
-    /// The one product of the projection on screen, 0, 1 or 2 for Q, K or V (presenter mode and
-    /// compact embeds show one at a time); `None` for all three.
+    /// The one part of the stage on screen: of the projection, 0, 1 or 2 for Q, K or V
+    /// (presenter mode and compact embeds show one at a time); of the weights' gradients, one
+    /// of [`crate::attention::BackMatrix::PROJECTION_RESULTS`]; of the input's gradients, one of
+    /// [`crate::attention::BackMatrix::input_results`] (presenter mode). `None` for all of them.
     pub part: Option<usize>,
     /// The one head on screen, from 0, where the view steps through heads (presenter mode);
     /// `None` where the question picks the head and the view follows it.

@@ -412,3 +412,80 @@ test("on a phone a stage's equations wrap one under the other rather than hide b
     expect(scroll, `${stage}: the formula's width`).toBeLessThanOrEqual(client + 1);
   }
 });
+
+for (const viewport of [
+  { width: 1024, height: 768 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`presenter mode at ${viewport.width}×${viewport.height} shows the weights' and the inputs' gradients one at a time`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    // Eight tokens, a source sentence, a pre-norm block and a task: the input's five gradients.
+    await app.goto(
+      "./?present=1#v=1&stage=back-scores&s=the%20cat%20sat%20on%20the%20mat%20because%20hungry" +
+        "&src=le%20chat%20est%20assis&blk=1&norm=pre&goal=copy_first",
+    );
+    const bar = page.getByTestId("presenter-bar");
+    const label = page.getByTestId("presenter-head");
+    while (!((await bar.getAttribute("data-step")) ?? "").startsWith("back-projection")) {
+      const before = await bar.getAttribute("data-step");
+      await page.keyboard.press("ArrowRight");
+      await expect(bar).not.toHaveAttribute("data-step", before ?? "");
+    }
+    const parts = [
+      ["back-projection-0", "∂L/∂W_q: 1 of 3", "d_w_q"],
+      ["back-projection-1", "∂L/∂W_k: 2 of 3", "d_w_k"],
+      ["back-projection-2", "∂L/∂W_v: 3 of 3", "d_w_v"],
+      ["back-input-0", "∂L/∂N₁: 1 of 5", "d_norm_1"],
+      ["back-input-1", "∂L/∂X: 2 of 5", "d_x"],
+      ["back-input-2", "∂L/∂X_src: 3 of 5", "d_x-src"],
+      ["back-input-3", "∂L/∂E: 4 of 5", "d_embeddings"],
+      ["back-input-4", "∂L/∂E_src: 5 of 5", "d_embeddings-src"],
+    ];
+    const gradients = ["d_w_q", "d_w_k", "d_w_v", "d_norm_1", "d_x", "d_x-src", "d_embeddings", "d_embeddings-src"];
+    for (const [i, [step, name, result]] of parts.entries()) {
+      await expect(bar).toHaveAttribute("data-step", step);
+      await expect(label).toHaveText(name);
+      await expectStepFits(page, viewport, step);
+      // The part's own result, and no other part's.
+      const shown = page.locator(`.stage canvas[data-testid='canvas-${result}']`);
+      await expect(shown).toHaveCount(1);
+      for (const other of gradients.filter((g) => g !== result)) {
+        await expect(page.locator(`.stage canvas[data-testid='canvas-${other}']`), `${step}: ${other}`).toHaveCount(0);
+      }
+      if (viewport.width === 1920) {
+        expect(await digitSize(shown), `${step}: the result's digits`).toBeGreaterThanOrEqual(28);
+      }
+      if (i < parts.length - 1) await page.keyboard.press("ArrowRight");
+    }
+    // Back steps through the parts again, and into the projection at its last part.
+    for (const [step] of parts.slice(0, -1).reverse()) {
+      await page.keyboard.press("ArrowLeft");
+      await expect(bar).toHaveAttribute("data-step", step);
+    }
+  });
+}
+
+test("presenting under the pattern loss, ∂L/∂W_v's sentence comes with ∂L/∂W_k, and the quiz asks about the gradient on show", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto("./?present=1#v=1&stage=back-input&quiz=1");
+  const bar = page.getByTestId("presenter-bar");
+  const label = page.getByTestId("presenter-head");
+  const prompt = page.getByTestId("quiz-prompt");
+  const sentence = page.getByText("∂L/∂W_v is exactly 0");
+  // The input's first part is ∂L/∂X, and the question is about it.
+  await expect(bar).toHaveAttribute("data-step", "back-input-0");
+  await expect(label).toHaveText("∂L/∂X: 1 of 2");
+  await expect(prompt).toContainText("Is ∂L/∂X[");
+  // Stepping back enters the projection at its last part.
+  await page.keyboard.press("ArrowLeft");
+  await expect(bar).toHaveAttribute("data-step", "back-projection-1");
+  await expect(label).toHaveText("∂L/∂W_k: 2 of 2");
+  await expect(prompt).toContainText("move W_k[");
+  await expect(sentence).toBeVisible();
+  await expectStepFits(page, { width: 1920, height: 1080 }, "back-projection-1");
+  await page.keyboard.press("ArrowLeft");
+  await expect(bar).toHaveAttribute("data-step", "back-projection-0");
+  await expect(label).toHaveText("∂L/∂W_q: 1 of 2");
+  await expect(prompt).toContainText("move W_q[");
+  await expect(sentence).toHaveCount(0);
+});

@@ -6,7 +6,7 @@ use super::super::error::AttentionError;
 use super::super::forward::Trace;
 use super::super::goal::{Goal, LossKind, Objective};
 use super::super::stage::Stage;
-use super::super::Matrix;
+use super::super::{Matrix, Norm, Wiring};
 use super::{backward, Gradients};
 
 /// A goal's objective on one trace and every gradient of its loss.
@@ -161,6 +161,29 @@ impl BackMatrix {
             | Self::Embeddings
             | Self::SourceEmbeddings => Stage::BackInput,
         }
+    }
+
+    /// The weights' gradients the projection stage computes, in the order it shows them.
+    pub const PROJECTION_RESULTS: [Self; 3] = [Self::WQ, Self::WK, Self::WV];
+
+    /// The gradients the input stage computes for `wiring`, in the order it computes them:
+    /// ∂L/∂N₁ (pre-norm) then ∂L/∂X, ∂L/∂X_src (cross-attention), ∂L/∂E and ∂L/∂E_src
+    /// (cross-attention).
+    pub fn input_results(wiring: Wiring) -> Vec<Self> {
+        let pre = wiring.block == Some(Norm::Pre);
+        let mut results = Vec::with_capacity(5);
+        if pre {
+            results.push(Self::Norm1);
+        }
+        results.push(Self::X);
+        if wiring.cross {
+            results.push(Self::SourceX);
+        }
+        results.push(Self::Embeddings);
+        if wiring.cross {
+            results.push(Self::SourceEmbeddings);
+        }
+        results
     }
 
     /// Whether it is a gradient (the targets are not).

@@ -301,6 +301,55 @@ pub(super) fn backward_lines(
     lines
 }
 
+/// The one part of backward stage `s` that presenter mode shows at step `part`, from the
+/// stage's `lines`: at the projection one weight's gradient, on one line with the input the
+/// weight read (see [`BackMatrix::PROJECTION_RESULTS`]), the last followed by what the stage
+/// says of the weights the loss does not reach; at the input one of its lines (see
+/// [`BackMatrix::input_results`]). Other stages are shown whole.
+pub(super) fn presenter_part(mut lines: Vec<Line>, s: Stage, part: usize) -> Vec<Line> {
+    let has_panels = |line: &Line| line.items.iter().any(|i| matches!(i, Item::Panel(_)));
+    match s {
+        Stage::BackProjection if lines.len() > 1 && has_panels(&lines[1]) => {
+            let read = lines.remove(0);
+            let (products, sentences): (Vec<Line>, Vec<Line>) =
+                lines.into_iter().partition(|l| has_panels(l));
+            let last = products.len() - 1;
+            let part = part.min(last);
+            let mut line = products.into_iter().nth(part).expect("part ≤ last");
+            // Queries read the first input, keys and values the last.
+            let input = if part == 0 {
+                read.items.into_iter().next()
+            } else {
+                read.items.into_iter().last()
+            };
+            // The gradient the weight's reads came from is an operand here, which may be drawn
+            // smaller so the weight's gradient can be read from afar.
+            line.items = line
+                .items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Item::Panel(data) if i == 0 => Item::Given(data),
+                    item => item,
+                })
+                .collect();
+            if let Some(input) = input {
+                line.items.splice(0..0, [input, op("ᵀ ·")]);
+            }
+            let mut shown = vec![line];
+            if part == last {
+                shown.extend(sentences);
+            }
+            shown
+        }
+        Stage::BackInput if !lines.is_empty() => {
+            let line = lines.swap_remove(part.min(lines.len() - 1));
+            vec![line]
+        }
+        _ => lines,
+    }
+}
+
 /// Every head's result of backward stage `s` in one row, on one colour scale; `None` where the
 /// stage has no per-head result for the loss.
 pub(super) fn backward_compare_line(

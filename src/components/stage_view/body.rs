@@ -1,6 +1,6 @@
 //! The stage's panels, line by line: the shown heads' equations, or every head compared.
 
-use super::backward_lines::backward_compare_line;
+use super::backward_lines::{backward_compare_line, presenter_part};
 use super::line::Item;
 use super::lines::{compare_line, stage_lines};
 use super::panel_data::Panels;
@@ -84,12 +84,18 @@ pub(super) fn StageBody(
         // time; a compact embed also splits Q, K or V alone.
         match (s, ui.shown_part()) {
             (Stage::Projection, Some(part)) if !every_head && !comparing => {
+                let part = part.min(shown.len().saturating_sub(1));
                 shown = shown.into_iter().skip(part).take(1).collect();
+            }
+            (Stage::BackProjection | Stage::BackInput, Some(part))
+                if ui.presenting.get() && !every_head =>
+            {
+                shown = presenter_part(shown, s, part);
             }
             (Stage::SplitHeads, Some(part)) if ui.compact && !every_head && !comparing => {
                 for line in &mut shown {
                     if line.items.len() == 3 {
-                        line.items = vec![line.items.swap_remove(part)];
+                        line.items = vec![line.items.swap_remove(part.min(2))];
                     }
                 }
             }

@@ -53,7 +53,7 @@ pub(super) fn HeadTools(
         let one_of_three =
             ui.compact && matches!(stage.get(), Stage::Projection | Stage::SplitHeads);
         let parts = (one_of_three && !compare.get()).then(|| {
-            let part = ui.projection_part;
+            let part = ui.stage_part;
             view! {
                 <div class="head-picker part-picker" role="group" aria-label="Matrix to show">
                     {["Q", "K", "V"].into_iter().enumerate().map(|(i, name)| view! {

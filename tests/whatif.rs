@@ -357,6 +357,27 @@ fn the_naive_softmax_gives_nan_on_huge_scores_where_the_stable_one_sums_to_one()
 }
 
 #[test]
+fn a_row_whose_exps_sum_past_f32s_largest_number_is_all_zero_and_the_summary_says_so() {
+    // Two equal tokens x = (1, 0, 0, 0), every W the identity: S is all 1, scaled by √4 to 0.5.
+    // Times 177 every score is 88.5: exp(88.5) ≈ 2.7e38 is finite in f32, but two of them
+    // sum past f32::MAX ≈ 3.4e38, so each weight is finite/∞ = 0, with no NaN anywhere.
+    let x = Matrix::from_row_slice(2, 4, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    let inputs = one_head(x, Matrix::identity(4, 4), Matrix::identity(4, 4), false);
+    let c = compare_unstable(&inputs, 177.0).unwrap();
+    let altered = &c.altered.heads[0];
+    assert_eq!(c.correct.heads[0].masked[(0, 0)], 88.5);
+    assert!(altered.non_finite.is_empty());
+    assert!(altered.weights.iter().all(|&w| w == 0.0));
+    let summary = comparison_summary(&c, 0).join(" ");
+    assert!(
+        summary.contains("2 of 2 rows have no NaN but every weight 0"),
+        "{summary}"
+    );
+    assert!(!summary.contains("contain NaN"), "{summary}");
+    assert!(!summary.contains("The other rows"), "{summary}");
+}
+
+#[test]
 fn on_ordinary_scores_the_naive_softmax_agrees_with_the_stable_one() {
     let c = compare_unstable(&two_tokens_for_overflow(), 1.0).unwrap();
     assert_eq!(c.score_multiplier, 1.0);

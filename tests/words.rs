@@ -404,11 +404,13 @@ fn block_cells_name_the_matrices_their_wiring_adds_and_normalises() {
         );
         assert_eq!(
             param(BlockParam::Ln1Beta),
-            "β₁[c]: what LayerNorm adds to column c of N₁"
+            "β₁[c]: LayerNorm's shift for column c: added after γ₁[c] scales the normalised \
+             value, giving N₁[i, c]"
         );
         assert_eq!(
             param(BlockParam::Ln2Gamma),
-            "γ₂[c]: what LayerNorm multiplies column c of N₂ by"
+            "γ₂[c]: LayerNorm's scale for column c: the normalised value is multiplied by it, \
+             then β₂[c] is added, giving N₂[i, c]"
         );
         // One symbol, one meaning: the sums are never S, which is a head's scores.
         for b in B::ALL {

@@ -134,9 +134,9 @@ keyed!(OptimizerKind, "optimizer", [Sgd => "sgd", Adam => "adam"]);
 /// Adam's running moments of one matrix.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdamState {
-    /// The first moment m, a running mean of the gradient. (shape of the matrix)
+    /// The first moment m, an exponential moving average of the gradient. (shape of the matrix)
     pub m: Matrix,
-    /// The second moment v, a running mean of the squared gradient. (shape of the matrix)
+    /// The second moment v, an exponential moving average of the squared gradient. (shape of the matrix)
     pub v: Matrix,
     /// How many updates this matrix has had: t in the bias correction.
     pub steps: u32,

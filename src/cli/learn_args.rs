@@ -70,7 +70,7 @@ pub(super) struct TrainArgs {
     goal: GoalArgs,
     /// The update rule; the scenario's, else adam.
     #[arg(long, value_name = "NAME", value_parser = choice::<OptimizerKind>(&[
-        ("adam", "Adam: running means of the gradient and its square, decay 0.9 and 0.999, ε 1e-8 outside the root, bias correction"),
+        ("adam", "Adam: exponential moving averages of the gradient and its square (decay 0.9 and 0.999), ε 1e-8 outside the root, bias correction"),
         ("sgd", "plain gradient descent: no momentum, no weight decay"),
     ]))]
     optimizer: Option<OptimizerKind>,

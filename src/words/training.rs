@@ -184,7 +184,7 @@ pub fn trainable_label(t: Trainable) -> &'static str {
 pub fn optimizer_label(kind: OptimizerKind) -> &'static str {
     match kind {
         OptimizerKind::Sgd => "SGD: W ← W − η·∂L/∂W",
-        OptimizerKind::Adam => "Adam: W ← W − η·m̂/(√v̂ + ε), m and v decay 0.9 and 0.999, ε 10⁻⁸",
+        OptimizerKind::Adam => "Adam: W ← W − η·m̂/(√v̂ + ε); m, v: moving averages of ∂L/∂W and its square (decay 0.9, 0.999), bias-corrected; ε 10⁻⁸",
     }
 }
 
@@ -217,8 +217,8 @@ pub fn status_text(losses: &[f64]) -> String {
 /// Which way a step moves a weight, for each optimizer.
 pub const DIRECTION_NOTE: &str = "With SGD each step moves a weight against its gradient \
 ∂L/∂W: a positive gradient means an increase would raise L, so SGD lowers the weight by \
-η·∂L/∂W. Adam steps against a running mean of the gradient (m̂) divided by its running RMS \
-(√v̂), so every weight moves by about η a step, and a step can even follow the current gradient.";
+η·∂L/∂W. Adam steps against an exponential moving average of the gradient (m̂) divided by the root \
+of one of its square (√v̂), so every weight moves by about η a step, and a step can even follow the current gradient.";
 
 /// What η means for SGD, whose steps are η times these small gradients.
 pub const SGD_NOTE: &str = "SGD moves each weight by η times its gradient, and these \

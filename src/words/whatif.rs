@@ -141,7 +141,8 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
         WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score, and in 32-bit floats (f32), as many models compute. In exact arithmetic that gives the same answer, but floats have limits.\n\n\
             In f32, exp(z) overflows to infinity once z is above about 88.7 (in 16-bit floats, above about 11.1), and infinity divided by infinity is NaN, not a number. If every score in a row is below about −104 in f32, every exp rounds to 0, and 0 divided by 0 is NaN too.\n\n\
             Toy scores are far too small for that, so both sides here use scores 100 times larger (W_q is multiplied by 100). Scores that large do occur in large trained models. Both sides also divide by √d_k at T = 1, as standard attention does, whatever the Scale and temperature settings say; only the softmax differs.\n\n\
-            The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a score past the limit makes its exp ∞ and so its row's sum ∞: that cell's weight is ∞/∞ = NaN and the row's other weights finite/∞ = 0. The NaN then spreads into every number computed from that row, the row of Cₕ and, through W_o, the row of Y; rows whose scores all stay within the limits come out right.",
+            The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a score past the limit makes its exp ∞ and so its row's sum ∞: that cell's weight is ∞/∞ = NaN and the row's other weights finite/∞ = 0. The NaN then spreads into every number computed from that row, the row of Cₕ and, through W_o, the row of Y.\n\n\
+            A row can also fail without NaN: when several scores sit just under the limit, no exp overflows but their sum does, and every weight of the row is finite/∞ = 0. Rows whose exps and their sum all stay within f32's range come out right.",
         WhatIf::ScaleByHeadDim => "The scores are divided by d_k itself instead of its square root. For unit-variance components a dot product of d_k terms has a typical size of √d_k, not d_k: the terms' spreads add up in variance, not in size.\n\n\
             So dividing by d_k over-corrects. The typical score becomes 1/√d_k, smaller the wider the head, and the softmax flattens towards 1 divided by the number of visible keys, so the head can hardly prefer one token to another. With d_k = 1 the two agree; with d_k = 4 the scores come out 2 times too small, with d_k = 64 8 times. Compare the mean largest weight per row on both sides.",
         WhatIf::RepeatedDenominator => "The softmax is written exp(z_ij) / Σ_j′ exp(z_ij): the sum runs over j′, but its term still says j, so it adds up n copies of the numerator's own exp instead of one exp per key. Every weight is then exp(z_ij) / (n·exp(z_ij)) = 1/n, whatever the scores.\n\n\
@@ -228,24 +229,44 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
                 if n == 1 { "gets" } else { "get" }
             ));
         }
-        if !head.non_finite.is_empty() {
-            let mut rows: Vec<usize> = head.non_finite.iter().map(|&(r, _)| r).collect();
-            rows.dedup();
-            let n = head.weights.nrows();
+        let mut nan_rows: Vec<usize> = head.non_finite.iter().map(|&(r, _)| r).collect();
+        nan_rows.dedup();
+        let n = head.weights.nrows();
+        // Without the maximum subtracted, a row whose exps are finite but sum past f32's
+        // largest number comes out all finite/∞ = 0, with no NaN.
+        let zero_rows = if c.what == WhatIf::UnstableSoftmax {
+            (0..n)
+                .filter(|r| !nan_rows.contains(r))
+                .filter(|&r| head.weights.row(r).iter().all(|&w| w == 0.0))
+                .count()
+        } else {
+            0
+        };
+        if !nan_rows.is_empty() {
             let why = if c.what == WhatIf::RepeatedDenominator {
                 "a hidden key gives 0/0"
             } else {
                 "exp overflowed in f32 without the maximum subtracted"
             };
             lines.push(format!(
-                "{} of {n} rows contain NaN: {why}.{}",
-                rows.len(),
-                if rows.len() < n {
-                    " The other rows stayed within the limits and are right."
+                "{} of {n} rows contain NaN: {why}.",
+                nan_rows.len()
+            ));
+        }
+        if zero_rows > 0 {
+            lines.push(format!(
+                "{zero_rows} of {n} {} no NaN but every weight 0: no exp overflowed, but \
+                 their sum passed f32's largest number (about 3.4 × 10³⁸), and finite/∞ = 0.",
+                if zero_rows == 1 {
+                    "row has"
                 } else {
-                    ""
+                    "rows have"
                 }
             ));
+        }
+        let broken = nan_rows.len() + zero_rows;
+        if broken > 0 && broken < n {
+            lines.push("The other rows stayed within the limits and are right.".to_string());
         }
     }
     let change = c.max_output_change();

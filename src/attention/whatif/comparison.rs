@@ -29,7 +29,8 @@ pub fn f16_exp_overflow() -> f64 {
 /// subtracted and no special cases, computed in 32-bit floats (`f32`) as models compute: a row
 /// with a score above about `88.72·T` (see [`f32_exp_overflow`]) overflows to `∞/∞ = NaN`, a
 /// row whose scores are all below about `−104·T` underflows to `0/0 = NaN`, and a fully masked
-/// row is `0/0 = NaN`; any other row comes out right, to f32 precision. Kept only to show why
+/// row is `0/0 = NaN`; a row whose exps are finite but sum past f32's largest number is all
+/// `finite/∞ = 0`; any other row comes out right, to f32 precision. Kept only to show why
 /// [`softmax_rows`] is written the way it is. (rows, cols) → (rows, cols)
 pub fn naive_softmax_rows(z: &Matrix, temperature: f64) -> Matrix {
     // The narrowing to f32 is the point: it is the precision the mistake is made in.

@@ -41,7 +41,7 @@ pub const LAB_TEMPERATURE_RANGE: RangeInclusive<f64> = 0.1..=10.0;
 
 /// What the scores are multiplied by for [`WhatIf::UnstableSoftmax`] in [`compare`]: large enough
 /// that `exp` overflows in f32 for any scaled score above about 0.89, small enough that the rows
-/// whose scores stay below that come out right, so both outcomes show.
+/// whose scores stay well below that come out right, so both outcomes show.
 pub const HUGE_SCORES: f64 = 100.0;
 
 /// One deliberate mistake.

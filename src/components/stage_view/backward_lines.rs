@@ -215,7 +215,7 @@ pub(super) fn backward_lines(
                 lines.push(Line {
                     heading: Some("∂L/∂W_v".into()),
                     items: vec![Item::Text(
-                        "Not reached by the pattern loss: the weights A do not depend on the values, so ∂L/∂W_v is exactly 0.".into(),
+                        "Not reached by the pattern loss: it compares only A with A*, and A is computed from Q and K alone, never from V, so ∂L/∂W_v is exactly 0.".into(),
                     )],
                 });
             }
@@ -249,8 +249,10 @@ pub(super) fn backward_lines(
                 lines.push(Line {
                     heading: Some("Back through LN₁".into()),
                     items: vec![
+                        given_back(BackMatrix::Norm1),
+                        op("and"),
                         Item::Given(p.whole(MatrixId::X, 1)),
-                        op("LN₁ backward →"),
+                        op("LN₁\nbackward →"),
                         back(BackMatrix::X),
                     ],
                 });

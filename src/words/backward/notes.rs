@@ -272,7 +272,7 @@ pub fn back_note(
                 ));
             }
             if pattern {
-                note.push("W_v is not reached by the pattern loss: the weights A do not depend on the values, so ∂L/∂W_v is exactly 0.".into());
+                note.push("W_v is not reached by the pattern loss: it compares only A with A*, and A is computed from Q and K alone, never from V, so ∂L/∂W_v is exactly 0.".into());
             }
         }
         _ => {

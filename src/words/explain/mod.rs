@@ -351,14 +351,25 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
     })
 }
 
-/// A cell of E, or of E_src when `source`.
 /// What a block parameter's cell is, with the indices of the formula that uses it:
-/// `β₁[c]: what LayerNorm adds to column c of N₁`.
+/// `b₁[c]: the bias added to column c of H`.
 fn block_param_formula(trace: &Trace, p: BlockParam) -> String {
     let ffn_input = if trace.norm() == Some(Norm::Pre) {
         "N₂"
     } else {
         "N₁"
+    };
+    let gamma = |n: &str| {
+        format!(
+            "γ{n}[c]: LayerNorm's scale for column c: the normalised value is multiplied by it, \
+             then β{n}[c] is added, giving N{n}[i, c]"
+        )
+    };
+    let beta = |n: &str| {
+        format!(
+            "β{n}[c]: LayerNorm's shift for column c: added after γ{n}[c] scales the normalised \
+             value, giving N{n}[i, c]"
+        )
     };
     match p {
         BlockParam::W1 => {
@@ -367,13 +378,14 @@ fn block_param_formula(trace: &Trace, p: BlockParam) -> String {
         BlockParam::B1 => "b₁[c]: the bias added to column c of H".to_string(),
         BlockParam::W2 => "W₂[m, c]: the weight from column m of G to column c of F".to_string(),
         BlockParam::B2 => "b₂[c]: the bias added to column c of F".to_string(),
-        BlockParam::Ln1Gamma => "γ₁[c]: what LayerNorm multiplies column c of N₁ by".to_string(),
-        BlockParam::Ln1Beta => "β₁[c]: what LayerNorm adds to column c of N₁".to_string(),
-        BlockParam::Ln2Gamma => "γ₂[c]: what LayerNorm multiplies column c of N₂ by".to_string(),
-        BlockParam::Ln2Beta => "β₂[c]: what LayerNorm adds to column c of N₂".to_string(),
+        BlockParam::Ln1Gamma => gamma("₁"),
+        BlockParam::Ln1Beta => beta("₁"),
+        BlockParam::Ln2Gamma => gamma("₂"),
+        BlockParam::Ln2Beta => beta("₂"),
     }
 }
 
+/// A cell of E, or of E_src when `source`.
 fn embedding(trace: &Trace, source: bool, i: usize, name: String) -> Text {
     let (formula, whose, tokens) = if source {
         (

@@ -351,7 +351,7 @@ fn the_naive_softmax_gives_nan_on_huge_scores_where_the_stable_one_sums_to_one()
     let summary = comparison_summary(&c, 0).join(" ");
     assert!(summary.contains("1 of 2 rows contain NaN"), "{summary}");
     assert!(
-        summary.contains("The other rows stayed within the limits"),
+        summary.contains("The other rows stayed within the limits and match the stable softmax."),
         "{summary}"
     );
 }
@@ -375,6 +375,34 @@ fn a_row_whose_exps_sum_past_f32s_largest_number_is_all_zero_and_the_summary_say
     );
     assert!(!summary.contains("contain NaN"), "{summary}");
     assert!(!summary.contains("The other rows"), "{summary}");
+}
+
+#[test]
+fn a_row_of_tiny_exps_is_named_as_off_and_an_underflowed_row_as_nan() {
+    // Causal, every W the identity, the scores times −206 and ÷√4: each score is −103·S.
+    // Row 0 sees only itself: −103 · 1.21 ≈ −124.6, every exp rounds to 0 in f32, so 0/0 = NaN.
+    // Row 1 sees [−103 · 1.0, −103 · 1.006] ≈ [−103.0, −103.6]: exps of about 1.9e-45 and
+    // 1.0e-45, below f32's smallest normal number, both round to one step of 1.4e-45, so the
+    // naive row reads [0.5, 0.5] where the stable one reads about [0.65, 0.35].
+    let x1 = [1.0 / 1.1, (1.006f64 - 1.0 / 1.21).sqrt()];
+    let x = Matrix::from_row_slice(2, 4, &[1.1, 0.0, 0.0, 0.0, x1[0], x1[1], 0.0, 0.0]);
+    let inputs = one_head(x, Matrix::identity(4, 4), Matrix::identity(4, 4), true);
+    let c = compare_unstable(&inputs, -206.0).unwrap();
+    let altered = &c.altered.heads[0];
+    assert!(altered.weights[(0, 0)].is_nan());
+    assert_eq!(altered.weights[(1, 0)], 0.5);
+    assert_eq!(altered.weights[(1, 1)], 0.5);
+    assert!((c.correct.heads[0].weights[(1, 0)] - 0.65).abs() < 0.01);
+    let summary = comparison_summary(&c, 0).join(" ");
+    assert!(
+        summary.contains("1 of 2 rows contain NaN: without the maximum subtracted, an exp overflowed to ∞ (∞/∞) or every exp rounded to 0 (0/0) in f32."),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("1 other row differs from the stable softmax"),
+        "{summary}"
+    );
+    assert!(!summary.contains("match the stable softmax"), "{summary}");
 }
 
 #[test]

@@ -217,12 +217,13 @@ pub fn status_text(losses: &[f64]) -> String {
 /// Which way a step moves a weight, for each optimizer.
 pub const DIRECTION_NOTE: &str = "With SGD each step moves a weight against its gradient \
 ∂L/∂W: a positive gradient means an increase would raise L, so SGD lowers the weight by \
-η·∂L/∂W. Adam steps against an exponential moving average of the gradient (m̂) divided by the root \
-of one of its square (√v̂), so every weight moves by about η a step, and a step can even follow the current gradient.";
+η·∂L/∂W. Adam steps against a moving average of the gradient (m̂), divided weight by weight by the \
+square root of a moving average of its square (√v̂), so each weight moves by at most about η a \
+step, and a step can even follow the current gradient.";
 
 /// What η means for SGD, whose steps are η times these small gradients.
 pub const SGD_NOTE: &str = "SGD moves each weight by η times its gradient, and these \
-gradients are small: SGD needs a far larger η than Adam, which moves every weight by about η.";
+gradients are small: SGD needs a far larger η than Adam, which moves each weight by at most about η.";
 
 /// Why positions matter for the goals that name a position.
 pub const POSITIONS_NOTE: &str = "Positional encoding is off, so a head sees which words there \

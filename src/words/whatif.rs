@@ -139,10 +139,10 @@ pub fn whatif_explanation(what: WhatIf) -> &'static str {
         WhatIf::Temperature(_) => "The scaled scores are divided by a temperature T before the softmax. Below 1 the gaps between scores are magnified and each row sharpens towards its single highest score; as T approaches 0 the row becomes all-or-nothing. Above 1 the gaps shrink and each row flattens; as T grows every weight approaches 1 divided by the number of visible keys.\n\n\
             Attention itself uses T = 1. A language model uses a temperature the same way on its output scores when it picks its next token, to make its choice bolder or more random. The entropy of a row measures how spread out it is, and it falls as T falls.",
         WhatIf::UnstableSoftmax => "The softmax is computed straight from its definition, exp(z) divided by the sum of exp over the row, without first subtracting the row's largest score, and in 32-bit floats (f32), as many models compute. In exact arithmetic that gives the same answer, but floats have limits.\n\n\
-            In f32, exp(z) overflows to infinity once z is above about 88.7 (in 16-bit floats, above about 11.1), and infinity divided by infinity is NaN, not a number. If every score in a row is below about −104 in f32, every exp rounds to 0, and 0 divided by 0 is NaN too.\n\n\
+            In f32, exp(z) overflows to infinity once z is above about 88.7 (in half precision, fp16, above about 11.1), and infinity divided by infinity is NaN, not a number. If every score in a row is below about −104 in f32, every exp rounds to 0, and 0 divided by 0 is NaN too.\n\n\
             Toy scores are far too small for that, so both sides here use scores 100 times larger (W_q is multiplied by 100). Scores that large do occur in large trained models. Both sides also divide by √d_k at T = 1, as standard attention does, whatever the Scale and temperature settings say; only the softmax differs.\n\n\
             The stable softmax subtracts the maximum, so its largest exponent is exp(0) = 1 and its weights stay finite and sum to 1. In the naive one, a score past the limit makes its exp ∞ and so its row's sum ∞: that cell's weight is ∞/∞ = NaN and the row's other weights finite/∞ = 0. The NaN then spreads into every number computed from that row, the row of Cₕ and, through W_o, the row of Y.\n\n\
-            A row can also fail without NaN: when several scores sit just under the limit, no exp overflows but their sum does, and every weight of the row is finite/∞ = 0. Rows whose exps and their sum all stay within f32's range come out right.",
+            A row can also fail without NaN: when several scores sit just under the limit, no exp overflows but their sum does, and every weight of the row is finite/∞ = 0. Rows where no exp overflows, the largest exp stays above about 10⁻³⁸ (a score above about −87.3) and the sum stays finite come out right, to f32's precision.",
         WhatIf::ScaleByHeadDim => "The scores are divided by d_k itself instead of its square root. For unit-variance components a dot product of d_k terms has a typical size of √d_k, not d_k: the terms' spreads add up in variance, not in size.\n\n\
             So dividing by d_k over-corrects. The typical score becomes 1/√d_k, smaller the wider the head, and the softmax flattens towards 1 divided by the number of visible keys, so the head can hardly prefer one token to another. With d_k = 1 the two agree; with d_k = 4 the scores come out 2 times too small, with d_k = 64 8 times. Compare the mean largest weight per row on both sides.",
         WhatIf::RepeatedDenominator => "The softmax is written exp(z_ij) / Σ_j′ exp(z_ij): the sum runs over j′, but its term still says j, so it adds up n copies of the numerator's own exp instead of one exp per key. Every weight is then exp(z_ij) / (n·exp(z_ij)) = 1/n, whatever the scores.\n\n\
@@ -234,39 +234,69 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
         let n = head.weights.nrows();
         // Without the maximum subtracted, a row whose exps are finite but sum past f32's
         // largest number comes out all finite/∞ = 0, with no NaN.
-        let zero_rows = if c.what == WhatIf::UnstableSoftmax {
+        let zero_rows: Vec<usize> = if c.what == WhatIf::UnstableSoftmax {
             (0..n)
                 .filter(|r| !nan_rows.contains(r))
                 .filter(|&r| head.weights.row(r).iter().all(|&w| w == 0.0))
-                .count()
+                .collect()
         } else {
-            0
+            Vec::new()
         };
         if !nan_rows.is_empty() {
             let why = if c.what == WhatIf::RepeatedDenominator {
                 "a hidden key gives 0/0"
             } else {
-                "exp overflowed in f32 without the maximum subtracted"
+                "without the maximum subtracted, an exp overflowed to ∞ (∞/∞) or every exp \
+                 rounded to 0 (0/0) in f32"
             };
             lines.push(format!(
                 "{} of {n} rows contain NaN: {why}.",
                 nan_rows.len()
             ));
         }
-        if zero_rows > 0 {
+        if !zero_rows.is_empty() {
             lines.push(format!(
-                "{zero_rows} of {n} {} no NaN but every weight 0: no exp overflowed, but \
+                "{} of {n} {} no NaN but every weight 0: no exp overflowed, but \
                  their sum passed f32's largest number (about 3.4 × 10³⁸), and finite/∞ = 0.",
-                if zero_rows == 1 {
+                zero_rows.len(),
+                if zero_rows.len() == 1 {
                     "row has"
                 } else {
                     "rows have"
                 }
             ));
         }
-        let broken = nan_rows.len() + zero_rows;
+        let broken = nan_rows.len() + zero_rows.len();
         if broken > 0 && broken < n {
-            lines.push("The other rows stayed within the limits and are right.".to_string());
+            // Exps below f32's smallest normal number keep only a few digits: a row of them
+            // can be off without NaN or zeros.
+            let correct = c.correct.heads.get(h).map(|head| &head.weights);
+            let off = (0..n)
+                .filter(|r| !nan_rows.contains(r) && !zero_rows.contains(r))
+                .filter(|&r| {
+                    correct.is_some_and(|w| {
+                        head.weights
+                            .row(r)
+                            .iter()
+                            .zip(w.row(r).iter())
+                            .any(|(a, b)| (a - b).abs() >= 0.005)
+                    })
+                })
+                .count();
+            lines.push(if off == 0 {
+                "The other rows stayed within the limits and match the stable softmax.".to_string()
+            } else {
+                format!(
+                    "{off} other {} from the stable softmax: {} exps are so small that f32 \
+                     keeps only a few of their digits.",
+                    if off == 1 {
+                        "row differs"
+                    } else {
+                        "rows differ"
+                    },
+                    if off == 1 { "its" } else { "their" }
+                )
+            });
         }
     }
     let change = c.max_output_change();

@@ -20,7 +20,7 @@ pub fn f32_exp_overflow() -> f64 {
     f64::from(f32::MAX).ln()
 }
 
-/// The largest `z` whose `exp(z)` is finite in 16-bit floats (largest value 65504): ≈ 11.09.
+/// The largest `z` whose `exp(z)` is finite in half precision (fp16) (largest value 65504): ≈ 11.09.
 pub fn f16_exp_overflow() -> f64 {
     65504f64.ln()
 }

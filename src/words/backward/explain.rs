@@ -538,7 +538,7 @@ fn direction_note(weight: &str, g: f64) -> String {
     let adam = if g == 0.0 {
         ""
     } else {
-        " Adam's first step would go the same way, by about η; its later steps follow running averages of the gradients, so they need not."
+        " Adam's first step would go the same way, by about η; its later steps follow moving averages of the gradients, so they need not."
     };
     format!(
         "Gradient descent moves {weight} against this gradient, by η × {} with SGD: the gradient is {sign}.{adam}",

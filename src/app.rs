@@ -213,20 +213,29 @@ pub fn App() -> impl IntoView {
     };
     let show_controls = options.controls;
     let embed = options.embed;
-    // A step to another stage, or to another head where one head is shown at a time, takes the
-    // picked cell's picture away, so its explanation closes rather than explain a cell that is
+    // A step to another stage, or to another head or part where one is shown at a time, takes
+    // the picked cell's picture away, so its explanation closes rather than explain a cell that is
     // not on screen (in an embed it floated where the cell was). A change that brings its own
     // cell with it (a new link, Back) keeps it.
     Effect::watch(
-        move || (stage.get(), head.get(), picked.selection.get()),
-        move |(now, now_head, selection), before, _| {
+        move || {
+            (
+                stage.get(),
+                head.get(),
+                ui.stage_part.get(),
+                picked.selection.get(),
+            )
+        },
+        move |(now, now_head, now_part, selection), before, _| {
             let Some(picked_cell) = selection else {
                 return;
             };
-            let stepped = before.is_some_and(|(was, was_head, was_selection)| {
+            let stepped = before.is_some_and(|(was, was_head, was_part, was_selection)| {
                 let other_head = was_head != now_head
                     && panel_head(&picked_cell.panel).is_some_and(|h| h != *now_head);
-                (was != now || other_head) && was_selection == selection
+                // Where a stage shows one part at a time, another part replaces the pictures.
+                let other_part = was_part != now_part && untrack(|| ui.shown_part()).is_some();
+                (was != now || other_head || other_part) && was_selection == selection
             });
             if stepped {
                 picked.selection.set(None);

@@ -364,29 +364,31 @@ fn largest_fitting_zoom() -> Option<(f64, f64)> {
         }
         Some((lo * 1000.0).floor() / 1000.0)
     };
-    // The best (zoom, share) with lines wrapped or kept on one row.
-    let best = |one_row: bool| -> (f64, f64) {
+    // The best (zoom, share) with lines wrapped or kept on one row, and whether it fits at all
+    // (on a phone a step may not fit even at the smallest zoom).
+    let best = |one_row: bool| -> ((f64, f64), bool) {
         set_one_row(one_row);
-        let uniform = bisect(ZOOM_RANGE, &|z| fits(z, 1.0)).unwrap_or(ZOOM_RANGE.0);
+        let Some(uniform) = bisect(ZOOM_RANGE, &|z| fits(z, 1.0)) else {
+            return ((ZOOM_RANGE.0, 1.0), false);
+        };
         let readable = readable_zoom();
         if uniform >= readable {
-            return (uniform, 1.0);
+            return ((uniform, 1.0), true);
         }
         match bisect((LEAST_GIVEN_SHARE, 1.0), &|share| fits(readable, share)) {
-            Some(share) => (readable, share),
-            None => (uniform, 1.0),
+            Some(share) => ((readable, share), true),
+            None => ((uniform, 1.0), true),
         }
     };
-    let wrapped = best(false);
-    let one_row = best(true);
-    let (zoom, share) =
-        if one_row.0 >= ONE_ROW_SHARE * wrapped.0 && one_row.1 >= ONE_ROW_SHARE * wrapped.1 {
-            set_one_row(true);
-            one_row
-        } else {
-            set_one_row(false);
-            wrapped
-        };
+    let (wrapped, wrapped_fits) = best(false);
+    let (one_row, one_row_fits) = best(true);
+    // Kept on one row when that fits and is not much smaller; when neither fits, wrapped, so
+    // that nothing runs off the side of the screen.
+    let keep_one_row = one_row_fits
+        && (!wrapped_fits
+            || (one_row.0 >= ONE_ROW_SHARE * wrapped.0 && one_row.1 >= ONE_ROW_SHARE * wrapped.1));
+    set_one_row(keep_one_row);
+    let (zoom, share) = if keep_one_row { one_row } else { wrapped };
     set_zoom(zoom, share);
     Some((zoom, share))
 }

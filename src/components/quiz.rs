@@ -5,7 +5,7 @@
 use super::context::backward_context;
 use super::context::{ui_context, BackwardContext, Selection, SelectionContext};
 use super::share::{copy, current_fragment};
-use crate::attention::{BackwardPass, MatrixId, Stage, Trace};
+use crate::attention::{BackMatrix, BackwardPass, MatrixId, Stage, Trace};
 use crate::formats::page::full_view_url;
 use crate::formats::permalink::FIRST_QUESTION_SET;
 use crate::panels;
@@ -429,15 +429,25 @@ pub fn QuizCard(
         );
     };
 
-    // An answer about a product or a head that the view has stepped away from belongs to a
+    // An answer about a product, a gradient or a head that the view has stepped away from belongs to a
     // step that is not on screen: the card gives way until the learner goes back to it.
     let about_another_part = move || {
         let (matrix, about_head) =
             outcome.with(|o| o.as_ref().map(|o| (o.question.cell.0, o.question.head())))?;
-        let shown = in_view(stage.get(), quiz.head.get());
-        let part = [MatrixId::Q, MatrixId::K, MatrixId::V]
-            .iter()
-            .position(|m| *m == matrix);
+        let s = stage.get();
+        let shown = in_view(s, quiz.head.get());
+        let parts: Vec<MatrixId> = match s {
+            Stage::Projection => vec![MatrixId::Q, MatrixId::K, MatrixId::V],
+            Stage::BackProjection => BackMatrix::PROJECTION_RESULTS.map(MatrixId::Back).to_vec(),
+            Stage::BackInput => trace.with(|t| {
+                BackMatrix::input_results(t.wiring())
+                    .into_iter()
+                    .map(MatrixId::Back)
+                    .collect()
+            }),
+            _ => Vec::new(),
+        };
+        let part = parts.iter().position(|m| *m == matrix);
         Some(match (about_head, part) {
             (_, Some(p)) => shown.part.is_some_and(|s| s != p),
             (Some(h), None) => shown.head.is_some_and(|s| s != h),

@@ -122,6 +122,33 @@ test("presenting at 1024×768, a step to the next head closes the explanation of
   await expect(page.getByTestId("explain-title")).toContainText("S₂[");
 });
 
+test("presenting, a step to the next weight's gradient closes the explanation and the answered question gives way", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto("./?present=1#v=1&stage=back-projection&goal=copy_first");
+  const wk = page.getByTestId("canvas-d_w_q");
+  await expect(wk).toHaveAttribute("data-drawn", "true");
+  const b = (await wk.boundingBox())!;
+  await wk.click({ position: { x: b.width * 0.5, y: b.height * 0.6 } });
+  await expect(page.getByTestId("explain-title")).toContainText("∂L/∂W_q[");
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("presenter-head")).toHaveText("∂L/∂W_k: 2 of 3");
+  await expect(page.getByTestId("explain-title")).toHaveCount(0);
+
+  // With the quiz: the question is about W_q; once revealed, the step to W_k shows no card
+  // about W_q, and a step back brings the answer back.
+  await page.goto("about:blank");
+  await app.goto("./?present=1#v=1&stage=back-projection&goal=copy_first&quiz=1");
+  await expect(page.getByTestId("quiz-prompt")).toContainText("move W_q[");
+  await page.keyboard.press("r");
+  await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is ");
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("presenter-head")).toHaveText("∂L/∂W_k: 2 of 3");
+  await expect(page.getByTestId("quiz")).toHaveCount(0);
+  await page.keyboard.press("ArrowLeft");
+  await expect(page.getByTestId("quiz-prompt")).toContainText("move W_q[");
+  await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is ");
+});
+
 test("at 1280 px the stage rail names every stage", async ({ app, page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await app.goto("./#v=1&stage=scores");

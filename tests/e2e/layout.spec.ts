@@ -489,3 +489,41 @@ test("presenting under the pattern loss, ∂L/∂W_v's sentence comes with ∂L/
   await expect(prompt).toContainText("move W_q[");
   await expect(sentence).toHaveCount(0);
 });
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true });
+
+  test("presenting, no step's pictures or formula run off the side of the screen", async ({ app, page }) => {
+    await app.goto(
+      "./?present=1#v=1&s=the%20cat%20sat%20on%20the%20mat%20because%20hungry" +
+        "&src=le%20chat%20est%20assis&blk=1&norm=pre&goal=copy_first",
+    );
+    const bar = page.getByTestId("presenter-bar");
+    let steps = 0;
+    for (let presses = 0; presses < 60; presses++) {
+      const step = (await bar.getAttribute("data-step")) ?? "";
+      await expect(page.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+      // The zoom is chosen in the frame after the step is drawn.
+      await expect
+        .poll(
+          () =>
+            page.evaluate(() =>
+              Math.max(0, ...[...document.querySelectorAll(".stage .equation")].map((l) => l.scrollWidth - l.clientWidth)),
+            ),
+          { message: `${step}: every line of pictures fits the screen's width` },
+        )
+        .toBeLessThanOrEqual(1);
+      // A formula wider than the screen starts at its box's left edge, so it can be scrolled.
+      const clipped = await page.evaluate(() => {
+        const box = document.querySelector(".stage .formula")!.getBoundingClientRect();
+        return Math.max(0, ...[...document.querySelectorAll(".stage .formula > *")].map((m) => box.left - m.getBoundingClientRect().left));
+      });
+      expect(clipped, `${step}: the formula's left edge`).toBeLessThanOrEqual(1);
+      steps += 1;
+      if (step === "back-input-4") break;
+      await page.keyboard.press("ArrowRight");
+      await expect(bar).not.toHaveAttribute("data-step", step);
+    }
+    expect(steps).toBeGreaterThan(30);
+  });
+});

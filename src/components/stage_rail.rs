@@ -55,9 +55,22 @@ pub fn StageRail(
         }
         .into_any()
     };
+    // Where a list scrolls sideways (a phone, a narrow embed), the current stage stays in it.
+    let forward_list = NodeRef::<leptos::html::Ol>::new();
+    let backward_list = NodeRef::<leptos::html::Ol>::new();
+    Effect::new(move |_| {
+        stage.track();
+        request_animation_frame(move || {
+            for list in [forward_list, backward_list] {
+                if let Some(list) = list.get_untracked() {
+                    show_current(&list);
+                }
+            }
+        });
+    });
     view! {
         <nav class="rail" class:many=move || order.get().is_some() aria-label="Stages">
-            <ol data-testid="rail-forward">
+            <ol data-testid="rail-forward" node_ref=forward_list>
                 {move || {
                     let o = order.get();
                     Stage::sequence(o).iter().map(|&s| button(s, o)).collect_view()
@@ -65,7 +78,7 @@ pub fn StageRail(
             </ol>
             <div class="rail-backward" role="group" aria-labelledby="rail-backward-label">
                 <span class="rail-group" id="rail-backward-label">{BACKWARD_GROUP}</span>
-                <ol data-testid="rail-backward">
+                <ol data-testid="rail-backward" node_ref=backward_list>
                     {move || {
                         let o = order.get();
                         Stage::BACKWARD.iter().map(|&s| button(s, o)).collect_view()
@@ -77,6 +90,22 @@ pub fn StageRail(
 }
 
 /// Where the last edit matters, on a stage it does not change, with a button that goes there.
+/// Scrolls `list` sideways, where it scrolls, to bring its current stage's button into view.
+fn show_current(list: &web_sys::Element) {
+    let Ok(Some(current)) = list.query_selector("[aria-current=step]") else {
+        return;
+    };
+    let (outer, inner) = (
+        list.get_bounding_client_rect(),
+        current.get_bounding_client_rect(),
+    );
+    let before = inner.left() - outer.left();
+    if before < 0.0 || inner.right() > outer.right() {
+        let centred = before - (outer.width() - inner.width()) / 2.0;
+        list.set_scroll_left(list.scroll_left() + centred.round() as i32);
+    }
+}
+
 #[component]
 pub fn EditNote(
     /// The current stage.

@@ -527,3 +527,28 @@ test.describe("on a phone", () => {
     expect(steps).toBeGreaterThan(30);
   });
 });
+
+test.describe("on a narrow phone", () => {
+  test.use({ viewport: { width: 375, height: 812 }, hasTouch: true, isMobile: true });
+
+  test("the stage rail scrolls the current stage into its view, on opening and at every step", async ({ app, page }) => {
+    const inView = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll(".rail ol")].every((ol) => {
+          const current = ol.querySelector("[aria-current=step]");
+          if (!current) return true;
+          const [o, c] = [ol.getBoundingClientRect(), current.getBoundingClientRect()];
+          return c.left >= o.left - 1 && c.right <= o.right + 1;
+        }),
+      );
+    await app.goto("./#v=1&stage=back-input");
+    await expect(page.getByTestId("stage-back-input")).toHaveAttribute("aria-current", "step");
+    await expect.poll(inView, { message: "the last backward stage shows in its rail" }).toBe(true);
+    for (let i = 0; i < 6; i++) {
+      await page.getByTestId("prev").tap();
+      await expect.poll(inView, { message: `step ${i + 1} back` }).toBe(true);
+    }
+    await app.goto("./#v=1&stage=output&blk=1");
+    await expect.poll(inView, { message: "the block's last stages show in their rail" }).toBe(true);
+  });
+});

@@ -1,8 +1,7 @@
 //! Presenter mode for a lecture hall: one stage and one head per step, drawn as large as the
 //! screen allows, stepped by a presentation clicker wherever the focus is.
 
-use super::context::ui_context;
-use super::context::{backward_context, BackwardContext};
+use super::context::{backward_context, ui_context, BackwardContext};
 use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::training_panel::TrainingButtons;
 use crate::attention::{BackMatrix, LossKind, Norm, Stage, Wiring};
@@ -25,9 +24,11 @@ pub fn presenter_parts(
     match (stage, loss) {
         _ if stage.is_per_head() => n_heads.max(1),
         (Stage::Projection, _) => 3,
-        (Stage::BackProjection, Some(LossKind::Task)) => BackMatrix::PROJECTION_RESULTS.len(),
+        (Stage::BackProjection, Some(LossKind::Task)) => {
+            BackMatrix::shown_alone(stage, wiring).len()
+        }
         (Stage::BackProjection, Some(LossKind::Pattern)) => 2,
-        (Stage::BackInput, Some(_)) => BackMatrix::input_results(wiring).len(),
+        (Stage::BackInput, Some(_)) => BackMatrix::shown_alone(stage, wiring).len(),
         _ => 1,
     }
 }
@@ -135,13 +136,9 @@ pub fn PresenterBar(
         match s {
             Stage::Projection => Some(projection_part_name(part(), wiring)),
             Stage::BackProjection | Stage::BackInput => {
-                let results = if s == Stage::BackProjection {
-                    BackMatrix::PROJECTION_RESULTS.to_vec()
-                } else {
-                    BackMatrix::input_results(wiring)
-                };
+                let results = BackMatrix::shown_alone(s, wiring);
                 let parts = parts_on_screen(s, n, wiring, backward);
-                let at = part().min(parts - 1).min(results.len() - 1);
+                let at = part().min(results.len() - 1);
                 Some(format!(
                     "{}: {} of {parts}",
                     back_label(results[at]),

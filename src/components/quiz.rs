@@ -429,8 +429,9 @@ pub fn QuizCard(
         );
     };
 
-    // An answer about a product, a gradient or a head that the view has stepped away from belongs to a
-    // step that is not on screen: the card gives way until the learner goes back to it.
+    // An answer about a product, a gradient or a head that the view has stepped away from
+    // belongs to a step that is not on screen: the card gives way until the learner goes back
+    // to it.
     let about_another_part = move || {
         let (matrix, about_head) =
             outcome.with(|o| o.as_ref().map(|o| (o.question.cell.0, o.question.head())))?;
@@ -438,14 +439,12 @@ pub fn QuizCard(
         let shown = in_view(s, quiz.head.get());
         let parts: Vec<MatrixId> = match s {
             Stage::Projection => vec![MatrixId::Q, MatrixId::K, MatrixId::V],
-            Stage::BackProjection => BackMatrix::PROJECTION_RESULTS.map(MatrixId::Back).to_vec(),
-            Stage::BackInput => trace.with(|t| {
-                BackMatrix::input_results(t.wiring())
+            _ => trace.with(|t| {
+                BackMatrix::shown_alone(s, t.wiring())
                     .into_iter()
                     .map(MatrixId::Back)
                     .collect()
             }),
-            _ => Vec::new(),
         };
         let part = parts.iter().position(|m| *m == matrix);
         Some(match (about_head, part) {

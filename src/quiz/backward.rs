@@ -110,7 +110,7 @@ pub(super) fn question(
             };
             let m = match in_view.part {
                 Some(p) => {
-                    let results = BackMatrix::input_results(trace.wiring());
+                    let results = BackMatrix::shown_alone(stage, trace.wiring());
                     results[p.min(results.len() - 1)]
                 }
                 None => drawn,

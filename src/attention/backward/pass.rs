@@ -186,6 +186,17 @@ impl BackMatrix {
         results
     }
 
+    /// The gradients `stage` computes that can each be shown alone, in the order it computes
+    /// them: the weights' at the projection ([`Self::PROJECTION_RESULTS`]), the input's at the
+    /// input ([`Self::input_results`]); none at the other stages.
+    pub fn shown_alone(stage: Stage, wiring: Wiring) -> Vec<Self> {
+        match stage {
+            Stage::BackProjection => Self::PROJECTION_RESULTS.to_vec(),
+            Stage::BackInput => Self::input_results(wiring),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether it is a gradient (the targets are not).
     pub fn is_gradient(self) -> bool {
         !matches!(self, Self::TargetPattern(_) | Self::TaskTarget)

@@ -560,6 +560,8 @@ fn a_softmax_sum_that_repeats_one_term_gives_one_over_n_and_nan_under_the_mask()
         summary.contains("1 of 2 rows contain NaN: a hidden key gives 0/0"),
         "{summary}"
     );
+    // Row “t1” is 1/2, 1/2 whatever its scores: no word of f32 digits or of rows that are right.
+    assert!(!summary.contains("other row"), "{summary}");
 }
 
 #[test]

@@ -89,7 +89,6 @@ pub fn StageRail(
     }
 }
 
-/// Where the last edit matters, on a stage it does not change, with a button that goes there.
 /// Scrolls `list` sideways, where it scrolls, to bring its current stage's button into view.
 fn show_current(list: &web_sys::Element) {
     let Ok(Some(current)) = list.query_selector("[aria-current=step]") else {
@@ -106,6 +105,7 @@ fn show_current(list: &web_sys::Element) {
     }
 }
 
+/// Where the last edit matters, on a stage it does not change, with a button that goes there.
 #[component]
 pub fn EditNote(
     /// The current stage.

@@ -267,7 +267,9 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
             ));
         }
         let broken = nan_rows.len() + zero_rows.len();
-        if broken > 0 && broken < n {
+        // Only the naive softmax leaves other rows to compare: the repeated denominator makes
+        // every row 1/n.
+        if c.what == WhatIf::UnstableSoftmax && broken > 0 && broken < n {
             // Exps below f32's smallest normal number keep only a few digits: a row of them
             // can be off without NaN or zeros.
             let correct = c.correct.heads.get(h).map(|head| &head.weights);

@@ -1,5 +1,6 @@
 //! Page-wide view state: colour theme, table visibility, reduced motion.
 
+use crate::attention::Stage;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -71,10 +72,11 @@ pub struct UiContext {
     /// The zoom of a step's operands as a share of `zoom_level`: below 1 when the operands are
     /// drawn smaller so the result can be read from afar.
     pub given_share: RwSignal<f64>,
-    /// Which part of a stage shown a part at a time is on screen: of the projection's products
-    /// (0 Q, 1 K, 2 V) in presenter mode and a compact embed; presenting, also of the weights'
-    /// gradients and of the input's gradients (see `presenter::presenter_parts`).
-    pub stage_part: RwSignal<usize>,
+    /// Which part of a stage shown a part at a time is on screen, with the stage it was picked
+    /// at: of the projection's products (0 Q, 1 K, 2 V) in presenter mode and a compact embed;
+    /// presenting, also of the weights' gradients and of the input's gradients (see
+    /// `presenter::presenter_parts`). Another stage opens at its first part (see `part_of`).
+    pub stage_part: RwSignal<(Stage, usize)>,
     /// A compact embed (`?embed=1&controls=0`): one stage and one head at a time, stepped with
     /// Previous and Next.
     pub compact: bool,
@@ -127,8 +129,22 @@ impl UiContext {
     /// Which part of a stage is shown, where a stage shows one part at a time (presenter mode
     /// and compact embeds): for the projection, 0, 1 or 2 for Q, K or V. `None` where a stage
     /// shows all its parts. Each stage clamps it to its own number of parts.
-    pub fn shown_part(&self) -> Option<usize> {
-        (self.presenting.get() || self.compact).then(|| self.stage_part.get())
+    pub fn shown_part(&self, stage: Stage) -> Option<usize> {
+        (self.presenting.get() || self.compact).then(|| self.part_of(stage))
+    }
+
+    /// The part of `stage` picked: the one last stepped or clicked to at `stage`, and 0 at a
+    /// stage reached otherwise (a link, Back, the rail). A compact embed's Q, K or V stays picked
+    /// from the projection to the split and back, where both show one of the three.
+    pub fn part_of(&self, stage: Stage) -> usize {
+        let (picked_at, part) = self.stage_part.get();
+        let q_k_or_v = |s: Stage| matches!(s, Stage::Projection | Stage::SplitHeads);
+        let same = picked_at == stage || (self.compact && q_k_or_v(picked_at) && q_k_or_v(stage));
+        if same {
+            part
+        } else {
+            0
+        }
     }
 
     /// How much larger than normal the operands of a step are drawn.
@@ -200,7 +216,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         presenting: RwSignal::new(false),
         zoom_level: RwSignal::new(1.0),
         given_share: RwSignal::new(1.0),
-        stage_part: RwSignal::new(0),
+        stage_part: RwSignal::new((Stage::Input, 0)),
         compact,
         narrow,
         order: RwSignal::new(None),

@@ -128,7 +128,7 @@ pub fn PresenterBar(
     let part = move || {
         let s = stage.get();
         let parts = parts_on_screen(s, n_heads.get(), ui.steps_wiring(), backward);
-        presenter_part(s, head.get(), ui.stage_part.get(), parts)
+        presenter_part(s, head.get(), ui.part_of(s), parts)
     };
     let part_shown = move || {
         let (s, n) = (stage.get(), n_heads.get());
@@ -233,12 +233,12 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         let part = presenter_part(
             from,
             head.get_untracked(),
-            ui.stage_part.get_untracked(),
+            untrack(|| ui.part_of(from)),
             parts(from),
         );
         if let Some((s, p)) = presenter_step(forward, from, part, &parts, wiring.block) {
             if has_parts(s) {
-                ui.stage_part.set(p);
+                ui.stage_part.set((s, p));
             } else {
                 head.set(p);
             }

@@ -182,7 +182,7 @@ fn in_view(stage: Stage, head: usize) -> InView {
         _ => false,
     };
     InView {
-        part: in_parts.then(|| ui.shown_part()).flatten(),
+        part: in_parts.then(|| ui.shown_part(stage)).flatten(),
         head: presenting.then_some(head),
     }
 }

@@ -191,3 +191,27 @@ for (const column of [700, 400]) {
     await host.close();
   });
 }
+
+test("a compact embed's Q, K and V buttons show the matrix picked, through the split and back", async ({ app, page }) => {
+  await app.goto("./?embed=1&controls=0#v=1&stage=projection");
+  const results = page.locator(".stage canvas:not(.given canvas)");
+  await expect(page.getByTestId("part-q")).toHaveAttribute("aria-pressed", "true");
+  await expect(results).toHaveCount(1);
+  await expect(results).toHaveAttribute("data-testid", "canvas-q");
+  await page.getByTestId("part-v").click();
+  await expect(page.getByTestId("part-v")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("part-q")).toHaveAttribute("aria-pressed", "false");
+  await expect(results).toHaveAttribute("data-testid", "canvas-v");
+  // The split shows V's heads, as picked.
+  await page.getByTestId("next").click();
+  await expect(page.locator(".stage canvas[data-testid^='canvas-v-h']").first()).toBeVisible();
+  await expect(page.getByTestId("part-v")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.locator(".stage canvas[data-testid^='canvas-q'], .stage canvas[data-testid^='canvas-k']")).toHaveCount(0);
+  await page.getByTestId("part-k").click();
+  await expect(page.locator(".stage canvas[data-testid^='canvas-v']")).toHaveCount(0);
+  await expect(page.locator(".stage canvas[data-testid^='canvas-k']").first()).toBeVisible();
+  // Back at the projection, K is still the one picked.
+  await page.getByTestId("prev").click();
+  await expect(page.getByTestId("part-k")).toHaveAttribute("aria-pressed", "true");
+  await expect(results).toHaveAttribute("data-testid", "canvas-k");
+});

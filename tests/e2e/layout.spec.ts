@@ -490,6 +490,38 @@ test("presenting under the pattern loss, ∂L/∂W_v's sentence comes with ∂L/
   await expect(sentence).toHaveCount(0);
 });
 
+test("presenting, a stage reached by a link or Back opens at its first part", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto("./?present=1#v=1&stage=back-input&src=le%20chat&goal=copy_first");
+  const bar = page.getByTestId("presenter-bar");
+  const label = page.getByTestId("presenter-head");
+  // Step to the input's last gradient, ∂L/∂E_src.
+  await expect(bar).toHaveAttribute("data-step", "back-input-0");
+  for (const step of ["back-input-1", "back-input-2", "back-input-3"]) {
+    await page.keyboard.press("ArrowRight");
+    await expect(bar).toHaveAttribute("data-step", step);
+  }
+  await expect(label).toHaveText("∂L/∂E_src: 4 of 4");
+  // A link to the weights' gradients shows ∂L/∂W_q, not the third of them.
+  await page.evaluate(() => {
+    location.hash = location.hash.replace("stage=back-input", "stage=back-projection");
+  });
+  await expect(bar).toHaveAttribute("data-step", "back-projection-0");
+  await expect(label).toHaveText("∂L/∂W_q: 1 of 3");
+  // Stepping keeps the part it moves to, and Back to another stage opens at its first part.
+  await page.keyboard.press("ArrowRight");
+  await expect(label).toHaveText("∂L/∂W_k: 2 of 3");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", "back-input-0");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowRight");
+  await expect(label).toHaveText("∂L/∂E: 3 of 4");
+  await page.goBack();
+  await expect(bar).toHaveAttribute("data-step", "back-projection-0");
+  await expect(label).toHaveText("∂L/∂W_q: 1 of 3");
+});
+
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true });
 

@@ -82,7 +82,7 @@ pub(super) fn StageBody(
         };
         // A lecture hall and a compact embed see the projection's three products one at a
         // time; a compact embed also splits Q, K or V alone.
-        match (s, ui.shown_part()) {
+        match (s, ui.shown_part(s)) {
             (Stage::Projection, Some(part)) if !every_head && !comparing => {
                 let part = part.min(shown.len().saturating_sub(1));
                 shown = shown.into_iter().skip(part).take(1).collect();

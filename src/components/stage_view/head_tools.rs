@@ -53,13 +53,13 @@ pub(super) fn HeadTools(
         let one_of_three =
             ui.compact && matches!(stage.get(), Stage::Projection | Stage::SplitHeads);
         let parts = (one_of_three && !compare.get()).then(|| {
-            let part = ui.stage_part;
+            let at = stage.get_untracked();
             view! {
                 <div class="head-picker part-picker" role="group" aria-label="Matrix to show">
                     {["Q", "K", "V"].into_iter().enumerate().map(|(i, name)| view! {
                         <button type="button" data-testid=format!("part-{}", name.to_lowercase())
-                            aria-pressed=move || (part.get() == i).to_string()
-                            on:click=move |_| part.set(i)>
+                            aria-pressed=move || (ui.part_of(at) == i).to_string()
+                            on:click=move |_| ui.stage_part.set((at, i))>
                             {name}
                         </button>
                     }).collect_view()}

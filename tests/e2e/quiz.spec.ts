@@ -412,3 +412,30 @@ test("presenting a backward stage at 1024×768, the question is about the head o
     .poll(async () => page.locator(".stage canvas").last().evaluate((c) => c.getBoundingClientRect().bottom))
     .toBeLessThanOrEqual(768);
 });
+
+test("presenting the backward pass at 1024×768, every revealed answer leaves the step on one screen", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto("./?present=1#v=1&quiz=1&stage=back-loss&goal=copy_first");
+  const bar = page.getByTestId("presenter-bar");
+  let revealed = 0;
+  for (let presses = 0; presses < 20; presses++) {
+    const step = (await bar.getAttribute("data-step")) ?? "";
+    await expect(page.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+    if ((await hiddenResults(page).count()) > 0) {
+      await page.keyboard.press("r");
+      await expect(hiddenResults(page)).toHaveCount(0);
+      await expect(page.getByTestId("quiz-worked")).toBeVisible();
+      revealed += 1;
+      await expect
+        .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${step}: no scrolling` })
+        .toBeLessThanOrEqual(768);
+      await expect
+        .poll(() => page.locator(".stage canvas").last().evaluate((c) => c.getBoundingClientRect().bottom), { message: `${step}: the last picture on screen` })
+        .toBeLessThanOrEqual(768);
+    }
+    if (step.startsWith("back-input")) break;
+    await page.keyboard.press("ArrowRight");
+    await expect(bar).not.toHaveAttribute("data-step", step);
+  }
+  expect(revealed, "answers revealed on the way back").toBeGreaterThanOrEqual(7);
+});

@@ -813,6 +813,12 @@ fn a_presenter_showing_one_gradient_is_asked_about_that_gradient() {
                 Some(MatrixId::Back(m))
             );
         }
+        for (part, m) in BackMatrix::OUTPUT_RESULTS.into_iter().enumerate() {
+            assert_eq!(
+                at(&task, Stage::BackOutput, part, seed),
+                Some(MatrixId::Back(m))
+            );
+        }
         // The pattern loss shows W_q and W_k; W_v is not reached.
         assert_eq!(
             at(&pattern, Stage::BackProjection, 1, seed),

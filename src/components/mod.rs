@@ -18,7 +18,7 @@ mod outline;
 mod paragraphs;
 mod pause;
 pub(crate) mod perf;
-mod presenter;
+pub(crate) mod presenter;
 mod preset_picker;
 mod quiz;
 mod sentence_input;

@@ -12,9 +12,10 @@ use leptos::prelude::*;
 /// How many steps `stage` takes in presenter mode, with `n_heads` heads and `wiring`, and with
 /// the backward stages following `loss` (`None` where the goal's gradients cannot be computed,
 /// so the backward stages say why instead): a per-head stage shows its heads one at a time,
-/// the projection its three products (Q, K, V), the weights' gradients one weight at a time
-/// (∂L/∂W_v's sentence with ∂L/∂W_k under the pattern loss, which does not reach it) and the
-/// input's gradients one at a time, so that each can be drawn large.
+/// the projection its three products (Q, K, V), the output projection's gradients ∂L/∂W_o and
+/// ∂L/∂C one at a time (the pattern loss reaches neither), the weights' gradients one weight at
+/// a time (∂L/∂W_v's sentence with ∂L/∂W_k under the pattern loss, which does not reach it) and
+/// the input's gradients one at a time, so that each can be drawn large.
 pub fn presenter_parts(
     stage: Stage,
     n_heads: usize,
@@ -24,7 +25,7 @@ pub fn presenter_parts(
     match (stage, loss) {
         _ if stage.is_per_head() => n_heads.max(1),
         (Stage::Projection, _) => 3,
-        (Stage::BackProjection, Some(LossKind::Task)) => {
+        (Stage::BackOutput | Stage::BackProjection, Some(LossKind::Task)) => {
             BackMatrix::shown_alone(stage, wiring).len()
         }
         (Stage::BackProjection, Some(LossKind::Pattern)) => 2,
@@ -51,7 +52,7 @@ fn parts_on_screen(
 fn has_parts(stage: Stage) -> bool {
     matches!(
         stage,
-        Stage::Projection | Stage::BackProjection | Stage::BackInput
+        Stage::Projection | Stage::BackOutput | Stage::BackProjection | Stage::BackInput
     )
 }
 
@@ -135,7 +136,9 @@ pub fn PresenterBar(
         let wiring = ui.steps_wiring();
         match s {
             Stage::Projection => Some(projection_part_name(part(), wiring)),
-            Stage::BackProjection | Stage::BackInput => {
+            Stage::BackOutput | Stage::BackProjection | Stage::BackInput
+                if parts_on_screen(s, n, wiring, backward) > 1 =>
+            {
                 let results = BackMatrix::shown_alone(s, wiring);
                 let parts = parts_on_screen(s, n, wiring, backward);
                 let at = part().min(results.len() - 1);
@@ -433,7 +436,7 @@ mod tests {
     }
 
     #[test]
-    fn the_weights_and_the_inputs_gradients_are_shown_one_at_a_time() {
+    fn the_outputs_the_weights_and_the_inputs_gradients_are_shown_one_at_a_time() {
         let task = Some(LossKind::Task);
         let pattern = Some(LossKind::Pattern);
         let plain = Wiring::default();
@@ -442,6 +445,9 @@ mod tests {
             block: Some(Norm::Pre),
             ..Wiring::default()
         };
+        // ∂L/∂W_o, then ∂L/∂C; the pattern loss reaches neither, and the stage says so once.
+        assert_eq!(presenter_parts(Stage::BackOutput, 2, plain, task), 2);
+        assert_eq!(presenter_parts(Stage::BackOutput, 2, plain, pattern), 1);
         // ∂L/∂W_q, ∂L/∂W_k and ∂L/∂W_v; under the pattern loss ∂L/∂W_v's sentence goes with
         // ∂L/∂W_k.
         assert_eq!(presenter_parts(Stage::BackProjection, 2, plain, task), 3);

@@ -178,7 +178,7 @@ fn in_view(stage: Stage, head: usize) -> InView {
     let presenting = ui.presenting.get();
     let in_parts = match stage {
         Stage::Projection => true,
-        Stage::BackProjection | Stage::BackInput => presenting,
+        Stage::BackOutput | Stage::BackProjection | Stage::BackInput => presenting,
         _ => false,
     };
     InView {

@@ -77,6 +77,10 @@ pub(super) fn question(
     match stage {
         Stage::BackLoss if task => sign_question(trace, pass, stage, BackMatrix::Output, pick),
         Stage::BackLoss => sign_question(trace, pass, stage, head(HeadGrad::Weights), pick),
+        // On screen alone, ∂L/∂C asks which way it points, as the other activations' do.
+        Stage::BackOutput if in_view.part == Some(1) => {
+            sign_question(trace, pass, stage, BackMatrix::Concat, pick)
+        }
         Stage::BackOutput => step_question(trace, pass, stage, WeightName::O, pick),
         Stage::BackWeightedSum => {
             let m = [HeadGrad::Weights, HeadGrad::V][pick(2)];

@@ -159,8 +159,10 @@ pub fn backward_question(
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InView {
     /// The one part of the stage on screen: of the projection, 0, 1 or 2 for Q, K or V
-    /// (presenter mode and compact embeds show one at a time); of the weights' gradients, one
-    /// of [`crate::attention::BackMatrix::PROJECTION_RESULTS`]; of the input's gradients, one of
+    /// (presenter mode and compact embeds show one at a time); of the output projection's
+    /// gradients, one of [`crate::attention::BackMatrix::OUTPUT_RESULTS`]; of the weights'
+    /// gradients, one of [`crate::attention::BackMatrix::PROJECTION_RESULTS`]; of the input's
+    /// gradients, one of
     /// [`crate::attention::BackMatrix::input_results`] (presenter mode). `None` for all of them.
     pub part: Option<usize>,
     /// The one head on screen, from 0, where the view steps through heads (presenter mode);

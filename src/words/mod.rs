@@ -58,9 +58,9 @@ pub use settings::{
     cross_word_order_text, scale_mode_label, word_order_after_switch, word_order_text,
 };
 pub use stages::{
-    activation_name, formula_equations, norm_name, projection_part_name, shape_text,
-    stage_explanation, stage_formula, stage_formula_mathml, stage_name, stage_note, stage_progress,
-    stage_rail_name, stage_title,
+    activation_name, formula_equation, formula_equations, norm_name, projection_part_name,
+    shape_text, stage_explanation, stage_formula, stage_formula_mathml, stage_name, stage_note,
+    stage_progress, stage_rail_name, stage_title,
 };
 pub use training::{
     goal_description, head_target_label, head_target_menu, loss_text, optimizer_label,

@@ -245,6 +245,12 @@ pub fn formula_equations(mathml: &str) -> Vec<String> {
         .collect()
 }
 
+/// Equation `i` of a formula in MathML, alone (the inside of a `<math>` element); `None` past
+/// the last.
+pub fn formula_equation(mathml: &str, i: usize) -> Option<String> {
+    mathml.split(EQUATION_SEPARATOR).nth(i).map(str::to_string)
+}
+
 /// The formula as presentation MathML (the inside of a `<math>` element), for the settings in
 /// `c`: the same formula as [`stage_formula`].
 pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {

@@ -417,15 +417,37 @@ for (const viewport of [
   { width: 1024, height: 768 },
   { width: 1920, height: 1080 },
 ]) {
-  test(`presenter mode at ${viewport.width}×${viewport.height} shows the weights' and the inputs' gradients one at a time`, async ({ app, page }) => {
+  test(`presenter mode at ${viewport.width}×${viewport.height} shows the output's, the weights' and the inputs' gradients one at a time`, async ({ app, page }) => {
     await page.setViewportSize(viewport);
     // Eight tokens, a source sentence, a pre-norm block and a task: the input's five gradients.
     await app.goto(
-      "./?present=1#v=1&stage=back-scores&s=the%20cat%20sat%20on%20the%20mat%20because%20hungry" +
+      "./?present=1#v=1&stage=back-output&s=the%20cat%20sat%20on%20the%20mat%20because%20hungry" +
         "&src=le%20chat%20est%20assis&blk=1&norm=pre&goal=copy_first",
     );
     const bar = page.getByTestId("presenter-bar");
     const label = page.getByTestId("presenter-head");
+    // ∂L/∂W_o, then ∂L/∂C, each as its own product.
+    // The header gives the one equation on show.
+    const formula = page.getByTestId("formula");
+    for (const [step, name, result, operands, equation] of [
+      ["back-output-0", "∂L/∂W_o: 1 of 2", "d_w_o", ["concat", "d_output"], "∂L∂Wo=CT∂L∂Y"],
+      ["back-output-1", "∂L/∂C: 2 of 2", "d_concat", ["d_output", "w_o"], "∂L∂C=∂L∂YWoT"],
+    ] as const) {
+      await expect(bar).toHaveAttribute("data-step", step);
+      await expect(label).toHaveText(name);
+      await expect(formula.locator("math")).toHaveCount(1);
+      expect((await formula.textContent())?.replace(/\s+/g, "")).toBe(equation);
+      await expectStepFits(page, viewport, step);
+      const results = page.locator(".stage canvas:not(.given canvas)");
+      await expect(results).toHaveCount(1);
+      await expect(results).toHaveAttribute("data-testid", `canvas-${result}`);
+      const given = await page.locator(".stage .given canvas").evaluateAll((cs) => cs.map((c) => c.getAttribute("data-testid")));
+      expect(given).toEqual(operands.map((o) => `canvas-${o}`));
+      if (viewport.width === 1920) {
+        expect(await digitSize(results), `${step}: the result's digits`).toBeGreaterThanOrEqual(28);
+      }
+      await page.keyboard.press("ArrowRight");
+    }
     while (!((await bar.getAttribute("data-step")) ?? "").startsWith("back-projection")) {
       const before = await bar.getAttribute("data-step");
       await page.keyboard.press("ArrowRight");
@@ -446,6 +468,11 @@ for (const viewport of [
       await expect(bar).toHaveAttribute("data-step", step);
       await expect(label).toHaveText(name);
       await expectStepFits(page, viewport, step);
+      if (step.startsWith("back-projection")) {
+        await expect(formula.locator("math")).toHaveCount(1);
+        // ∂L/∂W_q = N₁ᵀ·∂L/∂Q, and so on: "∂Wq" in the MathML's text.
+        await expect(formula).toContainText(`∂W${result.slice(-1)}`);
+      }
       // The part's own result, and no other part's.
       const shown = page.locator(`.stage canvas[data-testid='canvas-${result}']:not(.given canvas)`);
       await expect(shown).toHaveCount(1);

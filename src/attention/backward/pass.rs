@@ -163,6 +163,9 @@ impl BackMatrix {
         }
     }
 
+    /// The gradients the output projection's stage computes, in the order it shows them.
+    pub const OUTPUT_RESULTS: [Self; 2] = [Self::WO, Self::Concat];
+
     /// The weights' gradients the projection stage computes, in the order it shows them.
     pub const PROJECTION_RESULTS: [Self; 3] = [Self::WQ, Self::WK, Self::WV];
 
@@ -187,10 +190,12 @@ impl BackMatrix {
     }
 
     /// The gradients `stage` computes that can each be shown alone, in the order it computes
-    /// them: the weights' at the projection ([`Self::PROJECTION_RESULTS`]), the input's at the
-    /// input ([`Self::input_results`]); none at the other stages.
+    /// them: W_o's and C's at the output projection ([`Self::OUTPUT_RESULTS`]), the weights'
+    /// at the projection ([`Self::PROJECTION_RESULTS`]), the input's at the input
+    /// ([`Self::input_results`]); none at the other stages.
     pub fn shown_alone(stage: Stage, wiring: Wiring) -> Vec<Self> {
         match stage {
+            Stage::BackOutput => Self::OUTPUT_RESULTS.to_vec(),
             Stage::BackProjection => Self::PROJECTION_RESULTS.to_vec(),
             Stage::BackInput => Self::input_results(wiring),
             _ => Vec::new(),

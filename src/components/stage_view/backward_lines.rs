@@ -304,13 +304,28 @@ pub(super) fn backward_lines(
 }
 
 /// The one part of backward stage `s` that presenter mode shows at step `part`, from the
-/// stage's `lines`: at the projection one weight's gradient, on one line with the input the
-/// weight read (see [`BackMatrix::PROJECTION_RESULTS`]), the last followed by what the stage
-/// says of the weights the loss does not reach; at the input one of its lines (see
-/// [`BackMatrix::input_results`]). Other stages are shown whole.
+/// stage's `lines`: at the output projection ∂L/∂W_o or ∂L/∂C, each written as its product
+/// (see [`BackMatrix::OUTPUT_RESULTS`]); at the projection one weight's gradient, on one line
+/// with the input the weight read (see [`BackMatrix::PROJECTION_RESULTS`]), the last followed
+/// by what the stage says of the weights the loss does not reach; at the input one of its lines
+/// (see [`BackMatrix::input_results`]). Other stages are shown whole.
 pub(super) fn presenter_part(mut lines: Vec<Line>, s: Stage, part: usize) -> Vec<Line> {
     let has_panels = |line: &Line| line.items.iter().any(|i| matches!(i, Item::Panel(_)));
     match s {
+        Stage::BackOutput if lines.len() == 2 && lines.iter().all(has_panels) => {
+            let part = part.min(1);
+            let heading = lines[part].heading.take();
+            let items: Vec<Item> = lines.into_iter().flat_map(|l| l.items).collect();
+            // C with ∂L/∂Y → ∂L/∂W_o, then W_o → ∂L/∂C, which reads the first line's ∂L/∂Y.
+            let items = match <[Item; 8]>::try_from(items) {
+                Ok([c, _, d_y, _, d_w_o, ..]) if part == 0 => {
+                    vec![c, op("ᵀ ·"), d_y, op("→"), d_w_o]
+                }
+                Ok([_, _, d_y, _, _, w_o, _, d_c]) => vec![d_y, op("·"), w_o, op("ᵀ →"), d_c],
+                Err(items) => items,
+            };
+            vec![Line { heading, items }]
+        }
         Stage::BackProjection if lines.len() > 1 && has_panels(&lines[1]) => {
             let read = lines.remove(0);
             let (products, sentences): (Vec<Line>, Vec<Line>) =

@@ -87,7 +87,7 @@ pub(super) fn StageBody(
                 let part = part.min(shown.len().saturating_sub(1));
                 shown = shown.into_iter().skip(part).take(1).collect();
             }
-            (Stage::BackProjection | Stage::BackInput, Some(part))
+            (Stage::BackOutput | Stage::BackProjection | Stage::BackInput, Some(part))
                 if ui.presenting.get() && !every_head =>
             {
                 shown = presenter_part(shown, s, part);

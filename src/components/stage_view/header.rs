@@ -2,22 +2,21 @@
 //! shapes; after them, the plain-language explanation and a note on the current numbers.
 
 use crate::attention::{LossKind, Stage, Trace};
-use crate::components::context::backward_context;
+use crate::components::context::{backward_context, ui_context};
+use crate::components::presenter::presenter_parts;
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
-    back_formula_mathml, back_note, back_shape_text, back_title, formula_equations, shape_text,
-    stage_explanation, stage_formula_mathml, stage_note, stage_progress, stage_title,
-    unreached_text,
+    back_formula_mathml, back_note, back_shape_text, back_title, formula_equation,
+    formula_equations, shape_text, stage_explanation, stage_formula_mathml, stage_note,
+    stage_progress, stage_title, unreached_text,
 };
 
-/// The loss the backward stages follow: the chosen goal's, or the pattern loss's when the goal
-/// cannot be used (the stage then says why).
-fn loss_kind() -> Memo<LossKind> {
+/// The loss of the goal's gradients; `None` when the goal cannot be used (the stage then says
+/// why).
+fn goal_loss() -> Memo<Option<LossKind>> {
     let backward = backward_context();
     Memo::new(move |_| {
-        backward
-            .and_then(|b| b.pass.with(|p| p.as_ref().ok().map(|p| p.loss_kind())))
-            .unwrap_or(LossKind::Pattern)
+        backward.and_then(|b| b.pass.with(|p| p.as_ref().ok().map(|p| p.loss_kind())))
     })
 }
 use leptos::prelude::*;
@@ -39,7 +38,11 @@ pub(super) fn StageHeader(
     } else {
         ("stage-title".to_string(), "stage-title")
     };
-    let kind = loss_kind();
+    let loss = goal_loss();
+    // The loss the backward stages follow: the goal's, or the pattern loss's when the goal
+    // cannot be used.
+    let kind = Memo::new(move |_| loss.get().unwrap_or(LossKind::Pattern));
+    let ui = ui_context();
     // From the outline alone: an edit of the numbers leaves them as they are, and the formula
     // is not laid out again.
     let outline = trace_outline(trace);
@@ -70,6 +73,21 @@ pub(super) fn StageHeader(
             } else {
                 stage_formula_mathml(s, &o.config, o.wiring)
             };
+            // Presenting a product or a gradient at a time, one equation to each, the header
+            // gives the one on show.
+            let one_each = matches!(
+                s,
+                Stage::Projection | Stage::BackOutput | Stage::BackProjection
+            ) && !handout
+                && ui.presenting.get();
+            if one_each {
+                let parts = presenter_parts(s, o.config.n_heads, o.wiring, loss.get());
+                let equations = formula_equations(&inner).len();
+                let part = ui.part_of(s).min(parts - 1);
+                if let Some(e) = formula_equation(&inner, part).filter(|_| parts == equations) {
+                    return format!("<math>{e}</math>");
+                }
+            }
             // Its equations wrap as words do where the formula is wider than the box: paper
             // cannot scroll, and a phone would hide the second equation behind a scroll.
             formula_equations(&inner)

@@ -10,9 +10,9 @@ use attention_lens::attention::{
     Matrix, NamedTarget, Norm, ScaleMode, Source, Stage, Task, Trace, Weights,
 };
 use attention_lens::words::{
-    back_formula, back_formula_mathml, back_label, back_note, back_title, explain_back,
-    format_value, goal_error_text, goal_line, stage_explanation, stage_progress, unreached_text,
-    GoalSource,
+    back_formula, back_formula_mathml, back_label, back_note, back_part_formula_mathml, back_title,
+    explain_back, format_value, goal_error_text, goal_line, stage_explanation, stage_progress,
+    unreached_text, GoalSource,
 };
 
 /// The switches of one scenario.
@@ -743,4 +743,57 @@ fn at_a_very_low_temperature_no_explanation_divides_by_a_rounded_zero_or_prints_
         }
     }
     assert!(huge > 0, "the setup makes some gradient huge");
+}
+
+#[test]
+fn presenter_mode_gives_each_gradient_shown_alone_its_own_equations() {
+    // Presenting one gradient at a time, the header shows that gradient's equations: together
+    // the parts make the stage's formula, each equation once, and each names its gradient.
+    // The setups include a source with a pre-norm block: five gradients, ∂L/∂X with its ĝ.
+    for setup in setups() {
+        let t = trace(setup);
+        let (c, w) = (&t.config, t.wiring());
+        for kind in [LossKind::Task, LossKind::Pattern] {
+            for stage in [Stage::BackOutput, Stage::BackProjection, Stage::BackInput] {
+                let whole = back_formula_mathml(stage, c, w, kind);
+                let mut results = BackMatrix::shown_alone(stage, w);
+                // The pattern loss reaches neither of the output's gradients nor W_v.
+                if kind == LossKind::Pattern {
+                    results.retain(|m| {
+                        !matches!(m, BackMatrix::WO | BackMatrix::Concat | BackMatrix::WV)
+                    });
+                }
+                if results.is_empty() {
+                    continue;
+                }
+                let parts: Vec<String> = results
+                    .iter()
+                    .map(|&m| {
+                        back_part_formula_mathml(stage, c, w, kind, m)
+                            .unwrap_or_else(|| panic!("{setup:?} {kind:?} {stage:?}: {m:?}"))
+                    })
+                    .collect();
+                let sep = "<mo>,</mo><mspace width=\"1em\"/>";
+                let equations = |f: &str| {
+                    let mut e: Vec<String> = f.split(sep).map(str::to_string).collect();
+                    e.sort();
+                    e
+                };
+                assert_eq!(
+                    equations(&parts.join(sep)),
+                    equations(&whole),
+                    "{setup:?} {kind:?} {stage:?}"
+                );
+                for (m, part) in results.iter().zip(&parts) {
+                    let name = back_label(*m).replace("∂L/∂", "");
+                    let base = name.trim_end_matches('ₕ').split(['_', '₁']).next().unwrap();
+                    assert!(
+                        part.contains(&format!("<mo>∂</mo><mi>{base}</mi>"))
+                            || part.contains(&format!("<mo>∂</mo><msub><mi>{base}</mi>")),
+                        "{setup:?} {stage:?} {m:?}: {part}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -472,6 +472,17 @@ for (const viewport of [
         await expect(formula.locator("math")).toHaveCount(1);
         // ∂L/∂W_q = N₁ᵀ·∂L/∂Q, and so on: "∂Wq" in the MathML's text.
         await expect(formula).toContainText(`∂W${result.slice(-1)}`);
+      } else {
+        // ∂L/∂X through LayerNorm comes with its ĝ = ∂L/∂N₁ ⊙ γ₁.
+        const equations = {
+          d_norm_1: ["∂L∂N1=∂L∂QWqT"],
+          d_x: ["∂L∂X=ĝ−mean(ĝ)−n̂·mean(ĝ⊙n̂)σ,", "ĝ=∂L∂N1⊙γ1"],
+          "d_x-src": ["∂L∂Xsrc=∂L∂KWkT+∂L∂VWvT"],
+          d_embeddings: ["∂L∂E=∂L∂X"],
+          "d_embeddings-src": ["∂L∂Esrc=∂L∂Xsrc+ΠT∂L∂Y*"],
+        }[result];
+        const shown = await formula.locator("math").evaluateAll((ms) => ms.map((m) => (m.textContent ?? "").replace(/\s+/g, "")));
+        expect(shown, step).toEqual(equations);
       }
       // The part's own result, and no other part's.
       const shown = page.locator(`.stage canvas[data-testid='canvas-${result}']:not(.given canvas)`);

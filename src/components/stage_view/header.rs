@@ -1,14 +1,14 @@
 //! The stage's words: above the pictures, where it is among the stages, its name, formula and
 //! shapes; after them, the plain-language explanation and a note on the current numbers.
 
-use crate::attention::{LossKind, Stage, Trace};
+use crate::attention::{BackMatrix, LossKind, Stage, Trace};
 use crate::components::context::{backward_context, ui_context};
 use crate::components::presenter::presenter_parts;
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
-    back_formula_mathml, back_note, back_shape_text, back_title, formula_equation,
-    formula_equations, shape_text, stage_explanation, stage_formula_mathml, stage_note,
-    stage_progress, stage_title, unreached_text,
+    back_formula_mathml, back_note, back_part_formula_mathml, back_shape_text, back_title,
+    formula_equation, formula_equations, shape_text, stage_explanation, stage_formula_mathml,
+    stage_note, stage_progress, stage_title, unreached_text,
 };
 
 /// The loss of the goal's gradients; `None` when the goal cannot be used (the stage then says
@@ -73,21 +73,30 @@ pub(super) fn StageHeader(
             } else {
                 stage_formula_mathml(s, &o.config, o.wiring)
             };
-            // Presenting a product or a gradient at a time, one equation to each, the header
-            // gives the one on show.
-            let one_each = matches!(
+            // Presenting a product or a gradient at a time, the header gives the equation of
+            // the one on show.
+            let in_parts = matches!(
                 s,
-                Stage::Projection | Stage::BackOutput | Stage::BackProjection
+                Stage::Projection | Stage::BackOutput | Stage::BackProjection | Stage::BackInput
             ) && !handout
                 && ui.presenting.get();
-            if one_each {
-                let parts = presenter_parts(s, o.config.n_heads, o.wiring, loss.get());
-                let equations = formula_equations(&inner).len();
+            let parts = if in_parts {
+                presenter_parts(s, o.config.n_heads, o.wiring, loss.get())
+            } else {
+                1
+            };
+            let alone = (parts > 1).then(|| {
                 let part = ui.part_of(s).min(parts - 1);
-                if let Some(e) = formula_equation(&inner, part).filter(|_| parts == equations) {
-                    return format!("<math>{e}</math>");
+                match s {
+                    Stage::Projection => formula_equation(&inner, part),
+                    _ => BackMatrix::shown_alone(s, o.wiring)
+                        .get(part)
+                        .and_then(|&m| {
+                            back_part_formula_mathml(s, &o.config, o.wiring, kind.get(), m)
+                        }),
                 }
-            }
+            });
+            let inner = alone.flatten().unwrap_or(inner);
             // Its equations wrap as words do where the formula is wider than the box: paper
             // cannot scroll, and a phone would hide the second equation behind a scroll.
             formula_equations(&inner)

@@ -2,7 +2,7 @@
 //! same formulas as [`super::back_formula`], for the loss and the settings on screen.
 
 use super::{divisor_symbol, inputs};
-use crate::attention::{Config, LossKind, Norm, Stage, Wiring};
+use crate::attention::{BackMatrix, Config, LossKind, Norm, Stage, Wiring};
 
 /// `<mi>{x}</mi>`, or `<msub>` for `W_q`, `X_src`, `N₁` and a head's `Aₕ`.
 fn sym(x: &str) -> String {
@@ -154,47 +154,105 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
             }
             parts.join(SEP)
         }
+        _ => input_equations(w, kind)
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect::<Vec<_>>()
+            .join(SEP),
+    }
+}
+
+/// The equation (or equations) of backward `stage` that give gradient `m`, which presenter mode
+/// shows alone (see [`BackMatrix::shown_alone`]): part of [`back_formula_mathml`]. `None` for a
+/// gradient the stage's formula does not give.
+pub fn back_part_formula_mathml(
+    stage: Stage,
+    c: &Config,
+    w: Wiring,
+    kind: LossKind,
+    m: BackMatrix,
+) -> Option<String> {
+    match stage {
+        Stage::BackInput => input_equations(w, kind)
+            .into_iter()
+            .find(|(gives, _)| *gives == m)
+            .map(|(_, e)| e),
+        // One equation to each gradient, in the order the stage shows them.
         _ => {
-            let term = |g: &str, wn: &str| format!("{}{}", d(g), tr(wn));
-            let v = if pattern {
-                String::new()
-            } else {
-                format!("<mo>+</mo>{}", term("V", "W_v"))
-            };
-            let target_path = if pattern {
-                String::new()
-            } else {
-                format!(
+            let at = BackMatrix::shown_alone(stage, w)
+                .iter()
+                .position(|r| *r == m)?;
+            back_formula_mathml(stage, c, w, kind)
+                .split(SEP)
+                .nth(at)
+                .map(str::to_string)
+        }
+    }
+}
+
+/// The input stage's equations, each with the gradient it gives, in the formula's order:
+/// ∂L/∂N₁ (pre-norm) or ∂L/∂X from the projections, ∂L/∂X_src from the keys and values
+/// (cross-attention), ∂L/∂X through LayerNorm with its ĝ (pre-norm), then ∂L/∂E and ∂L/∂E_src.
+fn input_equations(w: Wiring, kind: LossKind) -> Vec<(BackMatrix, String)> {
+    let pattern = kind == LossKind::Pattern;
+    let eq = "<mo>=</mo>";
+    let (q_in, _) = inputs(w);
+    let pre = w.block == Some(Norm::Pre);
+    let reads = if pre {
+        BackMatrix::Norm1
+    } else {
+        BackMatrix::X
+    };
+    let term = |g: &str, wn: &str| format!("{}{}", d(g), tr(wn));
+    let v = if pattern {
+        String::new()
+    } else {
+        format!("<mo>+</mo>{}", term("V", "W_v"))
+    };
+    let target_path = if pattern {
+        String::new()
+    } else {
+        format!(
                     "<mo>+</mo>{}<mfrac><mrow><mo>∂</mo><mi>L</mi></mrow><mrow><mo>∂</mo><msup><mi>Y</mi><mo>*</mo></msup></mrow></mfrac>",
                     tr("Π")
                 )
-            };
-            let mut parts = Vec::new();
-            if w.cross {
-                parts.push(format!("{}{eq}{}", d(q_in), term("Q", "W_q")));
-                parts.push(format!("{}{eq}{}{v}", d("X_src"), term("K", "W_k")));
-            } else {
-                parts.push(format!(
-                    "{}{eq}{}<mo>+</mo>{}{v}",
-                    d(q_in),
-                    term("Q", "W_q"),
-                    term("K", "W_k")
-                ));
-            }
-            if w.block == Some(Norm::Pre) {
-                parts.push(format!(
+    };
+    let mut parts = Vec::new();
+    if w.cross {
+        parts.push((reads, format!("{}{eq}{}", d(q_in), term("Q", "W_q"))));
+        parts.push((
+            BackMatrix::SourceX,
+            format!("{}{eq}{}{v}", d("X_src"), term("K", "W_k")),
+        ));
+    } else {
+        parts.push((
+            reads,
+            format!(
+                "{}{eq}{}<mo>+</mo>{}{v}",
+                d(q_in),
+                term("Q", "W_q"),
+                term("K", "W_k")
+            ),
+        ));
+    }
+    if pre {
+        parts.push((BackMatrix::X, format!(
                     "{}{eq}<mfrac><mrow><mi>ĝ</mi><mo>−</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>)</mo><mo>−</mo><mi>n̂</mi><mo>·</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>⊙</mo><mi>n̂</mi><mo>)</mo></mrow><mi>σ</mi></mfrac>{SEP}<mi>ĝ</mi>{eq}{}<mo>⊙</mo><msub><mi>γ</mi><mn>1</mn></msub>",
                     d("X"),
                     d("N₁")
-                ));
-            }
-            if w.cross {
-                parts.push(format!("{}{eq}{}", d("E"), d("X")));
-                parts.push(format!("{}{eq}{}{target_path}", d("E_src"), d("X_src")));
-            } else {
-                parts.push(format!("{}{eq}{}{target_path}", d("E"), d("X")));
-            }
-            parts.join(SEP)
-        }
+                )));
     }
+    if w.cross {
+        parts.push((BackMatrix::Embeddings, format!("{}{eq}{}", d("E"), d("X"))));
+        parts.push((
+            BackMatrix::SourceEmbeddings,
+            format!("{}{eq}{}{target_path}", d("E_src"), d("X_src")),
+        ));
+    } else {
+        parts.push((
+            BackMatrix::Embeddings,
+            format!("{}{eq}{}{target_path}", d("E"), d("X")),
+        ));
+    }
+    parts
 }

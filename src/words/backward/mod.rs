@@ -7,7 +7,7 @@ pub mod explain;
 mod mathml;
 mod notes;
 
-pub use mathml::back_formula_mathml;
+pub use mathml::{back_formula_mathml, back_part_formula_mathml};
 pub use notes::{back_note, GRADIENT_DECIMALS};
 
 use super::number::subscript;

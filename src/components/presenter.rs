@@ -1,8 +1,9 @@
 //! Presenter mode for a lecture hall: one stage and one head per step, drawn as large as the
 //! screen allows, stepped by a presentation clicker wherever the focus is.
 
-use super::context::{backward_context, ui_context, BackwardContext};
+use super::context::{backward_context, ui_context, BackwardContext, UiContext};
 use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
+use super::quiz::QuizContext;
 use super::training_panel::TrainingButtons;
 use crate::attention::{BackMatrix, LossKind, Norm, Stage, Wiring};
 use crate::plot::CELL_FONT_PX;
@@ -131,6 +132,15 @@ pub fn PresenterBar(
         let parts = parts_on_screen(s, n_heads.get(), ui.steps_wiring(), backward);
         presenter_part(s, head.get(), ui.part_of(s), parts)
     };
+    let stepper = Stepper::new(stage, head, n_heads);
+    // Whether there is a step to go to; Next also reveals a hidden answer at the last step.
+    let can_step = move |forward: bool| {
+        let (s, n, wiring) = (stage.get(), n_heads.get(), ui.steps_wiring());
+        let parts = move |x: Stage| parts_on_screen(x, n, wiring, backward);
+        presenter_step(forward, s, part(), &parts, wiring.block).is_some()
+    };
+    let first_step = move || !can_step(false);
+    let last_step = move || !can_step(true) && !quiz.is_some_and(|q| q.hidden.get());
     let part_shown = move || {
         let (s, n) = (stage.get(), n_heads.get());
         let wiring = ui.steps_wiring();
@@ -178,6 +188,15 @@ pub fn PresenterBar(
             } else {
                 "← → Space: step · f: full screen · Esc: leave"
             }}</span>
+            // A phone or a tablet has no clicker: the bar steps too.
+            <span class="presenter-arrows">
+                <button type="button" data-testid="presenter-prev" aria-label="Previous step"
+                    disabled=first_step
+                    on:click=move |_| step_presentation(false, stepper)>"←"</button>
+                <button type="button" data-testid="presenter-next" aria-label="Next step"
+                    disabled=last_step
+                    on:click=move |_| step_presentation(true, stepper)>"→"</button>
+            </span>
             {move || training.get().then(|| view! {
                 <span class="presenter-train" data-testid="presenter-training">
                     <span class="presenter-train-label" aria-hidden="true">"Training"</span>
@@ -193,9 +212,8 @@ pub fn PresenterBar(
 /// Steps with the clicker's keys while presenting, even when a heatmap or a button has the focus:
 /// the keys are taken before anything in the page sees them. Only a text field keeps them.
 pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads: Signal<usize>) {
-    let ui = ui_context();
-    let quiz = super::quiz::quiz_context();
-    let backward = backward_context();
+    let stepper = Stepper::new(stage, head, n_heads);
+    let ui = stepper.ui;
     let presenting = ui.presenting;
     // Whether the focus last moved with a press of the pointer rather than from the keyboard.
     let pointer_pressed = StoredValue::new_local(false);
@@ -225,30 +243,71 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         }
         ev.prevent_default();
         ev.stop_propagation();
-        // In a quiz, the clicker's Next first reveals the answer the class guessed.
-        if forward && quiz.is_some_and(|q| q.reveal()) {
-            return;
-        }
-        let from = stage.get_untracked();
-        let n = n_heads.get_untracked();
-        let wiring = untrack(|| ui.steps_wiring());
-        let parts = move |s: Stage| untrack(|| parts_on_screen(s, n, wiring, backward));
-        let part = presenter_part(
-            from,
-            head.get_untracked(),
-            untrack(|| ui.part_of(from)),
-            parts(from),
-        );
-        if let Some((s, p)) = presenter_step(forward, from, part, &parts, wiring.block) {
-            if has_parts(s) {
-                ui.stage_part.set((s, p));
-            } else {
-                head.set(p);
-            }
-            stage.set(s);
-        }
+        step_presentation(forward, stepper);
     };
     listen_before_the_page("keydown", on_key);
+}
+
+/// The page's contexts a step of the presentation reads, taken where the page is built: an
+/// event handler runs outside it.
+#[derive(Clone, Copy)]
+struct Stepper {
+    stage: RwSignal<Stage>,
+    head: RwSignal<usize>,
+    n_heads: Signal<usize>,
+    ui: UiContext,
+    quiz: Option<QuizContext>,
+    backward: Option<BackwardContext>,
+}
+
+impl Stepper {
+    fn new(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads: Signal<usize>) -> Self {
+        Self {
+            stage,
+            head,
+            n_heads,
+            ui: ui_context(),
+            quiz: super::quiz::quiz_context(),
+            backward: backward_context(),
+        }
+    }
+}
+
+/// One step of the presentation, forward or back, as the clicker and the bar's arrows take it.
+/// In a quiz, Next first reveals the answer the class guessed.
+fn step_presentation(forward: bool, stepper: Stepper) {
+    let Stepper {
+        stage,
+        head,
+        n_heads,
+        ui,
+        quiz,
+        backward,
+    } = stepper;
+    if forward && quiz.is_some_and(|q| q.reveal()) {
+        return;
+    }
+    let from = stage.get_untracked();
+    let n = n_heads.get_untracked();
+    let wiring = untrack(|| ui.steps_wiring());
+    let parts = move |s: Stage| untrack(|| parts_on_screen(s, n, wiring, backward));
+    let part = presenter_part(
+        from,
+        head.get_untracked(),
+        untrack(|| ui.part_of(from)),
+        parts(from),
+    );
+    if let Some((s, p)) = presenter_step(forward, from, part, &parts, wiring.block) {
+        // The part stepped to belongs to its stage; a stage of heads leaves none, so a stage
+        // reached later by a link or Back opens at its first part.
+        if has_parts(s) {
+            ui.stage_part.set((s, p));
+        } else {
+            ui.stage_part.set((s, 0));
+            head.set(p);
+        }
+        stage.set(s);
+    }
 }
 
 /// Listens for `event` on the window in the capture phase, before any element's own listeners,

@@ -558,6 +558,17 @@ test("presenting, a stage reached by a link or Back opens at its first part", as
   await page.goBack();
   await expect(bar).toHaveAttribute("data-step", "back-projection-0");
   await expect(label).toHaveText("∂L/∂W_q: 1 of 3");
+  // Through a stage of heads too: Back from it opens ∂L/∂W_o, not ∂L/∂C where the step left.
+  await page.evaluate(() => {
+    location.hash = location.hash.replace("stage=back-projection", "stage=back-output");
+  });
+  await expect(label).toHaveText("∂L/∂W_o: 1 of 2");
+  await page.keyboard.press("ArrowRight");
+  await expect(label).toHaveText("∂L/∂C: 2 of 2");
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", "back-weighted-sum-0");
+  await page.goBack();
+  await expect(bar).toHaveAttribute("data-step", "back-output-0");
 });
 
 test.describe("on a phone", () => {
@@ -595,6 +606,32 @@ test.describe("on a phone", () => {
       await expect(bar).not.toHaveAttribute("data-step", step);
     }
     expect(steps).toBeGreaterThan(30);
+  });
+
+  test("presenting, the bar's arrows step by touch, and Next first reveals the class's answer", async ({ app, page }) => {
+    await app.goto("./?present=1#v=1&quiz=1&stage=back-output&goal=copy_first");
+    const bar = page.getByTestId("presenter-bar");
+    const [prev, next] = [page.getByTestId("presenter-prev"), page.getByTestId("presenter-next")];
+    for (const arrow of [prev, next]) {
+      const box = (await arrow.boundingBox())!;
+      expect(box.width, "a touch target").toBeGreaterThanOrEqual(44);
+      expect(box.height, "a touch target").toBeGreaterThanOrEqual(24);
+    }
+    await expect(page.getByTestId("quiz-prompt")).toContainText("W_o[");
+    await next.tap();
+    await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is");
+    await expect(bar).toHaveAttribute("data-step", "back-output-0");
+    await next.tap();
+    await expect(bar).toHaveAttribute("data-step", "back-output-1");
+    await expect(page.getByTestId("presenter-head")).toHaveText("∂L/∂C: 2 of 2");
+    await prev.tap();
+    await prev.tap();
+    await expect(bar).toHaveAttribute("data-step", "back-loss-0");
+    // The first step has nothing before it.
+    await app.goto("./?present=1#v=1&stage=input");
+    await expect(page.getByTestId("presenter-prev")).toBeDisabled();
+    await page.getByTestId("presenter-next").tap();
+    await expect(bar).toHaveAttribute("data-step", "projection-0");
   });
 });
 

@@ -123,10 +123,12 @@ pub(super) fn StageBody(
         shown
             .into_iter()
             .map(|line| {
-                let items = line
-                    .items
-                    .into_iter()
-                    .map(|item| match item {
+                let mut items: Vec<AnyView> = Vec::with_capacity(line.items.len());
+                for item in line.items {
+                    // A transpose belongs to the matrix before it: a wrapped line keeps them
+                    // together rather than start a row with "ᵀ".
+                    let transposes = matches!(&item, Item::Op(text) if text.starts_with('ᵀ'));
+                    let view = match item {
                         Item::Panel(data) if hide => view! {
                             <div class="hidden-result" data-testid=format!("hidden-{}", data.name)>
                                 <p class="hidden-title">{data.title}</p>
@@ -151,8 +153,13 @@ pub(super) fn StageBody(
                             <p class="unreached" data-testid="unreached">{text}</p>
                         }
                         .into_any(),
-                    })
-                    .collect_view();
+                    };
+                    match items.pop() {
+                        Some(matrix) if transposes => items
+                            .push(view! { <div class="glued">{matrix}{view}</div> }.into_any()),
+                        last => items.extend(last.into_iter().chain([view])),
+                    }
+                }
                 view! {
                     <div class="line">
                         {line.heading.map(|h| view! { <h3 class="line-heading">{h}</h3> }.into_any())}

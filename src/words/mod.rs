@@ -44,7 +44,7 @@ pub use matrices::{
     block_param_symbol, cell_kind, cell_name, col_label, dim, hidden_unit, key_token, label,
     row_label, rows_are_keys, token, token_label, token_labels,
 };
-pub use number::{format_value, rounded, subscript};
+pub use number::{by_hand_either_way, format_value, rounded, subscript};
 pub use presets::{claim_broken_text, claim_text, other_sentence_text};
 pub use quiz::{
     back_divisor_note, back_divisor_prompt, cell_prompt, cross_mask_prompt, feedback, mask_prompt,

@@ -54,6 +54,19 @@ pub fn rounded(value: f64, decimals: usize) -> f64 {
         + 0.0
 }
 
+/// A sum redone by hand from rounded numbers, as the two values a hand may round it to: its
+/// exact decimal value lies a hair below or above the `f64` sum (−0.1725 may be summed as
+/// −0.172499…), and at a tie people round either way. Formatted, the two agree unless the
+/// sum sits on a tie at the decimals shown.
+pub fn by_hand_either_way(sum: f64) -> [f64; 2] {
+    if !sum.is_finite() {
+        return [sum, sum];
+    }
+    // Sums of products of numbers shown with a few decimals end well before the ninth.
+    let exact = (sum * 1e9).round() / 1e9;
+    [exact - 1e-12, exact + 1e-12]
+}
+
 /// `n` in subscript digits, as in `S₁₂`; heads are counted from 1 where people read them.
 pub fn subscript(n: usize) -> String {
     n.to_string()

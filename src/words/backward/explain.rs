@@ -88,8 +88,10 @@ fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
         ));
         return;
     }
-    let (by_hand, value) = (g3(by_hand), g3(value));
-    if by_hand != value {
+    let value = g3(value);
+    let shown = super::super::number::by_hand_either_way(by_hand).map(g3);
+    if !shown.contains(&value) {
+        let by_hand = &shown[0];
         notes.push(format!(
             "Redone with the rounded numbers shown above, this comes to ≈ {by_hand}, but the result, {value}, is computed from the exact values."
         ));
@@ -195,7 +197,10 @@ pub fn explain_back(
             let pairs: Vec<(f64, f64)> = terms.iter().map(|(_, p, v)| (*p, *v)).collect();
             let (text, by_hand, long) = product_terms(&pairs, (Shown::Forward, Shown::Forward));
             notes.extend(long);
-            if f2(by_hand) != f2(value) {
+            if !super::super::number::by_hand_either_way(by_hand)
+                .map(f2)
+                .contains(&f2(value))
+            {
                 notes.push(format!(
                     "Redone with the rounded numbers shown, this comes to ≈ {}.",
                     f2(by_hand)

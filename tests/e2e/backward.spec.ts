@@ -276,3 +276,9 @@ test("an embed says its backward stages' goal comes from its link, since it show
     await expect(unreached, query).not.toContainText("Choose a task as the goal in");
   }
 });
+
+test("each head's ∂L/∂Vₕ line names that head's ∂L/∂C", async ({ app, page }) => {
+  await app.goto("./#v=1&stage=back-weighted-sum&goal=copy_first");
+  const ops = page.locator(".stage .op");
+  await expect(ops.filter({ hasText: "∂L/∂C" })).toHaveText(["ᵀ · ∂L/∂C₁ =", "ᵀ · ∂L/∂C₂ ="]);
+});

@@ -7,7 +7,7 @@ use super::panel_data::Panels;
 use crate::attention::{
     BackMatrix, HeadGrad, HeadMatrix, LossKind, MatrixId, Norm, ScaleMode, Stage, Trace,
 };
-use crate::words::{unreached_text, GoalSource};
+use crate::words::{subscript, unreached_text, GoalSource};
 use leptos::prelude::*;
 
 /// The matrix the whole of `m` is drawn with: `p.whole`, or `p.block` for N₁.
@@ -103,7 +103,7 @@ pub(super) fn backward_lines(
                     heading: None,
                     items: vec![
                         fwd(HeadMatrix::Weights, h),
-                        op("ᵀ · ∂L/∂Cₕ ="),
+                        op(&format!("ᵀ · ∂L/∂C{} =", subscript(h + 1))),
                         back(BackMatrix::Head(h, HeadGrad::V)),
                     ],
                 });

@@ -50,7 +50,7 @@ fn parts_on_screen(
 }
 
 /// Whether presenter mode steps through parts of `stage` other than its heads.
-fn has_parts(stage: Stage) -> bool {
+pub(crate) fn has_parts(stage: Stage) -> bool {
     matches!(
         stage,
         Stage::Projection | Stage::BackOutput | Stage::BackProjection | Stage::BackInput

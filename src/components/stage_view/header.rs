@@ -3,7 +3,7 @@
 
 use crate::attention::{BackMatrix, LossKind, Stage, Trace};
 use crate::components::context::{backward_context, ui_context};
-use crate::components::presenter::presenter_parts;
+use crate::components::presenter::{has_parts, presenter_parts};
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
     back_formula_mathml, back_note, back_part_formula_mathml, back_shape_text, back_title,
@@ -75,11 +75,7 @@ pub(super) fn StageHeader(
             };
             // Presenting a product or a gradient at a time, the header gives the equation of
             // the one on show.
-            let in_parts = matches!(
-                s,
-                Stage::Projection | Stage::BackOutput | Stage::BackProjection | Stage::BackInput
-            ) && !handout
-                && ui.presenting.get();
+            let in_parts = has_parts(s) && !handout && ui.presenting.get();
             let parts = if in_parts {
                 presenter_parts(s, o.config.n_heads, o.wiring, loss.get())
             } else {

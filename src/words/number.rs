@@ -67,6 +67,18 @@ pub fn by_hand_either_way(sum: f64) -> [f64; 2] {
     [exact - 1e-12, exact + 1e-12]
 }
 
+/// What a sum redone by hand from rounded numbers comes to, written by `shown`, when neither way
+/// of rounding it (see [`by_hand_either_way`]) gives `value` as shown; `None` when one does.
+pub fn by_hand_if_missed(
+    by_hand: f64,
+    value: f64,
+    shown: impl Fn(f64) -> String,
+) -> Option<String> {
+    let [below, above] = by_hand_either_way(by_hand).map(&shown);
+    let value = shown(value);
+    (below != value && above != value).then_some(below)
+}
+
 /// `n` in subscript digits, as in `S₁₂`; heads are counted from 1 where people read them.
 pub fn subscript(n: usize) -> String {
     n.to_string()

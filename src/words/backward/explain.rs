@@ -5,7 +5,7 @@
 use super::super::explain::terms::{hidden_terms_note, join_terms};
 use super::super::explain::Explanation;
 use super::super::matrices::{cell_name, col_label, label, row_label};
-use super::super::number::rounded;
+use super::super::number::{by_hand_if_missed, rounded};
 use super::notes::{eq_2, f2, g3, GRADIENT_DECIMALS};
 use super::{back_cell_kind, back_label};
 use crate::attention::{
@@ -88,10 +88,8 @@ fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
         ));
         return;
     }
-    let value = g3(value);
-    let shown = super::super::number::by_hand_either_way(by_hand).map(g3);
-    if !shown.contains(&value) {
-        let by_hand = &shown[0];
+    if let Some(by_hand) = by_hand_if_missed(by_hand, value, g3) {
+        let value = g3(value);
         notes.push(format!(
             "Redone with the rounded numbers shown above, this comes to ≈ {by_hand}, but the result, {value}, is computed from the exact values."
         ));
@@ -197,13 +195,9 @@ pub fn explain_back(
             let pairs: Vec<(f64, f64)> = terms.iter().map(|(_, p, v)| (*p, *v)).collect();
             let (text, by_hand, long) = product_terms(&pairs, (Shown::Forward, Shown::Forward));
             notes.extend(long);
-            if !super::super::number::by_hand_either_way(by_hand)
-                .map(f2)
-                .contains(&f2(value))
-            {
+            if let Some(by_hand) = by_hand_if_missed(by_hand, value, f2) {
                 notes.push(format!(
-                    "Redone with the rounded numbers shown, this comes to ≈ {}.",
-                    f2(by_hand)
+                    "Redone with the rounded numbers shown, this comes to ≈ {by_hand}."
                 ));
             }
             notes.push(format!(

@@ -62,10 +62,8 @@ pub(crate) fn hidden_terms_note(count: usize) -> Option<String> {
 
 /// Warns when the rounded numbers shown do not give the rounded result, saying what they give.
 pub(super) fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
-    let value = num(value);
-    let shown = number::by_hand_either_way(by_hand).map(num);
-    if !shown.contains(&value) {
-        let by_hand = &shown[0];
+    if let Some(by_hand) = number::by_hand_if_missed(by_hand, value, num) {
+        let value = num(value);
         notes.push(format!(
             "Redone with the rounded numbers shown above, this comes to ≈ {by_hand}, but the \
              result, {value}, is computed from the exact values."

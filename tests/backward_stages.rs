@@ -12,7 +12,7 @@ use attention_lens::attention::{
 use attention_lens::words::{
     back_formula, back_formula_mathml, back_label, back_note, back_part_formula_mathml, back_title,
     explain_back, format_value, goal_error_text, goal_line, stage_explanation, stage_progress,
-    unreached_text, GoalSource,
+    unreached_text, Explanation, GoalSource,
 };
 
 /// The switches of one scenario.
@@ -112,6 +112,20 @@ fn f2(v: f64) -> String {
     format_value(v, 2)
 }
 
+/// The sign an explanation must put before its result: "≈" when its note says that the rounded
+/// numbers written before it give another number, "=" otherwise.
+fn sign(e: &Explanation) -> &'static str {
+    let redone = e
+        .note
+        .as_deref()
+        .is_some_and(|note| note.contains("Redone with the rounded numbers shown"));
+    if redone {
+        "≈"
+    } else {
+        "="
+    }
+}
+
 /// Every backward matrix this pass holds.
 fn present(pass: &BackwardPass, n_heads: usize) -> Vec<BackMatrix> {
     let mut all = vec![
@@ -159,7 +173,7 @@ fn every_cell_of_every_gradient_is_explained_with_the_value_the_pass_holds() {
                             f2(values[(i, j)])
                         };
                         assert!(
-                            e.expansion.ends_with(&format!("= {shown}")),
+                            e.expansion.ends_with(&format!(" {} {shown}", sign(&e))),
                             "{s:?} {m:?}: {}",
                             e.expansion
                         );
@@ -309,8 +323,9 @@ fn a_weight_gradient_is_the_sum_over_tokens_written_term_by_term_and_the_step_go
             assert_eq!(
                 e.expansion,
                 format!(
-                    "{} = {}",
+                    "{} {} {}",
                     terms.join(" + "),
+                    sign(&e),
                     g3(pass.gradients.d_w_q[(r, c)])
                 ),
                 "{s:?}"
@@ -487,7 +502,12 @@ fn the_pattern_gradient_of_a_names_the_target_and_the_weight() {
     let e = explain_back(&t, &pass, BackMatrix::Head(1, HeadGrad::Weights), 3, 2).unwrap();
     assert_eq!(
         e.expansion,
-        format!("−1.00 / (2·4 × {}) = {}", f2(a), g3(-1.0 / (8.0 * a)))
+        format!(
+            "−1.00 / (2·4 × {}) {} {}",
+            f2(a),
+            sign(&e),
+            g3(-1.0 / (8.0 * a))
+        )
     );
     let zero = explain_back(&t, &pass, BackMatrix::Head(1, HeadGrad::Weights), 3, 0).unwrap();
     assert_eq!(zero.value, 0.0);
@@ -514,7 +534,11 @@ fn the_task_softmax_cell_writes_out_its_row_sum() {
         "{}",
         e.expansion
     );
-    assert!(e.expansion.contains(") / 0.5 = "), "{}", e.expansion);
+    assert!(
+        e.expansion.contains(&format!(") / 0.5 {} ", sign(&e))),
+        "{}",
+        e.expansion
+    );
     let note = e.note.unwrap();
     assert!(
         note.contains(&format!("= {}.", g3(rowsum)))

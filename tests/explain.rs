@@ -109,12 +109,17 @@ fn cell(trace: &Trace, id: MatrixId, r: usize, c: usize) -> Explanation {
         .unwrap_or_else(|| panic!("{} ({r}, {c}) is not explained", panel_name(id)))
 }
 
-/// The text after the last ` = `: the number the expansion ends in.
+/// The text after the last ` = ` or ` ≈ `: the number the expansion ends in.
 fn final_number(e: &Explanation) -> &str {
-    e.expansion
-        .rsplit(" = ")
-        .next()
-        .expect("rsplit always yields one part")
+    let after = |sign: &str| e.expansion.rfind(sign).map(|at| at + sign.len());
+    let start = after(" = ").max(after(" ≈ ")).unwrap_or(0);
+    &e.expansion[start..]
+}
+
+/// Whether the expansion ends in `≈ value`: it must exactly when its note says that the rounded
+/// numbers written before the result give another number.
+fn ends_approximately(e: &Explanation) -> bool {
+    e.expansion.ends_with(&format!(" ≈ {}", e.value_text))
 }
 
 fn head(h: usize, m: HeadMatrix) -> MatrixId {
@@ -152,6 +157,16 @@ fn check(trace: &Trace, id: MatrixId, r: usize, c: usize) -> Result<(), String> 
         return Err(format!(
             "{name}: value_text {:?}, shown {shown:?}",
             e.value_text
+        ));
+    }
+    let redone = e
+        .note
+        .as_deref()
+        .is_some_and(|note| note.contains("Redone with the rounded numbers shown"));
+    if ends_approximately(&e) != redone {
+        return Err(format!(
+            "{name}: the sign before the result disagrees with the note: {} | {:?}",
+            e.expansion, e.note
         ));
     }
     let last = final_number(&e);
@@ -652,13 +667,18 @@ fn a_tiny_score_scale_and_softmax_match_the_hand_computation() {
     let c = cell(&trace, head(0, HeadMatrix::Context), 0, 0);
     assert_eq!(
         c.expansion,
-        "A₁[cats, :] · V₁[:, d1] = 0.85 × (−0.50) + 0.15 × 2.00 = −0.14"
+        "A₁[cats, :] · V₁[:, d1] = 0.85 × (−0.50) + 0.15 × 2.00 ≈ −0.14"
+    );
+    assert!(
+        c.note.as_deref().unwrap().contains("comes to ≈ −0.13"),
+        "{:?}",
+        c.note
     );
 }
 
 #[test]
 fn sums_of_rounded_numbers_that_miss_the_result_say_so() {
-    // Q[a, d1] = 0.004·1 + 0.004·1 = 0.008: shown as 0.00 × 1.00 + 0.00 × 1.00 = 0.01.
+    // Q[a, d1] = 0.004·1 + 0.004·1 = 0.008: shown as 0.00 × 1.00 + 0.00 × 1.00 ≈ 0.01.
     let inputs = Inputs {
         tokens: vec!["a".to_string(), "b".to_string()],
         embeddings: Matrix::from_row_slice(2, 2, &[0.004, 0.004, 0.0, 0.0]),
@@ -678,7 +698,7 @@ fn sums_of_rounded_numbers_that_miss_the_result_say_so() {
     let e = cell(&trace, MatrixId::Q, 0, 0);
     assert_eq!(
         e.expansion,
-        "X[a, :] · W_q[:, d1] = 0.00 × 1.00 + 0.00 × 1.00 = 0.01"
+        "X[a, :] · W_q[:, d1] = 0.00 × 1.00 + 0.00 × 1.00 ≈ 0.01"
     );
     assert!(e.note.as_deref().unwrap().contains("rounded"));
 }
@@ -1002,12 +1022,13 @@ fn a_repeated_word_is_told_apart_only_by_the_switches_that_do_tell_it_apart() {
 #[test]
 fn a_softmax_total_that_is_not_the_sum_of_its_shown_terms_is_written_approximately_and_explained() {
     // Row “dog” of head 2: the exponentials shown, 0.04 + 1.00 + 0.00 + 0.00 + 0.05, add to
-    // 1.09, while their exact total is 1.08; 1.00 / 1.09 = 0.917, the weight shown.
+    // 1.09, while their exact total is 1.08; the weight is 0.92, but the last step written,
+    // 1.00 / 1.08, is 0.926: written "≈", with a note.
     let trace = the_cat_saw_the_dog(true, true);
     let e = cell(&trace, head(1, HeadMatrix::Weights), 4, 1);
     assert!(
         e.expansion
-            .ends_with("= 1.00 / (0.04 + 1.00 + 0.00 + 0.00 + 0.05) ≈ 1.00 / 1.08 = 0.92"),
+            .ends_with("= 1.00 / (0.04 + 1.00 + 0.00 + 0.00 + 0.05) ≈ 1.00 / 1.08 ≈ 0.92"),
         "{}",
         e.expansion
     );
@@ -1016,7 +1037,10 @@ fn a_softmax_total_that_is_not_the_sum_of_its_shown_terms_is_written_approximate
         note.contains("The exponentials shown add to 1.09, not 1.08, because each was rounded"),
         "{note}"
     );
-    assert!(!note.contains("≈ 0.93"), "{note}");
+    assert!(
+        note.contains("this comes to ≈ 0.93, but the result, 0.92, is computed from the exact"),
+        "{note}"
+    );
 }
 
 #[test]
@@ -1035,7 +1059,7 @@ fn a_root_that_is_not_whole_is_written_approximately_and_a_whole_root_exactly() 
     };
     let d_k_2 = by("I am hungry", 4, ScaleMode::SqrtHeadDim);
     assert!(
-        d_k_2.contains(" / √2 ≈ ") && d_k_2.contains(" / 1.414 = "),
+        d_k_2.contains(" / √2 ≈ ") && d_k_2.contains(" / 1.414 "),
         "{d_k_2}"
     );
     let d_k_4 = by("I am hungry", 8, ScaleMode::SqrtHeadDim);
@@ -1049,7 +1073,7 @@ fn a_root_that_is_not_whole_is_written_approximately_and_a_whole_root_exactly() 
     assert!(seq_len_4.contains(" / √4 = "), "{seq_len_4}");
     let src_len_5 = cell(&cross_trace(), head(0, HeadMatrix::Scaled), 0, 1).expansion;
     assert!(
-        src_len_5.contains(" / √5 ≈ ") && src_len_5.contains(" / 2.236 = "),
+        src_len_5.contains(" / √5 ≈ ") && src_len_5.contains(" / 2.236 "),
         "{src_len_5}"
     );
 }

@@ -176,8 +176,12 @@ fn by_hand(e: &Explanation) -> Option<f64> {
     if e.expansion.contains("more terms") {
         return None;
     }
-    let parts: Vec<&str> = e.expansion.split(" = ").collect();
-    let arithmetic = parts.get(parts.len().checked_sub(2)?)?;
+    let body = result_sign(e).map(|sign| {
+        e.expansion
+            .strip_suffix(&format!(" {sign} {}", e.value_text))
+            .unwrap()
+    })?;
+    let arithmetic = body.rsplit(" = ").next()?;
     // `√2 ≈ 1.414` or a total `≈ 1.08`: the arithmetic is what follows the last `≈`.
     let arithmetic = arithmetic.rsplit(" ≈ ").next()?;
     if let Some(rest) = arithmetic.strip_prefix('(') {
@@ -213,6 +217,14 @@ fn by_hand(e: &Explanation) -> Option<f64> {
         Some((a, b)) => sum_of_products(a) / sum_of_products(b),
         None => sum_of_products(arithmetic),
     })
+}
+
+/// The sign before the expansion's result, `=` or `≈`; `None` when it ends otherwise.
+fn result_sign(e: &Explanation) -> Option<char> {
+    let body = e.expansion.strip_suffix(&e.value_text)?.strip_suffix(' ')?;
+    body.chars()
+        .next_back()
+        .filter(|sign| *sign == '=' || *sign == '≈')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -465,7 +477,7 @@ fn every_scaled_score_names_the_divisor_the_maths_used() {
                     e.expansion
                 );
                 assert!(
-                    e.expansion.contains(&format!(" / {shown} = ")),
+                    e.expansion.contains(&format!(" / {shown} ")),
                     "{}",
                     e.expansion
                 );
@@ -583,11 +595,16 @@ fn worked_arithmetic_whose_shown_operands_miss_the_shown_result_says_so() {
                     };
                     // At a tie, a hand may round either way; either that gives the result is fine.
                     let shown = by_hand_either_way(redone).map(|v| format_value(v, 2));
+                    let sign = result_sign(&e).unwrap();
                     if !shown.contains(&e.value_text) {
                         missed += 1;
                         if !e.note.as_deref().unwrap_or("").contains("rounded") {
                             silent.push(format!("{id:?}: {} redoes to {redone}", e.expansion));
                         }
+                        // What the written numbers give is not the result: the line says ≈.
+                        assert_eq!(sign, '≈', "{id:?}: {} redoes to {redone}", e.expansion);
+                    } else {
+                        assert_eq!(sign, '=', "{id:?}: {} redoes to {redone}", e.expansion);
                     }
                 }
             }
@@ -788,7 +805,7 @@ fn every_softmax_line_whose_shown_exponentials_miss_the_total_says_so() {
                 .split(" / ")
                 .nth(1)
                 .unwrap()
-                .split(" = ")
+                .split([' '])
                 .next()
                 .unwrap();
             let added = format_value(terms(sum).iter().sum(), 2);
@@ -805,9 +822,10 @@ fn every_softmax_line_whose_shown_exponentials_miss_the_total_says_so() {
                 "{} | {note}",
                 e.expansion
             );
-            // The check is redone from the terms as shown, and says so only when they miss.
+            // The last step is redone from the numbers it writes, and says so only when they
+            // miss.
             let redone =
-                by_hand_either_way(parse(shown) / parse(&added)).map(|v| format_value(v, 2));
+                by_hand_either_way(parse(shown) / parse(total)).map(|v| format_value(v, 2));
             assert_eq!(
                 !redone.contains(&e.value_text),
                 note.contains("Redone with the rounded numbers"),

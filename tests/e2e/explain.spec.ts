@@ -36,12 +36,25 @@ test("clicking a score cell shows its dot product and lights the query and key r
   const score = trace.heads[0].scores[1][2] as number;
   const expansion = page.getByTestId("explain-expansion");
   for (const v of [...q, ...k]) await expect(expansion).toContainText(shown(Math.abs(v)));
-  await expect(expansion).toHaveText(new RegExp(`= ${shown(score)}$`));
+  await expect(expansion).toHaveText(new RegExp(`[=≈] ${shown(score)}$`));
   await expect(panel).toHaveAttribute("aria-live", "polite");
 
   await expect(page.getByTestId("canvas-scores-h0")).toHaveAttribute("data-highlight", /^cell:1,2;/);
   await expect(page.getByTestId("canvas-q-h0")).toHaveAttribute("data-highlight", /rows:1;/);
   await expect(page.getByTestId("canvas-kt-h0")).toHaveAttribute("data-highlight", /cols:2;/);
+});
+
+test("a sum whose rounded terms miss the shown score ends in ≈ and says what they give", async ({ app, page }) => {
+  await app.goto();
+  await app.openStage("scores");
+  // 0.24 × 1.83 + (−0.79) × 0.04 is 0.4076 written out, but the exact score is 0.40.
+  await clickCell(page, "canvas-scores-h0", 0, 1);
+  await expect(page.getByTestId("explain-expansion")).toHaveText("q_I · k_am = 0.24 × 1.83 + (−0.79) × 0.04 ≈ 0.40");
+  await expect(page.getByTestId("explain-note")).toContainText("this comes to ≈ 0.41, but the result, 0.40, is computed from the exact values");
+  // A sum whose rounded terms give the shown score keeps "=".
+  await clickCell(page, "canvas-scores-h0", 0, 0);
+  await expect(page.getByTestId("explain-expansion")).toHaveText(/ = −?\d\.\d\d$/);
+  await expect(page.getByTestId("explain-panel")).not.toContainText("Redone with the rounded numbers");
 });
 
 test("arrow keys move the selected cell", async ({ app, page }) => {
@@ -59,7 +72,7 @@ test("arrow keys move the selected cell", async ({ app, page }) => {
   const expansion = page.getByTestId("explain-expansion");
   await expect(expansion).toContainText("exp(");
   const w = trace.heads[1].weights[1][1] as number;
-  await expect(expansion).toHaveText(new RegExp(`= ${shown(w)}$`));
+  await expect(expansion).toHaveText(new RegExp(`[=≈] ${shown(w)}$`));
   // The stepper keeps its own arrow keys: the stage did not change.
   await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
   await page.keyboard.press("ArrowUp");

@@ -2,7 +2,7 @@
 //! real numbers and the display's rounding: gradients with three decimals, the forward numbers
 //! they read with two, as the heatmaps show them.
 
-use super::super::explain::terms::{hidden_terms_note, join_terms};
+use super::super::explain::terms::{hidden_terms_note, join_terms, result_sign, REDONE};
 use super::super::explain::Explanation;
 use super::super::matrices::{cell_name, col_label, label, row_label};
 use super::super::number::{by_hand_if_missed, rounded};
@@ -83,7 +83,7 @@ fn product_terms(terms: &[(f64, f64)], shown: (Shown, Shown)) -> (String, f64, O
 fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
     if !by_hand.is_finite() {
         notes.push(format!(
-            "Redone with the rounded numbers shown above, this cannot be worked out: a number shown as 0.00 would be divided by. The result, {}, is computed from the exact values.",
+            "{REDONE} above, this cannot be worked out: a number shown as 0.00 would be divided by. The result, {}, is computed from the exact values.",
             g3(value)
         ));
         return;
@@ -91,7 +91,7 @@ fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
     if let Some(by_hand) = by_hand_if_missed(by_hand, value, g3) {
         let value = g3(value);
         notes.push(format!(
-            "Redone with the rounded numbers shown above, this comes to ≈ {by_hand}, but the result, {value}, is computed from the exact values."
+            "{REDONE} above, this comes to ≈ {by_hand}, but the result, {value}, is computed from the exact values."
         ));
     }
 }
@@ -196,9 +196,7 @@ pub fn explain_back(
             let (text, by_hand, long) = product_terms(&pairs, (Shown::Forward, Shown::Forward));
             notes.extend(long);
             if let Some(by_hand) = by_hand_if_missed(by_hand, value, f2) {
-                notes.push(format!(
-                    "Redone with the rounded numbers shown, this comes to ≈ {by_hand}."
-                ));
+                notes.push(format!("{REDONE}, this comes to ≈ {by_hand}."));
             }
             notes.push(format!(
                 "Π mixes the rows of {e} (the embeddings without positions) with the task's pattern; only the keys it weights are written."
@@ -510,7 +508,7 @@ pub fn explain_back(
         matrix: id,
         title: format!("{} {name}", back_cell_kind(m)),
         formula,
-        expansion: format!("{steps} = {value_text}"),
+        expansion: format!("{steps} {} {value_text}", result_sign(&notes)),
         value,
         value_text,
         note: (!notes.is_empty()).then(|| notes.join(" ")),

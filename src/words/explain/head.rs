@@ -334,19 +334,18 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     }
     if let Some(note) = hidden_terms_note(scores.len()) {
         notes.push(note);
-    } else {
-        if total_differs {
-            notes.push(format!(
-                "The exponentials shown add to {}, not {}, because each was rounded: {} is the \
-                 sum of the exact values, and the weight is computed from those.",
-                num(shown_total),
-                num(total),
-                num(total)
-            ));
-        }
-        // Redone as a learner would: the numerator shown over the sum of the terms shown.
-        rounding_note(&mut notes, rounded(numerator) / shown_total, work.value);
+    } else if total_differs {
+        notes.push(format!(
+            "The exponentials shown add to {}, not {}, because each was rounded: {} is the sum \
+             of the exact values, and the weight is computed from those.",
+            num(shown_total),
+            num(total),
+            num(total)
+        ));
     }
+    // The last step written, redone: the numerator shown over the total shown (a total of
+    // rounded exponentials that misses it has its own note above).
+    rounding_note(&mut notes, rounded(numerator) / rounded(total), work.value);
     Some(Text {
         formula,
         steps,

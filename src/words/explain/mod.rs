@@ -40,7 +40,8 @@ pub struct Explanation {
     pub title: String,
     /// The rule in symbols: `q_i · k_j = Σ_m Q₁[i, m] · K₁[j, m]`.
     pub formula: String,
-    /// The rule with this cell's numbers, term by term, ending in `= ` and the value as shown.
+    /// The rule with this cell's numbers, term by term, ending in `= ` and the value as shown
+    /// (`≈ ` when the rounded numbers written do not give it, as a note then says).
     pub expansion: String,
     /// The exact value, as the trace holds it.
     pub value: f64,
@@ -65,7 +66,11 @@ pub fn explain(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Optio
             cell_name(trace, matrix, row, col)
         ),
         formula: text.formula,
-        expansion: format!("{} = {value_text}", text.steps),
+        expansion: format!(
+            "{} {} {value_text}",
+            text.steps,
+            terms::result_sign(&text.notes)
+        ),
         value: work.value,
         value_text,
         note: (!text.notes.is_empty()).then(|| text.notes.join(" ")),

@@ -60,13 +60,26 @@ pub(crate) fn hidden_terms_note(count: usize) -> Option<String> {
     })
 }
 
+/// How a note begins when the rounded numbers shown do not give the result as shown.
+pub(crate) const REDONE: &str = "Redone with the rounded numbers shown";
+
+/// The sign before an expansion's result: "≈" when one of its `notes` says that the rounded
+/// numbers written before it do not give it, "=" when they do.
+pub(crate) fn result_sign(notes: &[String]) -> &'static str {
+    if notes.iter().any(|note| note.starts_with(REDONE)) {
+        "≈"
+    } else {
+        "="
+    }
+}
+
 /// Warns when the rounded numbers shown do not give the rounded result, saying what they give.
 pub(super) fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
     if let Some(by_hand) = number::by_hand_if_missed(by_hand, value, num) {
         let value = num(value);
         notes.push(format!(
-            "Redone with the rounded numbers shown above, this comes to ≈ {by_hand}, but the \
-             result, {value}, is computed from the exact values."
+            "{REDONE} above, this comes to ≈ {by_hand}, but the result, {value}, is computed \
+             from the exact values."
         ));
     }
 }

@@ -286,10 +286,14 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             })
             .collect::<Vec<_>>()
             .join(sep),
-        Stage::SplitHeads => format!(
-            "{}<mo>=</mo><mi>Q</mi><mo>[</mo><mo>:</mo><mo>,</mo><mo>(</mo><mi>h</mi><mo>−</mo><mn>1</mn><mo>)</mo>{dk}<mo>+</mo><mn>1</mn><mo>…</mo><mi>h</mi>{dk}<mo>]</mo>",
-            msub("Q", "h")
-        ),
+        Stage::SplitHeads => ["Q", "K", "V"]
+            .map(|m| {
+                format!(
+                    "{}<mo>=</mo><mi>{m}</mi><mo>[</mo><mo>:</mo><mo>,</mo><mo>(</mo><mi>h</mi><mo>−</mo><mn>1</mn><mo>)</mo>{dk}<mo>+</mo><mn>1</mn><mo>…</mo><mi>h</mi>{dk}<mo>]</mo>",
+                    msub(m, "h")
+                )
+            })
+            .join(sep),
         Stage::Scores => format!(
             "{}<mo>=</mo>{}<msubsup><mi>K</mi><mi>h</mi><mi>T</mi></msubsup>",
             msub("S", "h"),
@@ -543,6 +547,22 @@ mod tests {
     fn the_split_formula_counts_heads_from_one_like_the_labels() {
         let f = stage_formula(Stage::SplitHeads, &Config::default(), W);
         assert!(f.contains("(h−1)·d_k + 1 … h·d_k"), "{f}");
+    }
+
+    #[test]
+    fn the_split_formula_cuts_q_k_and_v_in_that_order_one_equation_each() {
+        let f = stage_formula_mathml(Stage::SplitHeads, &Config::default(), W);
+        let equations = formula_equations(&f);
+        assert_eq!(equations.len(), 3, "{f}");
+        for (i, m) in ["Q", "K", "V"].iter().enumerate() {
+            let alone = formula_equation(&f, i).unwrap();
+            assert!(
+                alone.starts_with(&format!(
+                    "<msub><mi>{m}</mi><mi>h</mi></msub><mo>=</mo><mi>{m}</mi><mo>[</mo>"
+                )),
+                "{alone}"
+            );
+        }
     }
 
     #[test]

@@ -202,16 +202,24 @@ test("a compact embed's Q, K and V buttons show the matrix picked, through the s
   await expect(page.getByTestId("part-v")).toHaveAttribute("aria-pressed", "true");
   await expect(page.getByTestId("part-q")).toHaveAttribute("aria-pressed", "false");
   await expect(results).toHaveAttribute("data-testid", "canvas-v");
-  // The split shows V's heads, as picked.
+  // The formula is the picked matrix's equation alone.
+  const equations = page.getByTestId("formula").locator("math");
+  await expect(equations).toHaveCount(1);
+  await expect(equations).toHaveText("V=XWv");
+  // The split shows V's heads, as picked, and V's cut.
   await page.getByTestId("next").click();
   await expect(page.locator(".stage canvas[data-testid^='canvas-v-h']").first()).toBeVisible();
   await expect(page.getByTestId("part-v")).toHaveAttribute("aria-pressed", "true");
   await expect(page.locator(".stage canvas[data-testid^='canvas-q'], .stage canvas[data-testid^='canvas-k']")).toHaveCount(0);
+  await expect(equations).toHaveCount(1);
+  await expect(equations).toHaveText(/^Vh=V\[/);
   await page.getByTestId("part-k").click();
   await expect(page.locator(".stage canvas[data-testid^='canvas-v']")).toHaveCount(0);
   await expect(page.locator(".stage canvas[data-testid^='canvas-k']").first()).toBeVisible();
+  await expect(equations).toHaveText(/^Kh=K\[/);
   // Back at the projection, K is still the one picked.
   await page.getByTestId("prev").click();
   await expect(page.getByTestId("part-k")).toHaveAttribute("aria-pressed", "true");
   await expect(results).toHaveAttribute("data-testid", "canvas-k");
+  await expect(equations).toHaveText("K=XWk");
 });

@@ -74,9 +74,13 @@ pub(super) fn StageHeader(
                 stage_formula_mathml(s, &o.config, o.wiring)
             };
             // Presenting a product or a gradient at a time, the header gives the equation of
-            // the one on show.
+            // the one on show; so does a compact embed, which shows one of Q, K and V at the
+            // projection and the split.
+            let one_of_q_k_v = ui.compact && matches!(s, Stage::Projection | Stage::SplitHeads);
             let in_parts = has_parts(s) && !handout && ui.presenting.get();
-            let parts = if in_parts {
+            let parts = if one_of_q_k_v {
+                3
+            } else if in_parts {
                 presenter_parts(s, o.config.n_heads, o.wiring, loss.get())
             } else {
                 1
@@ -84,7 +88,7 @@ pub(super) fn StageHeader(
             let alone = (parts > 1).then(|| {
                 let part = ui.part_of(s).min(parts - 1);
                 match s {
-                    Stage::Projection => formula_equation(&inner, part),
+                    Stage::Projection | Stage::SplitHeads => formula_equation(&inner, part),
                     _ => BackMatrix::shown_alone(s, o.wiring)
                         .get(part)
                         .and_then(|&m| {

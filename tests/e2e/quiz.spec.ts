@@ -439,3 +439,36 @@ test("presenting the backward pass at 1024×768, every revealed answer leaves th
   }
   expect(revealed, "answers revealed on the way back").toBeGreaterThanOrEqual(7);
 });
+
+test("presenting a head's two gradients at 1024×768 with eight tokens and a source, they sit side by side and the reveal fits", async ({
+  app,
+  page,
+}) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  const sentence = encodeURIComponent("the quick brown fox jumps over lazy dogs");
+  const source = encodeURIComponent("le renard brun saute");
+  for (const stage of ["back-scores", "back-weighted-sum"]) {
+    await app.goto(`./?present=1#v=1&quiz=1&blk=1&goal=copy_first&stage=${stage}&s=${sentence}&src=${source}`);
+    await expect(page.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+    await expect(hiddenResults(page)).toHaveCount(2);
+    await page.keyboard.press("r");
+    await expect(hiddenResults(page)).toHaveCount(0);
+    await expect(page.getByTestId("quiz-worked")).toBeVisible();
+    // The two equations share one row: before, one under the other, the step ran below the
+    // screen even at the smallest zoom.
+    const lines = page.locator(".stage-body > .line");
+    await expect(lines).toHaveCount(2);
+    await expect
+      .poll(async () => {
+        const [a, b] = await lines.evaluateAll((ls) => ls.map((l) => l.getBoundingClientRect()));
+        return Math.abs(a.top - b.top) < 1 && b.left >= a.right;
+      }, { message: `${stage}: side by side` })
+      .toBe(true);
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${stage}: no scrolling` })
+      .toBeLessThanOrEqual(768);
+    await expect
+      .poll(() => page.locator(".stage canvas").last().evaluate((c) => c.getBoundingClientRect().bottom))
+      .toBeLessThanOrEqual(768);
+  }
+});

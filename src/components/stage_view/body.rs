@@ -187,5 +187,8 @@ pub(super) fn StageBody(
             })
             .flatten()
     };
-    view! { <div class="stage-body">{goal}{body}</div> }
+    // A head's two gradients on the way back are two equations, which presenter mode may set
+    // side by side.
+    let two_results = move || matches!(stage.get(), Stage::BackScores | Stage::BackWeightedSum);
+    view! { <div class="stage-body" class:two-results=two_results>{goal}{body}</div> }
 }

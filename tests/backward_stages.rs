@@ -11,8 +11,8 @@ use attention_lens::attention::{
 };
 use attention_lens::words::{
     back_formula, back_formula_mathml, back_label, back_note, back_part_formula_mathml, back_title,
-    explain_back, format_value, goal_error_text, goal_line, stage_explanation, stage_progress,
-    unreached_text, Explanation, GoalSource,
+    by_hand_either_way, explain_back, format_value, goal_error_text, goal_line, stage_explanation,
+    stage_progress, unreached_text, Explanation, GoalSource,
 };
 
 /// The switches of one scenario.
@@ -516,6 +516,78 @@ fn the_pattern_gradient_of_a_names_the_target_and_the_weight() {
         .unwrap()
         .contains("target puts no weight on this key"));
     assert_eq!(e.title, "Gradient ∂L/∂A₂[down, sat]");
+}
+
+/// A number as the explanations write it: `−0.42` or `(−0.42)`.
+fn parse(text: &str) -> f64 {
+    text.trim_start_matches('(')
+        .trim_end_matches(')')
+        .replace('−', "-")
+        .parse()
+        .unwrap_or_else(|_| panic!("{text:?} is not a number"))
+}
+
+#[test]
+fn every_task_softmax_line_says_approximately_exactly_when_its_written_numbers_miss() {
+    let mut missed = 0;
+    for s in setups() {
+        let t = trace(s);
+        let pass = BackwardPass::new(&t, &Goal::Task(Task::CopyPrevious)).unwrap();
+        for h in 0..s.n_heads {
+            let m = BackMatrix::Head(h, HeadGrad::Masked);
+            let values = m.get(&pass).unwrap();
+            for i in 0..values.nrows() {
+                for j in 0..values.ncols() {
+                    let e = explain_back(&t, &pass, m, i, j).unwrap();
+                    // a × (g − r) [/ T] = v, redone from the numbers as written.
+                    let Some((a, rest)) = e.expansion.split_once(" × (") else {
+                        continue;
+                    };
+                    let (g, rest) = rest.split_once(" − ").unwrap();
+                    let (r, rest) = rest.split_once(')').unwrap();
+                    let divisor = rest
+                        .strip_prefix(" / ")
+                        .map_or(1.0, |d| parse(d.split(' ').next().unwrap()));
+                    let redone = parse(a) * (parse(g) - parse(r)) / divisor;
+                    let either = by_hand_either_way(redone).map(g3);
+                    let hits = either.contains(&e.value_text);
+                    assert_eq!(
+                        sign(&e),
+                        if hits { "=" } else { "≈" },
+                        "{s:?}: {}",
+                        e.expansion
+                    );
+                    if !hits {
+                        missed += 1;
+                        let note = e.note.as_deref().unwrap();
+                        assert!(
+                            note.contains(&format!("comes to ≈ {}, but", either[0])),
+                            "{s:?}: {} | {note}",
+                            e.expansion
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(missed > 0, "no task softmax line missed");
+}
+
+#[test]
+fn a_heads_slice_of_a_gradient_names_its_columns_as_the_cells_are_labelled() {
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::Task(Task::CopyPrevious)).unwrap();
+    let e = explain_back(&t, &pass, BackMatrix::Head(1, HeadGrad::Context), 0, 0).unwrap();
+    assert_eq!(
+        e.formula,
+        "∂L/∂C₂[i, c] = ∂L/∂C[i, c], for c in head 2's columns d5–d8"
+    );
+    assert!(e.title.ends_with(", d5]"), "{}", e.title);
+    let e = explain_back(&t, &pass, BackMatrix::Q, 0, 4).unwrap();
+    assert_eq!(
+        e.formula,
+        "∂L/∂Q[i, c] = ∂L/∂Q₂[i, c], for c in head 2's columns d5–d8"
+    );
 }
 
 #[test]

@@ -586,7 +586,11 @@ fn long_rows_leave_out_the_middle_of_the_sum_but_keep_the_exact_value() {
     let trace = trace_of(&long_sentence(), Config::default());
     let a = cell(&trace, head(1, HeadMatrix::Weights), 7, 30);
     assert!(a.expansion.contains("… 27 more terms …"), "{}", a.expansion);
-    let steps: Vec<&str> = a.expansion.split(" = ").collect();
+    let steps: Vec<&str> = a
+        .expansion
+        .split(" = ")
+        .flat_map(|s| s.split(" ≈ "))
+        .collect();
     let numbers = steps[1].split_once(" / (").unwrap().1.trim_end_matches(')');
     assert_eq!(numbers.split(" + ").count(), 3 + 1 + 2);
     assert_eq!(a.value, trace.heads[1].weights[(7, 30)]);
@@ -605,14 +609,14 @@ fn the_scale_explanation_names_the_divisor_and_the_mode() {
     let s = format_value(trace.heads[0].scores[(0, 1)], 2);
     assert_eq!(
         e.expansion,
-        format!("{s} / √2 ≈ {s} / 1.414 = {}", e.value_text)
+        format!("{s} / √2 ≈ {s} / 1.4142 = {}", e.value_text)
     );
 
     let [by_length, unscaled, _] = <[Trace; 3]>::try_from(variant_traces()).unwrap();
     let e = cell(&by_length, head(1, HeadMatrix::Scaled), 2, 0);
     assert_eq!(e.formula, "Z₂[i, j] = S₂[i, j] / √seq_len");
     assert!(e.expansion.contains(" / √3 ≈ "), "{}", e.expansion);
-    assert!(e.expansion.contains(" / 1.732 = "), "{}", e.expansion);
+    assert!(e.expansion.contains(" / 1.7321 = "), "{}", e.expansion);
     assert!(e.note.as_deref().unwrap().contains("common mistake"));
 
     let e = cell(&unscaled, head(0, HeadMatrix::Scaled), 1, 2);
@@ -651,7 +655,7 @@ fn a_tiny_score_scale_and_softmax_match_the_hand_computation() {
 
     // −1.25 / √2 = −0.8839
     let z = cell(&trace, head(0, HeadMatrix::Scaled), 0, 1);
-    assert_eq!(z.expansion, "−1.25 / √2 ≈ −1.25 / 1.414 = −0.88");
+    assert_eq!(z.expansion, "−1.25 / √2 ≈ −1.25 / 1.4142 = −0.88");
 
     // Row cats: z = (1.25, −1.25) / √2 = (0.8839, −0.8839), max 0.8839;
     // exp(−1.7678) = 0.1707, so a = 0.1707 / (1 + 0.1707) = 0.1458.
@@ -901,7 +905,7 @@ fn a_cross_attention_scale_cell_divides_by_the_root_of_the_sources_length() {
     let e = cell(&trace, head(0, HeadMatrix::Scaled), 1, 2);
     assert_eq!(e.formula, "Z₁[i, j] = S₁[i, j] / √src_len");
     assert!(e.expansion.contains(" / √5 ≈ "), "{}", e.expansion);
-    assert!(e.expansion.contains(" / 2.236 = "), "{}", e.expansion);
+    assert!(e.expansion.contains(" / 2.2361 "), "{}", e.expansion);
     let note = e.note.as_deref().unwrap();
     assert!(note.contains("src_len = 5"), "{note}");
     assert!(!note.contains("seq_len"), "{note}");
@@ -1038,7 +1042,10 @@ fn a_softmax_total_that_is_not_the_sum_of_its_shown_terms_is_written_approximate
         "{note}"
     );
     assert!(
-        note.contains("this comes to ≈ 0.93, but the result, 0.92, is computed from the exact"),
+        note.contains(
+            "Redone with the rounded numbers shown, 1.00 / 1.08 comes to ≈ 0.93, but the weight, \
+             0.92, is computed from the exact values."
+        ),
         "{note}"
     );
 }
@@ -1059,7 +1066,7 @@ fn a_root_that_is_not_whole_is_written_approximately_and_a_whole_root_exactly() 
     };
     let d_k_2 = by("I am hungry", 4, ScaleMode::SqrtHeadDim);
     assert!(
-        d_k_2.contains(" / √2 ≈ ") && d_k_2.contains(" / 1.414 "),
+        d_k_2.contains(" / √2 ≈ ") && d_k_2.contains(" / 1.4142 "),
         "{d_k_2}"
     );
     let d_k_4 = by("I am hungry", 8, ScaleMode::SqrtHeadDim);
@@ -1073,7 +1080,7 @@ fn a_root_that_is_not_whole_is_written_approximately_and_a_whole_root_exactly() 
     assert!(seq_len_4.contains(" / √4 = "), "{seq_len_4}");
     let src_len_5 = cell(&cross_trace(), head(0, HeadMatrix::Scaled), 0, 1).expansion;
     assert!(
-        src_len_5.contains(" / √5 ≈ ") && src_len_5.contains(" / 2.236 "),
+        src_len_5.contains(" / √5 ≈ ") && src_len_5.contains(" / 2.2361 "),
         "{src_len_5}"
     );
 }

@@ -464,10 +464,11 @@ fn every_scaled_score_names_the_divisor_the_maths_used() {
             Some((symbol, n)) => {
                 assert!(e.formula.ends_with(&format!("/ {symbol}")), "{}", e.formula);
                 let d = trace.scale_divisor;
+                // Four decimals: a hand redoes the division with the root as written.
                 let shown = if d.fract() == 0.0 {
                     d.to_string()
                 } else {
-                    format_value(d, 3)
+                    format_value(d, 4)
                 };
                 // A root that is not whole is only approximately the number written.
                 let relation = if d.fract() == 0.0 { "=" } else { "≈" };
@@ -835,6 +836,77 @@ fn every_softmax_line_whose_shown_exponentials_miss_the_total_says_so() {
         }
     }
     assert!(missed > 0, "no softmax total missed its shown terms");
+}
+
+/// `exp(a − b)` or `exp((a − b) / t)` redone with the numbers as written; `None` for `exp(−∞)`.
+fn exp_redone(call: &str) -> Option<f64> {
+    let inside = call.strip_prefix("exp(")?.strip_suffix(')')?;
+    if inside == "−∞" {
+        return None;
+    }
+    let (difference, t) = match inside.strip_prefix('(') {
+        Some(rest) => {
+            let (difference, t) = rest.split_once(") / ").unwrap();
+            (difference, parse(t))
+        }
+        None => (inside, 1.0),
+    };
+    let (a, b) = difference.split_once(" − ").unwrap();
+    Some(((parse(a) - parse(b)) / t).exp())
+}
+
+#[test]
+fn every_softmax_line_whose_exponentials_miss_exp_of_the_numbers_written_says_so() {
+    let mut missed = 0;
+    for trace in scenarios() {
+        for e in head_cells(&trace, HeadMatrix::Weights) {
+            if e.expansion.contains("more terms") || !e.value.is_finite() {
+                continue;
+            }
+            // exp(…) / (exp(…) + …) [= or ≈] n / (a + b + …) …
+            let Some((_, rest)) = e.expansion.split_once(" / (exp(") else {
+                continue;
+            };
+            let rest = format!("exp({rest}");
+            let end = [") = ", ") ≈ "]
+                .iter()
+                .filter_map(|sign| rest.find(sign))
+                .min()
+                .unwrap();
+            let calls = &rest[..end];
+            let (relation, rest) = rest[end + 2..].split_once(' ').unwrap();
+            let values = rest
+                .split_once(" / (")
+                .unwrap()
+                .1
+                .split_once(')')
+                .unwrap()
+                .0;
+            let misses = calls
+                .split(" + ")
+                .zip(values.split(" + "))
+                .any(|(call, value)| {
+                    exp_redone(call).is_some_and(|v| {
+                        !by_hand_either_way(v)
+                            .map(|v| format_value(v, 2))
+                            .contains(&value.to_string())
+                    })
+                });
+            let note = e.note.as_deref().unwrap_or("");
+            assert_eq!(relation, if misses { "≈" } else { "=" }, "{}", e.expansion);
+            assert_eq!(
+                note.contains("Each exponential is computed from the exact scores"),
+                misses,
+                "{} | {note}",
+                e.expansion
+            );
+            missed += usize::from(misses);
+        }
+    }
+    assert!(
+        missed > 0,
+        "no exponential missed exp of its written numbers"
+    );
 }
 
 #[test]

@@ -289,7 +289,7 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
         Stage::SplitHeads => ["Q", "K", "V"]
             .map(|m| {
                 format!(
-                    "{}<mo>=</mo><mi>{m}</mi><mo>[</mo><mo>:</mo><mo>,</mo><mo>(</mo><mi>h</mi><mo>−</mo><mn>1</mn><mo>)</mo>{dk}<mo>+</mo><mn>1</mn><mo>…</mo><mi>h</mi>{dk}<mo>]</mo>",
+                    "{}<mo>=</mo><mi>{m}</mi><mo>[</mo><mo>:</mo><mo>,</mo><mo>(</mo><mi>h</mi><mo>−</mo><mn>1</mn><mo>)</mo><mo>·</mo>{dk}<mo>+</mo><mn>1</mn><mo>…</mo><mi>h</mi><mo>·</mo>{dk}<mo>]</mo>",
                     msub(m, "h")
                 )
             })

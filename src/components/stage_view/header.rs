@@ -28,6 +28,8 @@ pub(super) fn StageHeader(
     trace: Memo<Trace>,
     /// The stage to show.
     stage: RwSignal<Stage>,
+    /// Whether every head is shown on one colour scale.
+    compare: RwSignal<bool>,
     /// In the printed handout, among other stages: the title's id names its stage.
     #[prop(optional)]
     handout: bool,
@@ -76,7 +78,10 @@ pub(super) fn StageHeader(
             // Presenting a product or a gradient at a time, the header gives the equation of
             // the one on show; so does a compact embed, which shows one of Q, K and V at the
             // projection and the split.
-            let one_of_q_k_v = ui.compact && matches!(s, Stage::Projection | Stage::SplitHeads);
+            let one_of_q_k_v = ui.compact
+                && !handout
+                && !compare.get()
+                && matches!(s, Stage::Projection | Stage::SplitHeads);
             let in_parts = has_parts(s) && !handout && ui.presenting.get();
             let parts = if one_of_q_k_v {
                 3

@@ -53,7 +53,7 @@ pub fn StageView(
         return view! {
             <article class="stage print-stage" data-testid=format!("handout-{key}")
                 aria-labelledby=format!("stage-title-{key}")>
-                <StageHeader trace stage handout=true />
+                <StageHeader trace stage compare handout=true />
                 <StageBody trace panels stage head compare hidden every_head=true />
                 <StageNotes trace stage />
             </article>
@@ -62,7 +62,7 @@ pub fn StageView(
     }
     view! {
         <article class="stage" data-testid="stage-view" aria-labelledby="stage-title">
-            <StageHeader trace stage />
+            <StageHeader trace stage compare />
             {children.map(|c| c())}
             <HeadTools n_heads stage head compare />
             <StageBody trace panels stage head compare hidden />

@@ -2,7 +2,9 @@
 //! real numbers and the display's rounding: gradients with three decimals, the forward numbers
 //! they read with two, as the heatmaps show them.
 
-use super::super::explain::terms::{hidden_terms_note, join_terms, result_sign, REDONE};
+use super::super::explain::terms::{
+    columns_text, hidden_terms_note, join_terms, result_sign, REDONE,
+};
 use super::super::explain::Explanation;
 use super::super::matrices::{cell_name, col_label, label, row_label};
 use super::super::number::{by_hand_if_missed, rounded};
@@ -286,7 +288,11 @@ pub fn explain_back(
                         "Head {}'s columns of {from_label} are its slice: the backward of cutting into heads.",
                         head + 1
                     ));
-                    format!("{l}[i, c] = {from_label}[i, (h−1)·d_k + c]")
+                    format!(
+                        "{l}[i, c] = {from_label}[i, c], for c in head {}'s {}",
+                        head + 1,
+                        columns_text(*head, trace.head_dim())
+                    )
                 }
                 _ => {
                     notes.push(format!(
@@ -294,7 +300,11 @@ pub fn explain_back(
                         col_label(trace, id, col),
                         head + 1
                     ));
-                    format!("{l}[i, c] = {from_label}[i, c − (h−1)·d_k], for the head h whose columns hold c")
+                    format!(
+                        "{l}[i, c] = {from_label}[i, c], for c in head {}'s {}",
+                        head + 1,
+                        columns_text(*head, trace.head_dim())
+                    )
                 }
             };
             (formula, source)
@@ -346,8 +356,9 @@ pub fn explain_back(
                 "rowsum(G ⊙ A) for this row = {sum_text} {sum_sign} {}.",
                 g3(*rowsum)
             ));
+            // Redone from the numbers the line writes: the rowsum as shown, not its terms.
             let by_hand = rounded(*a, 2)
-                * (rounded(*g, GRADIENT_DECIMALS) - rounded(sum_by_hand, GRADIENT_DECIMALS))
+                * (rounded(*g, GRADIENT_DECIMALS) - rounded(*rowsum, GRADIENT_DECIMALS))
                 / t;
             rounding_note(&mut notes, by_hand, value);
             let (t_sym, t_num) = if t != 1.0 {

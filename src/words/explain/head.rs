@@ -1,11 +1,13 @@
 //! The explanations of a head's own computations: Kᵀ, scores, scaling, the mask, the softmax and
 //! the weighted sum.
 
-use super::terms::{after_op, dot, hidden_terms_note, join_terms, num, rounded, rounding_note};
+use super::terms::{
+    after_op, dot, hidden_terms_note, join_terms, num, rounded, rounding_note, REDONE,
+};
 use super::{Text, ONE_TOKEN_MASK, ONE_TOKEN_NO_MASK};
 use crate::attention::{CellWork, Computation, HeadMatrix, MatrixId, ScaleMode, Trace};
 use crate::words::matrices::{cell_name, col_label, key_token, token};
-use crate::words::number::{format_value, subscript};
+use crate::words::number::{self, format_value, subscript};
 
 /// The text of `computation`, a cell of head `h`; `name` is the cell's name.
 pub(super) fn text(
@@ -169,7 +171,7 @@ fn scale(
 }
 
 /// Decimals of the divisor in the steps of a scaled score.
-const DIVISOR_DECIMALS: usize = 3;
+const DIVISOR_DECIMALS: usize = 4;
 
 fn mask(
     trace: &Trace,
@@ -309,10 +311,20 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     let shown_total: f64 = exps.iter().map(|e| rounded(*e)).sum();
     let all_shown = hidden_terms_note(scores.len()).is_none();
     let total_differs = all_shown && num(shown_total) != num(total);
+    // An exponential of the rounded numbers written that misses the one shown, which comes
+    // from the exact scores: the first written one, as (call, by hand, shown).
+    let exp_missed = scores.iter().zip(exps).find_map(|(v, e)| {
+        if !v.is_finite() {
+            return None;
+        }
+        let by_hand = ((rounded(*v) - rounded(max)) / t).exp();
+        number::by_hand_if_missed(by_hand, *e, num).map(|text| (call(*v), text, num(*e)))
+    });
     let steps = format!(
-        "{} / ({}) = {} / ({}) {} {} / {}",
+        "{} / ({}) {} {} / ({}) {} {} / {}",
         call(z),
         join_terms(&calls),
+        if exp_missed.is_some() { "≈" } else { "=" },
         evaluated(z, numerator),
         join_terms(&values),
         if total_differs { "≈" } else { "=" },
@@ -332,6 +344,12 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     if scores.contains(&f64::NEG_INFINITY) {
         notes.push("Masked keys add exp(−∞) = 0.".to_string());
     }
+    if let Some((call, by_hand, shown)) = exp_missed {
+        notes.push(format!(
+            "Each exponential is computed from the exact scores, so it can differ in the last \
+             digit from exp of the rounded numbers written: {call} ≈ {by_hand}, shown as {shown}."
+        ));
+    }
     if let Some(note) = hidden_terms_note(scores.len()) {
         notes.push(note);
     } else if total_differs {
@@ -345,7 +363,16 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     }
     // The last step written, redone: the numerator shown over the total shown (a total of
     // rounded exponentials that misses it has its own note above).
-    rounding_note(&mut notes, rounded(numerator) / rounded(total), work.value);
+    let (n_shown, total_shown) = (evaluated(z, numerator), num(total));
+    if let Some(by_hand) =
+        number::by_hand_if_missed(rounded(numerator) / rounded(total), work.value, num)
+    {
+        notes.push(format!(
+            "{REDONE}, {n_shown} / {total_shown} comes to ≈ {by_hand}, but the weight, {}, is \
+             computed from the exact values.",
+            num(work.value)
+        ));
+    }
     Some(Text {
         formula,
         steps,

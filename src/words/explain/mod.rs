@@ -225,7 +225,11 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                     rounding_note(&mut notes, by_hand, work.value);
                     (
                         "G[i, c] = 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³)))".to_string(),
-                        format!("0.5 × {h} × (1 + tanh(0.7979 × ({h} + 0.044715 × {h}³)))"),
+                        format!(
+                            "0.5 × {} × (1 + tanh(0.7979 × ({h} + 0.044715 × {}³)))",
+                            after_op(*input),
+                            after_op(*input)
+                        ),
                         "This is the tanh approximation of GELU(x) = x·Φ(x), with Φ the normal \
                          distribution's cumulative probability, as GPT-2 computes it. GELU keeps \
                          large positive numbers almost unchanged, sends large negative ones to \

@@ -106,7 +106,7 @@ pub(super) fn rounded(v: f64) -> f64 {
 }
 
 /// `columns d3–d4` (or `column d3`) of head `h`.
-pub(super) fn columns_text(h: usize, head_dim: usize) -> String {
+pub(crate) fn columns_text(h: usize, head_dim: usize) -> String {
     let columns = if head_dim == 1 { "column" } else { "columns" };
     format!("{columns} {}", head_columns(h, head_dim))
 }

@@ -630,6 +630,11 @@ test.describe("on a phone", () => {
     // The first step has nothing before it.
     await app.goto("./?present=1#v=1&stage=input");
     await expect(page.getByTestId("presenter-prev")).toBeDisabled();
+    // Where there is room, Leave shares the arrows' row rather than taking a row of its own
+    // above the step.
+    const [leave, arrow] = [await page.getByTestId("leave-presenter").boundingBox(), await next.boundingBox()];
+    expect(Math.abs(leave!.y - arrow!.y), "Leave on the arrows' row").toBeLessThanOrEqual(2);
+    expect(leave!.x, "Leave after the arrows").toBeGreaterThan(arrow!.x + arrow!.width);
     await page.getByTestId("presenter-next").tap();
     await expect(bar).toHaveAttribute("data-step", "projection-0");
   });

@@ -674,7 +674,7 @@ fn a_tiny_score_scale_and_softmax_match_the_hand_computation() {
         "A₁[cats, :] · V₁[:, d1] = 0.85 × (−0.50) + 0.15 × 2.00 ≈ −0.14"
     );
     assert!(
-        c.note.as_deref().unwrap().contains("comes to ≈ −0.13"),
+        c.note.as_deref().unwrap().contains("comes to −0.125, but"),
         "{:?}",
         c.note
     );

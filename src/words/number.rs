@@ -67,16 +67,20 @@ pub fn by_hand_either_way(sum: f64) -> [f64; 2] {
     [exact - 1e-12, exact + 1e-12]
 }
 
-/// What a sum redone by hand from rounded numbers comes to, written by `shown`, when neither way
-/// of rounding it (see [`by_hand_either_way`]) gives `value` as shown; `None` when one does.
-pub fn by_hand_if_missed(
-    by_hand: f64,
-    value: f64,
-    shown: impl Fn(f64) -> String,
-) -> Option<String> {
-    let [below, above] = by_hand_either_way(by_hand).map(&shown);
-    let value = shown(value);
-    (below != value && above != value).then_some(below)
+/// What a sum redone by hand from rounded numbers comes to, when neither way of rounding it
+/// (see [`by_hand_either_way`]) gives `value` as shown with `decimals` places; `None` when one
+/// does. Written `≈ 0.41`, or, on a tie, which a hand might round either way, exactly: `0.0675`.
+pub fn by_hand_if_missed(by_hand: f64, value: f64, decimals: usize) -> Option<String> {
+    let [below, above] = by_hand_either_way(by_hand).map(|v| format_value(v, decimals));
+    let value = format_value(value, decimals);
+    if below == value || above == value {
+        return None;
+    }
+    Some(if below == above {
+        format!("≈ {below}")
+    } else {
+        format_value(by_hand, decimals + 1)
+    })
 }
 
 /// `n` in subscript digits, as in `S₁₂`; heads are counted from 1 where people read them.
@@ -94,6 +98,23 @@ pub fn subscript(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sum_redone_by_hand_that_misses_is_written_rounded_or_on_a_tie_exactly() {
+        assert_eq!(
+            by_hand_if_missed(0.4076, 0.4012, 2).as_deref(),
+            Some("≈ 0.41")
+        );
+        assert_eq!(by_hand_if_missed(0.4076, 0.4149, 2), None);
+        // 0.0675 rounds to 0.067 or 0.068 by hand: neither is 0.069, and neither is written.
+        assert_eq!(
+            by_hand_if_missed(0.0675, 0.0694, 3).as_deref(),
+            Some("0.0675")
+        );
+        // A tie either of whose roundings gives the value is no miss.
+        assert_eq!(by_hand_if_missed(0.0675, 0.068, 3), None);
+        assert_eq!(by_hand_if_missed(0.0675, 0.067, 3), None);
+    }
 
     #[test]
     fn values_are_written_with_a_real_minus_and_no_negative_zero() {

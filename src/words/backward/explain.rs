@@ -7,7 +7,10 @@ use super::super::explain::terms::{
 };
 use super::super::explain::Explanation;
 use super::super::matrices::{cell_name, col_label, label, row_label};
-use super::super::number::{by_hand_if_missed, rounded};
+use super::super::number::{by_hand_if_missed, format_value, rounded};
+
+/// Decimals of a root that is not whole, in the steps of the scale's backward line.
+const ROOT_DECIMALS: usize = 4;
 use super::notes::{eq_2, f2, g3, GRADIENT_DECIMALS};
 use super::{back_cell_kind, back_label};
 use crate::attention::{
@@ -90,10 +93,10 @@ fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
         ));
         return;
     }
-    if let Some(by_hand) = by_hand_if_missed(by_hand, value, g3) {
+    if let Some(by_hand) = by_hand_if_missed(by_hand, value, GRADIENT_DECIMALS) {
         let value = g3(value);
         notes.push(format!(
-            "{REDONE} above, this comes to ≈ {by_hand}, but the result, {value}, is computed from the exact values."
+            "{REDONE} above, this comes to {by_hand}, but the result, {value}, is computed from the exact values."
         ));
     }
 }
@@ -197,8 +200,8 @@ pub fn explain_back(
             let pairs: Vec<(f64, f64)> = terms.iter().map(|(_, p, v)| (*p, *v)).collect();
             let (text, by_hand, long) = product_terms(&pairs, (Shown::Forward, Shown::Forward));
             notes.extend(long);
-            if let Some(by_hand) = by_hand_if_missed(by_hand, value, f2) {
-                notes.push(format!("{REDONE}, this comes to ≈ {by_hand}."));
+            if let Some(by_hand) = by_hand_if_missed(by_hand, value, 2) {
+                notes.push(format!("{REDONE}, this comes to {by_hand}."));
             }
             notes.push(format!(
                 "Π mixes the rows of {e} (the embeddings without positions) with the task's pattern; only the keys it weights are written."
@@ -346,12 +349,11 @@ pub fn explain_back(
             let (sum_text, sum_by_hand, _) =
                 product_terms(pairs, (Shown::Gradient, Shown::Forward));
             // The rounded terms shown may not add up to the shown sum exactly.
-            let sum_sign =
-                if rounded(sum_by_hand, GRADIENT_DECIMALS) == rounded(*rowsum, GRADIENT_DECIMALS) {
-                    "="
-                } else {
-                    "≈"
-                };
+            let sum_sign = if by_hand_if_missed(sum_by_hand, *rowsum, GRADIENT_DECIMALS).is_some() {
+                "≈"
+            } else {
+                "="
+            };
             notes.push(format!(
                 "rowsum(G ⊙ A) for this row = {sum_text} {sum_sign} {}.",
                 g3(*rowsum)
@@ -393,7 +395,16 @@ pub fn explain_back(
                     (format!("{l}[i, j] = {dm}[i, j]"), g3(*d_masked))
                 }
                 _ => {
-                    let by_hand = rounded(*d_masked, GRADIENT_DECIMALS) / divisor;
+                    // A root that is not whole is written with four decimals, as the forward
+                    // line writes it, and redone with the number written.
+                    let whole = divisor.fract() == 0.0;
+                    let shown = format_value(*divisor, ROOT_DECIMALS);
+                    let written = if whole {
+                        *divisor
+                    } else {
+                        rounded(*divisor, ROOT_DECIMALS)
+                    };
+                    let by_hand = rounded(*d_masked, GRADIENT_DECIMALS) / written;
                     rounding_note(&mut notes, by_hand, value);
                     let symbol = match mode {
                         ScaleMode::SqrtHeadDim => "√d_k",
@@ -406,7 +417,19 @@ pub fn explain_back(
                     ));
                     (
                         format!("{l}[i, j] = {dm}[i, j] / {symbol}"),
-                        format!("{} / √{root_of}", g3(*d_masked)),
+                        if whole {
+                            format!(
+                                "{} / √{root_of} = {} / {divisor}",
+                                g3(*d_masked),
+                                g3(*d_masked)
+                            )
+                        } else {
+                            format!(
+                                "{} / √{root_of} ≈ {} / {shown}",
+                                g3(*d_masked),
+                                g3(*d_masked)
+                            )
+                        },
                     )
                 }
             }

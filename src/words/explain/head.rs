@@ -2,7 +2,8 @@
 //! the weighted sum.
 
 use super::terms::{
-    after_op, dot, hidden_terms_note, join_terms, num, rounded, rounding_note, REDONE,
+    after_op, dot, hidden_terms_note, is_written, join_terms, num, rounded, rounding_note,
+    DECIMALS, REDONE,
 };
 use super::{Text, ONE_TOKEN_MASK, ONE_TOKEN_NO_MASK};
 use crate::attention::{CellWork, Computation, HeadMatrix, MatrixId, ScaleMode, Trace};
@@ -311,14 +312,15 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     let shown_total: f64 = exps.iter().map(|e| rounded(*e)).sum();
     let all_shown = hidden_terms_note(scores.len()).is_none();
     let total_differs = all_shown && num(shown_total) != num(total);
-    // An exponential of the rounded numbers written that misses the one shown, which comes
-    // from the exact scores: the first written one, as (call, by hand, shown).
-    let exp_missed = scores.iter().zip(exps).find_map(|(v, e)| {
-        if !v.is_finite() {
+    // An exponential written whose rounded numbers give another value than the one shown, which
+    // comes from the exact scores: the first, as (its key, its call, by hand, shown).
+    let exp_missed = scores.iter().zip(exps).enumerate().find_map(|(j, (v, e))| {
+        if !v.is_finite() || !is_written(j, scores.len()) {
             return None;
         }
         let by_hand = ((rounded(*v) - rounded(max)) / t).exp();
-        number::by_hand_if_missed(by_hand, *e, num).map(|text| (call(*v), text, num(*e)))
+        number::by_hand_if_missed(by_hand, *e, DECIMALS)
+            .map(|text| (key_token(trace, j), call(*v), text, num(*e)))
     });
     let steps = format!(
         "{} / ({}) {} {} / ({}) {} {} / {}",
@@ -344,10 +346,16 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     if scores.contains(&f64::NEG_INFINITY) {
         notes.push("Masked keys add exp(−∞) = 0.".to_string());
     }
-    if let Some((call, by_hand, shown)) = exp_missed {
+    if let Some((key, call, by_hand, shown)) = exp_missed {
+        let magnified = if t < 1.0 {
+            format!(" (dividing by T = {t} magnifies the scores' rounding)")
+        } else {
+            String::new()
+        };
         notes.push(format!(
-            "Each exponential is computed from the exact scores, so it can differ in the last \
-             digit from exp of the rounded numbers written: {call} ≈ {by_hand}, shown as {shown}."
+            "Each exponential is computed from the exact scores, so it can differ from exp of \
+             the rounded numbers written{magnified}: for key “{key}”, {call} comes to {by_hand}, \
+             shown as {shown}."
         ));
     }
     if let Some(note) = hidden_terms_note(scores.len()) {
@@ -365,10 +373,10 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     // rounded exponentials that misses it has its own note above).
     let (n_shown, total_shown) = (evaluated(z, numerator), num(total));
     if let Some(by_hand) =
-        number::by_hand_if_missed(rounded(numerator) / rounded(total), work.value, num)
+        number::by_hand_if_missed(rounded(numerator) / rounded(total), work.value, DECIMALS)
     {
         notes.push(format!(
-            "{REDONE}, {n_shown} / {total_shown} comes to ≈ {by_hand}, but the weight, {}, is \
+            "{REDONE}, {n_shown} / {total_shown} comes to {by_hand}, but the weight, {}, is \
              computed from the exact values.",
             num(work.value)
         ));

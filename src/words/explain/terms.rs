@@ -5,7 +5,7 @@ use crate::words::matrices::head_columns;
 use crate::words::number::{self, format_value};
 
 /// Decimals of the numbers in an explanation: the same as in heatmap cells.
-const DECIMALS: usize = 2;
+pub(super) const DECIMALS: usize = 2;
 
 /// Sums with more terms than this write out only the first and last few.
 const MAX_WRITTEN_TERMS: usize = 8;
@@ -49,6 +49,11 @@ pub(crate) fn join_terms(terms: &[String]) -> String {
     parts.join(" + ")
 }
 
+/// Whether term `index` of `count` is written out by [`join_terms`].
+pub(crate) fn is_written(index: usize, count: usize) -> bool {
+    count <= MAX_WRITTEN_TERMS || index < FIRST_TERMS || index >= count - LAST_TERMS
+}
+
 /// Says how many terms a long sum leaves out; `None` when it writes them all.
 pub(crate) fn hidden_terms_note(count: usize) -> Option<String> {
     (count > MAX_WRITTEN_TERMS).then(|| {
@@ -75,11 +80,11 @@ pub(crate) fn result_sign(notes: &[String]) -> &'static str {
 
 /// Warns when the rounded numbers shown do not give the rounded result, saying what they give.
 pub(super) fn rounding_note(notes: &mut Vec<String>, by_hand: f64, value: f64) {
-    if let Some(by_hand) = number::by_hand_if_missed(by_hand, value, num) {
+    if let Some(by_hand) = number::by_hand_if_missed(by_hand, value, DECIMALS) {
         let value = num(value);
         notes.push(format!(
-            "{REDONE} above, this comes to ≈ {by_hand}, but the result, {value}, is computed \
-             from the exact values."
+            "{REDONE} above, this comes to {by_hand}, but the result, {value}, is computed from \
+             the exact values."
         ));
     }
 }

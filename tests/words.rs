@@ -784,56 +784,64 @@ fn terms(text: &str) -> Vec<f64> {
     text.split(" + ").map(parse).collect()
 }
 
+/// Every softmax cell of the scenarios whose line writes all its terms.
+fn softmax_lines() -> Vec<Explanation> {
+    scenarios()
+        .iter()
+        .flat_map(|trace| head_cells(trace, HeadMatrix::Weights))
+        .filter(|e| !e.expansion.contains("more terms") && e.value.is_finite())
+        .collect()
+}
+
 #[test]
 fn every_softmax_line_whose_shown_exponentials_miss_the_total_says_so() {
     let mut missed = 0;
-    for trace in scenarios() {
-        for e in head_cells(&trace, HeadMatrix::Weights) {
-            if e.expansion.contains("more terms") || !e.value.is_finite() {
-                continue;
-            }
-            let note = e.note.as_deref().unwrap_or("");
-            // exp(…) / (exp(…) + …) = n / (a + b + …) [= or ≈] n / total = weight
-            let Some((_, rest)) = e.expansion.split_once(") = ") else {
-                continue;
-            };
-            let Some((shown, rest)) = rest.split_once(" / (") else {
-                continue;
-            };
-            let (sum, rest) = rest.split_once(") ").unwrap();
-            let (relation, rest) = rest.split_once(' ').unwrap();
-            let total = rest
-                .split(" / ")
-                .nth(1)
-                .unwrap()
-                .split([' '])
-                .next()
-                .unwrap();
-            let added = format_value(terms(sum).iter().sum(), 2);
-            if added == total {
-                assert_eq!(relation, "=", "{}", e.expansion);
-                continue;
-            }
-            missed += 1;
-            assert_eq!(relation, "≈", "{}", e.expansion);
-            assert!(
-                note.contains(&format!(
-                    "The exponentials shown add to {added}, not {total}, because each was rounded"
-                )),
-                "{} | {note}",
-                e.expansion
-            );
-            // The last step is redone from the numbers it writes, and says so only when they
-            // miss.
-            let redone =
-                by_hand_either_way(parse(shown) / parse(total)).map(|v| format_value(v, 2));
-            assert_eq!(
-                !redone.contains(&e.value_text),
-                note.contains("Redone with the rounded numbers"),
-                "{} | {note}",
-                e.expansion
-            );
+    for e in softmax_lines() {
+        let note = e.note.as_deref().unwrap_or("");
+        // exp(…) / (exp(…) + …) [= or ≈] n / (a + b + …) [= or ≈] n / total [= or ≈] weight
+        let Some((at, sign)) = [") = ", ") ≈ "]
+            .iter()
+            .filter_map(|sign| e.expansion.find(sign).map(|at| (at, sign)))
+            .min()
+        else {
+            continue;
+        };
+        let rest = &e.expansion[at + sign.len()..];
+        let Some((shown, rest)) = rest.split_once(" / (") else {
+            continue;
+        };
+        let (sum, rest) = rest.split_once(") ").unwrap();
+        let (relation, rest) = rest.split_once(' ').unwrap();
+        let total = rest
+            .split(" / ")
+            .nth(1)
+            .unwrap()
+            .split([' '])
+            .next()
+            .unwrap();
+        let added = format_value(terms(sum).iter().sum(), 2);
+        if added == total {
+            assert_eq!(relation, "=", "{}", e.expansion);
+            continue;
         }
+        missed += 1;
+        assert_eq!(relation, "≈", "{}", e.expansion);
+        assert!(
+            note.contains(&format!(
+                "The exponentials shown add to {added}, not {total}, because each was rounded"
+            )),
+            "{} | {note}",
+            e.expansion
+        );
+        // The last step is redone from the numbers it writes, and says so only when they
+        // miss.
+        let redone = by_hand_either_way(parse(shown) / parse(total)).map(|v| format_value(v, 2));
+        assert_eq!(
+            !redone.contains(&e.value_text),
+            note.contains("Redone with the rounded numbers"),
+            "{} | {note}",
+            e.expansion
+        );
     }
     assert!(missed > 0, "no softmax total missed its shown terms");
 }
@@ -858,50 +866,45 @@ fn exp_redone(call: &str) -> Option<f64> {
 #[test]
 fn every_softmax_line_whose_exponentials_miss_exp_of_the_numbers_written_says_so() {
     let mut missed = 0;
-    for trace in scenarios() {
-        for e in head_cells(&trace, HeadMatrix::Weights) {
-            if e.expansion.contains("more terms") || !e.value.is_finite() {
-                continue;
-            }
-            // exp(…) / (exp(…) + …) [= or ≈] n / (a + b + …) …
-            let Some((_, rest)) = e.expansion.split_once(" / (exp(") else {
-                continue;
-            };
-            let rest = format!("exp({rest}");
-            let end = [") = ", ") ≈ "]
-                .iter()
-                .filter_map(|sign| rest.find(sign))
-                .min()
-                .unwrap();
-            let calls = &rest[..end];
-            let (relation, rest) = rest[end + 2..].split_once(' ').unwrap();
-            let values = rest
-                .split_once(" / (")
-                .unwrap()
-                .1
-                .split_once(')')
-                .unwrap()
-                .0;
-            let misses = calls
-                .split(" + ")
-                .zip(values.split(" + "))
-                .any(|(call, value)| {
-                    exp_redone(call).is_some_and(|v| {
-                        !by_hand_either_way(v)
-                            .map(|v| format_value(v, 2))
-                            .contains(&value.to_string())
-                    })
-                });
-            let note = e.note.as_deref().unwrap_or("");
-            assert_eq!(relation, if misses { "≈" } else { "=" }, "{}", e.expansion);
-            assert_eq!(
-                note.contains("Each exponential is computed from the exact scores"),
-                misses,
-                "{} | {note}",
-                e.expansion
-            );
-            missed += usize::from(misses);
-        }
+    for e in softmax_lines() {
+        // exp(…) / (exp(…) + …) [= or ≈] n / (a + b + …) …
+        let Some((_, rest)) = e.expansion.split_once(" / (exp(") else {
+            continue;
+        };
+        let rest = format!("exp({rest}");
+        let end = [") = ", ") ≈ "]
+            .iter()
+            .filter_map(|sign| rest.find(sign))
+            .min()
+            .unwrap();
+        let calls = &rest[..end];
+        let (relation, rest) = rest[end + 2..].split_once(' ').unwrap();
+        let values = rest
+            .split_once(" / (")
+            .unwrap()
+            .1
+            .split_once(')')
+            .unwrap()
+            .0;
+        let misses = calls
+            .split(" + ")
+            .zip(values.split(" + "))
+            .any(|(call, value)| {
+                exp_redone(call).is_some_and(|v| {
+                    !by_hand_either_way(v)
+                        .map(|v| format_value(v, 2))
+                        .contains(&value.to_string())
+                })
+            });
+        let note = e.note.as_deref().unwrap_or("");
+        assert_eq!(relation, if misses { "≈" } else { "=" }, "{}", e.expansion);
+        assert_eq!(
+            note.contains("Each exponential is computed from the exact scores"),
+            misses,
+            "{} | {note}",
+            e.expansion
+        );
+        missed += usize::from(misses);
     }
     assert!(
         missed > 0,

@@ -69,17 +69,24 @@ pub fn by_hand_either_way(sum: f64) -> [f64; 2] {
 
 /// What a sum redone by hand from rounded numbers comes to, when neither way of rounding it
 /// (see [`by_hand_either_way`]) gives `value` as shown with `decimals` places; `None` when one
-/// does. Written `≈ 0.41`, or, on a tie, which a hand might round either way, exactly: `0.0675`.
+/// does. Written `≈ 0.41`; exactly where it ends within `decimals` places (`−0.125`) or one more,
+/// on a tie that a hand might round either way (`0.0675`).
 pub fn by_hand_if_missed(by_hand: f64, value: f64, decimals: usize) -> Option<String> {
     let [below, above] = by_hand_either_way(by_hand).map(|v| format_value(v, decimals));
     let value = format_value(value, decimals);
     if below == value || above == value {
         return None;
     }
-    Some(if below == above {
-        format!("≈ {below}")
-    } else {
+    let ends_within = |places: usize| {
+        let scaled = by_hand * 10f64.powi(places as i32);
+        (scaled - scaled.round()).abs() < 1e-6
+    };
+    Some(if ends_within(decimals) {
+        below
+    } else if below != above {
         format_value(by_hand, decimals + 1)
+    } else {
+        format!("≈ {below}")
     })
 }
 
@@ -106,6 +113,15 @@ mod tests {
             Some("≈ 0.41")
         );
         assert_eq!(by_hand_if_missed(0.4076, 0.4149, 2), None);
+        // −0.75 / 6 is −0.125 exactly, and −1 / (2·10 × 0.01) is −5: no "≈".
+        assert_eq!(
+            by_hand_if_missed(-0.75 / 6.0, -0.1262, 3).as_deref(),
+            Some("−0.125")
+        );
+        assert_eq!(
+            by_hand_if_missed(-1.0 / (20.0 * 0.01), -6.521, 3).as_deref(),
+            Some("−5.000")
+        );
         // 0.0675 rounds to 0.067 or 0.068 by hand: neither is 0.069, and neither is written.
         assert_eq!(
             by_hand_if_missed(0.0675, 0.0694, 3).as_deref(),

@@ -354,15 +354,16 @@ pub fn explain_back(
             } else {
                 "="
             };
-            notes.push(format!(
-                "rowsum(G ⊙ A) for this row = {sum_text} {sum_sign} {}.",
-                g3(*rowsum)
-            ));
-            // Redone from the numbers the line writes: the rowsum as shown, not its terms.
+            // Redone from the numbers the line writes: the rowsum as shown, not its terms. Its
+            // note comes first, where "this" is the line above.
             let by_hand = rounded(*a, 2)
                 * (rounded(*g, GRADIENT_DECIMALS) - rounded(*rowsum, GRADIENT_DECIMALS))
                 / t;
             rounding_note(&mut notes, by_hand, value);
+            notes.push(format!(
+                "rowsum(G ⊙ A) for this row = {sum_text} {sum_sign} {}.",
+                g3(*rowsum)
+            ));
             let (t_sym, t_num) = if t != 1.0 {
                 (" / T".to_string(), format!(" / {t}"))
             } else {

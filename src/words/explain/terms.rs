@@ -138,12 +138,12 @@ mod tests {
 
     #[test]
     fn an_operand_rounded_to_even_at_a_tie_is_redone_as_it_is_shown() {
-        // Shown as 0.12 × 1.00 + 0.25 × 1.00 = 0.38: by hand 0.37, so the note must be there.
+        // Shown as 0.12 × 1.00 + 0.25 × 1.00 = 0.38: by hand exactly 0.37, so the note is there.
         let (_, notes) = dot(&[(0.125, 1.0), (0.25, 1.0)], 0.375);
         assert_eq!(
             notes,
             [
-                "Redone with the rounded numbers shown above, this comes to ≈ 0.37, but the \
+                "Redone with the rounded numbers shown above, this comes to 0.37, but the \
                  result, 0.38, is computed from the exact values."
             ]
         );

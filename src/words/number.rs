@@ -77,11 +77,9 @@ pub fn by_hand_if_missed(by_hand: f64, value: f64, decimals: usize) -> Option<St
     if below == value || above == value {
         return None;
     }
-    let ends_within = |places: usize| {
-        let scaled = by_hand * 10f64.powi(places as i32);
-        (scaled - scaled.round()).abs() < 1e-6
-    };
-    Some(if ends_within(decimals) {
+    let scaled = by_hand * 10f64.powi(decimals as i32);
+    let exact = (scaled - scaled.round()).abs() < 1e-6;
+    Some(if exact {
         below
     } else if below != above {
         format_value(by_hand, decimals + 1)

@@ -8,15 +8,15 @@ use super::super::explain::terms::{
 use super::super::explain::Explanation;
 use super::super::matrices::{cell_name, col_label, label, row_label};
 use super::super::number::{by_hand_if_missed, format_value, rounded};
-
-/// Decimals of a root that is not whole, in the steps of the scale's backward line.
-const ROOT_DECIMALS: usize = 4;
 use super::notes::{eq_2, f2, g3, GRADIENT_DECIMALS};
 use super::{back_cell_kind, back_label};
 use crate::attention::{
     back_cell_work, BackComputation, BackMatrix, BackwardPass, HeadGrad, MatrixId, ScaleMode,
     Trace, WeightName,
 };
+
+/// Decimals of a root that is not whole, in the steps of the scale's backward line.
+const ROOT_DECIMALS: usize = 4;
 
 /// How many decimals a factor of a product shows: a gradient's or a forward number's.
 #[derive(Clone, Copy, PartialEq, Eq)]

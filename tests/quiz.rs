@@ -15,7 +15,7 @@ use attention_lens::formats::worksheet::{
 use attention_lens::plot::parse_cell;
 use attention_lens::quiz::{
     backward_question, question, question_in_view, quiz_seed, why_unasked, Answer, InView,
-    Response, Session,
+    Response, Session, Slot,
 };
 use attention_lens::state::Model;
 use attention_lens::words::{format_value, Unasked};
@@ -189,34 +189,64 @@ fn a_session_reveals_a_stage_once_and_keeps_the_tally_across_new_numbers() {
     let trace = Model::default().trace().unwrap();
     let mut session = Session::default();
     let q = question(&trace, Stage::Input, 7).unwrap();
+    let input = Slot::of(&q, InView::default());
     let Answer::Number { value } = q.answer else {
         panic!("the input asks for a number");
     };
-    assert!(session.outcome(Stage::Input).is_none());
-    assert!(!session.answer(q.clone(), &Response::Number(value + 0.5), "x".into()));
+    assert!(session.outcome(input).is_none());
+    assert!(!session.answer(q.clone(), input, &Response::Number(value + 0.5), "x".into()));
     // A second answer to a revealed stage changes nothing.
-    assert!(!session.answer(q.clone(), &Response::Number(value), "y".into()));
+    assert!(!session.answer(q.clone(), input, &Response::Number(value), "y".into()));
     assert_eq!(session.answers(), &[(Stage::Input, false)]);
-    assert_eq!(
-        session.outcome(Stage::Input).unwrap().given.as_deref(),
-        Some("x")
-    );
+    assert_eq!(session.outcome(input).unwrap().given.as_deref(), Some("x"));
 
     session.ask_again(Stage::Input);
-    assert!(session.answer(q, &Response::Number(value), "ok".into()));
+    assert!(session.answer(q, input, &Response::Number(value), "ok".into()));
     assert_eq!(session.right(), 1);
 
     // A teacher's reveal shows the answer without counting it.
     let scores = question(&trace, Stage::Scores, 7).unwrap();
-    session.reveal(scores);
-    assert_eq!(session.outcome(Stage::Scores).unwrap().right, None);
+    let scores_slot = Slot::of(&scores, InView::default());
+    session.reveal(scores, scores_slot);
+    assert_eq!(session.outcome(scores_slot).unwrap().right, None);
     assert_eq!(session.answers().len(), 2);
 
     assert!(session.any_revealed());
     session.hide_all();
     assert!(!session.any_revealed());
-    assert!(session.outcome(Stage::Input).is_none() && session.outcome(Stage::Scores).is_none());
+    assert!(session.outcome(input).is_none() && session.outcome(scores_slot).is_none());
     assert_eq!((session.answers().len(), session.right()), (2, 1));
+}
+
+#[test]
+fn a_view_that_steps_through_a_stage_keeps_an_answer_for_each_step() {
+    let trace = Model::default().trace().unwrap();
+    let mut session = Session::default();
+    // Presenting the projection, Q, K and V are three steps, each with its own question.
+    let shown = |part| InView {
+        part: Some(part),
+        head: Some(0),
+    };
+    let ask = |part| question_in_view(&trace, None, Stage::Projection, 7, shown(part)).unwrap();
+    let (q, k) = (ask(0), ask(1));
+    assert_ne!(q.cell.0, k.cell.0);
+    session.reveal(q.clone(), Slot::of(&q, shown(0)));
+    assert!(session.outcome(Slot::of(&q, shown(0))).is_some());
+    // K's step is still hidden, and its answer does not replace Q's.
+    assert!(session.outcome(Slot::of(&k, shown(1))).is_none());
+    session.reveal(k.clone(), Slot::of(&k, shown(1)));
+    assert_eq!(session.outcome(Slot::of(&q, shown(0))).unwrap().question, q);
+    assert_eq!(session.outcome(Slot::of(&k, shown(1))).unwrap().question, k);
+    // A stage with no heads keeps one answer, whichever head was last on show.
+    let input = question(&trace, Stage::Input, 7).unwrap();
+    let on = |head| InView {
+        part: None,
+        head: Some(head),
+    };
+    assert_eq!(Slot::of(&input, on(0)), Slot::of(&input, on(1)));
+    // Another question at the stage hides all its steps.
+    session.ask_again(Stage::Projection);
+    assert!(!session.any_revealed());
 }
 
 #[test]

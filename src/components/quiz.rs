@@ -5,13 +5,14 @@
 use super::context::backward_context;
 use super::context::{ui_context, BackwardContext, Selection, SelectionContext};
 use super::share::{copy, current_fragment};
-use crate::attention::{BackMatrix, BackwardPass, MatrixId, Stage, Trace};
+use crate::attention::{BackwardPass, Stage, Trace};
 use crate::formats::page::full_view_url;
 use crate::formats::permalink::FIRST_QUESTION_SET;
 use crate::panels;
 use crate::plot::parse_cell;
 use crate::quiz::{
     question_in_view, quiz_seed, why_unasked, Answer, InView, Outcome, Question, Response, Session,
+    Slot,
 };
 use crate::words;
 use leptos::html;
@@ -26,12 +27,13 @@ pub struct QuizContext {
     pub session: RwSignal<Session>,
     /// The current stage's question, while the quiz is on.
     pub question: Memo<Option<Question>>,
+    /// Where the current question's answer is kept: one per stage, or one per step where the
+    /// view steps through a stage's parts or heads.
+    slot: Memo<Option<Slot>>,
     /// Whether the current stage's result is hidden, waiting for an answer.
     pub hidden: Memo<bool>,
     /// The question set to come back to when the quiz is switched on again.
     last_set: StoredValue<u64>,
-    /// The head on show.
-    head: RwSignal<usize>,
 }
 
 impl QuizContext {
@@ -56,7 +58,10 @@ impl QuizContext {
         let Some(q) = self.question.get_untracked() else {
             return false;
         };
-        self.session.update(|s| s.reveal(q));
+        let Some(slot) = self.slot.get_untracked() else {
+            return false;
+        };
+        self.session.update(|s| s.reveal(q, slot));
         true
     }
 
@@ -92,8 +97,13 @@ pub fn provide_quiz(
             ask(None)
         }
     });
+    let slot = Memo::new(move |_| {
+        let shown = in_view(stage.get(), head.get());
+        question.with(|q| q.as_ref().map(|q| Slot::of(q, shown)))
+    });
     let hidden = Memo::new(move |_| {
-        question.with(Option::is_some) && session.with(|s| s.outcome(stage.get()).is_none())
+        slot.get()
+            .is_some_and(|k| session.with(|s| s.outcome(k).is_none()))
     });
     // Where one head is shown at a time, it is the head the question is about.
     Effect::new(move |_| {
@@ -134,9 +144,9 @@ pub fn provide_quiz(
         set,
         session,
         question,
+        slot,
         hidden,
         last_set: StoredValue::new(FIRST_QUESTION_SET),
-        head,
     };
     provide_context(ctx);
     ctx
@@ -228,7 +238,12 @@ pub fn QuizCard(
         fallback.set(None);
     });
 
-    let outcome = Memo::new(move |_| quiz.session.with(|s| s.outcome(stage.get()).cloned()));
+    // The outcome of the question on screen: of this step, where the view steps through the
+    // stage's parts or heads.
+    let outcome = Memo::new(move |_| {
+        let slot = quiz.slot.get()?;
+        quiz.session.with(|s| s.outcome(slot).cloned())
+    });
     // A backward stage the loss does not reach, or a goal the settings refuse, asks nothing:
     // the card says why instead of standing empty.
     let prompt = move || {
@@ -247,7 +262,8 @@ pub fn QuizCard(
 
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Some(q) = quiz.question.get_untracked() else {
+        let (Some(q), Some(slot)) = (quiz.question.get_untracked(), quiz.slot.get_untracked())
+        else {
             return;
         };
         let read =
@@ -257,7 +273,7 @@ pub fn QuizCard(
                 error.set(None);
                 let (matrix, row, col) = q.cell;
                 quiz.session.update(|s| {
-                    s.answer(q, &response, given);
+                    s.answer(q, slot, &response, given);
                 });
                 // Beside the pictures, the cell lights up with what it was computed from; on a
                 // phone the card's arithmetic is enough, without a sheet over the stage.
@@ -429,32 +445,8 @@ pub fn QuizCard(
         );
     };
 
-    // An answer about a product, a gradient or a head that the view has stepped away from
-    // belongs to a step that is not on screen: the card gives way until the learner goes back
-    // to it.
-    let about_another_part = move || {
-        let (matrix, about_head) =
-            outcome.with(|o| o.as_ref().map(|o| (o.question.cell.0, o.question.head())))?;
-        let s = stage.get();
-        let shown = in_view(s, quiz.head.get());
-        let parts: Vec<MatrixId> = match s {
-            Stage::Projection => vec![MatrixId::Q, MatrixId::K, MatrixId::V],
-            _ => trace.with(|t| {
-                BackMatrix::shown_alone(s, t.wiring())
-                    .into_iter()
-                    .map(MatrixId::Back)
-                    .collect()
-            }),
-        };
-        let part = parts.iter().position(|m| *m == matrix);
-        Some(match (about_head, part) {
-            (_, Some(p)) => shown.part.is_some_and(|s| s != p),
-            (Some(h), None) => shown.head.is_some_and(|s| s != h),
-            _ => false,
-        })
-    };
     view! {
-        {move || (quiz.set.get().is_some() && about_another_part() != Some(true)).then(|| view! {
+        {move || quiz.set.get().is_some().then(|| view! {
             <section class="quiz" data-testid="quiz" aria-labelledby="quiz-heading">
                 <div class="quiz-top">
                     <h3 id="quiz-heading">{words::QUIZ_HEADING}</h3>

@@ -410,68 +410,100 @@ pub struct Outcome {
     pub right: Option<bool>,
 }
 
-/// A quiz in one page: which stages are revealed, and every answer so far for the tally.
+/// Where the answer to a question is kept: its stage and, where the view steps through a stage
+/// one part or one head at a time (presenter mode, a compact embed's Q, K or V), which one, so
+/// that every step asks its own question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    stage: Stage,
+    part: Option<usize>,
+    head: Option<usize>,
+}
+
+impl Slot {
+    /// The slot of `question`, asked about what `shown` shows of its stage.
+    pub fn of(question: &Question, shown: InView) -> Self {
+        Self {
+            stage: question.stage,
+            part: shown.part,
+            head: shown.head.and(question.head()),
+        }
+    }
+}
+
+/// A quiz in one page: which questions are revealed, and every answer so far for the tally.
 /// Nothing of it leaves the page.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Session {
-    revealed: Vec<(Stage, Outcome)>,
+    revealed: Vec<(Slot, Outcome)>,
     answers: Vec<(Stage, bool)>,
 }
 
 impl Session {
-    /// How the question of `stage` ended, once answered or revealed.
-    pub fn outcome(&self, stage: Stage) -> Option<&Outcome> {
+    /// How the question kept in `slot` ended, once answered or revealed.
+    pub fn outcome(&self, slot: Slot) -> Option<&Outcome> {
         self.revealed
             .iter()
-            .find(|(s, _)| *s == stage)
+            .find(|(s, _)| *s == slot)
             .map(|(_, o)| o)
     }
 
-    fn settle(&mut self, outcome: Outcome) {
-        let stage = outcome.question.stage;
-        self.revealed.retain(|(s, _)| *s != stage);
-        self.revealed.push((stage, outcome));
+    fn settle(&mut self, slot: Slot, outcome: Outcome) {
+        self.revealed.retain(|(s, _)| *s != slot);
+        self.revealed.push((slot, outcome));
     }
 
-    /// Marks `response` (written `given`) to `question`, reveals its stage, counts it, and
-    /// says whether it was right. A stage already revealed is left as it is.
-    pub fn answer(&mut self, question: Question, response: &Response, given: String) -> bool {
-        if let Some(o) = self.outcome(question.stage) {
+    /// Marks `response` (written `given`) to `question`, kept in `slot`, reveals it, counts it,
+    /// and says whether it was right. A slot already revealed is left as it is.
+    pub fn answer(
+        &mut self,
+        question: Question,
+        slot: Slot,
+        response: &Response,
+        given: String,
+    ) -> bool {
+        if let Some(o) = self.outcome(slot) {
             return o.right.unwrap_or(false);
         }
         let right = question.is_right(response);
         self.answers.push((question.stage, right));
-        self.settle(Outcome {
-            question,
-            given: Some(given),
-            right: Some(right),
-        });
+        self.settle(
+            slot,
+            Outcome {
+                question,
+                given: Some(given),
+                right: Some(right),
+            },
+        );
         right
     }
 
-    /// Reveals `question`'s stage without an answer, as a teacher does after the class guessed;
-    /// the tally is unchanged.
-    pub fn reveal(&mut self, question: Question) {
-        if self.outcome(question.stage).is_none() {
-            self.settle(Outcome {
-                question,
-                given: None,
-                right: None,
-            });
+    /// Reveals `question`, kept in `slot`, without an answer, as a teacher does after the class
+    /// guessed; the tally is unchanged.
+    pub fn reveal(&mut self, question: Question, slot: Slot) {
+        if self.outcome(slot).is_none() {
+            self.settle(
+                slot,
+                Outcome {
+                    question,
+                    given: None,
+                    right: None,
+                },
+            );
         }
     }
 
-    /// Hides `stage` again, for another question.
+    /// Hides every step of `stage` again, for another question.
     pub fn ask_again(&mut self, stage: Stage) {
-        self.revealed.retain(|(s, _)| *s != stage);
+        self.revealed.retain(|(s, _)| s.stage != stage);
     }
 
-    /// Whether any stage is revealed.
+    /// Whether any question is revealed.
     pub fn any_revealed(&self) -> bool {
         !self.revealed.is_empty()
     }
 
-    /// Hides every stage again (the numbers changed); the tally stays.
+    /// Hides every question again (the numbers changed); the tally stays.
     pub fn hide_all(&mut self) {
         self.revealed.clear();
     }

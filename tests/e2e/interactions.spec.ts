@@ -122,7 +122,7 @@ test("presenting at 1024×768, a step to the next head closes the explanation of
   await expect(page.getByTestId("explain-title")).toContainText("S₂[");
 });
 
-test("presenting, a step to the next weight's gradient closes the explanation and the answered question gives way", async ({ app, page }) => {
+test("presenting, a step to the next weight's gradient closes the explanation and asks its own question", async ({ app, page }) => {
   await page.setViewportSize({ width: 1920, height: 1080 });
   await app.goto("./?present=1#v=1&stage=back-projection&goal=copy_first");
   const wk = page.getByTestId("canvas-d_w_q");
@@ -134,8 +134,8 @@ test("presenting, a step to the next weight's gradient closes the explanation an
   await expect(page.getByTestId("presenter-head")).toHaveText("∂L/∂W_k: 2 of 3");
   await expect(page.getByTestId("explain-title")).toHaveCount(0);
 
-  // With the quiz: the question is about W_q; once revealed, the step to W_k shows no card
-  // about W_q, and a step back brings the answer back.
+  // With the quiz: the question is about W_q; once revealed, the step to W_k asks about W_k
+  // behind its own hidden result, not about W_q, and a step back brings W_q's answer back.
   await page.goto("about:blank");
   await app.goto("./?present=1#v=1&stage=back-projection&goal=copy_first&quiz=1");
   await expect(page.getByTestId("quiz-prompt")).toContainText("move W_q[");
@@ -143,7 +143,9 @@ test("presenting, a step to the next weight's gradient closes the explanation an
   await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is ");
   await page.keyboard.press("ArrowRight");
   await expect(page.getByTestId("presenter-head")).toHaveText("∂L/∂W_k: 2 of 3");
-  await expect(page.getByTestId("quiz")).toHaveCount(0);
+  await expect(page.getByTestId("quiz-prompt")).toContainText("move W_k[");
+  await expect(page.getByTestId("quiz-feedback")).toHaveText("");
+  await expect(page.locator(".stage [data-testid^='hidden-']")).toHaveCount(1);
   await page.keyboard.press("ArrowLeft");
   await expect(page.getByTestId("quiz-prompt")).toContainText("move W_q[");
   await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is ");

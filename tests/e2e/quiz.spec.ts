@@ -264,7 +264,9 @@ test("presenting, the teacher reveals with R or the clicker, and the tally is th
   await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is ");
   await page.keyboard.press("PageDown");
   await expect(page.getByTestId("presenter-head")).toHaveText("Keys: K = X·W_k");
-  await expect(page.getByTestId("quiz-reveal")).toHaveCount(0);
+  // K's step asks about K in its turn, behind its own hidden result.
+  await expect(page.getByTestId("quiz-prompt")).toContainText("What is K[");
+  await expect(hiddenResults(page)).toHaveCount(1);
   // Choices are listed for the class to guess from; the Reveal button works as R does.
   const title = page.getByTestId("stage-title");
   for (let presses = 0; presses < 12 && (await title.textContent()) !== "Scores QₕKₕᵀ"; presses++) {
@@ -471,4 +473,42 @@ test("presenting a head's two gradients at 1024×768 with eight tokens and a sou
       .poll(() => page.locator(".stage canvas").last().evaluate((c) => c.getBoundingClientRect().bottom))
       .toBeLessThanOrEqual(768);
   }
+});
+
+test("presenting, every step of a stage shown in parts asks its own question, going forward too", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  const bar = page.getByTestId("presenter-bar");
+  const prompt = page.getByTestId("quiz-prompt");
+  await app.goto("./?present=1#v=1&quiz=1&stage=projection");
+  const prompts: string[] = [];
+  for (const step of ["projection-0", "projection-1", "projection-2"]) {
+    await expect(bar).toHaveAttribute("data-step", step);
+    // The step's result waits behind its question until the class has guessed.
+    await expect(hiddenResults(page)).toHaveCount(1);
+    prompts.push((await prompt.textContent()) ?? "");
+    await page.keyboard.press("ArrowRight");
+    await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is");
+    await expect(hiddenResults(page)).toHaveCount(0);
+    await page.keyboard.press("ArrowRight");
+  }
+  // Each question is about the matrix its step shows: Q, then K, then V.
+  expect(prompts[0]).toMatch(/\bQ\[/);
+  expect(prompts[1]).toMatch(/\bK\[/);
+  expect(prompts[2]).toMatch(/\bV\[/);
+  // Going back, each step keeps its revealed answer.
+  await expect(bar).toHaveAttribute("data-step", "split-0");
+  await page.keyboard.press("ArrowLeft");
+  await expect(bar).toHaveAttribute("data-step", "projection-2");
+  await expect(hiddenResults(page)).toHaveCount(0);
+  await expect(prompt).toHaveText(prompts[2]);
+
+  // On the way back, ∂L/∂C asks after ∂L/∂W_o was revealed.
+  await app.goto("./?present=1#v=1&quiz=1&stage=back-output&goal=copy_first");
+  await expect(prompt).toContainText("W_o[");
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("quiz-feedback")).toContainText("The answer is");
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", "back-output-1");
+  await expect(prompt).toContainText("∂L/∂C[");
+  await expect(hiddenResults(page)).toHaveCount(1);
 });

@@ -230,6 +230,22 @@ fn a_view_that_steps_through_a_stage_keeps_an_answer_for_each_step() {
     let ask = |part| question_in_view(&trace, None, Stage::Projection, 7, shown(part)).unwrap();
     let (q, k) = (ask(0), ask(1));
     assert_ne!(q.cell.0, k.cell.0);
+    // Each step draws its own cell: in none of these sets do the three steps all ask the same
+    // row and column.
+    let cells = |seed| {
+        let at = |part| {
+            let (_, r, c) = question_in_view(&trace, None, Stage::Projection, seed, shown(part))
+                .unwrap()
+                .cell;
+            (r, c)
+        };
+        [at(0), at(1), at(2)]
+    };
+    assert!((0..8).all(|seed| {
+        let [a, b, c] = cells(seed);
+        a != b || b != c
+    }));
+    assert!((0..8).all(|seed| cells(seed) == cells(seed)));
     session.reveal(q.clone(), Slot::of(&q, shown(0)));
     assert!(session.outcome(Slot::of(&q, shown(0))).is_some());
     // K's step is still hidden, and its answer does not replace Q's.

@@ -196,7 +196,11 @@ pub fn question_in_view(
 ) -> Option<Question> {
     let part = in_view.part;
     stage.position(trace.norm())?;
-    let mut rng = SplitMix64::new(seed ^ (stage.index() as u64).wrapping_mul(0x9E37_79B9_7F4A));
+    // Each part a presenter steps through draws its own cell: Q, K and V at the projection are
+    // three questions, not one cell asked three times.
+    let part_salt = part.map_or(0, |p| (p as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+    let mut rng =
+        SplitMix64::new(seed ^ (stage.index() as u64).wrapping_mul(0x9E37_79B9_7F4A) ^ part_salt);
     let mut pick = |n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
     if stage.is_backward() {
         return backward::question(trace, backward?, stage, in_view, &mut pick);

@@ -495,6 +495,9 @@ test("presenting, every step of a stage shown in parts asks its own question, go
   expect(prompts[0]).toMatch(/\bQ\[/);
   expect(prompts[1]).toMatch(/\bK\[/);
   expect(prompts[2]).toMatch(/\bV\[/);
+  // And each draws its own cell rather than asking one row and column three times.
+  const cells = prompts.map((p) => p.match(/\b[QKV](\[[^\]]*\])/)?.[1]);
+  expect(new Set(cells).size).toBeGreaterThan(1);
   // Going back, each step keeps its revealed answer.
   await expect(bar).toHaveAttribute("data-step", "split-0");
   await page.keyboard.press("ArrowLeft");

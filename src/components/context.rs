@@ -133,13 +133,18 @@ impl UiContext {
         (self.presenting.get() || self.compact).then(|| self.part_of(stage))
     }
 
+    /// Whether `stage` shows one of Q, K and V at a time, picked with the Q/K/V buttons: a
+    /// compact embed does so at the projection and the split.
+    pub fn one_of_q_k_v(&self, stage: Stage) -> bool {
+        self.compact && matches!(stage, Stage::Projection | Stage::SplitHeads)
+    }
+
     /// The part of `stage` picked: the one last stepped or clicked to at `stage`, and 0 at a
     /// stage reached otherwise (a link, Back, the rail). A compact embed's Q, K or V stays picked
     /// from the projection to the split and back, where both show one of the three.
     pub fn part_of(&self, stage: Stage) -> usize {
         let (picked_at, part) = self.stage_part.get();
-        let q_k_or_v = |s: Stage| matches!(s, Stage::Projection | Stage::SplitHeads);
-        let same = picked_at == stage || (self.compact && q_k_or_v(picked_at) && q_k_or_v(stage));
+        let same = picked_at == stage || (self.one_of_q_k_v(picked_at) && self.one_of_q_k_v(stage));
         if same {
             part
         } else {

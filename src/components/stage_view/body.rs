@@ -92,7 +92,7 @@ pub(super) fn StageBody(
             {
                 shown = presenter_part(shown, s, part);
             }
-            (Stage::SplitHeads, Some(part)) if ui.compact && !every_head && !comparing => {
+            (Stage::SplitHeads, Some(part)) if ui.one_of_q_k_v(s) && !every_head && !comparing => {
                 for line in &mut shown {
                     if line.items.len() == 3 {
                         line.items = vec![line.items.swap_remove(part.min(2))];

@@ -50,9 +50,7 @@ pub(super) fn HeadTools(
             }
         });
         // A compact embed shows one of Q, K and V at a time where a stage has all three.
-        let one_of_three =
-            ui.compact && matches!(stage.get(), Stage::Projection | Stage::SplitHeads);
-        let parts = (one_of_three && !compare.get()).then(|| {
+        let parts = (ui.one_of_q_k_v(stage.get()) && !compare.get()).then(|| {
             let at = stage.get_untracked();
             view! {
                 <div class="head-picker part-picker" role="group" aria-label="Matrix to show">

@@ -78,10 +78,7 @@ pub(super) fn StageHeader(
             // Presenting a product or a gradient at a time, the header gives the equation of
             // the one on show; so does a compact embed, which shows one of Q, K and V at the
             // projection and the split.
-            let one_of_q_k_v = ui.compact
-                && !handout
-                && !compare.get()
-                && matches!(s, Stage::Projection | Stage::SplitHeads);
+            let one_of_q_k_v = ui.one_of_q_k_v(s) && !handout && !compare.get();
             let in_parts = has_parts(s) && !handout && ui.presenting.get();
             let parts = if one_of_q_k_v {
                 3

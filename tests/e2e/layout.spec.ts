@@ -413,6 +413,36 @@ test("on a phone a stage's equations wrap one under the other rather than hide b
   }
 });
 
+test("on a phone the row sums sit beside their rows of a drawing that gave way to the column", async ({ app, page }) => {
+  await page.setViewportSize({ width: 360, height: 640 });
+  await app.goto("./#v=1&s=the%20cat%20sat%20on%20the%20mat&stage=softmax");
+  const sums = page.getByTestId("sums-weights-h0");
+  await expect(sums.locator("li")).toHaveCount(6);
+  const { canvas, drawn, rows } = await sums.evaluate((ol) => {
+    const c = ol.parentElement!.querySelector("canvas")!;
+    const box = c.getBoundingClientRect();
+    return {
+      canvas: { top: box.top, height: box.height },
+      drawn: parseFloat(getComputedStyle(c).getPropertyValue("--w")),
+      rows: [...ol.querySelectorAll("li")].map((li) => {
+        const r = li.getBoundingClientRect();
+        return r.top + r.height / 2;
+      }),
+    };
+  });
+  const shown = await page.getByTestId("canvas-weights-h0").evaluate((c) => c.getBoundingClientRect().width);
+  // The drawing is shown smaller than it was laid out, so the sums must shrink with it.
+  expect(shown).toBeLessThan(drawn * 0.9);
+  const step = rows[1] - rows[0];
+  for (let r = 1; r < rows.length; r++) expect(Math.abs(rows[r] - rows[r - 1] - step)).toBeLessThan(1);
+  // Every sum sits within the drawing, the last one a row's height from its foot at most.
+  expect(rows[0]).toBeGreaterThan(canvas.top);
+  expect(rows[5]).toBeLessThan(canvas.top + canvas.height);
+  expect(canvas.top + canvas.height - rows[5]).toBeLessThan(step * 1.5);
+  // And each is in the middle of its row of cells: one row's height apart, as the cells are.
+  expect(step).toBeLessThan((canvas.height / 6) * 1.01);
+});
+
 for (const viewport of [
   { width: 1024, height: 768 },
   { width: 1920, height: 1080 },

@@ -311,11 +311,15 @@ pub fn HeatmapView(
     };
     let export_svg = move |_| export(ImageFormat::Svg);
 
-    // Row sums line up with the chart's rows.
+    // Row sums line up with the chart's rows at whatever size the drawing is shown: the list
+    // stretches to the drawing's height, and its tracks split that height as the drawing's
+    // layout does (the strip above the grid, one track per row, the rest below).
     let sums_style = move || {
         let l = layout();
+        let n = values.with(|m| m.nrows()) as u32;
+        let below = l.height.saturating_sub(l.grid_y + n * l.cell_h);
         format!(
-            "padding-top: calc({}px * var(--zoom, 1)); line-height: calc({}px * var(--zoom, 1))",
+            "grid-template-rows: minmax(0, {}fr) repeat({n}, minmax(0, {}fr)) minmax(0, {below}fr)",
             l.grid_y, l.cell_h
         )
     };

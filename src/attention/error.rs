@@ -10,6 +10,16 @@ pub enum AttentionError {
     /// The sentence has more tokens than the visualiser can show.
     #[error("The sentence has {count} tokens; the visualiser shows at most {max}. Shorten it.")]
     TooManyTokens { count: usize, max: usize },
+    /// One token has more characters than a label can show.
+    #[error(
+        "The token “{start}…” is {chars} characters long; a token can have at most \
+         {max}. Shorten it or split it with spaces."
+    )]
+    TokenTooLong {
+        start: String,
+        chars: usize,
+        max: usize,
+    },
     /// `d_model` is outside the supported range.
     #[error("d_model is {d_model}, but it must be between {min} and {max}.")]
     DModelOutOfRange {

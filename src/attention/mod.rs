@@ -68,7 +68,7 @@ pub use optimizer::{
 pub use parameter::{key_input, query_input, Parameter};
 pub use rng::SplitMix64;
 pub use stage::Stage;
-pub use tokens::{tokenize, MAX_TOKENS};
+pub use tokens::{tokenize, MAX_TOKENS, MAX_TOKEN_CHARS};
 pub use training::{check_goal, check_goal_fits, Training, DEFAULT_LEARNING_RATE};
 pub use weights::{Init, WeightName, Weights};
 

@@ -18,7 +18,12 @@ use super::error::AttentionError;
 /// The most tokens a sentence may have.
 pub const MAX_TOKENS: usize = 32;
 
-/// Splits `sentence` into tokens and checks there are between 1 and [`MAX_TOKENS`] of them.
+/// The most characters one token may have: longer than any word of a real sentence, short
+/// enough that a token's chip and the labels naming it stay readable.
+pub const MAX_TOKEN_CHARS: usize = 64;
+
+/// Splits `sentence` into tokens and checks there are between 1 and [`MAX_TOKENS`] of them,
+/// none longer than [`MAX_TOKEN_CHARS`].
 pub fn tokenize(sentence: &str) -> Result<Vec<String>, AttentionError> {
     let tokens = split(sentence);
     if tokens.is_empty() {
@@ -28,6 +33,13 @@ pub fn tokenize(sentence: &str) -> Result<Vec<String>, AttentionError> {
         return Err(AttentionError::TooManyTokens {
             count: tokens.len(),
             max: MAX_TOKENS,
+        });
+    }
+    if let Some(long) = tokens.iter().find(|t| t.chars().count() > MAX_TOKEN_CHARS) {
+        return Err(AttentionError::TokenTooLong {
+            start: long.chars().take(12).collect(),
+            chars: long.chars().count(),
+            max: MAX_TOKEN_CHARS,
         });
     }
     Ok(tokens)
@@ -195,5 +207,21 @@ mod tests {
         assert_eq!(err, AttentionError::TooManyTokens { count: 33, max: 32 });
         assert!(err.to_string().contains("at most 32"));
         assert_eq!(toks(&"a ".repeat(MAX_TOKENS)).len(), MAX_TOKENS);
+    }
+
+    #[test]
+    fn a_token_longer_than_the_maximum_is_an_error_that_names_its_start() {
+        let word = "x".repeat(MAX_TOKEN_CHARS + 1);
+        let err = tokenize(&format!("a {word} b")).unwrap_err();
+        assert_eq!(
+            err,
+            AttentionError::TokenTooLong {
+                start: "x".repeat(12),
+                chars: MAX_TOKEN_CHARS + 1,
+                max: MAX_TOKEN_CHARS
+            }
+        );
+        assert!(err.to_string().contains("at most 64"));
+        assert_eq!(toks(&"x".repeat(MAX_TOKEN_CHARS)).len(), 1);
     }
 }

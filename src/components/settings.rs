@@ -5,9 +5,10 @@ use super::outline::model_outline;
 use crate::attention::{
     Activation, Config, Norm, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
-use crate::plot::parse_cell;
+use crate::plot::{parse_cell, CellError};
 use crate::state::Model;
 use crate::words::{activation_name, norm_name, scale_mode_label, setting_help, Setting};
+use crate::words::{temperature_refusal, TemperatureProblem};
 use leptos::prelude::*;
 
 /// A setting's name and its "?" help, in the first column of the grid.
@@ -72,17 +73,20 @@ pub fn Settings(
     };
     let set_temperature = move |ev| {
         let text = event_target_value(&ev);
-        let parsed = parse_cell(&text).map_err(|e| e.to_string()).and_then(|t| {
-            if TEMPERATURE_RANGE.contains(&t) {
-                Ok(t)
-            } else {
-                Err(format!(
-                    "Use a temperature between {} and {}.",
-                    *TEMPERATURE_RANGE.start(),
-                    *TEMPERATURE_RANGE.end()
-                ))
-            }
-        });
+        let parsed = parse_cell(&text)
+            .map_err(|e| match e {
+                CellError::Empty => TemperatureProblem::Empty,
+                CellError::NotANumber | CellError::NonAsciiDigits => TemperatureProblem::NotANumber,
+                CellError::NotFinite | CellError::TooLarge => TemperatureProblem::OutOfRange,
+            })
+            .and_then(|t| {
+                if TEMPERATURE_RANGE.contains(&t) {
+                    Ok(t)
+                } else {
+                    Err(TemperatureProblem::OutOfRange)
+                }
+            })
+            .map_err(temperature_refusal);
         match parsed {
             Ok(t) => {
                 temperature_error.set(None);

@@ -127,3 +127,32 @@ mod tests {
         }
     }
 }
+
+/// Why a typed temperature cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemperatureProblem {
+    /// Nothing typed.
+    Empty,
+    /// Not a number at all.
+    NotANumber,
+    /// A number, but outside [`crate::attention::TEMPERATURE_RANGE`] (or not finite).
+    OutOfRange,
+}
+
+/// What a temperature that cannot be used gets told: the range it must lie in, with examples
+/// from that range (a matrix cell's "like 0.5 or -1.25" would suggest a negative temperature).
+pub fn temperature_refusal(problem: TemperatureProblem) -> String {
+    let (low, high) = (
+        *crate::attention::TEMPERATURE_RANGE.start(),
+        *crate::attention::TEMPERATURE_RANGE.end(),
+    );
+    match problem {
+        TemperatureProblem::Empty => {
+            format!("Type a temperature between {low} and {high}, like 0.5 or 2.")
+        }
+        TemperatureProblem::NotANumber => {
+            format!("Not a number: type a temperature between {low} and {high}, like 0.5 or 2.")
+        }
+        TemperatureProblem::OutOfRange => format!("Use a temperature between {low} and {high}."),
+    }
+}

@@ -85,7 +85,7 @@ test("an empty sentence is refused with a message and the last sentence stays", 
   expect(await output(app)).toEqual(before);
 });
 
-test("10 000 characters: too many words are refused, one long word is shown without breaking the page", async ({ app, page }) => {
+test("10 000 characters: too many words and an overlong word are refused, a long word is shown without breaking the page", async ({ app, page }) => {
   await app.goto();
   await app.openStage("output");
   const before = await output(app);
@@ -96,7 +96,12 @@ test("10 000 characters: too many words are refused, one long word is shown with
   await expect(app.tokens).toHaveText(["I", "am", "hungry"]);
   expect(await output(app)).toEqual(before);
 
-  const word = "x".repeat(10_000);
+  await input.fill("x".repeat(10_000));
+  await expect(page.getByTestId("sentence-error")).toContainText("10000 characters long; a token can have at most 64");
+  await expect(app.tokens).toHaveText(["I", "am", "hungry"]);
+  expect(await output(app)).toEqual(before);
+
+  const word = "x".repeat(64);
   await input.fill(word);
   await expect(page.getByTestId("sentence-error")).toBeEmpty();
   await expect(app.tokens).toHaveText([word]);
@@ -252,6 +257,13 @@ test("a bad temperature is refused with a message", async ({ app, page }) => {
     await expect(page.getByTestId("temperature-error"), text).not.toBeEmpty();
     await expect(field, text).toHaveAttribute("aria-invalid", "true");
     expect(await app.tableCells("weights-h0"), text).toEqual(before);
+  }
+  // The message gives the range, and its examples lie in it: never a negative temperature.
+  for (const text of ["abc", ""]) {
+    await field.fill(text);
+    await field.press("Enter");
+    await expect(page.getByTestId("temperature-error"), text).toContainText("between 0.01 and 100");
+    await expect(page.getByTestId("temperature-error"), text).not.toContainText("-");
   }
 });
 

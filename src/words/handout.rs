@@ -631,7 +631,7 @@ mod tests {
         assert!(!shared.contains("head 1"), "{shared}");
         assert!(!shared.contains("Train the weights"), "{shared}");
         let task = handout_goal_text(
-            "Task: every row of Y should equal E row 0",
+            "Task: every row of Y should equal the first row of E",
             &Goal::Task(Task::CopyFirst),
             false,
         );

@@ -126,13 +126,13 @@ pub fn paint_cell_label(query: &str, key: &str, weight: &str, masked: bool) -> S
 pub fn task_label(t: Task, cross: bool) -> String {
     let e = if cross { "E_src" } else { "E" };
     match t {
-        Task::CopyPrevious if cross => "Task: Y row i should equal E_src row i−1 (row 0 for \
-             the first; the last row of E_src once i−1 is past it)"
+        Task::CopyPrevious if cross => "Task: Y row i should equal E_src row i−1 (E_src row 1 \
+             for the first; the last row of E_src once i−1 is past it)"
             .into(),
         Task::CopyPrevious => {
-            format!("Task: Y row i should equal {e} row i−1 (row 0 for the first)")
+            format!("Task: Y row i should equal {e} row i−1 ({e} row 1 for the first)")
         }
-        Task::CopyFirst => format!("Task: every row of Y should equal {e} row 0"),
+        Task::CopyFirst => format!("Task: every row of Y should equal the first row of {e}"),
         Task::Mean if cross => {
             "Task: every row of Y should equal the mean of all E_src rows".into()
         }
@@ -283,6 +283,7 @@ mod tests {
             .chain(Task::ALL.iter().map(|t| task_label(*t, false)))
             .collect();
         assert_eq!(labels.len(), 2 * NamedTarget::ALL.len() + Task::ALL.len());
-        assert!(task_label(Task::CopyFirst, true).contains("E_src row 0"));
+        assert!(task_label(Task::CopyFirst, true).contains("the first row of E_src"));
+        assert!(labels.iter().all(|l| !l.contains("row 0")));
     }
 }

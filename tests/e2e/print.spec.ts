@@ -42,12 +42,12 @@ test("Ctrl+P prints the current stage alone, light and sharp, even from the dark
   await expect(canvas).toHaveAttribute("data-drawn", "true");
   expect(await sharpness(page, "canvas-weights-h0")).toBeLessThan(2.5);
   await page.emulateMedia({ media: "print" });
-  for (const part of [".topbar", ".controls", ".rail", ".stage-controls", ".head-tools", ".whatif"]) {
+  for (const part of [".topbar", ".controls", ".rail", ".stage-controls", ".head-tools", ".whatif", ".training"]) {
     await expect(page.locator(part).first(), part).toBeHidden();
   }
   // No control is printed; a matrix's name (a help trigger on screen) is printed as its name.
-  await expect(page.locator(".stage button:not(.help-trigger):visible")).toHaveCount(0);
-  await expect(page.locator(".stage input:visible, .stage select:visible")).toHaveCount(0);
+  await expect(page.locator("button:not(.help-trigger):visible")).toHaveCount(0);
+  await expect(page.locator("input:visible, select:visible, textarea:visible")).toHaveCount(0);
   await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
   await expect(page.getByTestId("stage-note")).toBeVisible();
   await expect(canvas).toBeVisible();
@@ -173,7 +173,7 @@ test("a task's backward stages reach W_o and the values on paper too", async ({ 
   await app.goto("./#v=1&goal=copy_previous");
   await app.openExportMenu();
   await page.getByTestId("export-print").click();
-  await expect(page.getByTestId("handout-goal")).toContainText("“Task: Y row i should equal E row i−1 (row 0 for the first)”");
+  await expect(page.getByTestId("handout-goal")).toContainText("“Task: Y row i should equal E row i−1 (E row 1 for the first)”");
   await expect(page.locator("article.print-stage")).toHaveCount(HANDOUT_STAGES.length);
   await expect(page.getByTestId("unreached")).toHaveCount(0);
   await expect(page.getByTestId("handout-back-output").getByTestId("canvas-d_w_o")).toHaveAttribute("data-drawn", "true");

@@ -4,12 +4,13 @@ use crate::attention::{BackMatrix, BackwardPass, MatrixId, Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
-    close_menus, close_menus_on_press_outside, fit_to_window, goal_text, import_file,
-    model_outline, post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz,
-    provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled,
-    step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
-    ExportMenu, Handout, MatrixEditors, PresenterBar, QuizCard, SentenceInput, Settings,
-    ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
+    close_menus, close_menus_on_escape, close_menus_on_press_outside, drop_query_option,
+    fit_to_window, goal_text, import_file, model_outline, point_at_full_view,
+    post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz, provide_selection,
+    provide_trainer, provide_ui_context, set_fullscreen, settled, step_with_clicker, sync_with_url,
+    trace_outline, BackwardContext, EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors,
+    PresenterBar, QuizCard, SentenceInput, Settings, ShareButtons, Shared, StageControls,
+    StageRail, StageView, TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
@@ -129,6 +130,13 @@ pub fn App() -> impl IntoView {
     let quiz = provide_quiz(trace, backward, stage, head, picked.selection);
     let presenting = ui.presenting;
     presenting.set(options.present);
+    // Leaving presenter mode, however it is left, takes `present=1` out of the address, so a
+    // reload opens the page as it is now.
+    Effect::new(move |_| {
+        if !presenting.get() {
+            drop_query_option("present");
+        }
+    });
     let report = RwSignal::new(None::<String>);
     let n_heads = Signal::derive(move || outline.with(|o| o.config.n_heads));
     step_with_clicker(stage, head, n_heads);
@@ -191,6 +199,7 @@ pub fn App() -> impl IntoView {
         }
     });
     close_menus_on_press_outside();
+    close_menus_on_escape();
     let _dragover = window_event_listener(ev::dragover, move |ev| ev.prevent_default());
     let _drop = window_event_listener(ev::drop, move |ev| {
         ev.prevent_default();
@@ -299,7 +308,9 @@ pub fn App() -> impl IntoView {
             {embed.then(|| view! {
                 <header class="embed-bar">
                     <span class="embed-title">"attention-lens"</span>
-                    <a href=full_view target="_blank" rel="noopener" data-testid="open-full-view">"Open full view ↗"</a>
+                    <a href=full_view target="_blank" rel="noopener" data-testid="open-full-view"
+                        on:pointerdown=move |ev| point_at_full_view(&ev)
+                        on:click=move |ev| point_at_full_view(&ev)>"Open full view ↗"</a>
                 </header>
             }.into_any())}
             <div class="notices" role="status">

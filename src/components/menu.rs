@@ -1,5 +1,5 @@
 //! The top bar's menus are `<details>` elements. As menus do, they close when the pointer goes
-//! down outside them and once one of their actions has been taken; on a phone the open menu is
+//! down outside them, on Escape and once one of their actions has been taken; on a phone the open menu is
 //! pinned to the window, so it would otherwise stay over the stage as the page scrolls.
 
 use leptos::prelude::*;
@@ -25,5 +25,28 @@ pub fn close_menus_on_press_outside() {
     let _ = window_event_listener(leptos::ev::pointerdown, |ev| {
         let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
         close_menus(target.as_ref());
+    });
+}
+
+/// From now on, Escape closes an open menu and puts the focus back on its summary, as a menu
+/// button's menu does.
+pub fn close_menus_on_escape() {
+    let _ = window_event_listener(leptos::ev::keydown, |ev| {
+        if ev.key() != "Escape" {
+            return;
+        }
+        let Ok(Some(open)) = document().query_selector("details.menu[open]") else {
+            return;
+        };
+        ev.prevent_default();
+        let summary = open
+            .query_selector("summary")
+            .ok()
+            .flatten()
+            .and_then(|s| s.dyn_into::<web_sys::HtmlElement>().ok());
+        close_menus(None);
+        if let Some(summary) = summary {
+            let _ = summary.focus();
+        }
     });
 }

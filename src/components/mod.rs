@@ -40,7 +40,7 @@ pub use handout::Handout;
 pub use heatmap::{HeatmapView, PanelData};
 pub use help::Help;
 pub use matrix_editor::MatrixEditors;
-pub use menu::{close_menus, close_menus_on_press_outside};
+pub use menu::{close_menus, close_menus_on_escape, close_menus_on_press_outside};
 pub use outline::{from_trace, model_outline, provide_outlines, settled, trace_outline};
 pub use paragraphs::Paragraphs;
 
@@ -49,7 +49,10 @@ pub use preset_picker::PresetPicker;
 pub use quiz::{provide_quiz, quiz_context, QuizCard, QuizContext};
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;
-pub use share::{post_height_to_parent, post_step_to_parent, sync_with_url, ShareButtons, Shared};
+pub use share::{
+    drop_query_option, point_at_full_view, post_height_to_parent, post_step_to_parent,
+    sync_with_url, ShareButtons, Shared,
+};
 pub use stage_rail::{EditNote, StageControls, StageRail};
 pub use stage_view::StageView;
 pub use target_painter::TargetPainter;

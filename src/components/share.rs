@@ -101,6 +101,36 @@ pub(super) fn current_fragment() -> String {
         .to_string()
 }
 
+/// The full view of the state on screen, for a link followed now: the address bar may be a
+/// step behind (an embed rewrites it once edits pause), so the link is made when pressed.
+pub fn point_at_full_view(ev: &web_sys::Event) {
+    let link = ev
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlAnchorElement>().ok());
+    if let Some(link) = link {
+        let href = window().location().href().unwrap_or_default();
+        link.set_href(&full_view_url(&href, &current_fragment()));
+    }
+}
+
+/// Drops the query option `key` from the address bar, keeping the rest of the address and the
+/// history entry.
+pub fn drop_query_option(key: &str) {
+    let location = window().location();
+    let search = location.search().unwrap_or_default();
+    let kept = crate::formats::page::without_option(&search, key);
+    if kept != search {
+        let fragment = current_fragment();
+        let path = location.pathname().unwrap_or_default();
+        let hash = if fragment.is_empty() {
+            String::new()
+        } else {
+            format!("#{fragment}")
+        };
+        replace_url(&format!("{path}{kept}{hash}"));
+    }
+}
+
 /// Restores the state from the address bar, then keeps the address bar following the state:
 /// meaningful steps get a history entry, fine adjustments replace it, and Back/Forward restore.
 /// `notices` lists the parts of the link on show that could not be used; a link pasted into the

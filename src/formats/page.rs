@@ -49,6 +49,21 @@ pub fn parse_query(search: &str) -> PageOptions {
     options
 }
 
+/// The query string `search` without the option `key` (its `?` kept only while an option is
+/// left): a page that left presenter mode drops `present=1`, so a reload does not start it again.
+pub fn without_option(search: &str, key: &str) -> String {
+    let kept: Vec<&str> = search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|pair| !pair.is_empty() && pair.split_once('=').map_or(*pair, |(k, _)| k) != key)
+        .collect();
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", kept.join("&"))
+    }
+}
+
 /// The page address without query and fragment, e.g. `https://host/path/`.
 fn base_of(href: &str) -> &str {
     let end = href.find(['?', '#']).unwrap_or(href.len());
@@ -90,6 +105,21 @@ pub fn embed_code(href: &str, fragment: &str, editors: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_option_is_dropped_from_the_query_string_and_the_rest_kept() {
+        assert_eq!(without_option("?present=1", "present"), "");
+        assert_eq!(without_option("?present=1&quiz=1", "present"), "?quiz=1");
+        assert_eq!(
+            without_option("?theme=dark&present", "present"),
+            "?theme=dark"
+        );
+        assert_eq!(
+            without_option("?presenter=1&quiz=1", "present"),
+            "?presenter=1&quiz=1"
+        );
+        assert_eq!(without_option("", "present"), "");
+    }
 
     #[test]
     fn the_query_string_sets_embed_stage_controls_and_theme() {

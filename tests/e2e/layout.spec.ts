@@ -294,6 +294,10 @@ test("on a 360×640 phone the open menu reaches its last item above the stepper 
   await app.openActionsMenu();
   await page.getByTestId("show-tables").click();
   expect(await isOpen(actions)).toBe(true);
+  // Escape closes it and gives the focus back to its summary.
+  await page.keyboard.press("Escape");
+  expect(await isOpen(actions)).toBe(false);
+  await expect(page.getByTestId("actions-menu")).toBeFocused();
 });
 
 test("keyboard focus on a heatmap starts at its first cell, a pointer press does not", async ({ app, page }) => {

@@ -96,6 +96,32 @@ test("a corrupt or future link loads what it can and says so", async ({ app, pag
   expect(await page.evaluate(() => document.querySelectorAll("script:not([src])").length)).toBeLessThanOrEqual(1);
 });
 
+test("an embed's Open full view opens where the reader is, not where the embed started", async ({ page, context }) => {
+  await page.goto("./?embed=1&controls=0#v=1&stage=softmax");
+  await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+  await page.getByTestId("next").click();
+  await expect(page.getByTestId("stage-title")).toContainText("Weighted sum");
+  const [opened] = await Promise.all([context.waitForEvent("page"), page.getByTestId("open-full-view").click()]);
+  await opened.waitForLoadState();
+  const url = new URL(opened.url());
+  expect(url.search, "the full view has no embed options").toBe("");
+  expect(url.hash).toContain("stage=weighted-sum");
+  await expect(opened.getByTestId("stage-title")).toContainText("Weighted sum");
+  await opened.close();
+});
+
+test("leaving presenter mode takes present=1 out of the address, so a reload opens the page as it is", async ({ app, page }) => {
+  await app.goto("./?present=1&quiz=1#v=1&stage=scores");
+  await expect(page.getByTestId("presenter-bar")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("presenter-bar")).toHaveCount(0);
+  await expect.poll(() => new URL(page.url()).search).toBe("?quiz=1");
+  expect(new URL(page.url()).hash).toContain("stage=scores");
+  await page.reload();
+  await expect(page.getByTestId("stage-title")).toContainText("Scores");
+  await expect(page.getByTestId("presenter-bar")).toHaveCount(0);
+});
+
 test("embed mode at 320 px has no chrome, no horizontal scroll, and posts its height", async ({ page, baseURL }) => {
   await page.setViewportSize({ width: 320, height: 640 });
   await page.goto("./?embed=1&controls=0&stage=softmax&theme=dark");

@@ -127,7 +127,7 @@ pub fn App() -> impl IntoView {
     };
     provide_context(backward);
     let (picked, explanation) = provide_selection(trace, pass);
-    let quiz = provide_quiz(trace, backward, stage, head, picked.selection);
+    let quiz = provide_quiz(trace, backward, stage, head, picked);
     let presenting = ui.presenting;
     presenting.set(options.present);
     // Leaving presenter mode, however it is left, takes `present=1` out of the address, so a

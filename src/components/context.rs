@@ -33,6 +33,10 @@ pub struct SelectionContext {
     pub selection: RwSignal<Option<Selection>>,
     /// Cells to light up, by the canonical name of the matrix they belong to.
     pub operands: Signal<Vec<(String, crate::plot::Highlight)>>,
+    /// The cell a revealed question was about, outlined with what it was computed from while
+    /// no cell is selected: presenting, the class sees which number the answer is, without a
+    /// sheet over the step.
+    pub answer: RwSignal<Option<Selection>>,
 }
 
 /// The backward pass the backward stages show: of the one trace, for the goal chosen in the

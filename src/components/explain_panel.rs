@@ -64,13 +64,34 @@ pub fn provide_selection(
             }
         })
     });
+    let answer = RwSignal::new(None::<Selection>);
     let operands = Memo::new(move |_| {
-        explanation.with(|e| e.as_ref().map(operand_highlights).unwrap_or_default())
+        if selection.with(Option::is_some) {
+            return explanation.with(|e| e.as_ref().map(operand_highlights).unwrap_or_default());
+        }
+        // A revealed answer lights its operands as a picked cell would; answers are only asked
+        // about forward results and gradients, which the same explanations cover.
+        let Some(a) = answer.get() else {
+            return Vec::new();
+        };
+        let backward = panels::parse(&a.panel).is_some_and(|m| matches!(m, MatrixId::Back(_)));
+        trace
+            .with(|t| {
+                if backward {
+                    pass.with(|p| explain_any_selection(t, p.as_ref().ok(), &a))
+                } else {
+                    explain_selection(t, &a)
+                }
+            })
+            .as_ref()
+            .map(operand_highlights)
+            .unwrap_or_default()
     })
     .into();
     let ctx = SelectionContext {
         selection,
         operands,
+        answer,
     };
     provide_context(ctx);
     (ctx, explanation)

@@ -80,8 +80,9 @@ pub fn provide_quiz(
     backward: BackwardContext,
     stage: RwSignal<Stage>,
     head: RwSignal<usize>,
-    selection: RwSignal<Option<Selection>>,
+    picked: SelectionContext,
 ) -> QuizContext {
+    let selection = picked.selection;
     let set = RwSignal::new(None::<u64>);
     let session = RwSignal::new(Session::default());
     let question = Memo::new(move |_| {
@@ -138,6 +139,21 @@ pub fn provide_quiz(
         });
         if in_result {
             selection.set(None);
+        }
+    });
+    // Presenting, the revealed answer's cell is outlined (the card has its arithmetic).
+    let ui = ui_context();
+    Effect::new(move |_| {
+        let shown = (ui.presenting.get() && !hidden.get())
+            .then(|| question.get())
+            .flatten()
+            .map(|q| Selection {
+                panel: panels::panel_name(q.cell.0),
+                row: q.cell.1,
+                col: q.cell.2,
+            });
+        if picked.answer.get_untracked() != shown {
+            picked.answer.set(shown);
         }
     });
     let ctx = QuizContext {

@@ -252,6 +252,12 @@ test("presenting, the teacher reveals with R or the clicker, and the tally is th
   await page.keyboard.press("r");
   await expect(page.getByTestId("quiz-feedback")).toHaveText(`The answer is ${key[0].answer}.`);
   await expect(hiddenResults(page)).toHaveCount(0);
+  // The answer's cell is outlined, so the class sees which number it is, and no sheet covers
+  // the step.
+  const [, token, dim] = /X\[(\w+), d(\d+)\]/.exec(key[0].prompt)!;
+  const at = `${["I", "am", "hungry"].indexOf(token)},${Number(dim) - 1}`;
+  await expect(page.getByTestId("canvas-x")).toHaveAttribute("data-highlight", new RegExp(`^cell:${at};`));
+  await expect(page.locator(".explain-panel:visible")).toHaveCount(0);
   await expect(page.getByTestId("quiz-tally")).toHaveText("0 answered, 0 right");
   // The clicker's Next steps on, then first reveals, then steps.
   await page.keyboard.press("PageDown");

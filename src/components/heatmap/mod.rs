@@ -145,7 +145,8 @@ pub fn HeatmapView(
                     highlight.cell = highlight.cell.or(marks.cell);
                 }
             }
-            if let Some(sel) = picked.selection.get().filter(|s| s.panel == own_name) {
+            let shown = picked.selection.get().or_else(|| picked.answer.get());
+            if let Some(sel) = shown.filter(|s| s.panel == own_name) {
                 highlight.cell = Some((sel.row, sel.col));
             }
         }

@@ -254,7 +254,8 @@ pub fn App() -> impl IntoView {
     );
     // Whether the page trains: not in an embed, nor while a quiz hides the result (training
     // would show it), nor before the parts below the stage mount, after the first picture.
-    let training = Signal::derive(move || !embed && !quiz.hidden.get() && ui.settled_below.get());
+    let trainable = Signal::derive(move || !embed && ui.settled_below.get());
+    let training = Signal::derive(move || trainable.get() && !quiz.hidden.get());
 
     // The top bar's actions: a row on wide screens, one menu on a phone.
     let actions = move || {
@@ -350,7 +351,7 @@ pub fn App() -> impl IntoView {
                 }.into_any())}
                 <main class="stage-area">
                     {move || presenting.get().then(|| view! {
-                        <PresenterBar stage head n_heads training />
+                        <PresenterBar stage head n_heads training=trainable />
                     }.into_any())}
                     // A compact embed steps with Previous and Next alone.
                     {move || (!presenting.get()).then(|| view! {

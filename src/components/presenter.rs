@@ -121,11 +121,13 @@ pub fn PresenterBar(
     /// Heads in the layer.
     n_heads: Signal<usize>,
     /// Whether the page trains: the bar then holds the training buttons, which would cover
-    /// the step anywhere over it.
+    /// the step anywhere over it. While a question hides the step's result they keep their
+    /// place, unseen and out of reach, so the bar does not change height under the step.
     training: Signal<bool>,
 ) -> impl IntoView {
     let ui = ui_context();
     let quiz = super::quiz::quiz_context();
+    let concealed = move || quiz.is_some_and(|q| q.hidden.get());
     let backward = backward_context();
     let part = move || {
         let s = stage.get();
@@ -198,7 +200,8 @@ pub fn PresenterBar(
                     on:click=move |_| step_presentation(true, stepper)>"→"</button>
             </span>
             {move || training.get().then(|| view! {
-                <span class="presenter-train" data-testid="presenter-training">
+                <span class="presenter-train" data-testid="presenter-training"
+                    class:concealed=concealed inert=move || concealed().then_some("")>
                     <span class="presenter-train-label" aria-hidden="true">"Training"</span>
                     <TrainingButtons />
                 </span>

@@ -521,3 +521,22 @@ test("presenting, every step of a stage shown in parts asks its own question, go
   await expect(prompt).toContainText("∂L/∂C[");
   await expect(hiddenResults(page)).toHaveCount(1);
 });
+
+test("presenting at 1024×768, the bar keeps its height while a question hides the step and after the reveal", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto("./?present=1#v=1&quiz=1&stage=softmax");
+  const bar = page.getByTestId("presenter-bar");
+  const training = page.getByTestId("presenter-training");
+  // The training buttons keep their place, unseen and out of reach, while the result is hidden.
+  await expect(training).toHaveCount(1);
+  await expect(training).toBeHidden();
+  await expect(hiddenResults(page)).toHaveCount(1);
+  const asked = (await bar.boundingBox())!.height;
+  await page.keyboard.press("r");
+  await expect(training).toBeVisible();
+  expect((await bar.boundingBox())!.height).toBe(asked);
+  await page.getByTestId("quiz-another").click();
+  await expect(hiddenResults(page)).toHaveCount(1);
+  await expect(training).toBeHidden();
+  expect((await bar.boundingBox())!.height).toBe(asked);
+});

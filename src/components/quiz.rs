@@ -302,10 +302,14 @@ pub fn QuizCard(
                         }));
                     }
                 }
-                // The form gives way to the feedback: the focus goes on to the next question.
+                // The form gives way to the feedback: the focus goes on to the next question,
+                // without scrolling, so the verdict stays where the form was (in an embed, a
+                // scroll would move the reader's page and take the verdict out of sight).
                 request_animation_frame(move || {
                     if let Some(button) = another_ref.get_untracked() {
-                        let _ = button.focus();
+                        let options = web_sys::FocusOptions::new();
+                        options.set_prevent_scroll(true);
+                        let _ = button.focus_with_options(&options);
                     }
                 });
             }

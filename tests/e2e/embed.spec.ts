@@ -223,3 +223,16 @@ test("a compact embed's Q, K and V buttons show the matrix picked, through the s
   await expect(results).toHaveAttribute("data-testid", "canvas-k");
   await expect(equations).toHaveText("K=XWk");
 });
+
+test("in a phone's embed, a checked answer keeps its verdict where the form was, with the focus on the next question", async ({ app, page }) => {
+  await page.setViewportSize({ width: 360, height: 640 });
+  await app.goto("./?embed=1&controls=0#v=1&s=the%20cat%20sat%20on%20the%20mat&stage=weighted-sum&quiz=1");
+  const input = page.getByTestId("quiz-number");
+  await input.scrollIntoViewIfNeeded();
+  await input.fill("0.5");
+  const before = await page.evaluate(() => window.scrollY);
+  await page.getByTestId("quiz-check").click();
+  await expect(page.getByTestId("quiz-another")).toBeFocused();
+  expect(await page.evaluate(() => window.scrollY)).toBe(before);
+  await expect(page.getByTestId("quiz-feedback")).toBeInViewport();
+});

@@ -417,6 +417,25 @@ test("on a phone a stage's equations wrap one under the other rather than hide b
   }
 });
 
+test("on a phone each operator of a stage takes a row of its own between the pictures", async ({ app, page }) => {
+  await page.setViewportSize({ width: 360, height: 640 });
+  await app.goto("./#v=1&s=the%20cat%20sat%20on%20the%20mat&stage=scores");
+  await expect(page.getByTestId("canvas-scores-h0")).toHaveAttribute("data-drawn", "true");
+  const rows = await page.locator(".stage .equation").first().evaluate((line) => {
+    // The line's flex items: an operand wrapper with `display: contents` lays out its children.
+    const flat = (el: Element): Element[] =>
+      getComputedStyle(el).display === "contents" ? [...el.children].flatMap(flat) : [el];
+    const items = [...line.children].flatMap(flat).map((el) => ({ op: el.classList.contains("op"), box: el.getBoundingClientRect() }));
+    return items.map(({ op, box }, i) => ({
+      op,
+      // Nothing else shares the operator's row: no item before it ends below its top.
+      alone: !op || items.slice(0, i).every((other) => other.box.bottom <= box.top + 1),
+    }));
+  });
+  expect(rows.filter((r) => r.op).length).toBeGreaterThanOrEqual(2);
+  expect(rows.every((r) => r.alone), JSON.stringify(rows)).toBe(true);
+});
+
 test("on a phone the row sums sit beside their rows of a drawing that gave way to the column", async ({ app, page }) => {
   await page.setViewportSize({ width: 360, height: 640 });
   await app.goto("./#v=1&s=the%20cat%20sat%20on%20the%20mat&stage=softmax");

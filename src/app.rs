@@ -98,16 +98,6 @@ pub fn App() -> impl IntoView {
             stage.set(Stage::OutputProjection);
         }
     });
-    // Which stages the last edit changed that the learner has not looked at (see `changes`).
-    let trail = Memo::new(move |prev: Option<&Trail>| {
-        let current = stage.get();
-        model.with(|m| match prev {
-            Some(trail) => trail.step(m, current),
-            None => Trail::start(m),
-        })
-    });
-    // What the rail's marks and the edit note show, which most edits leave as it was.
-    let unseen = settled(move || trail.with(|t| t.unseen.clone()));
     // The goal is the model's, fitted to its heads and sentence, so the backward stages follow
     // it even where the training panel is not shown (an embed, presenter mode) and a link
     // carries it.
@@ -166,6 +156,17 @@ pub fn App() -> impl IntoView {
         // step through the frame's edits.
         !options.embed,
     );
+    // Which stages the last edit changed that the learner has not looked at (see `changes`).
+    // It starts from the model the link opened, which is no edit of the learner's.
+    let trail = Memo::new(move |prev: Option<&Trail>| {
+        let current = stage.get();
+        model.with(|m| match prev {
+            Some(trail) => trail.step(m, current),
+            None => Trail::start(m),
+        })
+    });
+    // What the rail's marks and the edit note show, which most edits leave as it was.
+    let unseen = settled(move || trail.with(|t| t.unseen.clone()));
     if options.quiz && quiz.set.get_untracked().is_none() {
         quiz.toggle();
     }

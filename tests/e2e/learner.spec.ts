@@ -20,6 +20,13 @@ async function editCell(page: Page, matrix: string, row: number, col: number, va
 }
 
 test.describe("an edit always shows its effect", () => {
+  test("a link opens with no stage marked and no edit note: its sentence and weights are no edit", async ({ app, page }) => {
+    await app.goto("./#v=1&s=the%20cat%20sat%20on%20the%20mat&stage=softmax");
+    await expect(page.getByTestId("canvas-weights-h0")).toHaveAttribute("data-drawn", "true");
+    await expect(page.getByTestId("edit-note")).toHaveCount(0);
+    expect(await markedStages(app)).toEqual([]);
+  });
+
   test("editing W_q on stage 1 points to stage 2 and marks stages 2 to 10", async ({ app, page }) => {
     await app.goto();
     const note = page.getByTestId("edit-note");

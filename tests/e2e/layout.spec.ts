@@ -627,6 +627,17 @@ test("presenting, a stage reached by a link or Back opens at its first part", as
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true });
 
+  test("a matrix's one-letter name is a target a finger can tap", async ({ app, page }) => {
+    await app.goto("./#v=1&stage=scores");
+    const name = page.getByTestId("panel-scores-h0").locator(".help-trigger");
+    await expect(name).toHaveText("S₁");
+    const target = await box(name);
+    expect(target.width, "tap width").toBeGreaterThanOrEqual(24);
+    expect(target.height, "tap height").toBeGreaterThanOrEqual(24);
+    await name.tap();
+    await expect(page.locator(".help-tip:visible").first()).toBeVisible();
+  });
+
   test("presenting, no step's pictures or formula run off the side of the screen", async ({ app, page }) => {
     await app.goto(
       "./?present=1#v=1&s=the%20cat%20sat%20on%20the%20mat%20because%20hungry" +

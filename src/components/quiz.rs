@@ -418,7 +418,10 @@ pub fn QuizCard(
         view! {
             {o.question.note.clone().map(|n| view! { <p class="quiz-note" data-testid="quiz-note">{n}</p> })}
             {worked.map(|e| view! {
-                <div class="quiz-worked" data-testid="quiz-worked">
+                // Presenting, a long sum scrolls within its box rather than push the step's
+                // pictures off the screen: the keyboard reaches it too.
+                <div class="quiz-worked" data-testid="quiz-worked"
+                    tabindex=move || ui.presenting.get().then_some("0")>
                     <h4>{e.title}</h4>
                     <p class="explain-formula">{e.formula}</p>
                     <p class="explain-expansion">{e.expansion}</p>

@@ -194,7 +194,7 @@ test("presenter mode and a compact embed step into the backward stages", async (
   // The training panel is hidden while presenting: the words say so, and where the goal is
   // chosen once presenter mode is left.
   const goal = page.getByTestId("backward-goal");
-  await expect(goal).toContainText("Goals are chosen in “Train the weights”, which presenter mode hides: leave presenter mode (the Leave button or Esc) to choose another.");
+  await expect(goal).toContainText("To choose another, leave presenter mode (Leave or Esc) and use “Train the weights”.");
   // The next stage, after every head's step of this one.
   for (let i = 0; i < 4; i++) {
     const step = (await bar.getAttribute("data-step")) ?? "";

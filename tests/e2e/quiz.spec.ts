@@ -540,3 +540,27 @@ test("presenting at 1024×768, the bar keeps its height while a question hides t
   await expect(training).toBeHidden();
   expect((await bar.boundingBox())!.height).toBe(asked);
 });
+
+test("presenting at 1024×768, a long revealed sum scrolls within its box and the step stays on one screen", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto(
+    "./?present=1#v=1&quiz=1&s=the%20quick%20brown%20fox%20jumps%20over%20lazy%20dogs" +
+      "&src=le%20chat%20noir%20dort%20sur%20le%20tapis%20rouge&blk=1&goal=copy_first&stage=softmax",
+  );
+  await expect(page.getByTestId("presenter-bar")).toHaveAttribute("data-step", "softmax-0");
+  // Next reveals the first head's answer, then steps to the second head.
+  await page.keyboard.press("ArrowRight");
+  await expect(hiddenResults(page)).toHaveCount(0);
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("presenter-bar")).toHaveAttribute("data-step", "softmax-1");
+  await page.keyboard.press("r");
+  const worked = page.getByTestId("quiz-worked");
+  await expect(worked).toContainText("exp(");
+  // Eight keys and a note on the rounding: more than the box shows, so it scrolls, by keyboard too.
+  const [scroll, client] = await worked.evaluate((w) => [w.scrollHeight, w.clientHeight]);
+  expect(scroll).toBeGreaterThan(client);
+  await expect(worked).toHaveAttribute("tabindex", "0");
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: "the page's height" })
+    .toBeLessThanOrEqual(768);
+});

@@ -413,7 +413,7 @@ pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("Goal (chosen in “Train the weights”): {goal_name}."),
         GoalSource::Presenter => {
-            format!("Goal: {goal_name}. Goals are chosen in “Train the weights”, which presenter mode hides: leave presenter mode (the Leave button or Esc) to choose another.")
+            format!("Goal: {goal_name}. To choose another, leave presenter mode (Leave or Esc) and use “Train the weights”.")
         }
         GoalSource::Link => format!(
             "Goal (set by this embed's link; another can be chosen in the full view's “Train the weights”): {goal_name}."

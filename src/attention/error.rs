@@ -12,8 +12,9 @@ pub enum AttentionError {
     TooManyTokens { count: usize, max: usize },
     /// One token has more characters than a label can show.
     #[error(
-        "The token “{start}…” is {chars} characters long; a token can have at most \
-         {max}. Shorten it or split it with spaces."
+        "The token “{start}…” is {chars} Unicode characters long (an accented letter or a \
+         joined emoji can count as several); a token can have at most {max}. Shorten it, or \
+         split it with spaces."
     )]
     TokenTooLong {
         start: String,

@@ -45,8 +45,8 @@ pub(super) struct GoalArgs {
     target: Option<Vec<NamedTarget>>,
     /// The output's target, built from the token embeddings E (task loss).
     #[arg(long, value_name = "NAME", value_parser = choice::<Task>(&[
-        ("copy_previous", "row i is E[i−1]; row 0 is E[0]"),
-        ("copy_first", "every row is E[0]"),
+        ("copy_previous", "each row is the E row of the token before it; the first row is E's first"),
+        ("copy_first", "every row is E's first row"),
         ("mean", "row i is the mean of the E rows the mask leaves visible to it"),
     ]))]
     task: Option<Task>,

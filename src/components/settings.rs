@@ -76,7 +76,8 @@ pub fn Settings(
         let parsed = parse_cell(&text)
             .map_err(|e| match e {
                 CellError::Empty => TemperatureProblem::Empty,
-                CellError::NotANumber | CellError::NonAsciiDigits => TemperatureProblem::NotANumber,
+                CellError::NotANumber => TemperatureProblem::NotANumber,
+                CellError::NonAsciiDigits => TemperatureProblem::OtherDigits,
                 CellError::NotFinite | CellError::TooLarge => TemperatureProblem::OutOfRange,
             })
             .and_then(|t| {

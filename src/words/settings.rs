@@ -135,6 +135,8 @@ pub enum TemperatureProblem {
     Empty,
     /// Not a number at all.
     NotANumber,
+    /// Digits from another script, such as full-width `２`.
+    OtherDigits,
     /// A number, but outside [`crate::attention::TEMPERATURE_RANGE`] (or not finite).
     OutOfRange,
 }
@@ -152,6 +154,11 @@ pub fn temperature_refusal(problem: TemperatureProblem) -> String {
         }
         TemperatureProblem::NotANumber => {
             format!("Not a number: type a temperature between {low} and {high}, like 0.5 or 2.")
+        }
+        TemperatureProblem::OtherDigits => {
+            format!(
+                "Use the digits 0–9: type a temperature between {low} and {high}, like 0.5 or 2."
+            )
         }
         TemperatureProblem::OutOfRange => format!("Use a temperature between {low} and {high}."),
     }

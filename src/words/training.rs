@@ -127,7 +127,8 @@ pub fn task_label(t: Task, cross: bool) -> String {
     let e = if cross { "E_src" } else { "E" };
     match t {
         Task::CopyPrevious if cross => "Task: Y row i should equal E_src row i−1 (E_src row 1 \
-             for the first; the last row of E_src once i−1 is past it)"
+             for the first row of Y; the last row of E_src for rows whose i−1 is past the end of \
+             the source)"
             .into(),
         Task::CopyPrevious => {
             format!("Task: Y row i should equal {e} row i−1 ({e} row 1 for the first)")

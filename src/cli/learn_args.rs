@@ -45,9 +45,9 @@ pub(super) struct GoalArgs {
     target: Option<Vec<NamedTarget>>,
     /// The output's target, built from the token embeddings E (task loss).
     #[arg(long, value_name = "NAME", value_parser = choice::<Task>(&[
-        ("copy_previous", "each row is the E row of the token before it; the first row is E's first"),
-        ("copy_first", "every row is E's first row"),
-        ("mean", "row i is the mean of the E rows the mask leaves visible to it"),
+        ("copy_previous", "each row is the E row of the token before it, the first row E's first; with --source, row i is E_src's row i−1 (its first for row 1, its last once i−1 is past its end)"),
+        ("copy_first", "every row is E's first row (E_src's with --source)"),
+        ("mean", "row i is the mean of the E rows the mask leaves visible to it (of every E_src row with --source)"),
     ]))]
     task: Option<Task>,
 }

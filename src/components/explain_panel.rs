@@ -52,18 +52,18 @@ pub fn provide_selection(
     pass: Memo<Result<BackwardPass, String>>,
 ) -> (SelectionContext, Memo<Option<Explanation>>) {
     let selection = RwSignal::new(None::<Selection>);
-    let explanation = Memo::new(move |_| {
-        let s = selection.get()?;
-        // Only a gradient's cell reads the backward pass, which is computed when first read.
+    // Only a gradient's cell reads the backward pass, which is computed when first read.
+    let explain = move |s: &Selection| {
         let backward = panels::parse(&s.panel).is_some_and(|m| matches!(m, MatrixId::Back(_)));
         trace.with(|t| {
             if backward {
-                pass.with(|p| explain_any_selection(t, p.as_ref().ok(), &s))
+                pass.with(|p| explain_any_selection(t, p.as_ref().ok(), s))
             } else {
-                explain_selection(t, &s)
+                explain_selection(t, s)
             }
         })
-    });
+    };
+    let explanation = Memo::new(move |_| explain(&selection.get()?));
     let answer = RwSignal::new(None::<Selection>);
     let operands = Memo::new(move |_| {
         if selection.with(Option::is_some) {
@@ -71,18 +71,9 @@ pub fn provide_selection(
         }
         // A revealed answer lights its operands as a picked cell would; answers are only asked
         // about forward results and gradients, which the same explanations cover.
-        let Some(a) = answer.get() else {
-            return Vec::new();
-        };
-        let backward = panels::parse(&a.panel).is_some_and(|m| matches!(m, MatrixId::Back(_)));
-        trace
-            .with(|t| {
-                if backward {
-                    pass.with(|p| explain_any_selection(t, p.as_ref().ok(), &a))
-                } else {
-                    explain_selection(t, &a)
-                }
-            })
+        answer
+            .get()
+            .and_then(|a| explain(&a))
             .as_ref()
             .map(operand_highlights)
             .unwrap_or_default()

@@ -5,7 +5,7 @@ use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
     close_menus, close_menus_on_escape, close_menus_on_press_outside, drop_query_option,
-    fit_to_window, goal_text, import_file, model_outline, point_at_full_view,
+    fit_to_window, full_view_href, goal_text, import_file, model_outline, point_at_full_view,
     post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz, provide_selection,
     provide_trainer, provide_ui_context, set_fullscreen, settled, step_with_clicker, sync_with_url,
     trace_outline, BackwardContext, EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors,
@@ -213,14 +213,6 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    let full_view = move || {
-        let location = window().location();
-        format!(
-            "{}#{}",
-            location.pathname().unwrap_or_default(),
-            location.hash().unwrap_or_default().trim_start_matches('#')
-        )
-    };
     let show_controls = options.controls;
     let embed = options.embed;
     // A step to another stage, or to another head or part where one is shown at a time, takes
@@ -310,7 +302,7 @@ pub fn App() -> impl IntoView {
             {embed.then(|| view! {
                 <header class="embed-bar">
                     <span class="embed-title">"attention-lens"</span>
-                    <a href=full_view target="_blank" rel="noopener" data-testid="open-full-view"
+                    <a href=full_view_href() target="_blank" rel="noopener" data-testid="open-full-view"
                         on:pointerdown=move |ev| point_at_full_view(&ev)
                         on:click=move |ev| point_at_full_view(&ev)>"Open full view ↗"</a>
                 </header>

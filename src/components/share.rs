@@ -101,15 +101,20 @@ pub(super) fn current_fragment() -> String {
         .to_string()
 }
 
-/// The full view of the state on screen, for a link followed now: the address bar may be a
+/// The full view of the state on screen: this page's address without its embed options.
+pub fn full_view_href() -> String {
+    let href = window().location().href().unwrap_or_default();
+    full_view_url(&href, &current_fragment())
+}
+
+/// Points a full-view link at the state on screen as it is followed: the address bar may be a
 /// step behind (an embed rewrites it once edits pause), so the link is made when pressed.
 pub fn point_at_full_view(ev: &web_sys::Event) {
     let link = ev
         .current_target()
         .and_then(|t| t.dyn_into::<web_sys::HtmlAnchorElement>().ok());
     if let Some(link) = link {
-        let href = window().location().href().unwrap_or_default();
-        link.set_href(&full_view_url(&href, &current_fragment()));
+        link.set_href(&full_view_href());
     }
 }
 

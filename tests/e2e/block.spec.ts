@@ -221,7 +221,7 @@ test("the translation preset shows an alignment whose lines cross", async ({ app
   await app.screenshot("cross-translation");
 });
 
-test("the block's first LayerNorm, as the README shows it", async ({ app, page }) => {
+test("the block's first LayerNorm, as the guide shows it", async ({ app, page }) => {
   await app.goto();
   await page.getByTestId("block").check();
   await openStage(page, "norm-1");

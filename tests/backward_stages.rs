@@ -915,3 +915,96 @@ fn presenter_mode_gives_each_gradient_shown_alone_its_own_equations() {
         }
     }
 }
+
+/// The trace of `sentence` with the mask as given and `source` for cross-attention.
+fn small_trace(sentence: &str, causal: bool, source: Option<&str>) -> Trace {
+    let config = Config {
+        d_model: 4,
+        n_heads: 2,
+        causal,
+        positional_encoding: true,
+        scale: ScaleMode::SqrtHeadDim,
+        temperature: 1.0,
+    };
+    let mut inputs =
+        Inputs::from_sentence(sentence, config, Weights::new(Init::Random(3), 4)).unwrap();
+    inputs.source = source.map(|s| Source::from_sentence(s, 4).unwrap());
+    forward(&inputs).unwrap()
+}
+
+#[test]
+fn the_loss_note_says_where_l_reaches_0_and_that_only_the_gaps_between_scores_matter() {
+    let goal = Goal::named(NamedTarget::Previous);
+    let note = |t: &Trace| {
+        let pass = BackwardPass::new(t, &goal.fitted(2, t.seq_len(), t.n_keys())).unwrap();
+        (
+            back_note(Stage::BackLoss, t, &pass, GoalSource::Panel).unwrap(),
+            pass.gradients.loss,
+        )
+    };
+    // Under the mask the first row sees one key: its weight is exactly 1, its term 0.
+    let (masked, _) = note(&small_trace("the cat sat", true, None));
+    assert!(!masked.contains("never reaches"), "{masked}");
+    assert!(masked.contains("gaps between its scores"), "{masked}");
+    assert!(
+        masked.contains("the first row sees only its own key under the causal mask"),
+        "{masked}"
+    );
+    // Without the mask no row has a single key, and L stays above 0.
+    let (open, loss) = note(&small_trace("the cat sat", false, None));
+    assert!(loss > 0.0);
+    assert!(
+        open.contains("No row here has a single visible key"),
+        "{open}"
+    );
+    assert!(!open.contains("first row"), "{open}");
+    // One token, or a one-token source: every row has one key, and L is 0 whatever the weights.
+    for (t, why) in [
+        (
+            small_trace("hello", true, None),
+            "the sentence has one token",
+        ),
+        (
+            small_trace("hello", false, None),
+            "the sentence has one token",
+        ),
+        (
+            small_trace("the cat sat", false, Some("chat")),
+            "the source has one token",
+        ),
+    ] {
+        let (text, loss) = note(&t);
+        assert_eq!(loss, 0.0);
+        assert!(text.contains("L = 0 for any weights"), "{text}");
+        assert!(text.contains(why), "{text}");
+        assert!(!text.contains("stays above 0"), "{text}");
+    }
+}
+
+#[test]
+fn the_loss_note_says_the_gradient_of_a_wanted_weight_is_negative_and_grows_in_size() {
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let note = back_note(Stage::BackLoss, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(!note.contains("the larger the gradient"), "{note}");
+    assert!(
+        note.contains("Where the target puts weight it is negative")
+            && note.contains("the larger it grows in size: the more negative it is"),
+        "{note}"
+    );
+    // Every cell the target wants is negative, and a smaller weight gives a larger size.
+    let (d_a, a) = (&pass.gradients.heads[0].d_weights, &t.heads[0].weights);
+    let wanted: Vec<(f64, f64)> = (0..t.seq_len())
+        .flat_map(|i| (0..t.n_keys()).map(move |j| (i, j)))
+        .filter(|&(i, j)| d_a[(i, j)] != 0.0)
+        .map(|(i, j)| (a[(i, j)], d_a[(i, j)]))
+        .collect();
+    assert!(wanted.iter().all(|&(_, g)| g < 0.0));
+    for &(a1, g1) in &wanted {
+        for &(a2, g2) in &wanted {
+            if a1 < a2 {
+                assert!(g1.abs() > g2.abs());
+            }
+        }
+    }
+}

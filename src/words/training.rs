@@ -158,8 +158,11 @@ pub fn loss_text(kind: LossKind) -> &'static str {
         LossKind::Pattern => {
             "Loss: the cross-entropy of each head's weights Aₕ against the target pattern A*ₕ, \
 L = −1/(n_heads·seq_len) · Σₕ Σᵢ Σⱼ A*ₕ[i,j] · log Aₕ[i,j]. It reads only the weights, so W_v \
-and W_o get no gradient: ticking them changes nothing. For one-hot targets L nears 0 only as \
-the scores grow; for equal weight it cannot fall below the target's entropy."
+and W_o get no gradient: ticking them changes nothing. Only the gaps between a row's scores \
+move its weights. For a one-hot target a row's term nears 0 as the wanted key's score pulls \
+ahead of the others, and is exactly 0 in a row with a single visible key (the first row under \
+the causal mask, or every row when there is only one key), whose weight is 1 whatever the scores; \
+for equal weight it cannot fall below the target's entropy."
         }
         LossKind::Task => {
             "Loss: the mean squared error of attention's output Y = C·W_o (before any residual \
@@ -273,6 +276,22 @@ mod tests {
             };
             assert!((0..=1).contains(&depth), "{text}");
         }
+    }
+
+    #[test]
+    fn the_pattern_loss_text_says_where_l_reaches_0_and_that_only_score_gaps_matter() {
+        let text = loss_text(LossKind::Pattern);
+        assert!(!text.contains("as the scores grow"), "{text}");
+        assert!(
+            text.contains("Only the gaps between a row's scores"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "exactly 0 in a row with a single visible key (the first row under the causal mask"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

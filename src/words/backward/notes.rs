@@ -95,6 +95,47 @@ fn sign_text(v: f64) -> &'static str {
     }
 }
 
+/// How many keys row `i` of `trace` can see: every key, or under the causal mask those up to
+/// its own position (the mask is the same for every head).
+fn visible_keys(trace: &Trace, i: usize) -> usize {
+    trace.heads.first().map_or(0, |head| {
+        head.masked
+            .row(i)
+            .iter()
+            .filter(|v| **v != f64::NEG_INFINITY)
+            .count()
+    })
+}
+
+/// How low the pattern loss can go with the rows on screen. Only the gaps between a row's
+/// scores move its weights; a row with one visible key gives it the weight 1 whatever they are.
+fn loss_floor_text(trace: &Trace) -> String {
+    let s = trace.seq_len();
+    let single = (0..s).filter(|&i| visible_keys(trace, i) == 1).count();
+    let gaps = "A row's weights depend only on the gaps between its scores: adding the same number to every score of a row changes none of them.";
+    let spread = "for a target that spreads the weight, a row's floor is the target's own entropy, e.g. log 2 ≈ 0.69 for a row split evenly over two keys.";
+    if single == s {
+        let why = if trace.source.is_some() {
+            "the source has one token"
+        } else {
+            "the sentence has one token"
+        };
+        return format!(
+            "Here every row has a single key ({why}), whose weight is exactly 1 whatever the scores, so each row's term is 0 and L = 0 for any weights."
+        );
+    }
+    let one_key_rows = match single {
+        0 => "No row here has a single visible key, so L stays above 0".to_string(),
+        1 => "Here the first row sees only its own key under the causal mask: its weight is exactly 1 whatever the scores, so that row's term is 0 from the start, while the other rows' terms stay above 0".to_string(),
+        _ => format!(
+            "Here {single} rows see a single key: their weights are exactly 1 whatever the scores, so their terms are 0 from the start, while the other rows' terms stay above 0"
+        ),
+    };
+    format!(
+        "{gaps} For a target that puts a row's weight on one key, the row's term falls towards 0 as that key's score pulls ahead of the others, and reaches 0 only in a row with a single visible key. {one_key_rows}; {spread}"
+    )
+}
+
 /// The note of backward stage `stage` for `pass`, with the current numbers, on a page whose goal
 /// comes from `source`; `None` for a forward stage.
 pub fn back_note(
@@ -120,15 +161,16 @@ pub fn back_note(
     match stage {
         Stage::BackLoss if pattern => {
             note.push(format!(
-                "L {}: the cross-entropy of the weights against the targets, averaged over n_heads·n = {n_heads}·{s} = {} rows. It is smallest when every head's weights equal its target. For a target that puts a row's weight on one key, L approaches 0 but never reaches it, since a softmax weight is never exactly 1; for a target that spreads the weight, the floor is the target's own entropy, e.g. log 2 ≈ 0.69 for a row split evenly over two keys.",
+                "L {}: the cross-entropy of the weights against the targets, averaged over n_heads·n = {n_heads}·{s} = {} rows. It is smallest when every head's weights equal its target. {}",
                 eq_g3(pass.gradients.loss),
-                n_heads * s
+                n_heads * s,
+                loss_floor_text(trace)
             ));
             if let Some((text, _)) =
                 largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Weights))
             {
                 note.push(format!(
-                    "∂L/∂Aₕ is −A*/({}·A) where the target puts weight, and 0 where it puts none: the less weight a wanted key gets, the larger the gradient. Head 1's largest in size is {text}.",
+                    "∂L/∂Aₕ is −A*/({}·A) where the target puts weight, and 0 where it puts none. Where the target puts weight it is negative, and the less weight the head gives that key, the larger it grows in size: the more negative it is. Head 1's largest in size is {text}.",
                     n_heads * s
                 ));
             }

@@ -561,6 +561,16 @@ fn a_task_refuses_to_train_either_embeddings() {
             }
         );
         assert!(err.to_string().contains("cannot learn"), "{err}");
+        // In cross-attention the target is the source's alone: the rule, not the target,
+        // keeps the sentence's embeddings fixed.
+        assert!(
+            err.to_string()
+                .contains("a task trains only w_q, w_k, w_v and w_o")
+                && err
+                    .to_string()
+                    .contains("from the source's alone in cross-attention"),
+            "{err}"
+        );
     }
     assert_eq!(inputs, before, "a refused run changes nothing");
     // Without a source there are no source embeddings to train.

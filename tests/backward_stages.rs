@@ -712,6 +712,8 @@ fn with_a_source_the_keys_gradient_lands_on_the_source_and_the_task_target_path_
     assert_eq!(x.formula, "∂L/∂X[i, r] = Σ_c ∂L/∂Q[i, c]·W_q[r, c]");
     let note = back_note(Stage::BackInput, &t, &pass, GoalSource::Panel).unwrap();
     assert!(note.contains("built from E_src"), "{note}");
+    assert!(note.contains("why E_src cannot learn a task"), "{note}");
+    assert!(!note.contains("the embeddings cannot learn"), "{note}");
     assert!(back_title(Stage::BackInput, &t.config, t.wiring(), LossKind::Task).contains("E_src"));
 }
 

@@ -160,10 +160,10 @@ pub enum AttentionError {
     },
     /// Embeddings were chosen to learn with a task, whose target is built from them.
     #[error(
-        "With the `{task}` task, `{name}` cannot learn: the target is built from the embeddings \
-         (the source's in cross-attention), so neither `embeddings` nor `source_embeddings` may \
-         learn; shrinking them would shrink the target too. Train w_q, w_k, w_v or w_o, or \
-         choose a pattern target."
+        "With the `{task}` task, `{name}` cannot learn: a task trains only w_q, w_k, w_v and \
+         w_o. Its target is built from the embeddings (from the source's alone in \
+         cross-attention), and embeddings the target is built from would move it as they \
+         learned. Train w_q, w_k, w_v or w_o, or choose a pattern target."
     )]
     TaskTrainsEmbeddings { task: String, name: String },
     /// The source's embeddings were chosen to learn without a source sentence.

@@ -141,11 +141,14 @@ pub fn task_label(t: Task, cross: bool) -> String {
     }
 }
 
-/// Why the embeddings stay fixed under a task.
+/// Why the embeddings stay fixed under a task: the target is built from E, or in
+/// cross-attention from E_src alone, which leaves E out of the target.
 pub fn task_embeddings_note(cross: bool) -> &'static str {
     if cross {
-        "The target Y* is built from the source's embeddings E_src, so no embeddings learn: \
-if they did, the target would move with every step."
+        "The target Y* is built from the source's embeddings E_src alone, so E_src stays fixed: \
+if it learned, the target would move with every step. Your sentence's embeddings E are not in \
+the target and reach Y only through the queries, but a task trains only W_q, W_k, W_v and W_o, \
+so E stays fixed too."
     } else {
         "The target Y* is built from the embeddings E, so E stays fixed: if it learned, the \
 target would move with every step."
@@ -291,6 +294,22 @@ mod tests {
                 "exactly 0 in a row with a single visible key (the first row under the causal mask"
             ),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn the_task_note_says_only_e_src_is_in_a_cross_attention_target() {
+        let cross = task_embeddings_note(true);
+        assert!(!cross.contains("no embeddings learn"), "{cross}");
+        assert!(
+            cross.contains("built from the source's embeddings E_src alone"),
+            "{cross}"
+        );
+        assert!(cross.contains("E are not in the target"), "{cross}");
+        let own = task_embeddings_note(false);
+        assert!(
+            own.contains("built from the embeddings E, so E stays fixed"),
+            "{own}"
         );
     }
 

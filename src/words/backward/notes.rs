@@ -341,7 +341,7 @@ pub fn back_note(
             if !pattern {
                 let e = if w.cross { "E_src" } else { "E" };
                 note.push(format!(
-                    "The task's target Y* = Π·{e} is built from {e} (the matrix Π mixes its rows by the task's pattern), so {e} also gets a second path, through the target: Πᵀ·∂L/∂Y*, with ∂L/∂Y* = −∂L/∂Y. It is what a finite difference over {e} measures, and why the embeddings cannot learn a task: they would chase their own target."
+                    "The task's target Y* = Π·{e} is built from {e} (the matrix Π mixes its rows by the task's pattern), so {e} also gets a second path, through the target: Πᵀ·∂L/∂Y*, with ∂L/∂Y* = −∂L/∂Y. It is what a finite difference over {e} measures, and why {e} cannot learn a task: it would chase its own target."
                 ));
             }
             let repeated =

@@ -11,8 +11,9 @@ use attention_lens::attention::{
 };
 use attention_lens::words::{
     back_formula, back_formula_mathml, back_label, back_note, back_part_formula_mathml, back_title,
-    by_hand_either_way, explain_back, format_value, goal_error_text, goal_line, stage_explanation,
-    stage_progress, unreached_text, Explanation, GoalSource,
+    by_hand_either_way, explain, explain_back, format_value, goal_error_text, goal_line,
+    stage_explanation, stage_formula, stage_formula_mathml, stage_progress, unreached_text,
+    Explanation, GoalSource,
 };
 
 /// The switches of one scenario.
@@ -1009,4 +1010,51 @@ fn the_loss_note_says_the_gradient_of_a_wanted_weight_is_negative_and_grows_in_s
             }
         }
     }
+}
+
+/// Whether every σ in `text` is squared: `σ²`, `σᵢ²`, or in MathML `<msup><mi>σ</mi>`.
+fn sigma_only_squared(text: &str) -> bool {
+    let plain = text.replace("<msup><mi>σ</mi><mn>2</mn></msup>", "");
+    let chars: Vec<char> = plain.chars().collect();
+    chars.iter().enumerate().all(|(n, &c)| {
+        c != 'σ'
+            || chars.get(n + 1) == Some(&'²')
+            || (chars.get(n + 1) == Some(&'ᵢ') && chars.get(n + 2) == Some(&'²'))
+    })
+}
+
+#[test]
+fn sigma_is_the_square_root_of_the_variance_forward_and_backward() {
+    // The forward pass writes √(σ² + ε) with σ² the variance; the backward keeps that meaning.
+    let setup = Setup {
+        block: Some(Norm::Pre),
+        ..BASE
+    };
+    let t = trace(setup);
+    let (c, w) = (&t.config, t.wiring());
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let mut texts = vec![
+        back_formula(Stage::BackInput, c, w, LossKind::Pattern),
+        back_formula_mathml(Stage::BackInput, c, w, LossKind::Pattern),
+        back_note(Stage::BackInput, &t, &pass, GoalSource::Panel).unwrap(),
+        stage_formula(Stage::Norm1, c, w),
+        stage_formula_mathml(Stage::Norm1, c, w),
+        stage_explanation(Stage::Norm1).to_string(),
+    ];
+    let norm_1 =
+        attention_lens::attention::MatrixId::Block(attention_lens::attention::BlockMatrix::Norm1);
+    for e in [
+        explain_back(&t, &pass, BackMatrix::X, 1, 3).unwrap(),
+        explain(&t, norm_1, 1, 3).unwrap(),
+    ] {
+        texts.extend([e.formula, e.expansion, e.note.unwrap_or_default()]);
+    }
+    for text in &texts {
+        assert!(sigma_only_squared(text), "{text}");
+    }
+    let e = explain_back(&t, &pass, BackMatrix::X, 1, 3).unwrap();
+    assert!(e.formula.contains(") / √(σ² + ε),"), "{}", e.formula);
+    let note = e.note.unwrap();
+    assert!(note.contains("n̂[c] = (X − μ)/√(σ² + ε)"), "{note}");
+    assert!(note.contains("σ² is its variance, ε = 0.00001"), "{note}");
 }

@@ -106,8 +106,8 @@ pub enum BackComputation {
         /// One path for each projection that read `in`.
         paths: Vec<InputPath>,
     },
-    /// LN₁'s backward in a pre-norm block: `(ĝ[c] − mean(ĝ) − n̂[c]·mean(ĝ ⊙ n̂)) / σ`, with
-    /// ĝ = ∂L/∂N₁[i, :] ⊙ γ₁ and n̂ = (X[i, :] − μ)/σ.
+    /// LN₁'s backward in a pre-norm block: `(ĝ[c] − mean(ĝ) − n̂[c]·mean(ĝ ⊙ n̂)) / √(σ² + ε)`,
+    /// with ĝ = ∂L/∂N₁[i, :] ⊙ γ₁, n̂ = (X[i, :] − μ)/√(σ² + ε) and σ² the row's variance.
     LayerNormBack {
         /// ∂L/∂N₁[i, c].
         d_norm: f64,
@@ -121,7 +121,7 @@ pub enum BackComputation {
         n_hat: f64,
         /// The mean of ĝ ⊙ n̂ over the row.
         mean_gn: f64,
-        /// σ = √(var + ε) of row i of X.
+        /// √(σ² + ε) of row i of X, σ² its variance.
         sd: f64,
     },
     /// ∂L/∂E[i, c] = ∂L/∂X[i, c] (X = E + P, the positions are constants), plus the task

@@ -70,9 +70,9 @@ pub(super) fn scores_backward(q: &Matrix, k: &Matrix, d_scores: &Matrix) -> (Mat
     (d_scores * k, d_scores.tr_mul(q))
 }
 
-/// Backward of LayerNorm `y = (x − μ)/σ · γ + β` for each row, σ = √(var + ε) with the biased
-/// variance: with n̂ = (x − μ)/σ and ĝ = ∂L/∂y ⊙ γ,
-/// `∂L/∂x = (ĝ − mean(ĝ) − n̂ · mean(ĝ ⊙ n̂)) / σ`. (rows, d_model) → (rows, d_model)
+/// Backward of LayerNorm `y = (x − μ)/√(σ² + ε) · γ + β` for each row, σ² the biased variance:
+/// with n̂ = (x − μ)/√(σ² + ε) and ĝ = ∂L/∂y ⊙ γ,
+/// `∂L/∂x = (ĝ − mean(ĝ) − n̂ · mean(ĝ ⊙ n̂)) / √(σ² + ε)`. (rows, d_model) → (rows, d_model)
 ///
 /// γ is (1, d_model). The row statistics are taken again from x, as the forward pass did.
 pub(super) fn layer_norm_backward(x: &Matrix, gamma: &Matrix, d_out: &Matrix) -> Matrix {

@@ -477,7 +477,7 @@ pub fn explain_back(
             sd,
         } => {
             notes.push(format!(
-                "ĝ[c] = ∂L/∂N₁[{}, {}] × γ₁[{}] = {} × {} = {}; n̂[c] = (X − μ)/σ for this cell = {}; over the row, mean(ĝ) = {} and mean(ĝ ⊙ n̂) = {}; σ = {}.",
+                "ĝ[c] = ∂L/∂N₁[{}, {}] × γ₁[{}] = {} × {} = {}; n̂[c] = (X − μ)/√(σ² + ε) for this cell = {}; over the row, mean(ĝ) = {} and mean(ĝ ⊙ n̂) = {}; √(σ² + ε) = {}, the number the forward pass divided the row by (σ² is its variance, ε = 0.00001).",
                 row_label(trace, id, row),
                 col_label(trace, id, col),
                 col_label(trace, id, col),
@@ -496,7 +496,7 @@ pub fn explain_back(
             rounding_note(&mut notes, by_hand, value);
             (
                 format!(
-                    "{l}[i, c] = (ĝ[c] − mean(ĝ) − n̂[c]·mean(ĝ ⊙ n̂)) / σ,  ĝ = ∂L/∂N₁[i, :] ⊙ γ₁"
+                    "{l}[i, c] = (ĝ[c] − mean(ĝ) − n̂[c]·mean(ĝ ⊙ n̂)) / √(σ² + ε),  ĝ = ∂L/∂N₁[i, :] ⊙ γ₁"
                 ),
                 format!(
                     "({} − {} − {} × {}) / {}",

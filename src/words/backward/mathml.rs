@@ -237,7 +237,7 @@ fn input_equations(w: Wiring, kind: LossKind) -> Vec<(BackMatrix, String)> {
     }
     if pre {
         parts.push((BackMatrix::X, format!(
-                    "{}{eq}<mfrac><mrow><mi>ĝ</mi><mo>−</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>)</mo><mo>−</mo><mi>n̂</mi><mo>·</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>⊙</mo><mi>n̂</mi><mo>)</mo></mrow><mi>σ</mi></mfrac>{SEP}<mi>ĝ</mi>{eq}{}<mo>⊙</mo><msub><mi>γ</mi><mn>1</mn></msub>",
+                    "{}{eq}<mfrac><mrow><mi>ĝ</mi><mo>−</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>)</mo><mo>−</mo><mi>n̂</mi><mo>·</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>⊙</mo><mi>n̂</mi><mo>)</mo></mrow><msqrt><msup><mi>σ</mi><mn>2</mn></msup><mo>+</mo><mi>ε</mi></msqrt></mfrac>{SEP}<mi>ĝ</mi>{eq}{}<mo>⊙</mo><msub><mi>γ</mi><mn>1</mn></msub>",
                     d("X"),
                     d("N₁")
                 )));

@@ -279,7 +279,7 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
                 parts.push(format!("{d_in} = ∂L/∂Q·W_qᵀ + ∂L/∂K·W_kᵀ{v}"));
             }
             if w.block == Some(Norm::Pre) {
-                parts.push("∂L/∂X = (ĝ − mean(ĝ) − n̂·mean(ĝ ⊙ n̂)) / σ per row, ĝ = ∂L/∂N₁ ⊙ γ₁".into());
+                parts.push("∂L/∂X = (ĝ − mean(ĝ) − n̂·mean(ĝ ⊙ n̂)) / √(σ² + ε) per row, ĝ = ∂L/∂N₁ ⊙ γ₁".into());
             }
             if w.cross {
                 parts.push("∂L/∂E = ∂L/∂X".into());

@@ -320,7 +320,7 @@ pub fn back_note(
         _ => {
             if w.block == Some(Norm::Pre) {
                 let reader = if w.cross { "the queries" } else { "attention" };
-                note.push(format!("Pre-norm: {reader} read N₁ = LN₁(X), so the gradient of N₁ goes back through LayerNorm's backward: γ₁ scales it, and the parts that would only shift a row's mean or stretch its spread are taken out, divided by the row's σ = √(variance + 10⁻⁵). γ₁ and β₁ are not trained here."));
+                note.push(format!("Pre-norm: {reader} read N₁ = LN₁(X), so the gradient of N₁ goes back through LayerNorm's backward: γ₁ scales it, and the parts that would only shift a row's mean or stretch its spread are taken out, divided by the row's √(σ² + ε), σ² being its variance and ε = 0.00001, as in the forward pass. γ₁ and β₁ are not trained here."));
             }
             if w.block.is_some() {
                 note.push("The loss reads attention's own A or Y, so nothing flows back through the block's later stages (the residual sums, the feed-forward network, the norms after attention).".into());

@@ -984,3 +984,86 @@ fn a_worksheet_whose_goal_the_settings_refuse_says_why_it_asks_nothing_on_the_wa
     let questions = |sheet: &str| sheet[sheet.find("## Questions").unwrap()..].to_string();
     assert_eq!(questions(&key), questions(&forward_only));
 }
+
+/// The trace of `sentence` with the block (ReLU, `norm`) around a head of `config`.
+fn with_block(sentence: &str, config: Config, norm: Norm, seed: u64) -> Trace {
+    let mut inputs = Inputs::from_sentence(
+        sentence,
+        config,
+        Weights::new(Init::Random(seed), config.d_model),
+    )
+    .unwrap();
+    let mut block = Block::new(config.d_model, 8);
+    block.norm = norm;
+    block.activation = Activation::Relu;
+    inputs.block = Some(block);
+    forward(&inputs).unwrap()
+}
+
+/// The symbols `text` defines as a gradient in passing: `D` in `…,  D = ∂L/∂A₁`.
+fn gradient_shorthands(text: &str) -> Vec<String> {
+    text.match_indices(" = ∂L/∂")
+        .filter_map(|(at, _)| {
+            let before = &text[..at];
+            let symbol = before.rsplit([' ', '`', '(']).next()?;
+            // Only a bare symbol, not a gradient or a cell being defined (`∂L/∂Y[i, c]`).
+            (!symbol.is_empty() && !symbol.contains('∂') && !symbol.contains('['))
+                .then(|| symbol.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn no_symbol_in_an_answer_key_means_both_a_matrix_and_a_gradient() {
+    // The block's activation output is G; the softmax's backward names ∂L/∂Aₕ with another
+    // letter, so a key that asks about both gives each its own symbol.
+    let trace = with_block("the cat sat on the mat", config(4, 2), Norm::Post, 3);
+    let pass = BackwardPass::new(&trace, &Goal::Task(Task::CopyPrevious)).unwrap();
+    let forward_symbols: std::collections::BTreeSet<String> = [
+        MatrixId::Embeddings,
+        MatrixId::Positional,
+        MatrixId::X,
+        MatrixId::Q,
+        MatrixId::K,
+        MatrixId::V,
+        MatrixId::Concat,
+        MatrixId::Output,
+    ]
+    .into_iter()
+    .chain(
+        attention_lens::attention::BlockMatrix::ALL
+            .iter()
+            .map(|&b| MatrixId::Block(b)),
+    )
+    .map(attention_lens::words::label)
+    .collect();
+    assert!(forward_symbols.contains("G"));
+    let mut both = 0;
+    for set in 1..=6 {
+        let key = worksheet_markdown(
+            &trace,
+            Some(Backward::Pass(&pass)),
+            Picks::QuizSet(set),
+            true,
+        );
+        let activation = key.contains("G[i, c] = max(H[i, c], 0)");
+        let softmax_back = key.contains("rowsum(");
+        if activation && softmax_back {
+            both += 1;
+        }
+        let shorthands = gradient_shorthands(&key);
+        if softmax_back {
+            assert!(shorthands.iter().any(|s| s == "D"), "{key}");
+        }
+        for symbol in shorthands {
+            assert!(
+                !forward_symbols.contains(&symbol),
+                "{symbol} is a matrix and a gradient: {key}"
+            );
+        }
+    }
+    assert!(
+        both > 0,
+        "some key asks about the activation and the softmax's backward"
+    );
+}

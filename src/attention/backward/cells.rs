@@ -76,15 +76,15 @@ pub enum BackComputation {
         /// T.
         temperature: f64,
     },
-    /// ∂L/∂Mₕ[i, j] in general: `A[i, j] · (G[i, j] − Σ_k G[i, k]·A[i, k]) / T`, G = ∂L/∂Aₕ.
+    /// ∂L/∂Mₕ[i, j] in general: `A[i, j] · (D[i, j] − Σ_k D[i, k]·A[i, k]) / T`, D = ∂L/∂Aₕ.
     DMaskedTask {
         /// Aₕ[i, j].
         a: f64,
-        /// G[i, j].
+        /// D[i, j].
         g: f64,
-        /// `(G[i, k], A[i, k])` for every key k of the row.
+        /// `(D[i, k], A[i, k])` for every key k of the row.
         row: Vec<(f64, f64)>,
-        /// `Σ_k G[i, k]·A[i, k]`.
+        /// `Σ_k D[i, k]·A[i, k]`.
         rowsum: f64,
         /// T.
         temperature: f64,

@@ -98,8 +98,8 @@ pub(super) fn pattern_d_weights(weights: &Matrix, target: &Matrix, count: f64) -
 
 /// ∂L/∂M_h of the pattern loss in closed form: (A − A*)/(n_heads·n·T). (seq_len, n_keys)
 ///
-/// This is the softmax backward `A ⊙ (G − rowsum(G ⊙ A)) / T` with G = −A*/(n_heads·n·A):
-/// G ⊙ A = −A*/(n_heads·n), whose row sums are −1/(n_heads·n) since each target row sums to 1.
+/// This is the softmax backward `A ⊙ (D − rowsum(D ⊙ A)) / T` with D = −A*/(n_heads·n·A):
+/// D ⊙ A = −A*/(n_heads·n), whose row sums are −1/(n_heads·n) since each target row sums to 1.
 /// Written this way it stays exact when a weight underflows to 0. Masked cells have A = A* = 0.
 pub(super) fn pattern_d_masked(
     weights: &Matrix,

@@ -6,7 +6,7 @@
 //! ∂L/∂W_o = Cᵀ·∂L/∂Y,  ∂L/∂C = ∂L/∂Y·W_oᵀ   task only
 //! ∂L/∂A_h = ∂L/∂C_h·V_hᵀ  (task)  or  −A*_h/(n_heads·n·A_h)  (pattern)
 //! ∂L/∂V_h = A_hᵀ·∂L/∂C_h                      task only
-//! ∂L/∂M_h = A_h ⊙ (G − rowsum(G ⊙ A_h)) / T   G = ∂L/∂A_h
+//! ∂L/∂M_h = A_h ⊙ (D − rowsum(D ⊙ A_h)) / T   D = ∂L/∂A_h
 //!         = (A_h − A*_h)/(n_heads·n·T)        for a pattern
 //! ∂L/∂Z_h = ∂L/∂M_h on visible cells, 0 on hidden ones
 //! ∂L/∂S_h = ∂L/∂Z_h / divisor

@@ -29,8 +29,8 @@ pub(super) fn weighted_sum_backward(
     (d_weights, weights.tr_mul(d_context))
 }
 
-/// Backward of `A = softmax(M / T)` per row: ∂L/∂M = A ⊙ (G − rowsum(G ⊙ A)) / T with
-/// G = ∂L/∂A. (seq_len, n_keys) → (seq_len, n_keys)
+/// Backward of `A = softmax(M / T)` per row: ∂L/∂M = A ⊙ (D − rowsum(D ⊙ A)) / T with
+/// D = ∂L/∂A. (seq_len, n_keys) → (seq_len, n_keys)
 ///
 /// Masked cells have A = 0, so they get 0.
 pub(super) fn softmax_backward(weights: &Matrix, d_weights: &Matrix, temperature: f64) -> Matrix {
@@ -115,7 +115,7 @@ mod tests {
 
     #[test]
     fn softmax_backward_of_a_two_key_row_is_worked_by_hand() {
-        // A = [0.25, 0.75], G = [1, 0], T = 1: rowsum(G ⊙ A) = 0.25, so
+        // A = [0.25, 0.75], D = [1, 0], T = 1: rowsum(D ⊙ A) = 0.25, so
         // ∂L/∂M = [0.25·(1 − 0.25), 0.75·(0 − 0.25)] = [0.1875, −0.1875]; T = 2 halves it.
         let a = Matrix::from_row_slice(1, 2, &[0.25, 0.75]);
         let g = Matrix::from_row_slice(1, 2, &[1.0, 0.0]);

@@ -6,7 +6,7 @@
 //! positions, and the task loss `copy_previous`, `L = 1/(n·d_model) · Σ (Y − Y*)²`. The pattern
 //! loss would not show the effect: its ∂L/∂M is `(A − A*)/(n_heads·n·T)`, which stays large when
 //! the softmax saturates on a wrong key. A loss that reaches the weights only through the
-//! output must go through the softmax's Jacobian, `A ⊙ (G − rowsum(G ⊙ A))`, which is close to 0
+//! output must go through the softmax's Jacobian, `A ⊙ (D − rowsum(D ⊙ A))`, which is close to 0
 //! in every cell once a row is nearly one-hot.
 
 use super::measures::max_weight;

@@ -323,7 +323,10 @@ pub fn explain_back(
             let divisor = (n_heads * seq_len) as f64 * t;
             let by_hand = (rounded(*a, 2) - rounded(*target, 2)) / divisor;
             rounding_note(&mut notes, by_hand, value);
-            notes.push("The softmax's backward, A ⊙ (G − rowsum(G ⊙ A))/T, collapses to this for the pattern loss, because each row of the target sums to 1.".into());
+            notes.push(format!(
+                "The softmax's backward, A ⊙ (D − rowsum(D ⊙ A))/T with D = {}, collapses to this for the pattern loss, because each row of the target sums to 1.",
+                back_label(BackMatrix::Head(head_of(m), HeadGrad::Weights))
+            ));
             let (t_sym, t_num) = if t != 1.0 {
                 ("·T".to_string(), format!("·{t}"))
             } else {
@@ -361,7 +364,7 @@ pub fn explain_back(
                 / t;
             rounding_note(&mut notes, by_hand, value);
             notes.push(format!(
-                "rowsum(G ⊙ A) for this row = {sum_text} {sum_sign} {}.",
+                "rowsum(D ⊙ A) for this row = {sum_text} {sum_sign} {}.",
                 g3(*rowsum)
             ));
             let (t_sym, t_num) = if t != 1.0 {
@@ -371,7 +374,7 @@ pub fn explain_back(
             };
             let gl = back_label(BackMatrix::Head(head_of(m), HeadGrad::Weights));
             (
-                format!("{l}[i, j] = A[i, j] · (G[i, j] − Σₖ G[i, k]·A[i, k]){t_sym},  G = {gl}"),
+                format!("{l}[i, j] = A[i, j] · (D[i, j] − Σₖ D[i, k]·A[i, k]){t_sym},  D = {gl}"),
                 format!(
                     "{} × ({} − {}){t_num}",
                     f2(*a),

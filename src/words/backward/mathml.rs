@@ -104,7 +104,7 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
         ),
         Stage::BackSoftmax => {
             let inner = format!(
-                "{}<mo>⊙</mo><mo>(</mo><mi>G</mi><mo>−</mo><mtext>rowsum</mtext><mo>(</mo><mi>G</mi><mo>⊙</mo>{}<mo>)</mo><mo>)</mo>",
+                "{}<mo>⊙</mo><mo>(</mo><mi>D</mi><mo>−</mo><mtext>rowsum</mtext><mo>(</mo><mi>D</mi><mo>⊙</mo>{}<mo>)</mo><mo>)</mo>",
                 sym("Aₕ"),
                 sym("Aₕ")
             );
@@ -113,7 +113,7 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
             } else {
                 inner
             };
-            format!("{}{eq}{body}{SEP}<mi>G</mi>{eq}{}", d("Mₕ"), d("Aₕ"))
+            format!("{}{eq}{body}{SEP}<mi>D</mi>{eq}{}", d("Mₕ"), d("Aₕ"))
         }
         Stage::BackScale => {
             let div = divisor_symbol(c, w).map(|d| {

@@ -246,7 +246,7 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
         }
         Stage::BackSoftmax => {
             let t = if c.temperature != 1.0 { " / T" } else { "" };
-            format!("∂L/∂Mₕ = Aₕ ⊙ (G − rowsum(G ⊙ Aₕ)){t},  G = ∂L/∂Aₕ")
+            format!("∂L/∂Mₕ = Aₕ ⊙ (D − rowsum(D ⊙ Aₕ)){t},  D = ∂L/∂Aₕ")
         }
         Stage::BackScale => {
             let masked = if c.causal && !w.cross {

@@ -1058,3 +1058,32 @@ fn sigma_is_the_square_root_of_the_variance_forward_and_backward() {
     assert!(note.contains("n̂[c] = (X − μ)/√(σ² + ε)"), "{note}");
     assert!(note.contains("σ² is its variance, ε = 0.00001"), "{note}");
 }
+
+#[test]
+fn an_exact_product_of_the_settings_is_written_exactly_and_a_rounded_one_with_approx() {
+    // n_heads·n·T = 2·3·0.3 is 1.8, though its float is 1.7999999999999998.
+    let note = |temperature: f64| {
+        let config = Config {
+            d_model: 4,
+            n_heads: 2,
+            causal: false,
+            positional_encoding: true,
+            scale: ScaleMode::SqrtHeadDim,
+            temperature,
+        };
+        let inputs =
+            Inputs::from_sentence("the cat sat", config, Weights::new(Init::Random(3), 4)).unwrap();
+        let t = forward(&inputs).unwrap();
+        let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+        back_note(Stage::BackSoftmax, &t, &pass, GoalSource::Panel).unwrap()
+    };
+    let exact = note(0.3);
+    assert!(exact.contains("(n_heads·n·T = 2·3·0.3)"), "{exact}");
+    assert!(exact.contains("divided by 1.8:"), "{exact}");
+    assert!(!exact.contains("≈ 1.80"), "{exact}");
+    assert!(note(0.5).contains("divided by 3:"));
+    assert!(note(0.125).contains("divided by 0.75:"));
+    // 2·3·0.3333 = 1.9998 ends within four places; a longer T is rounded, and says so.
+    assert!(note(0.3333).contains("divided by 1.9998:"));
+    assert!(note(0.123_456_7).contains("divided by ≈ 0.74:"));
+}

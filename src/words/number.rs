@@ -54,6 +54,26 @@ pub fn rounded(value: f64, decimals: usize) -> f64 {
         + 0.0
 }
 
+/// Whether `value` is a decimal that ends within `decimals` places, the float's own rounding
+/// aside: 2·3·0.3 is 1.7999999999999998 as an `f64`, but the number a hand multiplies out is
+/// 1.8 exactly, so it ends within one place; 1/3 ends within none. A float's error is a few
+/// parts in 10¹⁶, far below the tolerance here, and far above it any digit a person could see.
+pub fn ends_within(value: f64, decimals: usize) -> bool {
+    if !value.is_finite() {
+        return false;
+    }
+    let scaled = value * 10f64.powi(decimals as i32);
+    (scaled - scaled.round()).abs() <= 1e-12 * scaled.abs().max(1.0)
+}
+
+/// `value` written exactly, with as few decimals as it needs up to `most` (`3`, `1.8`, `0.75`),
+/// when it ends within `most` places; `None` when it would have to be rounded.
+pub fn exactly(value: f64, most: usize) -> Option<String> {
+    (0..=most)
+        .find(|&d| ends_within(value, d))
+        .map(|d| format_value(value, d))
+}
+
 /// A sum redone by hand from rounded numbers, as the two values a hand may round it to: its
 /// exact decimal value lies a hair below or above the `f64` sum (−0.1725 may be summed as
 /// −0.172499…), and at a tie people round either way. Formatted, the two agree unless the
@@ -184,6 +204,22 @@ mod tests {
                 "{value}"
             );
         }
+    }
+
+    #[test]
+    fn a_product_of_short_decimals_is_exact_though_its_float_is_not() {
+        let divisor = 2.0 * 3.0 * 0.3;
+        assert_ne!(divisor, 1.8, "the float is a hair off");
+        assert!(ends_within(divisor, 1) && ends_within(divisor, 2));
+        assert!(!ends_within(divisor, 0));
+        assert_eq!(exactly(divisor, 4).as_deref(), Some("1.8"));
+        assert_eq!(exactly(6.0 * 0.1, 4).as_deref(), Some("0.6"));
+        assert_eq!(exactly(3.0, 4).as_deref(), Some("3"));
+        assert_eq!(exactly(-0.75, 4).as_deref(), Some("−0.75"));
+        assert_eq!(exactly(1.0 / 3.0, 4), None);
+        assert_eq!(exactly(2.0f64.sqrt(), 4), None);
+        // A value a few units off in the tenth place is not exact.
+        assert!(!ends_within(0.123_000_001, 3));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! current numbers, named by the cells the heatmaps show.
 
 use super::super::matrices::cell_name;
-use super::super::number::{format_value, rounded};
+use super::super::number::{ends_within, exactly, format_value};
 use super::super::stages::PARAGRAPH_BREAK;
 use super::{divisor_symbol, unreached_text, GoalSource};
 use crate::attention::{
@@ -34,25 +34,19 @@ pub(crate) fn eq_2(v: f64) -> String {
     eq_shown(v, 2)
 }
 
-/// `v` whole, or to two decimals with "≈ " before it when that rounds it.
+/// Decimals a product of the settings (n_heads·n·T) is written exactly with, at most.
+const EXACT_DECIMALS: usize = 4;
+
+/// `v` exactly when it ends within [`EXACT_DECIMALS`] places (`3`, `1.8`: a product such as
+/// 2·3·0.3 is exact, whatever its float's last bit), else to two decimals after "≈ ".
 fn approx_2(v: f64) -> String {
-    if v.fract() == 0.0 {
-        return format_value(v, 0);
-    }
-    let shown = format_value(v, 2);
-    if rounded(v, 2) == v {
-        shown
-    } else {
-        format!("≈ {shown}")
-    }
+    exactly(v, EXACT_DECIMALS).unwrap_or_else(|| format!("≈ {}", format_value(v, 2)))
 }
 
+/// "= v" or "≈ v" with `decimals` places: "≈" only where those places round the number, not
+/// where they drop a float's last bit.
 fn eq_shown(v: f64, decimals: usize) -> String {
-    let sign = if rounded(v, decimals) == v {
-        "="
-    } else {
-        "≈"
-    };
+    let sign = if ends_within(v, decimals) { "=" } else { "≈" };
     format!("{sign} {}", format_value(v, decimals))
 }
 

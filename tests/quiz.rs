@@ -1067,3 +1067,88 @@ fn no_symbol_in_an_answer_key_means_both_a_matrix_and_a_gradient() {
         "some key asks about the activation and the softmax's backward"
     );
 }
+
+#[test]
+fn no_worksheet_asks_the_same_question_twice() {
+    let mut sheets = 0;
+    for n_heads in [1, 2, 4] {
+        for causal in [false, true] {
+            for block in [None, Some(Norm::Post), Some(Norm::Pre)] {
+                for source in [None, Some("le chat noir")] {
+                    if causal && source.is_some() {
+                        continue;
+                    }
+                    let config = Config {
+                        causal,
+                        ..config(4, n_heads)
+                    };
+                    let mut inputs = Inputs::from_sentence(
+                        "the cat sat on the mat",
+                        config,
+                        Weights::new(Init::Random(11), 4),
+                    )
+                    .unwrap();
+                    inputs.source = source.map(|s| Source::from_sentence(s, 4).unwrap());
+                    inputs.block = block.map(|norm| {
+                        let mut b = Block::new(4, 8);
+                        b.norm = norm;
+                        b
+                    });
+                    let trace = forward(&inputs).unwrap();
+                    let passes: Vec<BackwardPass> = [
+                        Goal::named(NamedTarget::Previous),
+                        Goal::Task(Task::CopyPrevious),
+                    ]
+                    .into_iter()
+                    .filter_map(|g| BackwardPass::new(&trace, &g).ok())
+                    .collect();
+                    let backwards = std::iter::once(None).chain(passes.iter().map(Some));
+                    for backward in backwards {
+                        let mut picks: Vec<Picks> = (0..4)
+                            .map(|seed| Picks::Spread { seed, count: 40 })
+                            .collect();
+                        picks.extend((1..4).map(Picks::QuizSet));
+                        for picks in picks {
+                            let questions = worksheet_questions(&trace, backward, picks);
+                            let mut prompts = std::collections::BTreeSet::new();
+                            for q in &questions {
+                                assert!(
+                                    prompts.insert(q.prompt.clone()),
+                                    "{n_heads} heads, mask {causal}, {block:?}, {source:?}, \
+                                     {picks:?}: asked twice: {}",
+                                    q.prompt
+                                );
+                            }
+                            // In the order of the stages, the sheet's numbering of them.
+                            let positions: Vec<usize> = questions
+                                .iter()
+                                .map(|q| q.stage.position(trace.norm()).unwrap())
+                                .collect();
+                            assert!(positions.windows(2).all(|w| w[0] <= w[1]));
+                            sheets += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(sheets > 100);
+}
+
+#[test]
+fn a_sheet_of_many_questions_still_fills_up_without_repeating_one() {
+    // Two heads ask two questions about the columns of Q; the other stages make up the rest.
+    let trace = traced("the cat sat on the mat", None, config(4, 2), 5);
+    let questions = worksheet_questions(&trace, None, Picks::Spread { seed: 3, count: 40 });
+    assert_eq!(questions.len(), 40);
+    let split: Vec<&str> = questions
+        .iter()
+        .filter(|q| q.stage == Stage::SplitHeads)
+        .map(|q| q.prompt.as_str())
+        .collect();
+    assert_eq!(split.len(), 2, "{split:?}");
+    assert_eq!(
+        questions.iter().filter(|q| q.stage == Stage::Scale).count(),
+        1
+    );
+}

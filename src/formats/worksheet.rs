@@ -65,20 +65,58 @@ pub fn worksheet_questions(
     let stages = asking_stages(trace, backward);
     let question = |stage, seed| backward_question(trace, backward, stage, seed);
     match picks {
-        Picks::Spread { seed, count } => {
-            let count = count.min(MAX_QUESTIONS);
-            (0..count)
-                .filter_map(|n| {
-                    let stage = stages[n * stages.len() / count.max(1)];
-                    question(stage, seed.wrapping_add(n as u64))
-                })
-                .collect()
-        }
+        Picks::Spread { seed, count } => spread(&stages, count.min(MAX_QUESTIONS), |stage, n| {
+            question(stage, seed.wrapping_add(n))
+        }),
         Picks::QuizSet(set) => stages
             .iter()
             .filter_map(|&stage| question(stage, quiz_seed(set)))
             .collect(),
     }
+}
+
+/// How many further draws a stage gets when its question repeats one the sheet already asks.
+const REDRAWS: u64 = 8;
+
+/// `count` questions spread evenly over `stages`, question `n` drawn by `draw(stage, n)`, none
+/// asked twice. A stage with few questions to ask (the divisor, one head's columns) gives what
+/// it has, and the stages after it in turn fill the sheet up to `count` where they can. In the
+/// order of the stages.
+fn spread(
+    stages: &[Stage],
+    count: usize,
+    draw: impl Fn(Stage, u64) -> Option<Question>,
+) -> Vec<Question> {
+    let mut asked: Vec<(usize, Question)> = Vec::new();
+    // Question `n`'s first draw is `n`, as it always was; its redraws are past every first draw.
+    let ask = |at: usize, n: u64, asked: &mut Vec<(usize, Question)>| {
+        let fresh = (0..=REDRAWS)
+            .filter_map(|r| draw(stages[at], n + r * MAX_QUESTIONS as u64))
+            .find(|q| asked.iter().all(|(_, a)| a.prompt != q.prompt));
+        if let Some(q) = fresh {
+            asked.push((at, q));
+        }
+    };
+    for n in 0..count {
+        ask(n * stages.len() / count.max(1), n as u64, &mut asked);
+    }
+    // Fill up in rounds over the stages; a round that adds nothing ends it.
+    let mut n = count as u64;
+    while asked.len() < count {
+        let before = asked.len();
+        for at in 0..stages.len() {
+            if asked.len() == count {
+                break;
+            }
+            ask(at, n, &mut asked);
+            n += 1;
+        }
+        if asked.len() == before {
+            break;
+        }
+    }
+    asked.sort_by_key(|(at, _)| *at);
+    asked.into_iter().map(|(_, q)| q).collect()
 }
 
 /// The worksheet as Markdown; with `answers`, the answer key. With a `backward` pass the

@@ -760,3 +760,54 @@ fn a_diverging_step_keeps_the_weights_the_moments_and_the_step_count() {
         assert_eq!(inputs.weights, weights);
     }
 }
+
+#[test]
+fn the_sgd_note_asks_for_a_far_larger_eta_only_where_the_gradients_are_small() {
+    use attention_lens::attention::{forward, largest_gradient, BackwardPass, Config, Inputs};
+    use attention_lens::state::Model;
+    use attention_lens::words::sgd_note;
+    // The default model and goal with SGD at T = 1 and at T = 0.1, which divides the softmax's
+    // gradients by T, and after Adam has trained it, where the gradients are small.
+    let note = |inputs: &Inputs| {
+        let training = Model::default().fitted_training();
+        let trace = forward(inputs).unwrap();
+        let pass = BackwardPass::new(&trace, &training.goal).unwrap();
+        let largest = largest_gradient(&pass.gradients, &training.train).unwrap();
+        (sgd_note(Some(largest)), largest)
+    };
+    let model = Model::default();
+    let (plain, g) = note(&model.inputs());
+    assert!((0.1..1.0).contains(&g), "{g}");
+    assert!(
+        plain.contains("SGD needs a larger η to move as fast"),
+        "{plain}"
+    );
+    assert!(!plain.contains("far larger"), "{plain}");
+
+    let mut sharp = model.clone();
+    sharp
+        .set_config(Config {
+            temperature: 0.1,
+            ..model.config
+        })
+        .unwrap();
+    let (hot, g) = note(&sharp.inputs());
+    assert!(g > 1.0, "{g}");
+    assert!(!hot.contains("larger η"), "{hot}");
+    assert!(hot.contains("SGD needs a smaller η than Adam"), "{hot}");
+
+    let training = model.fitted_training();
+    let mut trained = model.inputs();
+    let mut adam = Optimizer::new(OptimizerKind::Adam, 0.05).unwrap();
+    train(
+        &mut trained,
+        &training.goal,
+        &training.train,
+        &mut adam,
+        100,
+    )
+    .unwrap();
+    let (settled, g) = note(&trained);
+    assert!(g < 0.1, "{g}");
+    assert!(settled.contains("SGD needs a far larger η"), "{settled}");
+}

@@ -62,8 +62,8 @@ pub use forward::{
 pub use goal::{Goal, HeadTarget, LossKind, NamedTarget, Objective, Task};
 pub use matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
 pub use optimizer::{
-    check_trainable, train, train_step, AdamState, Optimizer, OptimizerKind, Trainable,
-    ADAM_BETA_1, ADAM_BETA_2, ADAM_EPSILON,
+    check_trainable, largest_gradient, train, train_step, AdamState, Optimizer, OptimizerKind,
+    Trainable, ADAM_BETA_1, ADAM_BETA_2, ADAM_EPSILON,
 };
 pub use parameter::{key_input, query_input, Parameter};
 pub use rng::SplitMix64;

@@ -96,6 +96,17 @@ impl Trainable {
     }
 }
 
+/// The largest gradient in size among the matrices in `train` that the loss reaches: how far
+/// one SGD step of rate η moves a weight, in units of η (Adam's steps are at most about η).
+/// `None` when the loss reaches none of them.
+pub fn largest_gradient(gradients: &Gradients, train: &[Trainable]) -> Option<f64> {
+    train
+        .iter()
+        .filter_map(|t| t.gradient(gradients))
+        .map(|g| g.iter().fold(0.0f64, |m, v| m.max(v.abs())))
+        .reduce(f64::max)
+}
+
 /// Checks that every matrix in `train` can learn `goal` on `inputs`: a task's target is built
 /// from the embeddings, so they cannot chase it, and the source's embeddings need a source.
 pub fn check_trainable(

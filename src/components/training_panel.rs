@@ -4,13 +4,15 @@
 
 use super::outline::model_outline;
 use super::TargetPainter;
-use crate::attention::{check_goal_fits, NamedTarget, OptimizerKind, Task, Trainable};
+use crate::attention::{
+    check_goal_fits, largest_gradient, NamedTarget, OptimizerKind, Task, Trainable,
+};
 use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
 use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
 use crate::words::{
-    loss_text, optimizer_label, pattern_label, status_text, task_embeddings_note, task_label,
-    trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, RUN_LENGTH_NOTE, SGD_NOTE,
+    loss_text, optimizer_label, pattern_label, sgd_note, status_text, task_embeddings_note,
+    task_label, trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, RUN_LENGTH_NOTE,
     TRAINING_INTRO,
 };
 use leptos::html::Canvas;
@@ -252,6 +254,17 @@ pub fn TrainingPanel(
     let settings = Memo::new(move |_| outline.with(|o| o.training.clone()));
     let cross = Memo::new(move |_| outline.with(|o| o.cross));
     let n_heads = Memo::new(move |_| outline.with(|o| o.config.n_heads));
+    // The largest gradient of the matrices that learn, from the pass the backward stages show:
+    // whether SGD needs a larger η than Adam depends on it.
+    let backward = super::context::backward_context();
+    let largest = move || {
+        let train = settings.with(|s| s.train.clone());
+        backward?.pass.with(|p| {
+            p.as_ref()
+                .ok()
+                .and_then(|p| largest_gradient(&p.gradients, &train))
+        })
+    };
     // A refused choice of goal, shown beside the menu until a choice is accepted.
     let goal_refusal = RwSignal::new(None::<String>);
     // A goal the model no longer fits (the mask switched on under `next`), said beside the menu.
@@ -413,7 +426,7 @@ pub fn TrainingPanel(
                 style=move || format!("--w: {}", f64::from(LOSS_CURVE_SIZE.0) * curve_scale())></canvas>
             <p class="help">{DIRECTION_NOTE}</p>
             {move || (settings.with(|s| s.optimizer) == OptimizerKind::Sgd)
-                .then(|| view! { <p class="help" data-testid="sgd-note">{SGD_NOTE}</p> })}
+                .then(|| view! { <p class="help" data-testid="sgd-note">{move || sgd_note(largest())}</p> })}
             {move || {
                 let positional_goal = !matches!(
                     choice(),

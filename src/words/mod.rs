@@ -65,9 +65,9 @@ pub use stages::{
 };
 pub use training::{
     goal_description, head_target_label, head_target_menu, loss_text, optimizer_label,
-    paint_cell_label, paint_help, pattern_label, status_text, task_embeddings_note, task_label,
-    trainable_label, DIRECTION_NOTE, PAINT_MASK_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE,
-    RUN_LENGTH_NOTE, SGD_NOTE, TRAINING_INTRO,
+    paint_cell_label, paint_help, pattern_label, sgd_note, status_text, task_embeddings_note,
+    task_label, trainable_label, DIRECTION_NOTE, PAINT_MASK_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE,
+    RUN_LENGTH_NOTE, TRAINING_INTRO,
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, gradient_caption, gradient_number,

@@ -228,9 +228,49 @@ pub const DIRECTION_NOTE: &str = "With SGD each step moves a weight against its 
 square root of a moving average of its square (√v̂), so each weight moves by at most about η a \
 step, and a step can even follow the current gradient.";
 
-/// What η means for SGD, whose steps are η times these small gradients.
-pub const SGD_NOTE: &str = "SGD moves each weight by η times its gradient, and these \
-gradients are small: SGD needs a far larger η than Adam, which moves each weight by at most about η.";
+/// Below this largest gradient SGD's steps are at least ten times smaller than Adam's.
+const SMALL_GRADIENT: f64 = 0.1;
+
+/// What η means for SGD next to Adam, for the `largest` gradient in size of the matrices that
+/// learn, at the weights on screen (`None` when the loss reaches none of them): whether SGD
+/// needs a larger η or a smaller one depends on it, and a low temperature makes it large.
+pub fn sgd_note(largest: Option<f64>) -> String {
+    let how = "SGD moves each weight by η times its gradient; Adam moves each by at most about \
+η, whatever the gradient's size.";
+    let Some(g) = largest.filter(|g| g.is_finite()) else {
+        return how.to_string();
+    };
+    if g == 0.0 {
+        return format!(
+            "{how} The matrices that learn get no gradient here, so neither moves them."
+        );
+    }
+    let size = if g < 0.001 {
+        format!("≈ {}", crate::words::number::scientific(g))
+    } else {
+        let sign = if crate::words::number::ends_within(g, 3) {
+            "="
+        } else {
+            "≈"
+        };
+        format!("{sign} {}", crate::words::format_value(g, 3))
+    };
+    let now = format!("The largest gradient of a matrix that learns is now {size}");
+    if g < SMALL_GRADIENT {
+        // At least 1/g times smaller: rounded down, so "at least" stays true.
+        let times = (1.0 / g).floor();
+        let times = if times < 1e6 {
+            crate::words::format_value(times, 0)
+        } else {
+            crate::words::number::scientific(times)
+        };
+        format!("{how} {now}, so at the same η every SGD step is at least {times} times smaller than Adam's: SGD needs a far larger η.")
+    } else if g < 1.0 {
+        format!("{how} {now}, below 1, so at the same η SGD's steps are smaller than Adam's: SGD needs a larger η to move as fast.")
+    } else {
+        format!("{how} {now}, above 1, so at the same η SGD's largest steps are larger than Adam's: here SGD needs a smaller η than Adam, not a larger one.")
+    }
+}
 
 /// Why positions matter for the goals that name a position.
 pub const POSITIONS_NOTE: &str = "Positional encoding is off, so a head sees which words there \
@@ -311,6 +351,23 @@ mod tests {
             own.contains("built from the embeddings E, so E stays fixed"),
             "{own}"
         );
+    }
+
+    #[test]
+    fn the_sgd_note_says_a_far_larger_eta_only_when_the_gradients_are_small() {
+        let small = sgd_note(Some(0.0437));
+        assert!(small.contains("now ≈ 0.044"), "{small}");
+        assert!(small.contains("at least 22 times smaller"), "{small}");
+        assert!(small.contains("SGD needs a far larger η"), "{small}");
+        let middle = sgd_note(Some(0.5));
+        assert!(middle.contains("now = 0.500, below 1"), "{middle}");
+        assert!(!middle.contains("far larger"), "{middle}");
+        let large = sgd_note(Some(3.2));
+        assert!(!large.contains("larger η"), "{large}");
+        assert!(large.contains("SGD needs a smaller η than Adam"), "{large}");
+        assert!(!sgd_note(None).contains("far larger"));
+        assert!(sgd_note(Some(0.0)).contains("no gradient"));
+        assert!(sgd_note(Some(2e-7)).contains("≈ 2.00 × 10⁻⁷"));
     }
 
     #[test]

@@ -8,8 +8,9 @@ use attention_lens::attention::{
     Weights,
 };
 use attention_lens::words::{
-    activation_name, handout_stage_note, setting_help, stage_explanation, stage_formula,
-    stage_note, stage_title, whatif_explanation, word_order_text, Setting, SEQ_LEN_IN_CROSS,
+    activation_name, handout_stage_note, no_mistake_text, scale_mode_label, setting_help,
+    stage_explanation, stage_formula, stage_note, stage_title, whatif_explanation, word_order_text,
+    Setting, SEQ_LEN_IN_CROSS,
 };
 
 /// The longest paragraph a learner reads in one go, in words.
@@ -178,6 +179,23 @@ fn every_divisor_a_scale_text_names_is_the_one_the_maths_used() {
         let formula = stage_formula(Stage::Scale, &t.config, t.wiring());
         if t.config.scale == ScaleMode::SqrtSeqLen && s.source.is_some() {
             assert!(title.contains("√src_len") && formula.contains("√src_len"));
+        }
+        // The setting's own label and the lab's summary of it name the divisor the stage uses.
+        let cross = s.source.is_some();
+        let label = scale_mode_label(t.config.scale, cross);
+        let lab = no_mistake_text(&t.config, cross);
+        if t.config.scale == ScaleMode::SqrtSeqLen {
+            let (used, other) = if cross {
+                ("√src_len", "seq_len")
+            } else {
+                ("√seq_len", "src_len")
+            };
+            for text in [label, lab.as_str(), note.as_str()] {
+                assert!(
+                    text.contains(used) && !text.contains(other),
+                    "{s:?}: {text}"
+                );
+            }
         }
     }
 }

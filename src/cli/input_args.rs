@@ -127,9 +127,9 @@ fn number(
 fn scale_parser() -> impl TypedValueParser<Value = ScaleMode> {
     PossibleValuesParser::new(ScaleMode::ALL.map(|mode| {
         let help = if mode == ScaleMode::default() {
-            format!("{}, the default", crate::words::scale_mode_label(mode))
+            format!("{}, the default", crate::words::scale_mode_help(mode))
         } else {
-            crate::words::scale_mode_label(mode).to_string()
+            crate::words::scale_mode_help(mode).to_string()
         };
         PossibleValue::new(mode.key()).help(help)
     }))

@@ -137,7 +137,7 @@ pub fn Settings(
                     aria-describedby="help-scale"
                     prop:value=move || config.get().scale.key().to_string()>
                     {ScaleMode::ALL.into_iter().map(|s| view! {
-                        <option value=s.key() selected=move || config.get().scale == s>{scale_mode_label(s)}</option>
+                        <option value=s.key() selected=move || config.get().scale == s>{move || scale_mode_label(s, cross.get())}</option>
                     }.into_any()).collect_view()}
                 </select>
 

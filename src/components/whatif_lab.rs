@@ -300,7 +300,7 @@ pub fn WhatIfLab(
                         whatif_explanation(WhatIf::ScaleBySeqLen)
                     ),
                     Some(what) => whatif_explanation(what).to_string(),
-                    None => outline.with(|o| no_mistake_text(&o.config)),
+                    None => outline.with(|o| no_mistake_text(&o.config, o.wiring.cross)),
                 }) />
             {move || {
                 if chosen.get() == Some(WhatIf::NoOutputProjection) {

@@ -55,8 +55,8 @@ pub use quiz::{
     QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE, SIGN_CHOICES, STEP_CHOICES,
 };
 pub use settings::{
-    cross_word_order_text, scale_mode_label, temperature_refusal, word_order_after_switch,
-    word_order_text, TemperatureProblem,
+    cross_word_order_text, scale_mode_help, scale_mode_label, temperature_refusal,
+    word_order_after_switch, word_order_text, TemperatureProblem,
 };
 pub use stages::{
     activation_name, formula_equation, formula_equations, norm_name, projection_part_name,

@@ -2,12 +2,26 @@
 
 use crate::attention::ScaleMode;
 
-/// A short label for the scale menu.
-pub fn scale_mode_label(mode: ScaleMode) -> &'static str {
+/// A short label for the scale menu; `cross`: the keys come from a source sentence, so the
+/// number of keys the mistake divides by is src_len.
+pub fn scale_mode_label(mode: ScaleMode, cross: bool) -> &'static str {
     match mode {
         ScaleMode::SqrtHeadDim => "÷ √d_k (correct)",
+        ScaleMode::SqrtSeqLen if cross => "÷ √src_len (common mistake)",
         ScaleMode::SqrtSeqLen => "÷ √seq_len (common mistake)",
         ScaleMode::None => "no scaling",
+    }
+}
+
+/// What a scale mode does, for a list written before any sentence is known (the command
+/// line's help): the mistake divides by the number of keys, the source's when there is one.
+pub fn scale_mode_help(mode: ScaleMode) -> &'static str {
+    match mode {
+        ScaleMode::SqrtSeqLen => {
+            "÷ √seq_len, or ÷ √src_len with a source sentence, whose tokens are the keys \
+             (common mistake)"
+        }
+        _ => scale_mode_label(mode, false),
     }
 }
 
@@ -72,6 +86,29 @@ pub fn word_order_after_switch(positional: bool, causal: bool, cross: bool) -> &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scale_menu_names_the_number_of_keys_the_mistake_divides_by() {
+        assert_eq!(
+            scale_mode_label(ScaleMode::SqrtSeqLen, false),
+            "÷ √seq_len (common mistake)"
+        );
+        assert_eq!(
+            scale_mode_label(ScaleMode::SqrtSeqLen, true),
+            "÷ √src_len (common mistake)"
+        );
+        for cross in [false, true] {
+            assert_eq!(
+                scale_mode_label(ScaleMode::SqrtHeadDim, cross),
+                "÷ √d_k (correct)"
+            );
+        }
+        let help = scale_mode_help(ScaleMode::SqrtSeqLen);
+        assert!(
+            help.contains("√seq_len") && help.contains("√src_len"),
+            "{help}"
+        );
+    }
 
     #[test]
     fn word_order_is_invisible_only_without_positions_and_without_the_mask() {

@@ -9,8 +9,9 @@ use crate::attention::whatif::{
 };
 use crate::attention::{Config, ScaleMode, Stage};
 
-/// What the two sides show while no mistake is switched on, with the learner's `config`.
-pub fn no_mistake_text(config: &Config) -> String {
+/// What the two sides show while no mistake is switched on, with the learner's `config`
+/// (`cross`: the keys come from a source sentence).
+pub fn no_mistake_text(config: &Config, cross: bool) -> String {
     if is_standard(config) {
         "No mistake is switched on, and your settings are those of standard attention (÷√d_k, \
          T = 1), so both sides agree."
@@ -18,7 +19,7 @@ pub fn no_mistake_text(config: &Config) -> String {
     } else {
         let mut yours = Vec::new();
         if config.scale != ScaleMode::SqrtHeadDim {
-            yours.push(scale_mode_label(config.scale).to_string());
+            yours.push(scale_mode_label(config.scale, cross).to_string());
         }
         if config.temperature != 1.0 {
             yours.push(format!("T = {}", config.temperature));
@@ -485,19 +486,25 @@ mod tests {
     #[test]
     fn with_no_mistake_on_the_lab_says_whether_the_settings_are_standard() {
         let standard = Config::default();
-        assert!(no_mistake_text(&standard).contains("both sides agree"));
+        assert!(no_mistake_text(&standard, false).contains("both sides agree"));
         let yours = Config {
             scale: ScaleMode::SqrtSeqLen,
             temperature: 0.5,
             ..standard
         };
-        let text = no_mistake_text(&yours);
+        let text = no_mistake_text(&yours, false);
         assert!(text.contains("left side is standard attention"), "{text}");
         assert!(
             text.contains("√seq_len") && text.contains("T = 0.5"),
             "{text}"
         );
         assert!(!text.contains("agree"), "{text}");
+        // With a source sentence the mistake divides by the number of source tokens.
+        let cross = no_mistake_text(&yours, true);
+        assert!(
+            cross.contains("÷ √src_len") && !cross.contains("seq_len"),
+            "{cross}"
+        );
         assert_eq!(correct_title(1), "A₂, standard attention");
         assert_eq!(shown_title(0, false), "A₁ with your settings");
     }

@@ -203,7 +203,7 @@ fn scale_note(trace: &Trace) -> Vec<String> {
             root(dk, divisor)
         ),
         ScaleMode::SqrtSeqLen if trace.source.is_some() => format!(
-            "You chose ÷√seq_len, which with a source sentence divides by √src_len, the square root of the number of keys: src_len = {n}, so every score is divided by {}. This is a common mistake (see the what-if lab): the size of a dot product depends on d_k = {dk}, not on how many keys there are. {}",
+            "You chose ÷√src_len, the square root of the number of keys, which here are the source's tokens: src_len = {n}, so every score is divided by {}. This is a common mistake (see the what-if lab): the size of a dot product depends on d_k = {dk}, not on how many keys there are. {}",
             root(n, divisor),
             standard_too(n == dk, &standard)
         ),

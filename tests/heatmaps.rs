@@ -450,3 +450,70 @@ fn not_a_number_in_the_values_writes_no_nan_into_the_drawing() {
     assert_all_numbers_finite(&doc);
     assert_eq!(elements(&doc, "rect").len(), 4 + 32 + 1);
 }
+
+/// The fill of every cell-sized rectangle on the grid.
+fn cell_fills(doc: &Document, layout: &attention_lens::plot::Layout) -> Vec<String> {
+    elements(doc, "rect")
+        .iter()
+        .filter(|r| {
+            number(r, "width") == f64::from(layout.cell_w)
+                && number(r, "height") == f64::from(layout.cell_h)
+                && r.attribute("stroke") == Some("none")
+        })
+        .filter_map(|r| r.attribute("fill").map(str::to_lowercase))
+        .collect()
+}
+
+#[test]
+fn a_gradient_that_reads_0_everywhere_is_drawn_neutral_on_an_honest_scale() {
+    // Every cell reads 0.000: the cells take the colour of 0, and the bar's ends are not "0.00".
+    let tiny = Matrix::from_row_slice(2, 3, &[1e-6, -2e-6, 3e-7, 0.0, -4e-4, 2e-5]);
+    let rows = dims(2);
+    let cols = dims(3);
+    let mut heatmap = map(
+        &tiny,
+        &rows,
+        &cols,
+        ("tokens", "dimensions"),
+        Palette::Diverging,
+        1,
+        Theme::LIGHT,
+    );
+    heatmap.decimals = 3;
+    assert!(heatmap.range < 1e-3);
+    assert_eq!(heatmap.scale_end(), 1.0);
+    let svg = heatmap_svg(&heatmap).unwrap();
+    save("all_zero_gradient", &svg);
+    let doc = parse(&svg);
+    let fills = cell_fills(&doc, &heatmap.layout());
+    assert_eq!(fills.len(), 6);
+    let neutral = Palette::Diverging.color(0.0, 1.0).hex();
+    assert!(fills.iter().all(|f| *f == neutral), "{fills:?}");
+    let written = texts(&doc);
+    assert!(
+        written.iter().filter(|t| *t == "0.000").count() == 6,
+        "{written:?}"
+    );
+    assert!(written.iter().any(|t| t == "1.000") && written.iter().any(|t| t == "−1.000"));
+    assert!(!written.iter().any(|t| t == "0.00"), "{written:?}");
+
+    // A gradient whose largest cell reads 0.004: the bar's ends read ±0.004, as the cells do.
+    let small = Matrix::from_row_slice(1, 3, &[0.004, -0.001, 0.0]);
+    let one = dims(1);
+    let mut heatmap = map(
+        &small,
+        &one,
+        &cols,
+        ("tokens", "dimensions"),
+        Palette::Diverging,
+        1,
+        Theme::LIGHT,
+    );
+    heatmap.decimals = 3;
+    assert_eq!(heatmap.scale_end(), 0.004);
+    let written = texts(&parse(&heatmap_svg(&heatmap).unwrap()));
+    assert!(
+        written.iter().any(|t| t == "0.004") && written.iter().any(|t| t == "−0.004"),
+        "{written:?}"
+    );
+}

@@ -140,6 +140,32 @@ pub enum Part {
 }
 
 impl Heatmap<'_> {
+    /// The scale's end as drawn: `range`, unless it reads as 0 with the cells' decimals, when
+    /// every cell reads 0 as well (a gradient the loss all but misses): then the scale of a
+    /// matrix of zeros, ±1 (or 0 … 1), so the cells take the palette's colour of 0 and the
+    /// colour bar's ends read as a scale, not as "0.00 … 0.00" over vivid cells.
+    pub fn scale_end(&self) -> f64 {
+        let range = self.range.abs();
+        let reads_zero = format_value(range, self.decimals)
+            .chars()
+            .all(|c| c == '0' || c == '.');
+        if reads_zero || !range.is_finite() {
+            1.0
+        } else {
+            range
+        }
+    }
+
+    /// The decimals of the colour bar's end values: the cells' own (at least two), so an end
+    /// never reads 0 where the cells do not; none from 100 up.
+    fn bar_decimals(&self, v: f64) -> usize {
+        if v.abs() >= 100.0 {
+            0
+        } else {
+            self.decimals.max(2)
+        }
+    }
+
     /// A fingerprint of the frame drawn at `scale` with `layout` (this heatmap's own): the
     /// layout, the labels, the caption, the head bands, the palette and the theme. Two heatmaps
     /// with the same fingerprint differ only in their body.
@@ -413,7 +439,7 @@ fn cell_fill(map: &Heatmap, v: f64) -> Rgb {
     if v == f64::NEG_INFINITY || v.is_nan() {
         map.theme.masked
     } else {
-        map.palette.color(v, map.range)
+        map.palette.color(v, map.scale_end())
     }
 }
 
@@ -622,11 +648,12 @@ fn draw_color_labels<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let s = |v: u32| (f64::from(v) * scale).round() as i32;
     let (x0, top, height) = bar_place(map, layout);
+    let end = map.scale_end();
     let (lo, hi) = match map.palette {
-        Palette::Diverging => (-map.range, map.range),
-        Palette::Sequential => (0.0, map.range),
+        Palette::Diverging => (-end, end),
+        Palette::Sequential => (0.0, end),
     };
-    let label = |v: f64| format_value(v, if v.abs() >= 100.0 { 0 } else { 2 });
+    let label = |v: f64| format_value(v, map.bar_decimals(v));
     let text = text_style(10.0 * scale * font_factor, map.theme.muted);
     area.draw(&Text::new(
         label(hi),

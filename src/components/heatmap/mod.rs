@@ -184,7 +184,7 @@ pub fn HeatmapView(
                 let grid = format!("{},{},{},{}", l.grid_x, l.grid_y, l.cell_w, l.cell_h);
                 draw::set_attribute_if_changed(&canvas, "data-grid", &grid);
                 // The colour bar's end, for tests that check the scale a learner reads.
-                draw::set_attribute_if_changed(&canvas, "data-range", &map.range.to_string());
+                draw::set_attribute_if_changed(&canvas, "data-range", &map.scale_end().to_string());
                 (
                     map.values.clone(),
                     map.row_labels.to_vec(),

@@ -94,6 +94,9 @@ pub struct Model {
     pub source: String,
     /// Keys and values come from the source sentence (cross-attention).
     pub cross: bool,
+    /// The causal mask's switch as it was when cross-attention switched the mask off, put back
+    /// when cross-attention is switched off again; false while cross-attention is off.
+    pub causal_before_cross: bool,
     /// Edited source embeddings, by token text.
     pub source_overrides: Overrides,
     /// The block's switches and parameters, kept while it is hidden.
@@ -116,6 +119,7 @@ impl Default for Model {
             seed: 42,
             source: DEFAULT_SOURCE.to_string(),
             cross: false,
+            causal_before_cross: false,
             source_overrides: Overrides::new(),
             block: Block::new(config.d_model, Block::default_d_ff(config.d_model)),
             block_on: false,
@@ -314,8 +318,14 @@ impl Model {
     }
 
     /// Switches cross-attention on or off. The causal mask belongs to self-attention, so
-    /// switching a source on switches the mask off.
+    /// switching a source on switches the mask off, and switching it off again puts the mask
+    /// back as it was.
     pub fn set_cross(&mut self, on: bool) {
+        if on && !self.cross {
+            self.causal_before_cross = self.config.causal;
+        } else if !on && self.cross {
+            self.config.causal = std::mem::take(&mut self.causal_before_cross);
+        }
         self.cross = on;
         if on {
             self.config.causal = false;
@@ -603,6 +613,32 @@ fn out_of_range(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unticking_cross_attention_puts_the_mask_back_as_it_was() {
+        for causal in [false, true] {
+            let mut model = Model::default();
+            model
+                .set_config(Config {
+                    causal,
+                    ..model.config
+                })
+                .unwrap();
+            let before = model.clone();
+            model.set_cross(true);
+            assert!(model.cross && !model.config.causal);
+            model.trace().unwrap();
+            // Ticking it again changes nothing, and forgets nothing.
+            model.set_cross(true);
+            model.set_cross(false);
+            assert_eq!(model.config.causal, causal);
+            assert!(!model.cross);
+            assert_eq!(model, before, "mask {causal}: the model is as it was");
+            // Unticking what is already off leaves the mask alone.
+            model.set_cross(false);
+            assert_eq!(model.config.causal, causal);
+        }
+    }
 
     #[test]
     fn the_default_model_traces() {

@@ -223,6 +223,8 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         seed,
         source: source_text.unwrap_or(defaults.source),
         cross,
+        // A link holds no mask from before the source: with one, the mask stays off.
+        causal_before_cross: false,
         source_overrides,
         block,
         block_on,

@@ -228,7 +228,7 @@ pub const DIRECTION_NOTE: &str = "With SGD each step moves a weight against its 
 square root of a moving average of its square (√v̂), so each weight moves by at most about η a \
 step, and a step can even follow the current gradient.";
 
-/// Below this largest gradient SGD's steps are at least ten times smaller than Adam's.
+/// Below this largest gradient no SGD step moves a weight by more than a tenth of η.
 const SMALL_GRADIENT: f64 = 0.1;
 
 /// What η means for SGD next to Adam, for the `largest` gradient in size of the matrices that
@@ -242,40 +242,45 @@ pub fn sgd_note(largest: Option<f64>) -> String {
     };
     if g == 0.0 {
         return format!(
-            "{how} The matrices that learn get no gradient here, so neither moves them."
+            "{how} The matrices that learn get no gradient here, so neither optimizer moves them."
         );
     }
     let size = if g < 0.001 {
         format!("≈ {}", crate::words::number::scientific(g))
+    } else if crate::words::number::ends_within(g, 3) {
+        crate::words::format_value(g, 3)
     } else {
-        let sign = if crate::words::number::ends_within(g, 3) {
-            "="
-        } else {
-            "≈"
-        };
-        format!("{sign} {}", crate::words::format_value(g, 3))
+        format!("≈ {}", crate::words::format_value(g, 3))
     };
     let now = format!("The largest gradient of a matrix that learns is now {size}");
     if g < SMALL_GRADIENT {
-        // At least 1/g times smaller: rounded down, so "at least" stays true.
-        let times = (1.0 / g).floor();
-        let times = if times < 1e6 {
-            crate::words::format_value(times, 0)
-        } else {
-            crate::words::number::scientific(times)
-        };
-        format!("{how} {now}, so at the same η every SGD step is at least {times} times smaller than Adam's: SGD needs a far larger η.")
+        // η/times is at least g·η: rounded down, so "no more than" stays true.
+        let times = crate::words::format_value((1.0 / g).floor(), 0);
+        format!(
+            "{how} {now}, so at the same η an SGD step moves no weight by more than η/{times}, \
+while Adam's steps are typically close to η: SGD needs a far larger η."
+        )
     } else if g < 1.0 {
-        format!("{how} {now}, below 1, so at the same η SGD's steps are smaller than Adam's: SGD needs a larger η to move as fast.")
+        format!(
+            "{how} {now}, below 1, so at the same η every SGD step is smaller than η, while \
+Adam's are typically close to η: SGD needs a larger η to move as fast."
+        )
     } else {
-        format!("{how} {now}, above 1, so at the same η SGD's largest steps are larger than Adam's: here SGD needs a smaller η than Adam, not a larger one.")
+        format!(
+            "{how} {now}, above 1, so at the same η SGD moves that weight by more than η, \
+further than Adam's steps of at most about η: here SGD needs a smaller η than Adam, not a \
+larger one."
+        )
     }
 }
 
 /// Why positions matter for the goals that name a position.
 pub const POSITIONS_NOTE: &str = "Positional encoding is off, so a head sees which words there \
 are but not where they stand: it can learn a position-based goal only through the words \
-themselves, and repeated words defeat it. Switch positions on.";
+themselves, and repeated words defeat it.";
+
+/// The button beside [`POSITIONS_NOTE`] that gives the head what the goal needs.
+pub const POSITIONS_ON: &str = "Switch positional encoding on";
 
 /// How long a run lasts.
 pub const RUN_LENGTH_NOTE: &str = "Train takes 60 steps a second and pauses by itself after \
@@ -357,17 +362,21 @@ mod tests {
     fn the_sgd_note_says_a_far_larger_eta_only_when_the_gradients_are_small() {
         let small = sgd_note(Some(0.0437));
         assert!(small.contains("now ≈ 0.044"), "{small}");
-        assert!(small.contains("at least 22 times smaller"), "{small}");
+        assert!(small.contains("no weight by more than η/22"), "{small}");
         assert!(small.contains("SGD needs a far larger η"), "{small}");
         let middle = sgd_note(Some(0.5));
-        assert!(middle.contains("now = 0.500, below 1"), "{middle}");
+        assert!(middle.contains("now 0.500, below 1"), "{middle}");
         assert!(!middle.contains("far larger"), "{middle}");
         let large = sgd_note(Some(3.2));
         assert!(!large.contains("larger η"), "{large}");
         assert!(large.contains("SGD needs a smaller η than Adam"), "{large}");
         assert!(!sgd_note(None).contains("far larger"));
         assert!(sgd_note(Some(0.0)).contains("no gradient"));
-        assert!(sgd_note(Some(2e-7)).contains("≈ 2.00 × 10⁻⁷"));
+        let tiny = sgd_note(Some(2e-7));
+        assert!(
+            tiny.contains("≈ 2.00 × 10⁻⁷") && tiny.contains("η/5000000"),
+            "{tiny}"
+        );
     }
 
     #[test]

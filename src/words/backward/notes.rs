@@ -107,7 +107,7 @@ fn loss_floor_text(trace: &Trace) -> String {
     let s = trace.seq_len();
     let single = (0..s).filter(|&i| visible_keys(trace, i) == 1).count();
     let gaps = "A row's weights depend only on the gaps between its scores: adding the same number to every score of a row changes none of them.";
-    let spread = "for a target that spreads the weight, a row's floor is the target's own entropy, e.g. log 2 ≈ 0.69 for a row split evenly over two keys.";
+    let spread = "For a target that spreads the weight, a row's floor is the target's own entropy, e.g. log 2 ≈ 0.69 for a row split evenly over two keys.";
     if single == s {
         let why = if trace.source.is_some() {
             "the source has one token"
@@ -126,7 +126,7 @@ fn loss_floor_text(trace: &Trace) -> String {
         ),
     };
     format!(
-        "{gaps} For a target that puts a row's weight on one key, the row's term falls towards 0 as that key's score pulls ahead of the others, and reaches 0 only in a row with a single visible key. {one_key_rows}; {spread}"
+        "{gaps} For a target that puts a row's weight on one key, the row's term falls towards 0 as that key's score pulls ahead of the others, and reaches 0 only in a row with a single visible key. {one_key_rows}. {spread}"
     )
 }
 

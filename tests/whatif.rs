@@ -693,7 +693,7 @@ fn with_one_column_heads_no_scaling_is_not_said_to_differ_from_standard_attentio
         scale: ScaleMode::None,
         temperature: 1.0,
     };
-    let text = attention_lens::words::no_mistake_text(&one_column);
+    let text = attention_lens::words::no_mistake_text(&one_column, false);
     assert!(!text.contains("which differ from it"), "{text}");
     assert!(
         text.contains("with d_k = 1 give the same numbers"),
@@ -703,5 +703,5 @@ fn with_one_column_heads_no_scaling_is_not_said_to_differ_from_standard_attentio
         n_heads: 2,
         ..one_column
     };
-    assert!(attention_lens::words::no_mistake_text(&wider).contains("which differ from it"));
+    assert!(attention_lens::words::no_mistake_text(&wider, false).contains("which differ from it"));
 }

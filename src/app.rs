@@ -5,17 +5,20 @@ use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
     close_menus, close_menus_on_escape, close_menus_on_press_outside, drop_query_option,
-    fit_to_window, full_view_href, goal_text, import_file, model_outline, point_at_full_view,
-    post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz, provide_selection,
-    provide_trainer, provide_ui_context, set_fullscreen, settled, step_with_clicker, sync_with_url,
-    trace_outline, BackwardContext, EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors,
-    PresenterBar, QuizCard, SentenceInput, Settings, ShareButtons, Shared, StageControls,
-    StageRail, StageView, TrainingPanel, WhatIfLab,
+    fit_to_window, full_view_href, goal_text, import_file, model_outline, open_stages_at_their_top,
+    point_at_full_view, post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz,
+    provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled, step_on_swipe,
+    step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
+    ExportMenu, Handout, MatrixEditors, Place, PlaceBody, PlacesBar, PresenterBar, QuizCard,
+    QuizToggle, SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail, StageView,
+    TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
 use crate::training::GoalChoice;
-use crate::words::{GoalSource, START_HERE};
+use crate::words::{
+    GoalSource, QUIZ_HIDES_PLACE, SHARE_PICTURES, SIDE_LABEL, SKIP_TO_STAGE, START_HERE,
+};
 use leptos::ev;
 use leptos::prelude::*;
 
@@ -155,6 +158,11 @@ pub fn App() -> impl IntoView {
         // Inside a host page, history entries are the host's: Back must leave the post, not
         // step through the frame's edits.
         !options.embed,
+        // An embed and presenter mode open where their address says (a lecture starts at the
+        // input); a bare address opens on the first screen's scenario.
+        (!options.embed && !options.present)
+            .then(crate::presets::first_screen)
+            .flatten(),
     );
     // Which stages the last edit changed that the learner has not looked at (see `changes`).
     // It starts from the model the link opened, which is no edit of the learner's.
@@ -191,6 +199,10 @@ pub fn App() -> impl IntoView {
             if quiz.reveal() {
                 ev.prevent_default();
             }
+        } else if key == "h" || key == "H" {
+            // The explanation's sheet goes, and the class sees the whole step again.
+            ev.prevent_default();
+            picked.selection.set(None);
         } else if key == "f" || key == "F" {
             ev.prevent_default();
             set_fullscreen(document().fullscreen_element().is_none());
@@ -200,6 +212,8 @@ pub fn App() -> impl IntoView {
         }
     });
     close_menus_on_press_outside();
+    step_on_swipe(stage);
+    open_stages_at_their_top(stage);
     close_menus_on_escape();
     let _dragover = window_event_listener(ev::dragover, move |ev| ev.prevent_default());
     let _drop = window_event_listener(ev::drop, move |ev| {
@@ -215,6 +229,11 @@ pub fn App() -> impl IntoView {
 
     let show_controls = options.controls;
     let embed = options.embed;
+    // An embed with editors has them open from the start: it has no bar of places, and its
+    // reader asked for them.
+    if show_controls && embed {
+        ui.open_place(Place::Inputs);
+    }
     // A step to another stage, or to another head or part where one is shown at a time, takes
     // the picked cell's picture away, so its explanation closes rather than explain a cell that is
     // not on screen (in an embed it floated where the cell was). A change that brings its own
@@ -245,6 +264,14 @@ pub fn App() -> impl IntoView {
         },
         false,
     );
+    // The backward stages join the rail once a training goal is in use: the Train place was
+    // opened, the model carries a goal of its own (a link, a preset), or a backward stage is on
+    // screen.
+    let own_goal =
+        Memo::new(move |_| model.with(|m| m.training != crate::attention::Training::default()));
+    let backward_in_use = Signal::derive(move || {
+        stage.get().is_backward() || own_goal.get() || ui.visited(Place::Train)
+    });
     // Whether the page trains: not in an embed, nor while a quiz hides the result (training
     // would show it), nor before the parts below the stage mount, after the first picture.
     let trainable = Signal::derive(move || !embed && ui.settled_below.get());
@@ -266,6 +293,8 @@ pub fn App() -> impl IntoView {
                     close_menus(None);
                     presenting.set(true);
                 }>"Present"</button>
+            <QuizToggle />
+            <p class="help">{SHARE_PICTURES}</p>
         }
     };
 
@@ -275,28 +304,27 @@ pub fn App() -> impl IntoView {
         <div class="app" class:embed=embed class:presenting=move || presenting.get()
             class:behind-handout=move || ui.handout.get()
             class:no-controls=!show_controls data-testid="app"
+            // Each picture offers its PNG and SVG while sharing is open.
+            class:sharing=move || ui.is_open(Place::Share)
             style=move || format!("--zoom: {:.3}; --given-zoom: {:.3}", ui.zoom(), ui.given_zoom())>
             {(!embed).then(|| view! {
                 <header class="topbar">
+                    // Focuses the stage's title rather than follow the fragment, which holds the state.
+                    <a class="skip-link" href="#stage-title" data-testid="skip-link"
+                        on:click=move |ev| {
+                            ev.prevent_default();
+                            if let Some(title) = document().get_element_by_id("stage-title") {
+                                use wasm_bindgen::JsCast;
+                                if let Ok(title) = title.dyn_into::<web_sys::HtmlElement>() {
+                                    let _ = title.focus();
+                                }
+                            }
+                        }>{SKIP_TO_STAGE}</a>
                     <div class="brand">
                         <h1>"attention-lens"</h1>
                         <p class="tagline">"Multi-head attention, one stage at a time, with every number."</p>
                     </div>
-                    {move || if ui.narrow.get() {
-                        // A phone folds them into one menu, leaving the screen to the stage.
-                        view! {
-                            <details class="menu actions-menu">
-                                <summary data-testid="actions-menu">"Share & export"</summary>
-                                // Closed on the first screen: the actions mount once the first
-                                // picture is painted.
-                                {move || ui.settled.get().then(|| view! {
-                                    <div class="menu-body actions">{actions()}</div>
-                                })}
-                            </details>
-                        }.into_any()
-                    } else {
-                        view! { <div class="actions">{actions()}</div> }.into_any()
-                    }}
+                    <PlacesBar places=Place::ALL.to_vec() />
                 </header>
             }.into_any())}
             {embed.then(|| view! {
@@ -323,25 +351,32 @@ pub fn App() -> impl IntoView {
                 }.into_any())}
             </div>
             <div class="layout">
-                {show_controls.then(|| view! {
-                    <aside class="controls" aria-label="Inputs">
-                        // The inputs fill their column in the task after the first picture
-                        // is painted: the column keeps its width, so nothing moves, and on a
-                        // phone they sit below the stage.
-                        <div class="controls-inputs">
-                            {move || ui.settled.get().then(|| view! {
-                                <SentenceInput model stage head trace />
-                                <Settings model />
-                                <MatrixEditors model />
-                            })}
-                        </div>
-                        // Beside the heatmaps, so it never covers the cell it explains; below
-                        // the inputs, which make room for it rather than hide behind it.
-                        {move || (!presenting.get() && ui.settled.get()).then(|| view! {
-                            <ExplainPanel explanation selection=picked.selection sheet=ui.narrow floating=embed />
-                        }.into_any())}
-                    </aside>
-                }.into_any())}
+                {(show_controls || !embed).then(|| view! {
+                <aside class="controls" aria-label=SIDE_LABEL>
+                    // The open places scroll on their own; the explanation stays below them.
+                    <div class="side-places">
+                        {show_controls.then(|| view! {
+                            <PlaceBody place=Place::Inputs>
+                                <div class="controls-inputs">
+                                    <SentenceInput model stage head trace />
+                                    <Settings model />
+                                    <MatrixEditors model />
+                                </div>
+                            </PlaceBody>
+                        })}
+                        {(!embed).then(|| view! {
+                            <PlaceBody place=Place::Share>
+                                <div class="actions">{actions()}</div>
+                            </PlaceBody>
+                        })}
+                    </div>
+                    // Beside the heatmaps, so it never covers the cell it explains; below
+                    // an open place, which makes room for it rather than hide behind it.
+                    {move || (show_controls && !presenting.get() && ui.settled.get()).then(|| view! {
+                        <ExplainPanel explanation selection=picked.selection sheet=ui.narrow floating=embed />
+                    }.into_any())}
+                </aside>
+                })}
                 <main class="stage-area">
                     {move || presenting.get().then(|| view! {
                         <PresenterBar stage head n_heads training=trainable />
@@ -351,7 +386,7 @@ pub fn App() -> impl IntoView {
                         {move || (!embed && stage.get() == Stage::Input).then(|| view! {
                             <p class="start-here" data-testid="start-here">{START_HERE}</p>
                         })}
-                        {(!ui.compact).then(|| view! { <StageRail stage unseen /> })}
+                        {(!ui.compact).then(|| view! { <StageRail stage unseen backward=backward_in_use /> })}
                         <StageControls stage />
                         {show_controls.then(|| view! { <EditNote stage unseen /> })}
                     }.into_any())}
@@ -371,11 +406,27 @@ pub fn App() -> impl IntoView {
                     // Kept while presenting, where it shrinks to a large loss curve once a run
                     // has one (its buttons move to the presenter bar), so a run goes on when
                     // the presenter starts or leaves.
-                    {move || training.get().then(|| view! {
-                        <TrainingPanel model />
-                    }.into_any())}
-                    {move || (!presenting.get() && !embed && !quiz.hidden.get() && ui.settled_below.get()).then(|| view! {
-                        <WhatIfLab model trace stage />
+                    // While a question hides the result, training and the lab, which would show
+                    // it, say so in their place instead.
+                    {(!embed).then(|| view! {
+                        <PlaceBody place=Place::Train also=presenting>
+                            {move || match (training.get(), trainable.get()) {
+                                (true, _) => view! { <TrainingPanel model trace /> }.into_any(),
+                                (false, true) => view! {
+                                    <p class="panel place-note" data-testid="train-waits">{QUIZ_HIDES_PLACE}</p>
+                                }.into_any(),
+                                (false, false) => ().into_any(),
+                            }}
+                        </PlaceBody>
+                    })}
+                    {move || (!presenting.get() && !embed && ui.settled_below.get()).then(|| view! {
+                        <PlaceBody place=Place::Lab>
+                            {move || if quiz.hidden.get() {
+                                view! { <p class="panel place-note" data-testid="lab-waits">{QUIZ_HIDES_PLACE}</p> }.into_any()
+                            } else {
+                                view! { <WhatIfLab model trace stage /> }.into_any()
+                            }}
+                        </PlaceBody>
                     }.into_any())}
                 </main>
             </div>

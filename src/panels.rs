@@ -205,8 +205,16 @@ pub fn operand_panel(explained: MatrixId, operand: MatrixId) -> String {
     }
 }
 
-/// The matrix a panel shows, from its name; `x-q`, `x-k` and `x-v` are X.
+/// The prefix of a panel drawn again in the training view, beside the loss curve.
+pub const TRAINING_VIEW: &str = "train-";
+
+/// The matrix a panel shows, from its name; `x-q`, `x-k` and `x-v` are X, and a training
+/// view's copy is the matrix it copies.
 pub fn parse(name: &str) -> Option<MatrixId> {
+    // The training view's copy of a panel is the same matrix.
+    if let Some(shown) = name.strip_prefix(TRAINING_VIEW) {
+        return parse(shown);
+    }
     if let Some(b) = parse_back(name) {
         return Some(MatrixId::Back(b));
     }

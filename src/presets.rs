@@ -7,7 +7,9 @@
 //! learner edits the numbers).
 
 use crate::attention::{forward, HeadMatrix, Inputs, MatrixId, Stage, Trace};
+use crate::formats::permalink::ShareState;
 use crate::formats::scenario::Scenario;
+use crate::panels::panel_name;
 use crate::words;
 use std::sync::OnceLock;
 
@@ -209,6 +211,26 @@ pub fn find(key: &str) -> Option<&'static Preset> {
     all().iter().find(|p| p.key == key)
 }
 
+/// The preset a page opens on when its address holds no state.
+pub const FIRST_SCREEN: &str = "first-look";
+
+/// What a page whose address holds no state opens on: the first preset on the weight its
+/// caption discusses first, so the first screen shows an attention pattern that means
+/// something, with one cell explained.
+pub fn first_screen() -> Option<ShareState> {
+    // Only its own file is read: the menu's others wait until the menu is opened.
+    let preset = SOURCES.iter().find(|s| s.key == FIRST_SCREEN).map(load)?;
+    let model = preset.scenario().to_model().ok()?;
+    let opening = preset.opening;
+    Some(ShareState {
+        model,
+        stage: opening.stage(),
+        head: opening.head(),
+        cell: Some((panel_name(opening.matrix), opening.row, opening.col)),
+        quiz: None,
+    })
+}
+
 struct Source {
     key: &'static str,
     json: &'static str,
@@ -367,6 +389,19 @@ const SOURCES: [Source; 8] = [
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_page_without_state_opens_on_an_attention_pattern_with_a_cell_explained() {
+        let first = first_screen().unwrap();
+        assert_eq!(first.stage, Stage::Softmax);
+        let (panel, row, col) = first.cell.clone().unwrap();
+        assert_eq!(panel, panel_name(MatrixId::Head(0, HeadMatrix::Weights)));
+        let trace = first.model.trace().unwrap();
+        assert_eq!(trace.tokens[row], "hungry");
+        assert_eq!(trace.tokens[col], "I");
+        // The pattern means something: hungry looks at I far more than at anything else.
+        assert!(trace.heads[0].weights[(row, col)] > 0.85);
+    }
+
     use super::*;
 
     #[test]

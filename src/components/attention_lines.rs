@@ -60,8 +60,13 @@ pub fn AttentionLines(
     trace: Memo<Trace>,
     /// Which head, from 0.
     head: usize,
+    /// Put before its test ids where a second copy is on the page (the training view's).
+    #[prop(optional)]
+    prefix: &'static str,
 ) -> impl IntoView {
     let focus = RwSignal::new(None::<(Side, usize)>);
+    // The token Tab stops at: the figure is one stop, and ↑ and ↓ move among its tokens.
+    let roving = RwSignal::new((Side::Query, 0usize));
     let data = Memo::new(move |_| {
         trace.with(|t| {
             let weights = t.heads.get(head).map(|h| h.weights.clone());
@@ -99,6 +104,7 @@ pub fn AttentionLines(
                 });
             }
         }
+        let (n_queries, n_keys) = (tokens.len(), keys.len());
         let token = move |side: Side, i: usize, label: String| {
             let (x, anchor) = match side {
                 Side::Query => (LEFT - 4.0, "end"),
@@ -113,13 +119,26 @@ pub fn AttentionLines(
                     x=num(x) y=num(y(i)) dy="0.35em" text-anchor=anchor
                     class="line-token"
                     class:active=move || focus.get() == Some((side, i))
-                    tabindex="0"
+                    tabindex=move || if roving.get() == (side, i) { "0" } else { "-1" }
                     role="button"
                     aria-label=format!("Show only the lines of {role} {label}")
-                    data-testid=format!("line-{role}-{head}-{i}")
+                    data-testid=format!("{prefix}line-{role}-{head}-{i}")
                     on:mouseenter=move |_| focus.set(Some((side, i)))
                     on:mouseleave=move |_| focus.set(None)
-                    on:focus=move |_| focus.set(Some((side, i)))
+                    on:focus=move |_| {
+                        focus.set(Some((side, i)));
+                        roving.set((side, i));
+                    }
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        let step: isize = match ev.key().as_str() {
+                            "ArrowDown" => 1,
+                            "ArrowUp" => -1,
+                            _ => return,
+                        };
+                        ev.prevent_default();
+                        let next = neighbour((side, i), step, n_queries, n_keys);
+                        focus_token(&ev, prefix, head, next);
+                    }
                     on:blur=move |_| focus.set(None)
                 >{short(&label)}</text>
             }
@@ -150,7 +169,7 @@ pub fn AttentionLines(
     };
 
     view! {
-        <figure class="lines-figure" data-testid=format!("lines-h{head}")>
+        <figure class="lines-figure" data-testid=format!("{prefix}lines-h{head}")>
             <figcaption>
                 <span class="heatmap-title">{format!("Attention lines, head {}", head + 1)}</span>
                 // Said for the pointer the reader has; paper has none.
@@ -162,8 +181,56 @@ pub fn AttentionLines(
     }
 }
 
+/// The token `step` places after `at` (before it, for a negative step), going down the
+/// queries and then the keys, and round.
+fn neighbour(at: (Side, usize), step: isize, n_queries: usize, n_keys: usize) -> (Side, usize) {
+    let total = (n_queries + n_keys).max(1) as isize;
+    let flat = match at {
+        (Side::Query, i) => i,
+        (Side::Key, j) => n_queries + j,
+    } as isize;
+    let next = (flat + step).rem_euclid(total) as usize;
+    if next < n_queries {
+        (Side::Query, next)
+    } else {
+        (Side::Key, next - n_queries)
+    }
+}
+
+/// Moves the focus to token `to` of the figure of `head` that `ev` came from.
+fn focus_token(ev: &leptos::ev::KeyboardEvent, prefix: &str, head: usize, to: (Side, usize)) {
+    use wasm_bindgen::JsCast;
+    let role = match to.0 {
+        Side::Query => "query",
+        Side::Key => "key",
+    };
+    let svg = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest("svg").ok().flatten());
+    let target = svg.and_then(|svg| {
+        svg.query_selector(&format!(
+            "[data-testid={prefix}line-{role}-{head}-{}]",
+            to.1
+        ))
+        .ok()
+        .flatten()
+    });
+    if let Some(target) = target.and_then(|t| t.dyn_into::<web_sys::SvgElement>().ok()) {
+        let _ = target.focus();
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn up_and_down_walk_the_queries_then_the_keys_and_round() {
+        assert_eq!(neighbour((Side::Query, 2), 1, 3, 3), (Side::Key, 0));
+        assert_eq!(neighbour((Side::Key, 2), 1, 3, 3), (Side::Query, 0));
+        assert_eq!(neighbour((Side::Query, 0), -1, 3, 2), (Side::Key, 1));
+        assert_eq!(neighbour((Side::Key, 0), -1, 2, 4), (Side::Query, 1));
+    }
+
     use super::*;
 
     #[test]

@@ -59,6 +59,38 @@ pub fn backward_context() -> Option<BackwardContext> {
     use_context::<BackwardContext>()
 }
 
+/// A place one click from the first screen, where what is not the stage lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// The sentence, the settings and the matrices.
+    Inputs,
+    /// Training a head.
+    Train,
+    /// The what-if lab.
+    Lab,
+    /// Links, embedding, export, presenting and the quiz.
+    Share,
+}
+
+impl Place {
+    /// Every place, in the order the bar shows them.
+    pub const ALL: [Place; 4] = [Place::Inputs, Place::Train, Place::Lab, Place::Share];
+
+    /// The name in ids and test ids.
+    pub fn key(self) -> &'static str {
+        match self {
+            Place::Inputs => "inputs",
+            Place::Train => "train",
+            Place::Lab => "lab",
+            Place::Share => "share",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
 /// Shared by every heatmap.
 #[derive(Clone, Copy)]
 pub struct UiContext {
@@ -105,6 +137,12 @@ pub struct UiContext {
     /// The training run that wrote the model last, and the model it wrote: while the model is
     /// still that one, the address bar treats a run's many frames as one history step.
     pub trained: StoredValue<Option<(u64, crate::state::Model)>>,
+    /// The places open beside or below the stage, one bit each: several may be open, so the
+    /// weights can be edited while a head trains.
+    pub open: RwSignal<u8>,
+    /// The places opened at least once, one bit each: a place mounts when first opened and
+    /// then stays, hidden while closed, so a run, a half-typed value or an open editor is kept.
+    pub visited: RwSignal<u8>,
 }
 
 /// The widest window, in CSS pixels, laid out as one column; the style sheet uses the same.
@@ -154,6 +192,33 @@ impl UiContext {
         } else {
             0
         }
+    }
+
+    /// Opens `place`, or closes it if it is open.
+    pub fn toggle_place(&self, place: Place) {
+        self.open.update(|o| *o ^= place.bit());
+        self.visited.update(|v| *v |= place.bit());
+    }
+
+    /// Opens `place` (and keeps it open).
+    pub fn open_place(&self, place: Place) {
+        if !self.is_open_untracked(place) {
+            self.toggle_place(place);
+        }
+    }
+
+    /// Whether `place` is open.
+    pub fn is_open(&self, place: Place) -> bool {
+        self.open.with(|o| o & place.bit() != 0)
+    }
+
+    fn is_open_untracked(&self, place: Place) -> bool {
+        self.open.with_untracked(|o| o & place.bit() != 0)
+    }
+
+    /// Whether `place` has been opened at least once.
+    pub fn visited(&self, place: Place) -> bool {
+        self.visited.with(|v| v & place.bit() != 0)
     }
 
     /// How much larger than normal the operands of a step are drawn.
@@ -235,6 +300,8 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         settled: RwSignal::new(false),
         settled_below: RwSignal::new(false),
         trained: StoredValue::new(None),
+        open: RwSignal::new(0),
+        visited: RwSignal::new(0),
     };
     follow_printing(ctx.printing);
     // The mount and the first heatmaps' drawing finish in this task; the first animation frame

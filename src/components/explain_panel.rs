@@ -103,10 +103,13 @@ pub fn ExplainPanel(
     #[prop(optional)]
     floating: bool,
 ) -> impl IntoView {
+    // A sheet folds to its title, giving the picture its room back.
+    let folded = RwSignal::new(false);
     view! {
         <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"
             class:active=move || explanation.with(Option::is_some)
             class:sheet=move || sheet.get()
+            class:folded=move || folded.get() && sheet.get()
             class:floating=floating
             aria-live="polite" aria-label="How the selected cell was computed">
             {move || match explanation.get() {
@@ -116,6 +119,14 @@ pub fn ExplainPanel(
                 Some(e) => view! {
                     <div class="explain-head">
                         <h3 data-testid="explain-title">{e.title.clone()}</h3>
+                        {move || sheet.get().then(|| view! {
+                            <button type="button" class="explain-fold" data-testid="explain-fold"
+                                aria-expanded=move || (!folded.get()).to_string()
+                                aria-label=move || if folded.get() { "Show the whole explanation" } else { "Fold the explanation to its title" }
+                                on:click=move |_| folded.update(|f| *f = !*f)>
+                                {move || if folded.get() { "▴" } else { "▾" }}
+                            </button>
+                        })}
                         <button type="button" class="explain-close" aria-label="Clear the selection"
                             on:click=move |_| selection.set(None)>"×"</button>
                     </div>

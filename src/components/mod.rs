@@ -18,6 +18,7 @@ mod outline;
 mod paragraphs;
 mod pause;
 pub(crate) mod perf;
+mod places;
 pub(crate) mod presenter;
 mod preset_picker;
 mod quiz;
@@ -26,13 +27,16 @@ mod settings;
 mod share;
 mod stage_rail;
 mod stage_view;
+mod swipe;
 mod target_painter;
+mod training_head;
 mod training_panel;
 mod whatif_lab;
 
 pub use attention_lines::AttentionLines;
 pub use context::{
-    backward_context, provide_ui_context, BackwardContext, Selection, SelectionContext, UiContext,
+    backward_context, provide_ui_context, BackwardContext, Place, Selection, SelectionContext,
+    UiContext,
 };
 pub use explain_panel::{provide_selection, ExplainPanel};
 pub use export::{import_file, ExportMenu};
@@ -43,10 +47,11 @@ pub use matrix_editor::MatrixEditors;
 pub use menu::{close_menus, close_menus_on_escape, close_menus_on_press_outside};
 pub use outline::{from_trace, model_outline, provide_outlines, settled, trace_outline};
 pub use paragraphs::Paragraphs;
+pub use places::{PlaceBody, PlacesBar};
 
 pub use presenter::{fit_to_window, set_fullscreen, step_with_clicker, PresenterBar};
 pub use preset_picker::PresetPicker;
-pub use quiz::{provide_quiz, quiz_context, QuizCard, QuizContext};
+pub use quiz::{provide_quiz, quiz_context, QuizCard, QuizContext, QuizToggle};
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;
 pub use share::{
@@ -55,6 +60,8 @@ pub use share::{
 };
 pub use stage_rail::{EditNote, StageControls, StageRail};
 pub use stage_view::StageView;
+pub use swipe::{open_stages_at_their_top, step_on_swipe};
 pub use target_painter::TargetPainter;
+pub use training_head::TrainingHead;
 pub use training_panel::{goal_text, provide_trainer, TrainingButtons, TrainingPanel};
 pub use whatif_lab::WhatIfLab;

@@ -24,6 +24,10 @@ pub fn presenter_parts(
     loss: Option<LossKind>,
 ) -> usize {
     match (stage, loss) {
+        // A backward stage that has no gradient to show, for want of a goal or because the
+        // pattern loss does not reach it, says so once rather than once per head.
+        (Stage::BackWeightedSum, Some(LossKind::Pattern)) => 1,
+        _ if stage.is_backward() && stage.is_per_head() && loss.is_none() => 1,
         _ if stage.is_per_head() => n_heads.max(1),
         (Stage::Projection, _) => 3,
         (Stage::BackOutput | Stage::BackProjection, Some(LossKind::Task)) => {
@@ -44,7 +48,7 @@ fn parts_on_screen(
 ) -> usize {
     // Only these stages read the backward pass, which is computed when first read.
     let loss = backward
-        .filter(|_| has_parts(stage))
+        .filter(|_| has_parts(stage) || stage.is_backward())
         .and_then(|b| b.pass.with(|p| p.as_ref().ok().map(|p| p.loss_kind())));
     presenter_parts(stage, n_heads, wiring, loss)
 }
@@ -186,9 +190,9 @@ pub fn PresenterBar(
             </ol>
             <span class="presenter-head" data-testid="presenter-head">{part_shown}</span>
             <span class="presenter-help">{move || if quiz.is_some_and(|q| q.set.get().is_some()) {
-                "← → Space: step · R: reveal · f: full screen · Esc: leave"
+                "← → Space: step · R: reveal · h: hide the explanation · f: full screen · Esc: leave"
             } else {
-                "← → Space: step · f: full screen · Esc: leave"
+                "← → Space: step · h: hide the explanation · f: full screen · Esc: leave"
             }}</span>
             // A phone or a tablet has no clicker: the bar steps too.
             <span class="presenter-arrows">
@@ -518,6 +522,15 @@ mod tests {
         // and ∂L/∂E_src.
         assert_eq!(presenter_parts(Stage::BackInput, 2, plain, pattern), 2);
         assert_eq!(presenter_parts(Stage::BackInput, 2, cross_pre, task), 5);
+        // A per-head stage the pattern loss does not reach says so once, not once per head;
+        // one it reaches steps through the heads.
+        assert_eq!(
+            presenter_parts(Stage::BackWeightedSum, 2, plain, pattern),
+            1
+        );
+        assert_eq!(presenter_parts(Stage::BackWeightedSum, 2, plain, task), 2);
+        assert_eq!(presenter_parts(Stage::BackSoftmax, 2, plain, pattern), 2);
+        assert_eq!(presenter_parts(Stage::BackSoftmax, 2, plain, None), 1);
         // Without gradients the stages only say why: one step each.
         assert_eq!(presenter_parts(Stage::BackProjection, 2, plain, None), 1);
         assert_eq!(presenter_parts(Stage::BackInput, 2, cross_pre, None), 1);

@@ -495,6 +495,28 @@ pub fn QuizCard(
     .into_any()
 }
 
+/// "Quiz me": hides each stage's result behind a question, or shows it again.
+#[component]
+pub fn QuizToggle() -> impl IntoView {
+    quiz_context().map(|quiz| view! {
+        <button type="button" class="quiz-toggle" data-testid="quiz-me"
+            aria-pressed=move || quiz.set.get().is_some().to_string()
+            on:click=move |_| {
+                quiz.toggle();
+                // The button may be far from the card: the question comes into view.
+                if quiz.set.get_untracked().is_some() {
+                    request_animation_frame(|| {
+                        if let Some(card) = document().query_selector("[data-testid=quiz]").ok().flatten() {
+                            let options = web_sys::ScrollIntoViewOptions::new();
+                            options.set_block(web_sys::ScrollLogicalPosition::Start);
+                            card.scroll_into_view_with_scroll_into_view_options(&options);
+                        }
+                    });
+                }
+            }>"Quiz me"</button>
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

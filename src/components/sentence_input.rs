@@ -1,8 +1,10 @@
 //! The sentence box and its token chips.
 
+use super::context::Place;
 use super::outline::model_outline;
-use crate::attention::{tokenize, Stage, Trace, MAX_TOKENS};
+use crate::attention::{tokenize, Init, Stage, Trace, Weights, MAX_TOKENS};
 use crate::state::Model;
+use crate::words::{own_sentence_text, TEACH_A_HEAD};
 use leptos::prelude::*;
 
 /// A text box whose tokens appear as chips as you type. Invalid text shows a message and the
@@ -20,6 +22,9 @@ pub fn SentenceInput(
 ) -> impl IntoView {
     let text = RwSignal::new(model.get_untracked().sentence);
     let error = RwSignal::new(None::<String>);
+    // The sentence the weights came with: the one the page opened on, or the one a preset or a
+    // link brought with its weights.
+    let origin = RwSignal::new(model.get_untracked().sentence);
     // Loading a preset or a link replaces the sentence from outside: follow it.
     let outline = model_outline(model);
     let outside = Memo::new(move |_| outline.with(|o| o.sentence.clone()));
@@ -28,6 +33,7 @@ pub fn SentenceInput(
         if prev.is_some() && tokenize(&text.get_untracked()).ok() != tokenize(&sentence).ok() {
             text.set(sentence.clone());
             error.set(None);
+            origin.set(sentence.clone());
         }
         sentence
     });
@@ -41,6 +47,20 @@ pub fn SentenceInput(
     };
     // A memo: the chips are rebuilt when the tokens change, not on every weight edit.
     let tokens = Memo::new(move |_| outline.with(|o| o.tokens.clone()));
+    // Once the learner's own words replace the sentence the weights came with, whom the weights
+    // were made for; `None` while the sentence is theirs.
+    let own = Memo::new(move |_| {
+        let typed = tokens.get();
+        let original = origin.with(|o| tokenize(o).ok());
+        (original.as_ref() != Some(&typed)).then(|| {
+            let random = model.with_untracked(|m| {
+                m.weights == Weights::new(Init::Default, m.config.d_model)
+                    && m.embedding_overrides.is_empty()
+            });
+            (!random).then(|| origin.get())
+        })
+    });
+    let ui = super::context::ui_context();
 
     view! {
         <section class="panel sentence" aria-labelledby="sentence-label">
@@ -80,6 +100,17 @@ pub fn SentenceInput(
                         .collect_view()
                 }}
             </ol>
+            {move || own.get().map(|made_for| view! {
+                <p class="own-sentence" data-testid="own-sentence" role="status">
+                    {own_sentence_text(made_for.as_deref())}
+                    " "
+                    <button type="button" class="teach-head" data-testid="teach-head"
+                        on:click=move |_| {
+                            ui.open_place(Place::Train);
+                            super::places::bring_into_view(Place::Train);
+                        }>{TEACH_A_HEAD}</button>
+                </p>
+            })}
         </section>
     }
 }

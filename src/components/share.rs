@@ -2,7 +2,7 @@
 
 use super::context::Selection;
 use crate::attention::Stage;
-use crate::formats::page::{embed_code, full_view_url};
+use crate::formats::page::{embed_code, embed_src, full_view_url, EmbedOptions};
 use crate::formats::permalink::{decode, encode, history_step, HistoryStep, ShareState};
 use crate::state::Model;
 use leptos::prelude::*;
@@ -146,18 +146,38 @@ pub fn sync_with_url(
     stage_override: Option<Stage>,
     notices: RwSignal<Vec<String>>,
     own_history: bool,
+    landing: Option<ShareState>,
 ) {
     let fragment = current_fragment();
     let mut restored = ShareState::default();
+    let landed = fragment.is_empty() && landing.is_some();
     if !fragment.is_empty() {
         let decoded = decode(&fragment);
         notices.set(decoded.notices);
         restored = decoded.state;
         shared.apply(restored.clone());
+    } else if let Some(first) = landing {
+        restored = first;
+        shared.apply(restored.clone());
     }
     if let Some(stage) = stage_override {
+        if stage != restored.stage {
+            // The cell a link names is on its own stage's pictures only.
+            shared.selection.set(None);
+            restored.cell = None;
+        }
         shared.stage.set(stage);
         restored.stage = stage;
+    }
+    if landed {
+        // The address carries what the page opened on, so Back to it and a reload find it.
+        let location = window().location();
+        replace_url(&format!(
+            "{}{}#{}",
+            location.pathname().unwrap_or_default(),
+            location.search().unwrap_or_default(),
+            encode(&restored)
+        ));
     }
 
     let last = StoredValue::new(restored);
@@ -311,32 +331,91 @@ pub(super) fn copy(
     failed.forget();
 }
 
-/// "Copy link" and "Copy embed code".
+/// "Copy link", and "Copy embed code" with how the embed opens and a preview of it.
 #[component]
 pub fn ShareButtons() -> impl IntoView {
     let status = RwSignal::new(String::new());
     let fallback = RwSignal::new(None::<String>);
-    let editors = RwSignal::new(false);
+    let options = RwSignal::new(EmbedOptions::default());
+    let preview = RwSignal::new(None::<String>);
     let href = || window().location().href().unwrap_or_default();
+    let set = move |f: fn(&mut EmbedOptions, bool), on: bool| {
+        options.update(|o| f(o, on));
+        // A preview on show follows the options.
+        if preview.with_untracked(Option::is_some) {
+            preview.set(Some(embed_src(
+                &href(),
+                &current_fragment(),
+                &options.get_untracked(),
+            )));
+        }
+    };
+    let toggle = move |id: &'static str,
+                       label: &'static str,
+                       get: fn(&EmbedOptions) -> bool,
+                       f: fn(&mut EmbedOptions, bool)| {
+        view! {
+            <label class="toggle">
+                <input type="checkbox" data-testid=id
+                    prop:checked=move || options.with(get)
+                    on:change=move |ev| set(f, event_target_checked(&ev)) />
+                " " {label}
+            </label>
+        }
+    };
     view! {
         <div class="share">
             <button type="button" data-testid="copy-link"
                 on:click=move |_| copy(full_view_url(&href(), &current_fragment()), "Link copied.", status, fallback)>
                 "Copy link"
             </button>
-            // The option belongs to the button: drawn as one control, so it never reads alone.
-            <span class="embed-group" role="group" aria-label="Embed code">
-                <button type="button" data-testid="copy-embed"
-                    on:click=move |_| copy(embed_code(&href(), &current_fragment(), editors.get_untracked()), "Embed code copied.", status, fallback)>
-                    "Copy embed code"
-                </button>
-                <label class="toggle embed-editors" title="Embed with the sentence, settings and matrices beside the stage">
-                    <input type="checkbox" data-testid="embed-editors"
-                        prop:checked=move || editors.get()
-                        on:change=move |ev| editors.set(event_target_checked(&ev)) />
-                    " with editors"
+            // The options belong to the button: drawn as one group, so none reads alone.
+            <fieldset class="embed-options" data-testid="embed-options">
+                <legend>"Embed in a page"</legend>
+                <span class="embed-group" role="group" aria-label="Embed code">
+                    <button type="button" data-testid="copy-embed"
+                        on:click=move |_| copy(embed_code(&href(), &current_fragment(), &options.get_untracked()), "Embed code copied.", status, fallback)>
+                        "Copy embed code"
+                    </button>
+                    <label class="toggle embed-editors" title="Embed with the sentence, settings and matrices beside the stage">
+                        <input type="checkbox" data-testid="embed-editors"
+                            prop:checked=move || options.with(|o| o.editors)
+                            on:change=move |ev| set(|o, on| o.editors = on, event_target_checked(&ev)) />
+                        " with editors"
+                    </label>
+                </span>
+                <label class="embed-theme">"Colours "
+                    <select data-testid="embed-theme"
+                        on:change=move |ev| {
+                            let dark = match event_target_value(&ev).as_str() {
+                                "dark" => Some(true),
+                                "light" => Some(false),
+                                _ => None,
+                            };
+                            options.update(|o| o.dark = dark);
+                            set(|_, _| {}, false);
+                        }>
+                        <option value="follow" selected=true>"follow the reader"</option>
+                        <option value="light">"light"</option>
+                        <option value="dark">"dark"</option>
+                    </select>
                 </label>
-            </span>
+                {toggle("embed-quiz", "as a quiz", |o| o.quiz, |o, on| o.quiz = on)}
+                {toggle("embed-cell", "with the picked cell explained", |o| o.cell, |o, on| o.cell = on)}
+                {toggle("embed-start", "from the first stage", |o| o.from_start, |o, on| o.from_start = on)}
+                <button type="button" data-testid="embed-preview"
+                    aria-pressed=move || preview.with(Option::is_some).to_string()
+                    on:click=move |_| {
+                        let shown = preview.with_untracked(Option::is_some);
+                        preview.set((!shown).then(|| embed_src(&href(), &current_fragment(), &options.get_untracked())));
+                    }>
+                    {move || if preview.with(Option::is_some) { "Hide the preview" } else { "Preview the embed" }}
+                </button>
+                {move || preview.get().map(|src| view! {
+                    <iframe class="embed-preview" data-testid="embed-preview-frame" src=src
+                        title="Preview of the embed"></iframe>
+                })}
+            </fieldset>
             <span class="share-status" role="status" data-testid="share-status">{move || status.get()}</span>
             {move || fallback.get().map(|text| view! {
                 <textarea class="share-fallback" readonly=true data-testid="share-fallback" rows="3">{text}</textarea>

@@ -10,6 +10,7 @@ use crate::words::{
 };
 use leptos::prelude::*;
 use std::time::Duration;
+use wasm_bindgen::JsCast;
 
 /// The clickable list of stages.
 #[component]
@@ -18,6 +19,9 @@ pub fn StageRail(
     stage: RwSignal<Stage>,
     /// The last edit and the stages it changed that the learner has not seen yet.
     unseen: ReadSignal<Unseen>,
+    /// Whether the backward stages are listed: once a training goal is in use.
+    #[prop(into)]
+    backward: Signal<bool>,
 ) -> impl IntoView {
     let marked = move |s: Stage| unseen.with(|u| u.is_marked(s));
     let order = ui_context().order;
@@ -38,6 +42,8 @@ pub fn StageRail(
                     class:changed=move || marked.get()
                     data-changed=move || marked.get().to_string()
                     aria-current=move || (stage.get() == s).then_some("step")
+                    // One stop for Tab, on the current stage; ← and → step from there.
+                    tabindex=move || if stage.get() == s { "0" } else { "-1" }
                     title=stage_name(s)
                     on:click=move |_| stage.set(s)
                 >
@@ -58,12 +64,31 @@ pub fn StageRail(
     // Where a list scrolls sideways (a phone, a narrow embed), the current stage stays in it.
     let forward_list = NodeRef::<leptos::html::Ol>::new();
     let backward_list = NodeRef::<leptos::html::Ol>::new();
+    // The rail is one stop for Tab: a step taken while its button has the focus hands the
+    // focus on to the new stage's button.
     Effect::new(move |_| {
         stage.track();
         request_animation_frame(move || {
             for list in [forward_list, backward_list] {
                 if let Some(list) = list.get_untracked() {
                     show_current(&list);
+                }
+            }
+            let lists = [forward_list, backward_list].map(|l| l.get_untracked());
+            let focused = document().active_element();
+            let in_rail = focused.as_ref().is_some_and(|f| {
+                lists
+                    .iter()
+                    .flatten()
+                    .any(|l| l.contains(Some(f)) && f.get_attribute("aria-current").is_none())
+            });
+            if in_rail {
+                for list in lists.iter().flatten() {
+                    if let Ok(Some(current)) = list.query_selector("[aria-current=step]") {
+                        if let Ok(current) = current.dyn_into::<web_sys::HtmlElement>() {
+                            let _ = current.focus();
+                        }
+                    }
                 }
             }
         });
@@ -76,12 +101,13 @@ pub fn StageRail(
                     Stage::sequence(o).iter().map(|&s| button(s, o)).collect_view()
                 }}
             </ol>
-            <div class="rail-backward" role="group" aria-labelledby="rail-backward-label">
+            <div class="rail-backward" role="group" aria-labelledby="rail-backward-label"
+                hidden=move || !backward.get()>
                 <span class="rail-group" id="rail-backward-label">{BACKWARD_GROUP}</span>
                 <ol data-testid="rail-backward" node_ref=backward_list>
                     {move || {
                         let o = order.get();
-                        Stage::BACKWARD.iter().map(|&s| button(s, o)).collect_view()
+                        backward.get().then(|| Stage::BACKWARD.iter().map(|&s| button(s, o)).collect_view())
                     }}
                 </ol>
             </div>
@@ -204,24 +230,6 @@ pub fn StageControls(
                 on:click=toggle_play>
                 {move || if playing.get() { "Pause" } else { "Play" }}
             </button>
-            {super::quiz::quiz_context().map(|quiz| view! {
-                <button type="button" class="quiz-toggle" data-testid="quiz-me"
-                    aria-pressed=move || quiz.set.get().is_some().to_string()
-                    on:click=move |_| {
-                        quiz.toggle();
-                        // The bar may be far below the card, stuck to the foot of a phone's
-                        // window: the question comes into view.
-                        if quiz.set.get_untracked().is_some() {
-                            request_animation_frame(|| {
-                                if let Some(card) = document().query_selector("[data-testid=quiz]").ok().flatten() {
-                                    let options = web_sys::ScrollIntoViewOptions::new();
-                                    options.set_block(web_sys::ScrollLogicalPosition::Start);
-                                    card.scroll_into_view_with_scroll_into_view_options(&options);
-                                }
-                            });
-                        }
-                    }>"Quiz"<span class="step-word">" me"</span></button>
-            })}
         </div>
     }
 }

@@ -12,8 +12,8 @@ use crate::state::Model;
 use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
 use crate::words::{
     loss_text, optimizer_label, pattern_label, sgd_note, status_text, task_embeddings_note,
-    task_label, trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, RUN_LENGTH_NOTE,
-    TRAINING_INTRO,
+    task_label, trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, POSITIONS_ON,
+    RUN_LENGTH_NOTE, TRAINING_INTRO,
 };
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -245,6 +245,8 @@ pub fn TrainingButtons() -> impl IntoView {
 pub fn TrainingPanel(
     /// The learner's model, which training changes.
     model: RwSignal<Model>,
+    /// The one trace, whose head is shown beside the loss curve.
+    trace: Memo<crate::attention::Trace>,
 ) -> impl IntoView {
     let ui = super::context::ui_context();
     let trainer = use_context::<Trainer>().unwrap_or_else(|| provide_trainer(model));
@@ -421,9 +423,13 @@ pub fn TrainingPanel(
             <p class="training-status" role="status" data-testid="train-status">
                 {move || trainer.losses.with(|l| status_text(l))}
             </p>
-            <canvas node_ref=canvas class="loss-curve" data-testid="loss-curve"
-                role="img" aria-label="The loss after each training step, on a log scale"
-                style=move || format!("--w: {}", f64::from(LOSS_CURVE_SIZE.0) * curve_scale())></canvas>
+            // The head beside its loss, so the pattern is seen to form as the loss falls.
+            <div class="training-watch">
+                {move || (!presenting.get()).then(|| view! { <super::TrainingHead trace /> })}
+                <canvas node_ref=canvas class="loss-curve" data-testid="loss-curve"
+                    role="img" aria-label="The loss after each training step, on a log scale"
+                    style=move || format!("--w: {}", f64::from(LOSS_CURVE_SIZE.0) * curve_scale())></canvas>
+            </div>
             <p class="help">{DIRECTION_NOTE}</p>
             {move || (settings.with(|s| s.optimizer) == OptimizerKind::Sgd)
                 .then(|| view! { <p class="help" data-testid="sgd-note">{move || sgd_note(largest())}</p> })}
@@ -436,7 +442,13 @@ pub fn TrainingPanel(
                     !o.config.positional_encoding && (o.cross || !o.config.causal)
                 });
                 (positional_goal && order_unseen).then(|| view! {
-                    <p class="help" data-testid="positions-note">{POSITIONS_NOTE}</p>
+                    <p class="help" data-testid="positions-note">{POSITIONS_NOTE}
+                        " "
+                        <button type="button" class="positions-on" data-testid="positions-on"
+                            on:click=move |_| model.update(|m| m.config.positional_encoding = true)>
+                            {POSITIONS_ON}
+                        </button>
+                    </p>
                 })
             }}
             <p class="help">{RUN_LENGTH_NOTE}</p>

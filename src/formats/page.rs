@@ -85,15 +85,77 @@ document.querySelectorAll(\"iframe.attention-lens\").forEach(function (f) { \
 if (f.contentWindow !== e.source) return; f.style.height = Math.ceil(h) + \"px\"; \
 var top = f.getBoundingClientRect().top; if (e.data.step === true && top < 0) scrollBy(0, top); }); });</script>";
 
+/// How an embed opens, as sharing sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbedOptions {
+    /// The sentence, settings and matrices beside the stage (otherwise compact: one stage and
+    /// one head at a time, Previous and Next).
+    pub editors: bool,
+    /// The colour scheme: `None` follows the reader's.
+    pub dark: Option<bool>,
+    /// Opens in quiz mode, each stage's result behind a question.
+    pub quiz: bool,
+    /// Keeps the picked cell picked, its explanation open.
+    pub cell: bool,
+    /// Opens at the first stage rather than the one on screen.
+    pub from_start: bool,
+}
+
+impl Default for EmbedOptions {
+    fn default() -> Self {
+        Self {
+            editors: false,
+            dark: None,
+            quiz: false,
+            cell: true,
+            from_start: false,
+        }
+    }
+}
+
+/// The state `fragment` with the pairs `options` leave out.
+fn embed_fragment(fragment: &str, options: &EmbedOptions) -> String {
+    fragment
+        .split('&')
+        .filter(|pair| {
+            let key = pair.split_once('=').map_or(*pair, |(k, _)| k);
+            !(key == "cell" && (!options.cell || options.from_start)
+                || key == "stage" && options.from_start)
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// The address an embed of the state `fragment` loads, as `options` set it.
+pub fn embed_src(href: &str, fragment: &str, options: &EmbedOptions) -> String {
+    let mut query = String::from("?embed=1");
+    if !options.editors {
+        query.push_str("&controls=0");
+    }
+    match options.dark {
+        Some(true) => query.push_str("&theme=dark"),
+        Some(false) => query.push_str("&theme=light"),
+        None => {}
+    }
+    if options.quiz {
+        query.push_str("&quiz=1");
+    }
+    format!(
+        "{}{query}#{}",
+        base_of(href),
+        embed_fragment(fragment, options)
+    )
+}
+
 /// What a blogger pastes to embed the current state: an iframe and the script that fits its
 /// height to the content. By default the embed is compact (`controls=0`: no editors, one stage
-/// and one head at a time, Previous and Next); `editors` adds the editors back.
-pub fn embed_code(href: &str, fragment: &str, editors: bool) -> String {
-    let controls = if editors { "" } else { "&controls=0" };
-    let src = format!("{}?embed=1{controls}#{fragment}", base_of(href));
-    let src = src.replace('&', "&amp;").replace('"', "&quot;");
+/// and one head at a time, Previous and Next); see [`EmbedOptions`] for the rest.
+pub fn embed_code(href: &str, fragment: &str, options: &EmbedOptions) -> String {
+    let src = embed_src(href, fragment, options)
+        .replace('&', "&amp;")
+        .replace('"', "&quot;");
     // Before the script runs (or where scripts are stripped), a height that shows the picture.
-    let height = if editors { 720 } else { 600 };
+    let height = if options.editors { 720 } else { 600 };
     format!(
         "<iframe class=\"attention-lens\" src=\"{src}\" \
          title=\"attention-lens: multi-head self-attention\" \
@@ -146,14 +208,22 @@ mod tests {
             full_view_url(href, "v=1&s=a"),
             "http://127.0.0.1:8080/sub/#v=1&s=a"
         );
-        let code = embed_code(href, "v=1&s=a", true);
+        let editors = EmbedOptions {
+            editors: true,
+            ..EmbedOptions::default()
+        };
+        let code = embed_code(href, "v=1&s=a", &editors);
         assert!(code.contains(" src=\"http://127.0.0.1:8080/sub/?embed=1#v=1&amp;s=a\""));
         assert!(!code.contains("controls"));
     }
 
     #[test]
     fn the_embed_code_is_compact_by_default_and_sizes_its_frame() {
-        let code = embed_code("https://a.example/lens/", "v=1&stage=mask", false);
+        let code = embed_code(
+            "https://a.example/lens/",
+            "v=1&stage=mask",
+            &EmbedOptions::default(),
+        );
         assert!(code.starts_with("<iframe class=\"attention-lens\" src=\"https://a.example/lens/?embed=1&amp;controls=0#v=1&amp;stage=mask\""));
         assert!(code.contains("height: 600px"));
         let (frame, script) = code.split_once('\n').unwrap();
@@ -162,5 +232,37 @@ mod tests {
         assert!(script.contains("attention-lens:height"));
         assert!(script.contains("f.contentWindow !== e.source"));
         assert!(script.contains("e.data.step === true"));
+    }
+
+    #[test]
+    fn the_embed_options_set_its_theme_quiz_cell_and_first_stage() {
+        let href = "https://a.example/lens/";
+        let fragment = "v=1&s=a&stage=softmax&cell=weights-h0.2.0";
+        let dark_quiz = EmbedOptions {
+            dark: Some(true),
+            quiz: true,
+            ..EmbedOptions::default()
+        };
+        assert_eq!(
+            embed_src(href, fragment, &dark_quiz),
+            "https://a.example/lens/?embed=1&controls=0&theme=dark&quiz=1#v=1&s=a&stage=softmax&cell=weights-h0.2.0"
+        );
+        let no_cell = EmbedOptions {
+            cell: false,
+            dark: Some(false),
+            ..EmbedOptions::default()
+        };
+        assert_eq!(
+            embed_src(href, fragment, &no_cell),
+            "https://a.example/lens/?embed=1&controls=0&theme=light#v=1&s=a&stage=softmax"
+        );
+        let from_start = EmbedOptions {
+            from_start: true,
+            ..EmbedOptions::default()
+        };
+        assert_eq!(
+            embed_src(href, fragment, &from_start),
+            "https://a.example/lens/?embed=1&controls=0#v=1&s=a"
+        );
     }
 }

@@ -8,7 +8,27 @@ use crate::attention::{
 };
 
 /// The first screen's one sentence on where to start.
-pub const START_HERE: &str = "Start here: type a sentence (or load a preset) in the Sentence box, then press Next → to follow it through every stage.";
+pub const START_HERE: &str = "Start here: type a sentence (or load a preset) in Sentence & weights, then press Next → to follow it through every stage.";
+
+/// The names of the places one click from the first screen, in the order the bar shows them.
+pub const PLACE_INPUTS: &str = "Sentence & weights";
+/// Training a head.
+pub const PLACE_TRAIN: &str = "Train";
+/// The what-if lab.
+pub const PLACE_LAB: &str = "What-if lab";
+/// Links, embedding, export, presenting and the quiz.
+pub const PLACE_SHARE: &str = "Share & present";
+/// The accessible name of the column beside the stage: an open place and the explanation.
+pub const SIDE_LABEL: &str = "Inputs and explanation";
+/// The link that lets a keyboard skip the bar of places.
+pub const SKIP_TO_STAGE: &str = "Skip to the stage";
+/// Training's and the lab's place while a quiz question hides the stage's result.
+pub const QUIZ_HIDES_PLACE: &str = "The quiz is hiding this stage's result, and this would show it: answer the question, or leave the quiz, first.";
+/// What sharing adds to the pictures while it is open.
+pub const SHARE_PICTURES: &str =
+    "While this is open, each picture has PNG and SVG buttons to save it.";
+/// The accessible name of the bar of places.
+pub const PLACES_LABEL: &str = "More of attention-lens";
 
 /// The accessible label of a stage-rail mark.
 pub const CHANGED_BY_EDIT: &str = "changed by your edit";

@@ -32,7 +32,8 @@ pub use backward::{
 pub use explain::{explain, Explanation, NO_CELL};
 pub use guide::{
     bias_1_note, edit_note, go_to_stage, matrix_help, setting_help, Setting, BUILD_A_HEAD,
-    BUILD_A_HEAD_TITLE, CHANGED_BY_EDIT, START_HERE,
+    BUILD_A_HEAD_TITLE, CHANGED_BY_EDIT, PLACES_LABEL, PLACE_INPUTS, PLACE_LAB, PLACE_SHARE,
+    PLACE_TRAIN, QUIZ_HIDES_PLACE, SHARE_PICTURES, SIDE_LABEL, SKIP_TO_STAGE, START_HERE,
 };
 pub use handout::{
     configuration, configuration_warning, handout_goal_error, handout_goal_text,
@@ -45,7 +46,9 @@ pub use matrices::{
     row_label, rows_are_keys, token, token_label, token_labels,
 };
 pub use number::{by_hand_either_way, format_value, rounded, subscript};
-pub use presets::{claim_broken_text, claim_text, other_sentence_text};
+pub use presets::{
+    claim_broken_text, claim_text, other_sentence_text, own_sentence_text, TEACH_A_HEAD,
+};
 pub use quiz::{
     back_divisor_note, back_divisor_prompt, cell_prompt, cross_mask_prompt, feedback, mask_prompt,
     no_scale_note, not_a_number, nothing_to_ask, picked_text, quoted, refused_goal_line,
@@ -67,7 +70,7 @@ pub use training::{
     goal_description, head_target_label, head_target_menu, loss_text, optimizer_label,
     paint_cell_label, paint_help, pattern_label, sgd_note, status_text, task_embeddings_note,
     task_label, trainable_label, DIRECTION_NOTE, PAINT_MASK_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE,
-    RUN_LENGTH_NOTE, TRAINING_INTRO,
+    POSITIONS_ON, RUN_LENGTH_NOTE, TRAINING_INTRO, WATCHED_HEAD,
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, gradient_caption, gradient_number,

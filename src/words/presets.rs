@@ -61,8 +61,31 @@ pub fn other_sentence_text(key: &str, sentence: &str, source: Option<&str>) -> S
     text
 }
 
+/// Under a sentence the learner typed in place of the one the weights came with: what the
+/// weights were made for, `made_for` the sentence, or `None` for the default random weights.
+pub fn own_sentence_text(made_for: Option<&str>) -> String {
+    match made_for {
+        Some(sentence) => format!(
+            "These weights were made for “{sentence}”, not for your sentence: the pattern you \
+             see now is whatever they happen to give."
+        ),
+        None => "These weights are random numbers, made for no sentence: any pattern you see \
+                 is chance."
+            .to_string(),
+    }
+}
+
+/// The button that offers to teach a head on the learner's sentence.
+pub const TEACH_A_HEAD: &str = "Teach a head a pattern on this sentence";
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_own_sentence_line_names_the_sentence_the_weights_were_made_for() {
+        assert!(own_sentence_text(Some("I am hungry")).contains("“I am hungry”"));
+        assert!(own_sentence_text(None).contains("random"));
+    }
+
     use super::*;
 
     #[test]

@@ -277,7 +277,13 @@ larger one."
 /// Why positions matter for the goals that name a position.
 pub const POSITIONS_NOTE: &str = "Positional encoding is off, so a head sees which words there \
 are but not where they stand: it can learn a position-based goal only through the words \
-themselves, and repeated words defeat it. Switch positions on.";
+themselves, and repeated words defeat it.";
+
+/// Above the head shown beside the loss curve.
+pub const WATCHED_HEAD: &str = "The head as it learns";
+
+/// The button beside [`POSITIONS_NOTE`] that gives the head what the goal needs.
+pub const POSITIONS_ON: &str = "Switch positional encoding on";
 
 /// How long a run lasts.
 pub const RUN_LENGTH_NOTE: &str = "Train takes 60 steps a second and pauses by itself after \

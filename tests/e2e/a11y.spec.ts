@@ -115,6 +115,8 @@ for (const query of ["?embed=1", "?embed=1&controls=0"]) {
 
 test("every stage in presenter mode", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("train");
+  await app.openPlace("share");
   await page.getByTestId("present").click();
   const progress = page.getByTestId("presenter-progress").locator("li");
   // A dot for every forward and every backward stage; the backward ones are audited above.
@@ -130,9 +132,10 @@ test("every stage in presenter mode", async ({ app, page }) => {
 test("a phone-sized screen with the number tables shown", async ({ app, page }) => {
   await page.setViewportSize({ width: 375, height: 700 });
   await app.goto("./#v=1&d=8&causal=1");
+  await app.openPlace("share");
   await app.openActionsMenu();
   await page.getByTestId("show-tables").check();
-  await page.getByTestId("actions-menu").click();
+  await page.getByTestId("place-share").click();
   for (const key of ["projection", "softmax", "output"] as const) {
     await app.openStage(key);
     await expectDrawn(page);
@@ -142,6 +145,7 @@ test("a phone-sized screen with the number tables shown", async ({ app, page }) 
 
 test("the what-if lab with a mistake switched on", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("lab");
   await page.getByTestId("whatif-no_causal_mask").click();
   await expect(page.getByTestId("whatif-no_causal_mask")).toHaveAttribute("aria-pressed", "true");
   await expect(page.getByTestId("whatif-summary")).not.toBeEmpty();
@@ -153,6 +157,8 @@ test("the what-if lab with a mistake switched on", async ({ app, page }) => {
 
 test("the explain panel with a cell selected, and the tables shown", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await page.getByTestId("causal").check();
   await app.openStage("softmax");
   await page.getByTestId("canvas-weights-h0").focus();
@@ -165,6 +171,7 @@ test("the explain panel with a cell selected, and the tables shown", async ({ ap
 
 test("the block's stages, with a source sentence, and their new controls", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("cross").check();
   await page.getByTestId("block").check();
   for (const key of ["residual-1", "norm-1", "ffn-hidden", "activation", "ffn-out", "residual-2", "norm-2"]) {
@@ -213,6 +220,7 @@ test("the whole worked example, ready to print", async ({ app, page }) => {
     window.print = () => {};
   });
   await app.goto("./#v=1&blk=1");
+  await app.openPlace("share");
   await app.openExportMenu();
   await page.getByTestId("export-print").click();
   // The block's 17 forward stages and the 8 backward ones.
@@ -225,6 +233,7 @@ for (const scheme of ["light", "dark"] as const) {
   test(`every backward stage in the ${scheme} colour scheme, for a pattern goal`, async ({ app, page }) => {
     await page.emulateMedia({ colorScheme: scheme });
     await app.goto("./#v=1&causal=1");
+    await app.openPlace("train");
     for (const key of BACKWARD_STAGES) {
       await page.getByTestId(`stage-${key}`).click();
       await expect(page.getByTestId(`stage-${key}`)).toHaveAttribute("aria-current", "step");

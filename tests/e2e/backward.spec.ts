@@ -56,6 +56,9 @@ async function explainCell(page: Page, name: string, row: number, col: number): 
 test("the pattern goal's backward stages match the CLI's grad and say what the loss does not reach", async ({ app, page }) => {
   const cli = grad(["--target", "previous"]);
   await app.goto();
+  await app.openPlace("train");
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await page.getByTestId("sentence-input").fill(SENTENCE);
   await page.getByTestId("causal").check();
   await app.openStage("output");
@@ -122,6 +125,9 @@ test("the pattern goal's backward stages match the CLI's grad and say what the l
 test("a task goal's backward stages reach W_o and the values and match the CLI's grad", async ({ app, page }) => {
   const cli = grad(["--task", "copy_previous"]);
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("train");
   await page.getByTestId("sentence-input").fill(SENTENCE);
   await page.getByTestId("causal").check();
   await page.getByTestId("training").scrollIntoViewIfNeeded();
@@ -162,6 +168,9 @@ test("a task goal's backward stages reach W_o and the values and match the CLI's
 
 test("the backward stages follow an edit, and a goal the mask forbids is explained, not drawn", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("train");
   await page.getByTestId("show-tables").check();
   await page.getByTestId("stage-back-projection").click();
   const before = await app.tableValues("d_w_q");
@@ -222,6 +231,8 @@ test("presenter mode and a compact embed step into the backward stages", async (
 test("a shared state whose goal the mask refuses opens as it was shared, saying why", async ({ app, page }) => {
   // In the app: `next` chosen, then the mask switched on under it.
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("train");
   await page.getByTestId("training").scrollIntoViewIfNeeded();
   await page.getByTestId("train-goal").selectOption("next");
   await page.getByTestId("causal").check();
@@ -236,6 +247,9 @@ test("a shared state whose goal the mask refuses opens as it was shared, saying 
   await expect(page.getByTestId("notice")).toHaveCount(0);
   // A scenario file of that state imports as it was: the goal stays, and the stage says why.
   await app.goto("./#v=1&stage=back-softmax");
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("train");
   await app.openExportMenu();
   await page.getByTestId("import-file").setInputFiles({
     name: "next-under-the-mask.json",

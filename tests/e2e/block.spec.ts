@@ -52,6 +52,8 @@ async function openStage(page: Page, key: string): Promise<void> {
 test("the block adds seven stages whose tables match the CLI, and editing W₁ changes H", async ({ app, page }) => {
   const expected = cli(["--block"]).block!;
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await page.getByTestId("block").check();
   await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(17);
   await openStage(page, "norm-2");
@@ -102,6 +104,8 @@ test("the block adds seven stages whose tables match the CLI, and editing W₁ c
 test("pre-norm normalises before attention, GELU and d_ff follow the settings", async ({ app, page }) => {
   const expected = cli(["--norm", "pre", "--activation", "gelu", "--d-ff", "6"]).block!;
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await page.getByTestId("block").check();
   await page.getByTestId("norm").selectOption("pre");
   await page.getByTestId("activation").selectOption("gelu");
@@ -130,6 +134,8 @@ test("pre-norm normalises before attention, GELU and d_ff follow the settings", 
 test("cross-attention: keys from the source, a non-square alignment, and no causal mask", async ({ app, page }) => {
   const expected = cli(["--source", "le chat noir dort"]);
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await page.getByTestId("causal").check();
   await page.getByTestId("cross").check();
   await expect(page.getByTestId("causal")).not.toBeChecked();
@@ -153,6 +159,8 @@ test("cross-attention: keys from the source, a non-square alignment, and no caus
 
 test("a hostile source sentence is refused next to the field and the last valid one is kept", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await page.getByTestId("cross").check();
   await page.getByTestId("show-tables").check();
   await openStage(page, "softmax");
@@ -182,6 +190,7 @@ test("a hostile source sentence is refused next to the field and the last valid 
 
 test("a share link carries the source, the block and its edits", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("cross").check();
   await page.getByTestId("source").fill("le chat");
   await page.getByTestId("block").check();
@@ -200,6 +209,7 @@ test("a share link carries the source, the block and its edits", async ({ app, p
   const other = await page.context().newPage();
   await other.goto(link);
   await expect(other.getByTestId("stage-norm-2")).toHaveAttribute("aria-current", "step");
+  await other.getByTestId("place-inputs").click();
   await expect(other.getByTestId("block")).toBeChecked();
   await expect(other.getByTestId("source")).toHaveValue("le chat");
   await other.getByTestId("editor-tab-ln_2_gamma").click();
@@ -209,6 +219,7 @@ test("a share link carries the source, the block and its edits", async ({ app, p
 
 test("the translation preset shows an alignment whose lines cross", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("preset").selectOption("translation");
   await expect(page.getByTestId("preset-caption")).toContainText("the lines of black and cat cross");
   await expect(page.getByTestId("stage-softmax")).toHaveAttribute("aria-current", "step");
@@ -223,6 +234,7 @@ test("the translation preset shows an alignment whose lines cross", async ({ app
 
 test("the block's first LayerNorm, as the guide shows it", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("block").check();
   await openStage(page, "norm-1");
   await expect(page.getByTestId("canvas-norm_1")).toHaveAttribute("data-drawn", "true");
@@ -243,6 +255,7 @@ async function clickCell(page: Page, testId: string, row: number, col: number): 
 test("a LayerNorm cell and a ReLU cell explain themselves with the real numbers", async ({ app, page }) => {
   const block = cli(["--block"]).block!;
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("block").check();
   await openStage(page, "norm-1");
   await clickCell(page, "canvas-norm_1", 1, 2);
@@ -264,6 +277,8 @@ test("a LayerNorm cell and a ReLU cell explain themselves with the real numbers"
 test("the what-if lab compares on the source's keys and has no mask to switch off", async ({ app, page }) => {
   const seqLen = cli(["--source", "le chat noir dort", "--scale", "sqrt_seq_len"]);
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("lab");
   await page.getByTestId("cross").check();
   await page.getByTestId("source").fill("le chat noir dort");
   const lab = page.getByTestId("whatif-lab");

@@ -8,6 +8,7 @@ test.use({ deviceScaleFactor: 2 });
 
 test("every canvas cell has the colour of the same cell in the SVG export", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("sentence-input").fill("one two three four five six seven eight nine ten eleven twelve");
   await expect(app.tokens).toHaveCount(12);
   await app.openStage("scores");
@@ -15,6 +16,7 @@ test("every canvas cell has the colour of the same cell in the SVG export", asyn
   await expect(canvas).toHaveAttribute("data-drawn", "true");
   const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
 
+  await app.openPlace("share");
   const [download] = (await Promise.all([
     page.waitForEvent("download"),
     page.getByTestId("export-svg-scores-h0").click(),
@@ -54,6 +56,7 @@ test("every canvas cell has the colour of the same cell in the SVG export", asyn
 
 test("an edit redraws a heatmap's numbers and colours, not its labels, and it looks as a fresh page draws it", async ({ app, page, context }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await app.openStage("scores");
   const ids = ["canvas-q-h0", "canvas-scores-h0"];
   const canvases = ids.map((id) => page.getByTestId(id));

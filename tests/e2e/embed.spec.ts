@@ -8,6 +8,7 @@ import { test, expect, cellBox, type Box } from "./fixtures";
 async function copiedEmbedCode(page: Page, context: BrowserContext, stage: string): Promise<string> {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto(`./#v=1&stage=${stage}`);
+  await page.getByTestId("place-share").click();
   await page.getByTestId("copy-embed").click();
   await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
   return page.evaluate(() => navigator.clipboard.readText());

@@ -81,6 +81,7 @@ test("arrow keys move the selected cell", async ({ app, page }) => {
 
 test("a masked cell says why it is −∞", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("causal").check();
   await app.openStage("mask");
   await clickCell(page, "canvas-masked-h0", 0, 2);
@@ -110,6 +111,7 @@ test("attention lines isolate one token's lines on hover", async ({ app, page })
 
 test("compare all heads shows every head's result on one scale", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("d-model").selectOption("8");
   await page.getByTestId("n-heads").selectOption("4");
   await app.openStage("softmax");

@@ -207,18 +207,28 @@ export class AppPage {
     readonly requests: Request[],
   ) {}
 
-  /** Opens the app at `path` (relative to the base URL) and waits until it has mounted. */
-  async goto(path = "./"): Promise<void> {
+  /**
+   * Opens the app at `path` (relative to the base URL) and waits until it has mounted. The
+   * default, `#v=1`, is the link of the default model at the input stage; a bare address opens
+   * on the first screen's scenario instead.
+   */
+  async goto(path = "./#v=1"): Promise<void> {
     await this.page.goto(path);
     // The wasm module mounts the app into the initially empty <body>.
     await expect(this.page.locator("body > *").first()).toBeAttached();
   }
 
-  /** Opens the top bar's one menu, which holds the actions on a phone-sized screen. */
+  /** Opens the place `key` (inputs, train, lab, share) from the top bar, if it is not open. */
+  async openPlace(key: "inputs" | "train" | "lab" | "share"): Promise<void> {
+    const button = this.page.getByTestId(`place-${key}`);
+    if ((await button.getAttribute("aria-expanded")) !== "true") await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await expect(this.page.getByTestId(`place-body-${key}`)).toBeVisible();
+  }
+
+  /** Opens the sharing place, which holds the actions (links, export, presenting, the quiz). */
   async openActionsMenu(): Promise<void> {
-    const menu = this.page.getByTestId("actions-menu");
-    await expect(menu).toBeVisible();
-    await menu.click();
+    await this.openPlace("share");
     await expect(this.page.getByTestId("show-tables")).toBeVisible();
   }
 

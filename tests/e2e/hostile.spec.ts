@@ -54,6 +54,7 @@ test.describe.configure({ mode: "parallel" });
 
 /** Saves the heatmap `name` as SVG and parses the downloaded file as XML in the page. */
 async function savedSvg(app: AppPage, page: Page, name: string) {
+  await app.openPlace("share");
   const file = await app.downloaded(() => page.getByTestId(`export-svg-${name}`).click());
   return page.evaluate((text) => {
     const doc = new DOMParser().parseFromString(text, "image/svg+xml");
@@ -75,6 +76,7 @@ async function output(app: AppPage): Promise<string[][]> {
 
 test("an empty sentence is refused with a message and the last sentence stays", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await app.openStage("output");
   const before = await output(app);
   const input = page.getByTestId("sentence-input");
@@ -87,6 +89,7 @@ test("an empty sentence is refused with a message and the last sentence stays", 
 
 test("10 000 characters: too many words and an overlong word are refused, a long word is shown without breaking the page", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await app.openStage("output");
   const before = await output(app);
   const input = page.getByTestId("sentence-input");
@@ -113,6 +116,7 @@ test("10 000 characters: too many words and an overlong word are refused, a long
 
 test("emoji, combining characters and right-to-left text become whole tokens", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   const input = page.getByTestId("sentence-input");
 
   await input.fill("👩‍👩‍👧 café e\u0301");
@@ -133,6 +137,7 @@ test("emoji, combining characters and right-to-left text become whole tokens", a
 
 test("markup typed as a sentence is shown as text, in the page, the link and the SVG export", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   const input = page.getByTestId("sentence-input");
   for (const payload of [SCRIPT_TAG, IMG_ONERROR, SVG_ONLOAD]) {
     await input.fill(payload);
@@ -145,6 +150,7 @@ test("markup typed as a sentence is shown as text, in the page, the link and the
   await app.openStage("softmax");
   await expect(page).toHaveURL(/#v=1&s=/);
   await page.reload();
+  await app.openPlace("inputs");
   await expect(page.getByTestId("sentence-input")).toHaveValue(SVG_ONLOAD);
   await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
 
@@ -161,6 +167,7 @@ test("control characters in the sentence leave every SVG export well-formed XML"
   // Like punctuation, each one is a token of its own.
   const sentence = "a\u0001 b\u0008 \u001fd\u007f";
   await app.goto(`./#v=1&s=${encodeURIComponent(sentence)}`);
+  await app.openPlace("inputs");
   await expect(app.tokens).toHaveCount(7);
   for (const [stage, name] of [
     ["input", "x"],
@@ -184,7 +191,8 @@ test("markup in the query string is ignored and the page opens normally", async 
     `?theme=${encodeURIComponent(IMG_ONERROR)}&present=${encodeURIComponent(SCRIPT_TAG)}`,
     `?embed=1&controls=${encodeURIComponent(IMG_ONERROR)}&stage=${encodeURIComponent(SVG_ONLOAD)}`,
   ]) {
-    await app.goto(`./${query}`);
+    // The default model's link: a bare address would open on the first screen's scenario.
+    await app.goto(`./${query}#v=1`);
     await expect(page.getByTestId("stage-title"), query).toHaveText("Input X");
     await expect(app.table("x").locator("tbody th"), query).toHaveText(["I", "am", "hungry"]);
     await expect(page.getByTestId("presenter-progress"), query).toHaveCount(0);
@@ -194,6 +202,7 @@ test("markup in the query string is ignored and the page opens normally", async 
 
 test("markup in the link fragment is read as text or refused with a notice", async ({ app, page }) => {
   await app.goto("./#v=1&s=%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E");
+  await app.openPlace("inputs");
   await expect(page.getByTestId("sentence-input")).toHaveValue(IMG_ONERROR);
   await expect(app.tokens.first()).toHaveText('"');
   await expect(page.getByTestId("canvas-x")).toHaveAttribute("data-drawn", "true");
@@ -205,6 +214,7 @@ test("markup in the link fragment is read as text or refused with a notice", asy
   for (const link of links) {
     await page.goto("about:blank");
     await app.goto(`./${link}`);
+    await app.openPlace("inputs");
     await expect(page.getByTestId("notice").first(), link).toBeVisible();
     await expect(page.getByTestId("stage-title"), link).toHaveText("Input X");
     await expect(page.getByTestId("canvas-x"), link).toHaveAttribute("data-drawn", "true");
@@ -216,6 +226,7 @@ test("markup in the link fragment is read as text or refused with a notice", asy
 
 test("non-numbers and out-of-range numbers in a matrix cell are refused with a reason", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await app.openStage("projection");
   const before = await app.tableCells("w_q");
   await page.getByTestId("editor-tab-w_q").click();
@@ -248,6 +259,7 @@ test("non-numbers and out-of-range numbers in a matrix cell are refused with a r
 
 test("a bad temperature is refused with a message", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await app.openStage("softmax");
   const before = await app.tableCells("weights-h0");
   const field = page.getByTestId("temperature");
@@ -269,6 +281,7 @@ test("a bad temperature is refused with a message", async ({ app, page }) => {
 
 test("only head counts that divide d_model can be chosen, and a link cannot force another", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   const widths = await page
     .getByTestId("d-model")
     .locator("option")
@@ -291,6 +304,7 @@ test("only head counts that divide d_model can be chosen, and a link cannot forc
     ["#v=1&d=8&h=3&stage=output", 8],
   ] as const) {
     await app.goto(`./${link}`);
+    await app.openPlace("inputs");
     await expect(page.getByTestId("notice"), link).toHaveCount(1);
     await expect(page.getByTestId("notice"), link).toContainText(/heads/);
     await expect(page.getByTestId("d-model"), link).toHaveValue(String(width));
@@ -309,6 +323,8 @@ test("only head counts that divide d_model can be chosen, and a link cannot forc
 
 test("a 5 MB scenario file is refused before it is read", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await app.openStage("output");
   const before = await output(app);
   await app.openExportMenu();
@@ -329,6 +345,8 @@ test("a 5 MB scenario file is refused before it is read", async ({ app, page }) 
 
 test("scenarios with wrong shapes or bad values name the field and change nothing", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await app.openStage("output");
   const before = await output(app);
   await app.openExportMenu();

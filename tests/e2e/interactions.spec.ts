@@ -12,12 +12,12 @@ for (const viewport of PHONES) {
   test.describe(`a phone at ${viewport.width}×${viewport.height}, by touch`, () => {
     test.use({ viewport, hasTouch: true, isMobile: true });
 
-    test("the Share & export menu opens on screen and the stepper keeps one line", async ({ app, page }) => {
+    test("Share & present opens on screen and the stepper keeps one line", async ({ app, page }) => {
       await app.goto("./#v=1&stage=softmax");
-      await page.getByTestId("actions-menu").tap();
-      const menu = page.locator(".actions-menu > .menu-body");
-      await expect(menu).toBeVisible();
-      expectInside(await box(menu), viewport, "the menu");
+      await page.getByTestId("place-share").tap();
+      const place = page.getByTestId("place-body-share");
+      await expect(place).toBeVisible();
+      await expect(page.getByTestId("copy-embed")).toBeInViewport();
       expectInside(await box(page.getByTestId("copy-embed")), viewport, "Copy embed code");
       const progress = page.getByTestId("progress");
       await expect(progress).toHaveText("Stage 7 of 10");
@@ -27,6 +27,7 @@ for (const viewport of PHONES) {
 
     test("tapping Quiz after scrolling brings the question into view", async ({ app, page }) => {
       await app.goto("./#v=1&stage=softmax");
+      await app.openPlace("share");
       await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
       await page.getByTestId("quiz-me").tap();
       const prompt = page.getByTestId("quiz-prompt");
@@ -62,6 +63,7 @@ test.describe("a laptop at 1366×768", () => {
 
   test("an open explanation covers neither the settings nor the token chips, and the editor shows its last column", async ({ app, page }) => {
     await app.goto("./#v=1&stage=scores");
+    await app.openPlace("inputs");
     const canvas = page.getByTestId("canvas-scores-h0");
     await expect(canvas).toHaveAttribute("data-drawn", "true");
     await canvas.click({ position: { x: 90, y: 60 } });
@@ -165,6 +167,7 @@ test("at 1280 px the stage rail names every stage", async ({ app, page }) => {
 
 test("a fresh β's heatmap is drawn on a real scale, not 0.00 to 0.00", async ({ app, page }) => {
   await app.goto("./#v=1");
+  await app.openPlace("inputs");
   await page.getByTestId("block").check();
   await page.getByTestId("stage-norm-1").click();
   const canvas = page.getByTestId("canvas-ln_1_beta");
@@ -178,6 +181,7 @@ test("the printed worked example is a page a stage, without pointer hints", asyn
     window.print = () => {};
   });
   await app.goto("./#v=1");
+  await app.openPlace("share");
   await page.getByTestId("export-menu").click();
   await page.getByTestId("export-print").click();
   await expect(page.getByTestId("handout")).toBeVisible();
@@ -191,6 +195,7 @@ test("the printed worked example is a page a stage, without pointer hints", asyn
 
 test("a preset broken by the learner's own sentence says so once, and Restore brings it back", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("preset").selectOption("previous-token");
   await expect(page.getByTestId("caption-broken")).toHaveCount(0);
   await page.getByTestId("sentence-input").fill("my own words here");
@@ -214,6 +219,7 @@ test("a preset broken by the learner's own sentence says so once, and Restore br
 test("'with editors' reads as part of Copy embed code, not on its own", async ({ app, page }) => {
   await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto();
+  await app.openPlace("share");
   const group = page.getByRole("group", { name: "Embed code" });
   await expect(group.getByTestId("copy-embed")).toBeVisible();
   await expect(group.getByTestId("embed-editors")).toBeVisible();
@@ -224,6 +230,8 @@ test("'with editors' reads as part of Copy embed code, not on its own", async ({
 test("the what-if lab's pictures follow an edit made while the lab was out of sight", async ({ app, page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await app.goto("./#v=1&stage=scores");
+  await app.openPlace("inputs");
+  await app.openPlace("lab");
   const canvas = page.getByTestId("canvas-whatif-shown");
   await canvas.scrollIntoViewIfNeeded();
   await expect(canvas).toHaveAttribute("data-drawn", "true");

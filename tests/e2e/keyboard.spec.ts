@@ -80,9 +80,10 @@ async function expectFocusVisible(page: Page): Promise<void> {
 test.describe.configure({ mode: "parallel" });
 
 test("the whole stepper works from the keyboard alone", async ({ app, page }) => {
-  // It tabs through every forward and backward stage of the rail.
+  // It steps through every stage of the rail.
   test.slow();
   await app.goto();
+  await app.openPlace("inputs");
 
   // The sentence box.
   await tabTo(page, "sentence-input");
@@ -109,13 +110,14 @@ test("the whole stepper works from the keyboard alone", async ({ app, page }) =>
   await expect(cell).toHaveValue("0.9");
   await expect(page.getByTestId("editor-error-w_q")).toBeEmpty();
 
-  // The rail: Tab to each stage and press Enter (or Space) on it.
+  // The rail is one stop for Tab, on the current stage: → steps along it and the focus
+  // follows; Enter (or Space) on a stage opens it.
   await tabTo(page, "stage-input");
   await expectFocusVisible(page);
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("stage-title")).toHaveText(STAGE_TITLES[0]);
   for (let i = 1; i < STAGES.length; i++) {
-    await page.keyboard.press("Tab");
+    await page.keyboard.press("ArrowRight");
     await expect(app.stage(STAGES[i])).toBeFocused();
     await page.keyboard.press(i % 2 ? "Enter" : "Space");
     await expect(page.getByTestId("stage-title")).toHaveText(STAGE_TITLES[i]);
@@ -157,9 +159,15 @@ test("the whole stepper works from the keyboard alone", async ({ app, page }) =>
 
 test("Tab visits every control once, shows where it is, and comes back round", async ({ app, page }) => {
   await app.goto("./#v=1&causal=1&stage=softmax");
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("lab");
   await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
   await expect(page.getByTestId("causal")).toBeChecked();
 
+  // Tab starts from the top of the page, not from the last place opened.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.mouse.click(2, 2);
   // The trail records each focus as it happens, so the presses need no round trip each.
   await takeTrail(page);
   const trail: Focused[] = [];
@@ -175,7 +183,7 @@ test("Tab visits every control once, shows where it is, and comes back round", a
   }
   const keys = seen.map((f) => f.key);
   expect(keys.length, "Tab came back to the first control").toBeGreaterThan(0);
-  expect(keys[0], "the first stop is the first control of the page").toBe("show-tables");
+  expect(keys[0], "the first stop is the skip link").toBe("skip-link");
   // Everything the tests drive by keyboard is in the cycle.
   for (const id of [
     "export-menu",
@@ -188,8 +196,8 @@ test("Tab visits every control once, shows where it is, and comes back round", a
     "block",
     "editor-tab-w_q",
     "cell-w_q-0-0",
-    "stage-input",
-    "stage-output",
+    // The rail is one stop, on the current stage.
+    "stage-softmax",
     "next",
     "play",
     "canvas-masked-h0",
@@ -219,6 +227,7 @@ test("Tab visits every control once, shows where it is, and comes back round", a
 
 test("presenter mode starts, steps and ends from the keyboard", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("share");
   await tabTo(page, "present");
   await expectFocusVisible(page);
   await page.keyboard.press("Enter");
@@ -235,12 +244,10 @@ test("presenter mode starts, steps and ends from the keyboard", async ({ app, pa
 test("tables shown for everyone scroll from the keyboard on a narrow screen", async ({ app, page }) => {
   await page.setViewportSize({ width: 375, height: 700 });
   await app.goto("./#v=1&d=8&stage=projection");
-  // The phone's one menu comes first, and opens from the keyboard.
-  await page.keyboard.press("Tab");
-  await expect(page.getByTestId("actions-menu")).toBeFocused();
+  // Sharing, in the bar of places, opens from the keyboard.
+  await tabTo(page, "place-share");
   await page.keyboard.press("Enter");
-  await page.keyboard.press("Tab");
-  await expect(page.getByTestId("show-tables")).toBeFocused();
+  await tabTo(page, "show-tables");
   await page.keyboard.press("Space");
   await expect(page.getByTestId("show-tables")).toBeChecked();
   // From the top of the page, Shift+Tab comes in at the bottom: the lab, then V = X·W_v.
@@ -261,6 +268,7 @@ test("tables shown for everyone scroll from the keyboard on a narrow screen", as
 
 test("every heatmap is an image with a description and a table of its numbers", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("causal").check();
   for (const key of STAGES) {
     await app.openStage(key);
@@ -291,6 +299,7 @@ test("every heatmap is an image with a description and a table of its numbers", 
 
 test("masked cells say −∞ in words and are hatched, not only coloured", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("causal").check();
   await app.openStage("mask");
   const canvas = page.getByTestId("canvas-masked-h0");

@@ -12,6 +12,7 @@ test("switching a mistake on shows the altered matrix, and off shows the correct
   const correct = loadTrace();
   const unscaled = cli(["--scale", "none"]);
   await app.goto();
+  await app.openPlace("lab");
   const lab = page.getByTestId("whatif-lab");
   await lab.scrollIntoViewIfNeeded();
 
@@ -33,6 +34,8 @@ test("switching a mistake on shows the altered matrix, and off shows the correct
 
 test("softmax over columns breaks the row sums and no mask leaks the future", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("lab");
   await page.getByTestId("whatif-softmax_over_columns").click();
   await expect(page.getByTestId("whatif-summary")).toContainText("Row sums with the mistake");
   const cols = await app.tableValues("whatif-shown");
@@ -54,6 +57,7 @@ test("softmax over columns breaks the row sums and no mask leaks the future", as
 
 test("the temperature slider and the unstable softmax", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("lab");
   await page.getByTestId("whatif-temperature").click();
   const slider = page.getByTestId("whatif-temperature-slider");
   await slider.fill("1");
@@ -71,6 +75,7 @@ test("the temperature slider and the unstable softmax", async ({ app, page }) =>
 
 test("a preset loads its sentence and shows the pattern its caption claims", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("preset").selectOption("pronoun");
   await expect(page.getByTestId("preset-caption")).toContainText("sushi");
   const tokens = await app.tokens.allTextContents();
@@ -87,6 +92,7 @@ test("a preset loads its sentence and shows the pattern its caption claims", asy
 test("at 1366×768 the lab puts its two sides side by side and keeps each bar off its digits", async ({ app, page }) => {
   await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto();
+  await app.openPlace("lab");
   await page.getByTestId("whatif-scale_by_seq_len").click();
   await page.getByTestId("whatif-head-1").click();
   await expect(page.getByTestId("whatif-lab").locator(".heatmap-title")).toHaveText(["A₂, standard attention", "A₂ with the mistake"]);
@@ -111,6 +117,8 @@ test("at 1366×768 the lab puts its two sides side by side and keeps each bar of
 
 test("with no mistake on, the reference side stays standard attention whatever the learner's settings", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("lab");
   const standard = await app.tableValues("whatif-correct");
   await page.getByTestId("scale-mode").selectOption("sqrt_seq_len");
   await page.getByTestId("temperature").fill("0.5");
@@ -126,6 +134,7 @@ test("with no mistake on, the reference side stays standard attention whatever t
 
 test("a preset's caption says so when an edit breaks what it promises, and recovers", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("preset").selectOption("pronoun");
   await expect(page.getByTestId("preset-caption")).toContainText("sushi");
   await expect(page.getByTestId("caption-broken")).toHaveCount(0);
@@ -143,6 +152,7 @@ test("a preset's caption says so when an edit breaks what it promises, and recov
 
 test("the mistakes tutorials make are listed, each leading to a what-if or a stage", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("lab");
   const list = page.getByTestId("mistakes-read");
   await list.locator("summary").click();
   await expect(list.locator("li")).toHaveCount(7);
@@ -167,6 +177,7 @@ test("the mistakes tutorials make are listed, each leading to a what-if or a sta
 
 test("leaving out W_o compares the outputs, Y beside C", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("lab");
   await page.getByTestId("whatif-no_output_projection").click();
   await expect(page.getByTestId("whatif-lab").locator(".heatmap-title")).toHaveText(["Y = C·W_o, with W_o", "C, without W_o"]);
   const trace = loadTrace();
@@ -178,6 +189,7 @@ test("leaving out W_o compares the outputs, Y beside C", async ({ app, page }) =
 test("no scaling shows the gradient reaching the scores vanish as d_k grows", async ({ app, page }) => {
   await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto();
+  await app.openPlace("lab");
   await page.getByTestId("whatif-lab").scrollIntoViewIfNeeded();
   await page.getByTestId("whatif-no_scaling").click();
   const table = page.getByTestId("gradient-table");
@@ -207,6 +219,8 @@ test.describe("the gradient table on a phone", () => {
 
   test("fits the screen", async ({ app, page }) => {
     await app.goto();
+    await app.openPlace("inputs");
+    await app.openPlace("lab");
     await page.getByTestId("whatif-lab").scrollIntoViewIfNeeded();
     await page.getByTestId("whatif-no_scaling").tap();
     const table = page.getByTestId("gradient-table");
@@ -230,10 +244,15 @@ async function temperatureThenLab(page: Page, value: string): Promise<string | n
 
 test("out of sight, the lab skips an edit's work and catches up once edits pause", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("train");
+  await app.openPlace("lab");
   const lab = page.getByTestId("whatif-lab");
   const explanation = page.getByTestId("whatif-explanation");
   await expect(explanation).toContainText("both sides agree");
-  // The premise: the lab starts more than 400 px below the window.
+  // The premise: the lab starts more than 400 px below the window (opening it brought it
+  // into view, so back to the top).
+  await page.evaluate(() => window.scrollTo(0, 0));
   const below = async () => (await lab.boundingBox())!.y - page.viewportSize()!.height;
   expect(await below()).toBeGreaterThan(400);
   // Right after an edit, the lab has not followed it.
@@ -250,11 +269,14 @@ test("out of sight, the lab skips an edit's work and catches up once edits pause
 
 test("out of sight, the lab waits for a training run to stop, then catches up", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("train");
+  await app.openPlace("lab");
   const lab = page.getByTestId("whatif-lab");
   await expect(page.getByTestId("whatif-explanation")).toContainText("both sides agree");
   const shown = async () => JSON.stringify(await app.tableValues("whatif-shown"));
   const before = await shown();
   // The premise: the lab stays more than 400 px below the window while the run trains.
+  await page.evaluate(() => window.scrollTo(0, 0));
   const below = async () => (await lab.boundingBox())!.y - page.viewportSize()!.height;
   expect(await below()).toBeGreaterThan(400);
   const run = page.getByTestId("train-run");

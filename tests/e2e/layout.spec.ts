@@ -120,7 +120,9 @@ for (const viewport of [
 test("presenter mode at 1920×1080 draws the results of eight tokens with digits a room can read", async ({ app, page }) => {
   const viewport = { width: 1920, height: 1080 };
   await page.setViewportSize(viewport);
-  await app.goto("./");
+  await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await page.getByTestId("sentence-input").fill("the cat sat on the mat because hungry");
   await expect(page.getByTestId("token")).toHaveCount(8);
   await page.getByTestId("present").click();
@@ -207,16 +209,21 @@ test("on a phone a tapped cell is explained in a sheet that leaves the cell in v
   await app.screenshot("phone-375x812-explain");
 });
 
-test("on a phone the stage comes first, the actions fold into one menu and the stepper stays at the foot", async ({ app, page }) => {
+test("on a phone the stage comes first, the places sit under the name and the stepper stays at the foot", async ({ app, page }) => {
   const viewport = { width: 375, height: 812 };
   await page.setViewportSize(viewport);
   await app.goto();
   await app.openStage("softmax");
-  // One row of chrome above the stage, whose first heatmap is on the first screen.
+  // Two short rows of chrome above the stage: the name, then the places, one tap each.
   const bar = await box(page.locator(".topbar"));
-  expect(bar.height, "the top bar is one row").toBeLessThanOrEqual(64);
+  expect(bar.height, "the top bar is two rows at most").toBeLessThanOrEqual(100);
+  for (const key of ["inputs", "train", "lab", "share"]) {
+    const b = await box(page.getByTestId(`place-${key}`));
+    expectInside(b, viewport, `place ${key}`);
+    expect(b.height, `place ${key} height`).toBeGreaterThanOrEqual(44);
+  }
   for (const id of ["copy-link", "copy-embed", "export-menu", "present", "show-tables"]) {
-    await expect(page.getByTestId(id), `${id} is in the menu`).toBeHidden();
+    await expect(page.getByTestId(id), `${id} waits in its place`).toHaveCount(0);
   }
   const first = page.locator(".stage canvas").first();
   await expect(first).toHaveAttribute("data-drawn", "true");
@@ -233,21 +240,21 @@ test("on a phone the stage comes first, the actions fold into one menu and the s
     expect(b.width, `${id} width`).toBeGreaterThanOrEqual(44);
   }
   await expect(page.getByTestId("progress")).toBeVisible();
-  // The menu holds every action, each a target of at least 24 px.
+  // Sharing holds every action, each a target of at least 24 px.
   await app.openActionsMenu();
   for (const id of ["copy-link", "copy-embed", "export-menu", "present", "show-tables", "embed-editors"]) {
     const target = page.getByTestId(id);
-    await expect(target, `${id} in the open menu`).toBeVisible();
+    await target.scrollIntoViewIfNeeded();
+    await expect(target, `${id} in the open place`).toBeVisible();
     const b = await box(target);
     expectInside(b, viewport, id);
     expect(Math.min(b.width, b.height), `${id} size`).toBeGreaterThanOrEqual(24);
   }
   await page.getByTestId("export-menu").click();
-  await expect(page.getByTestId("export-trace-json")).toBeVisible();
+  await page.getByTestId("export-trace-json").scrollIntoViewIfNeeded();
   expectInside(await box(page.getByTestId("export-trace-json")), viewport, "an export in the menu");
-  await page.getByTestId("actions-menu").click();
-  await expect(page.getByTestId("copy-link")).toBeHidden();
   // Below the stage, the inputs' small controls are touch targets too.
+  await app.openPlace("inputs");
   const targets = [
     page.locator(".heatmap-export button").first(),
     page.getByTestId("causal"),
@@ -259,45 +266,41 @@ test("on a phone the stage comes first, the actions fold into one menu and the s
     const b = await box(target);
     expect(Math.min(b.width, b.height), `${await target.evaluate((el) => el.outerHTML.slice(0, 60))}`).toBeGreaterThanOrEqual(24);
   }
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.getByTestId("place-inputs").click();
+  await page.getByTestId("place-share").click();
   await page.evaluate(() => window.scrollTo(0, 0));
   await app.screenshot("phone-375x812");
 });
 
-test("on a 360×640 phone the open menu reaches its last item above the stepper and closes like a menu", async ({ app, page }) => {
+test("on a 360×640 phone the export menu reaches its last item above the stepper and closes like a menu", async ({ app, page }) => {
   await page.setViewportSize({ width: 360, height: 640 });
   await app.goto();
-  const actions = page.locator("details.actions-menu");
   const isOpen = (menu: Locator) => menu.evaluate((el) => (el as HTMLDetailsElement).open);
+  const exports = page.locator("details.export-menu");
   await app.openActionsMenu();
   await app.openExportMenu();
   await expect(page.getByTestId("export-trace-json")).toBeVisible();
-  // Scrolled to its end, the menu's last item is on top of the Previous / Next bar.
-  await page.locator(".actions-menu > .menu-body").evaluate((el) => el.scrollTo(0, el.scrollHeight));
-  const present = await box(page.getByTestId("present"));
+  // Scrolled to, the menu's last item is on top of the Previous / Next bar.
+  const last = page.locator(".export-menu .menu-body button").last();
+  await last.scrollIntoViewIfNeeded();
+  const b = await box(last);
   const onTop = await page.evaluate(
-    ([x, y]) => document.elementFromPoint(x, y)?.closest("[data-testid]")?.getAttribute("data-testid"),
-    [present.x + present.width / 2, present.y + present.height - 4],
+    ([x, y]) => document.elementFromPoint(x, y)?.closest("button, label, input")?.textContent ?? null,
+    [b.x + b.width / 2, b.y + b.height - 4],
   );
-  expect(onTop, "what is at the foot of Present").toBe("present");
+  expect(onTop, "what is at the foot of the last export").toBe(await last.textContent());
   // A press outside closes it, as it would a menu.
   await page.locator(".stage h2").first().click();
-  expect(await isOpen(actions)).toBe(false);
-  await expect(page.getByTestId("copy-link")).toBeHidden();
-  // An export, once taken, closes both the export menu and the menu that holds it.
-  await app.openActionsMenu();
+  expect(await isOpen(exports)).toBe(false);
+  // An export, once taken, closes the menu.
   await app.openExportMenu();
   await app.downloaded(() => page.getByTestId("export-worksheet").click());
-  expect(await isOpen(actions)).toBe(false);
-  expect(await isOpen(page.locator("details.export-menu"))).toBe(false);
-  // A press inside the open menu leaves it open.
-  await app.openActionsMenu();
-  await page.getByTestId("show-tables").click();
-  expect(await isOpen(actions)).toBe(true);
+  expect(await isOpen(exports)).toBe(false);
   // Escape closes it and gives the focus back to its summary.
+  await app.openExportMenu();
   await page.keyboard.press("Escape");
-  expect(await isOpen(actions)).toBe(false);
-  await expect(page.getByTestId("actions-menu")).toBeFocused();
+  expect(await isOpen(exports)).toBe(false);
+  await expect(page.getByTestId("export-menu")).toBeFocused();
 });
 
 test("keyboard focus on a heatmap starts at its first cell, a pointer press does not", async ({ app, page }) => {
@@ -316,6 +319,7 @@ test("keyboard focus on a heatmap starts at its first cell, a pointer press does
 test("the copied embed code is compact: it fits a 700 px blog column and shows the picture at 360 px", async ({ app, page, context }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await app.goto("./#v=1&stage=softmax");
+  await app.openPlace("share");
   await page.getByTestId("copy-embed").click();
   await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
   const code = await page.evaluate(() => navigator.clipboard.readText());
@@ -353,6 +357,7 @@ for (const viewport of [
   test(`at ${viewport.width}×${viewport.height} the matrix tabs share one row and a long number keeps its minus in view`, async ({ app, page }) => {
     await page.setViewportSize(viewport);
     await app.goto();
+    await app.openPlace("inputs");
     const list = await box(page.getByRole("tablist", { name: "Matrix to edit" }));
     const tabs = await page.getByRole("tab").all();
     expect(tabs.length).toBe(5);
@@ -378,6 +383,7 @@ for (const viewport of [
 test("at 1024×768 every setting shows its whole value in the narrow inputs column", async ({ app, page }) => {
   await page.setViewportSize({ width: 1024, height: 768 });
   await app.goto();
+  await app.openPlace("inputs");
   for (const id of ["d-model", "n-heads", "scale-mode"]) {
     const room = await page.getByTestId(id).evaluate((select: HTMLSelectElement) => {
       const probe = document.createElement("span");
@@ -529,7 +535,7 @@ for (const viewport of [
         // ∂L/∂X through LayerNorm comes with its ĝ = ∂L/∂N₁ ⊙ γ₁.
         const equations = {
           d_norm_1: ["∂L∂N1=∂L∂QWqT"],
-          d_x: ["∂L∂X=ĝ−mean(ĝ)−n̂·mean(ĝ⊙n̂)σ,", "ĝ=∂L∂N1⊙γ1"],
+          d_x: ["∂L∂X=ĝ−mean(ĝ)−n̂·mean(ĝ⊙n̂)σ2+ε,", "ĝ=∂L∂N1⊙γ1"],
           "d_x-src": ["∂L∂Xsrc=∂L∂KWkT+∂L∂VWvT"],
           d_embeddings: ["∂L∂E=∂L∂X"],
           "d_embeddings-src": ["∂L∂Esrc=∂L∂Xsrc+ΠT∂L∂Y*"],
@@ -718,6 +724,7 @@ test.describe("on a narrow phone", () => {
         }),
       );
     await app.goto("./#v=1&stage=back-input");
+    await app.openPlace("train");
     await expect(page.getByTestId("stage-back-input")).toHaveAttribute("aria-current", "step");
     await expect.poll(inView, { message: "the last backward stage shows in its rail" }).toBe(true);
     for (let i = 0; i < 6; i++) {
@@ -727,4 +734,23 @@ test.describe("on a narrow phone", () => {
     await app.goto("./#v=1&stage=output&blk=1");
     await expect.poll(inView, { message: "the block's last stages show in their rail" }).toBe(true);
   });
+});
+
+test("presenting, a stage the loss does not reach is one step, and h hides the explanation", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  // Two heads, the pattern loss: "Back through AₕVₕ" is not reached, and says so once.
+  await app.goto("./?present=1#v=1&stage=back-output&cell=weights-h0.1.0");
+  const bar = page.getByTestId("presenter-bar");
+  await expect(bar).toHaveAttribute("data-step", /^back-output-/);
+  await expect(page.getByTestId("explain-panel")).toHaveClass(/active/);
+  await page.keyboard.press("h");
+  await expect(page.getByTestId("explain-panel")).not.toHaveClass(/active/);
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", "back-weighted-sum-0");
+  await expect(page.getByTestId("unreached").first()).toBeVisible();
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", /^back-softmax-0/);
+  // A stage it reaches steps through the heads.
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", /^back-softmax-1/);
 });

@@ -15,6 +15,8 @@ async function markedStages(app: AppPage): Promise<StageKey[]> {
 
 /** Types `value` into cell (row, col) of the editor of `matrix` (`w_q`, `x`, …). */
 async function editCell(page: Page, matrix: string, row: number, col: number, value: string): Promise<void> {
+  const inputs = page.getByTestId("place-inputs");
+  if ((await inputs.getAttribute("aria-expanded")) !== "true") await inputs.click();
   await page.getByTestId(`editor-tab-${matrix}`).click();
   await page.getByTestId(`cell-${matrix}-${row}-${col}`).fill(value);
 }
@@ -29,6 +31,7 @@ test.describe("an edit always shows its effect", () => {
 
   test("editing W_q on stage 1 points to stage 2 and marks stages 2 to 10", async ({ app, page }) => {
     await app.goto();
+    await app.openPlace("inputs");
     const note = page.getByTestId("edit-note");
     await expect(note).toHaveCount(0);
     expect(await markedStages(app)).toEqual([]);
@@ -101,6 +104,7 @@ test.describe("a preset opens on the cell its caption talks about", () => {
   for (const o of OPENINGS) {
     test(`${o.key} opens on ${o.title}`, async ({ app, page }) => {
       await app.goto();
+      await app.openPlace("inputs");
       await page.getByTestId("preset").selectOption(o.key);
 
       await expect(app.stage("softmax")).toHaveAttribute("aria-current", "step");
@@ -141,6 +145,7 @@ test.describe("a preset opens on the cell its caption talks about", () => {
 test.describe("one line of help on hover and focus", () => {
   test("a setting's help shows on hover and on focus, and Escape hides it", async ({ app, page }) => {
     await app.goto();
+    await app.openPlace("inputs");
     for (const [key, words] of [
       ["d-model", "how many numbers describe each token"],
       ["heads", "attention patterns run side by side"],
@@ -168,6 +173,7 @@ test.describe("one line of help on hover and focus", () => {
 
   test("matrix symbols explain themselves on heatmap titles and editor tabs", async ({ app, page }) => {
     await app.goto();
+    await app.openPlace("inputs");
     const symbols: [StageKey, string, string][] = [
       ["input", "embeddings", "E: the token embeddings"],
       ["input", "x", "X = E + P"],
@@ -213,6 +219,7 @@ test.describe("one line of help on hover and focus", () => {
 test.describe("the first screen says where to start", () => {
   test("on the input stage, and not after it", async ({ app, page }) => {
     await app.goto();
+    await app.openPlace("inputs");
     const start = page.getByTestId("start-here");
     await expect(start).toBeVisible();
     await expect(start).toContainText("Next →");

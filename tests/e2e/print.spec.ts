@@ -63,6 +63,8 @@ test("Ctrl+P prints the current stage alone, light and sharp, even from the dark
 test("the export menu prints the whole worked example, every stage and head, forward and backward, a page each", async ({ app, page }) => {
   await stubPrint(page);
   await app.goto("./#v=1&stage=scale");
+  await app.openPlace("train");
+  await app.openPlace("share");
   await app.openExportMenu();
   await page.getByTestId("export-print").click();
   // An A4 page's width at 96 px per inch.
@@ -157,6 +159,7 @@ test("the export menu prints the whole worked example, every stage and head, for
 test("with the block, the handout has all 17 forward stages and the 8 backward ones", async ({ app, page }) => {
   await stubPrint(page);
   await app.goto("./#v=1&blk=1&src=le%20chat");
+  await app.openPlace("share");
   await app.openExportMenu();
   await page.getByTestId("export-print").click();
   await expect(page.getByTestId("handout-title")).toHaveText("Cross-attention, step by step: “I am hungry” (queries) attending to “le chat” (source)");
@@ -171,6 +174,7 @@ test("with the block, the handout has all 17 forward stages and the 8 backward o
 test("a task's backward stages reach W_o and the values on paper too", async ({ app, page }) => {
   await stubPrint(page);
   await app.goto("./#v=1&goal=copy_previous");
+  await app.openPlace("share");
   await app.openExportMenu();
   await page.getByTestId("export-print").click();
   await expect(page.getByTestId("handout-goal")).toContainText("“Task: Y row i should equal E row i−1 (E row 1 for the first)”");
@@ -186,6 +190,9 @@ test("a task's backward stages reach W_o and the values on paper too", async ({ 
 test("a goal the settings refuse is named once with its reason, and the handout ends with the forward stages", async ({ app, page }) => {
   await stubPrint(page);
   await app.goto("./#v=1");
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("train");
   await page.getByTestId("training").scrollIntoViewIfNeeded();
   await page.getByTestId("train-goal").selectOption("next");
   await page.getByTestId("causal").check();

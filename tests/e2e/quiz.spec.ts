@@ -125,6 +125,8 @@ test("every stage is hidden until answered, and a right answer by keyboard is ma
   const reached = [1, 4, 5, 6, 7, 8].map((b) => STAGES.length + b);
   expect(key.map((e) => e.stage)).toEqual([...STAGES.map((_, i) => i + 1), ...reached]);
   await app.goto("./#v=1&quiz=1&qn=2");
+  await app.openPlace("share");
+  await app.openPlace("lab");
   for (const [i, entry] of key.entries()) {
     if (i > 0 && entry.stage !== key[i - 1].stage + 1) await stepTo(page, entry.stage, STAGES.length);
     await expect(page.getByTestId("progress")).toHaveText(progressText(entry.stage, STAGES.length));
@@ -204,6 +206,8 @@ test("a wrong answer shows the right one; another question hides the stage again
 
 test("Quiz me turns the quiz on and off, and new numbers hide every answer again", async ({ app, page }) => {
   await app.goto("./#v=1&stage=scores");
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await expect(page.getByTestId("quiz")).toHaveCount(0);
   await page.getByTestId("quiz-me").click();
   await expect(page.getByTestId("quiz-me")).toHaveAttribute("aria-pressed", "true");
@@ -372,6 +376,7 @@ test("on the way back the quiz asks which way a step moves a weight, and a task 
   const projection = key.find((e) => e.stage === STAGES.length + 7);
   expect(projection?.prompt).toMatch(/^If W_[qk] learned by plain gradient descent.*move W_[qk]\[/);
   await app.goto("./#v=1&causal=1&quiz=1&stage=back-projection");
+  await app.openPlace("train");
   await expect(page.getByTestId("quiz-prompt")).toHaveText(projection!.prompt);
   await expect(hiddenResults(page).first()).toBeVisible();
   expect(await choiceNames(page)).toEqual(["up", "down", "stay the same"]);

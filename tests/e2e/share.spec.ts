@@ -4,6 +4,7 @@ import { test, expect, expectMatrixClose, loadTrace, runCli, type Matrix } from 
 
 test("a permalink restores the exact state", async ({ app, page, context }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("sentence-input").fill("the cat sat");
   await page.getByTestId("causal").check();
   await page.getByTestId("editor-tab-w_q").click();
@@ -20,6 +21,7 @@ test("a permalink restores the exact state", async ({ app, page, context }) => {
 
   const other = await context.newPage();
   await other.goto(url);
+  await other.getByTestId("place-inputs").click();
   await expect(other.getByTestId("token")).toHaveText(["the", "cat", "sat"]);
   await expect(other.getByTestId("causal")).toBeChecked();
   await expect(other.getByTestId("stage-title")).toHaveText("Softmax");
@@ -50,6 +52,7 @@ test("Back and Forward move between meaningful states", async ({ app, page }) =>
 
 test("every switch is a Back step: the source, the block and the block's menus", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   const steps: [string, () => Promise<void>, () => Promise<void>][] = [
     ["cross", () => page.getByTestId("cross").check(), () => expect(page.getByTestId("cross")).not.toBeChecked()],
     ["block", () => page.getByTestId("block").check(), () => expect(page.getByTestId("block")).not.toBeChecked()],
@@ -83,6 +86,7 @@ test("an embed never adds to its host page's history", async ({ page, baseURL })
 
 test("a corrupt or future link loads what it can and says so", async ({ app, page }) => {
   await app.goto("./#v=9&s=the%20dog&d=99&wq=abc,1&stage=nope&cell=zzz&bogus=1");
+  await app.openPlace("inputs");
   await expect(page.getByTestId("notice").first()).toBeVisible();
   await expect(page.getByTestId("notice")).not.toHaveCount(0);
   await expect(app.tokens).toHaveText(["the", "dog"]);
@@ -146,6 +150,7 @@ test("embed mode at 320 px has no chrome, no horizontal scroll, and posts its he
 
 test("presenter mode steps with clicker keys and leaves with Escape", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("share");
   await page.getByTestId("present").click();
   await expect(page.getByTestId("presenter-progress")).toBeVisible();
   await expect(page.getByTestId("stage-input")).toHaveCount(0);
@@ -179,6 +184,7 @@ test("presenter mode steps with clicker keys and leaves with Escape", async ({ a
 test("exports produce the trace, the handout, the scenario and both image formats", async ({ app, page }) => {
   const trace = loadTrace();
   await app.goto();
+  await app.openPlace("share");
   await app.openExportMenu();
   const json = await app.downloaded(() => page.getByTestId("export-trace-json").click());
   expect(json.name).toBe("i-am-hungry-trace.json");
@@ -234,6 +240,7 @@ for (const theme of ["light", "dark"] as const) {
       const rect = el.getBoundingClientRect();
       return [rect.width, rect.height];
     });
+    await app.openPlace("share");
     const png = await app.downloaded(() => page.getByTestId("export-png-weights-h0").click());
     expect(png.name).toBe("heatmap-weights-h0.png");
     const image = await decodePng(page, png.bytes);
@@ -255,6 +262,8 @@ for (const theme of ["light", "dark"] as const) {
 
 test("importing a broken file names the problem and leaves the page unchanged", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await app.openStage("output");
   const before = await app.tableValues("output");
   await app.openExportMenu();
@@ -280,6 +289,7 @@ test("importing a broken file names the problem and leaves the page unchanged", 
 test("copy link and copy embed code put the current state on the clipboard", async ({ app, page, context }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await app.goto();
+  await app.openPlace("share");
   await app.openStage("mask");
   await page.getByTestId("copy-link").click();
   await expect(page.getByTestId("share-status")).toHaveText("Link copied.");
@@ -309,6 +319,8 @@ test("a burst of nudges rewrites the address once, and a link copied at once is 
     };
   });
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
   await page.getByTestId("editor-tab-w_q").click();
   const cell = page.getByTestId("cell-w_q-0-0");
   const start = Number(await cell.inputValue());
@@ -336,6 +348,7 @@ test("a burst of nudges rewrites the address once, and a link copied at once is 
 
 test("dropping a scenario file on the page imports it", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   const json = JSON.stringify({ version: 1, sentence: "drop it here", positional_encoding: true });
   await page.evaluate((text) => {
     const transfer = new DataTransfer();
@@ -349,6 +362,7 @@ test("dropping a scenario file on the page imports it", async ({ app, page }) =>
 test("the worksheet and its answer key download for the current state and match the CLI", async ({ app, page }) => {
   const run = (args: string[]) => runCli(["worksheet", ...args]).trimEnd();
   await app.goto();
+  await app.openPlace("share");
   await app.openExportMenu();
   const sheet = (await app.downloaded(() => page.getByTestId("export-worksheet").click()));
   expect(sheet.name).toMatch(/worksheet\.md$/);
@@ -365,6 +379,9 @@ test("the worksheet and its answer key download for the current state and match 
 
 test("a worksheet whose goal the settings refuse says why it asks nothing on the way back", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("train");
   await page.getByTestId("training").scrollIntoViewIfNeeded();
   await page.getByTestId("train-goal").selectOption("next");
   await page.getByTestId("causal").check();

@@ -8,6 +8,7 @@ test("the default sentence shows its tokens and an output equal to the CLI trace
   expect(trace.tokens).toEqual(DEFAULT_TOKENS);
 
   await app.goto();
+  await app.openPlace("inputs");
   await expect(app.tokens).toHaveText(DEFAULT_TOKENS);
 
   await app.openStage("output");
@@ -20,6 +21,7 @@ test("the default sentence shows its tokens and an output equal to the CLI trace
 
 test("the app loads from a sub-path and sends nothing outside it", async ({ app, requests }) => {
   await app.goto("sub/path/");
+  await app.openPlace("inputs");
   await expect(app.tokens).toHaveText(DEFAULT_TOKENS);
   const base = new URL("sub/path/", test.info().project.use.baseURL).href;
   expect(requestsOutside(requests, base), `requests outside ${base}`).toEqual([]);

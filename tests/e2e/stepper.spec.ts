@@ -47,6 +47,7 @@ async function canvasColours(page: Page, testId: string): Promise<number> {
 
 test("typing a sentence shows its tokens as chips", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   const input = page.getByTestId("sentence-input");
   await input.fill("I like sushi, because");
   await expect(app.tokens).toHaveText(["I", "like", "sushi", ",", "because"]);
@@ -57,6 +58,7 @@ test("typing a sentence shows its tokens as chips", async ({ app, page }) => {
 
 test("an empty or over-long sentence shows a message and keeps the last valid trace", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await app.openStage("output");
   const before = await app.tableValues("output");
   const input = page.getByTestId("sentence-input");
@@ -76,6 +78,7 @@ test("an empty or over-long sentence shows a message and keeps the last valid tr
 
 test("editing one W_q cell changes the scores to what the core computes", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await app.openStage("scores");
   const before = await app.tableValues("scores-h0");
 
@@ -96,6 +99,7 @@ test("editing one W_q cell changes the scores to what the core computes", async 
 
 test("keyboard nudges and arrow keys move between cells", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("editor-tab-w_k").click();
   const cell = page.getByTestId("cell-w_k-1-1");
   await cell.click();
@@ -110,6 +114,7 @@ test("keyboard nudges and arrow keys move between cells", async ({ app, page }) 
 
 test("dragging a cell sideways scrubs its value", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("editor-tab-w_v").click();
   const cell = page.getByTestId("cell-w_v-0-0");
   await expect(cell).toBeVisible();
@@ -126,6 +131,7 @@ test("dragging a cell sideways scrubs its value", async ({ app, page }) => {
 
 test("invalid cell text is marked, explained and not applied", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await app.openStage("scores");
   const before = await app.tableValues("scores-h0");
   await page.getByTestId("editor-tab-w_q").click();
@@ -151,6 +157,7 @@ test("invalid cell text is marked, explained and not applied", async ({ app, pag
 
 test("the heads menu offers only head counts that divide d_model", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("d-model").selectOption("6");
   const options = await page.getByTestId("n-heads").locator("option").evaluateAll((els) =>
     els.map((el) => (el as HTMLOptionElement).value),
@@ -165,6 +172,7 @@ test("the heads menu offers only head counts that divide d_model", async ({ app,
 
 test("the causal mask shows −∞ above the diagonal and softmax rows sum to 1", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("causal").check();
   await app.openStage("mask");
   const masked = await app.tableValues("masked-h0");
@@ -186,6 +194,7 @@ test("the keyboard walks all ten stages and every canvas is drawn", async ({ app
   test.setTimeout(60_000);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await app.goto();
+  await app.openPlace("inputs");
   await page.getByTestId("causal").check();
   await page.getByTestId("positional").check();
   // Leave the form fields so the arrow keys belong to the stepper.
@@ -247,6 +256,7 @@ test("a phone-sized screen shows the softmax stage", async ({ app, page }) => {
 
 test("the number tables can be shown for everyone", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("share");
   const wrap = page.getByTestId("tablewrap-x");
   await expect(wrap).toHaveClass(/visually-hidden/);
   expect((await wrap.boundingBox())!.width).toBeLessThanOrEqual(1);

@@ -22,6 +22,9 @@ function argmaxRows(m: number[][]): number[] {
 
 test("training teaches every head to look one token back and the loss falls", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("train");
   await page.getByTestId("sentence-input").fill(SENTENCE);
   await page.getByTestId("causal").check();
   await app.openStage("softmax");
@@ -65,6 +68,8 @@ test("training teaches every head to look one token back and the loss falls", as
 
 test("Back after training returns to the untrained weights", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("share");
+  await app.openPlace("train");
   await app.openStage("softmax");
   await page.getByTestId("show-tables").check();
   const before = await app.tableValues("weights-h0");
@@ -81,6 +86,8 @@ test("Back after training returns to the untrained weights", async ({ app, page 
 
 test("a target the causal mask hides is refused next to the goal, and the last goal is kept", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("train");
   await page.getByTestId("causal").check();
   await page.getByTestId("training").scrollIntoViewIfNeeded();
   const link = await page.evaluate(() => location.hash);
@@ -102,6 +109,8 @@ test("a target the causal mask hides is refused next to the goal, and the last g
 
 test("a painted target names a repeated word by its position, as the heatmaps do", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("train");
   await page.getByTestId("sentence-input").fill("the cat saw the dog");
   await page.getByTestId("training").scrollIntoViewIfNeeded();
   await page.getByTestId("train-goal").selectOption("per_head");
@@ -114,6 +123,8 @@ test("a painted target names a repeated word by its position, as the heatmaps do
 
 test("each head gets its own goal, one painted by hand, carried by the link and Back", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("train");
   await page.getByTestId("sentence-input").fill("a b c");
   await page.getByTestId("causal").check();
   await page.getByTestId("training").scrollIntoViewIfNeeded();
@@ -144,6 +155,7 @@ test("each head gets its own goal, one painted by hand, carried by the link and 
   await page.getByTestId("train-step").click();
   await expect(page.getByTestId("train-status")).toContainText("After 1 step");
   await page.reload();
+  await app.openPlace("train");
   await page.getByTestId("training").scrollIntoViewIfNeeded();
   await expect(page.getByTestId("train-goal")).toHaveValue("per_head");
   await expect(page.getByTestId("paint-h1-2-2")).toHaveText("0.50");
@@ -159,6 +171,7 @@ test("each head gets its own goal, one painted by hand, carried by the link and 
 
 test("a task leaves the embeddings out of what learns", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("train");
   await page.getByTestId("training").scrollIntoViewIfNeeded();
   await page.getByTestId("train-embeddings").check();
   await page.getByTestId("train-goal").selectOption("mean");
@@ -171,6 +184,9 @@ test("a task leaves the embeddings out of what learns", async ({ app, page }) =>
 
 test("the look-back preset's head learns to look one token back while the loss falls", async ({ app, page }) => {
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("train");
   await page.getByTestId("preset").selectOption("look-back");
   await expect(page.getByTestId("preset-caption")).toContainText("left of the diagonal");
   await expect(page.getByTestId("stage-title")).toContainText("Softmax");
@@ -196,6 +212,9 @@ test("the look-back preset's head learns to look one token back while the loss f
 test("presenting shows the loss curve large while the head trains", async ({ app, page }) => {
   await page.setViewportSize({ width: 1920, height: 1080 });
   await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("share");
+  await app.openPlace("train");
   await page.getByTestId("preset").selectOption("look-back");
   await page.getByTestId("present").click();
   const panel = page.getByTestId("training");
@@ -234,6 +253,9 @@ for (const viewport of [
     await page.setViewportSize(viewport);
     for (const scenario of ["default", "look-back"]) {
       await app.goto();
+      await app.openPlace("inputs");
+      await app.openPlace("share");
+      await app.openPlace("train");
       if (scenario === "look-back") await page.getByTestId("preset").selectOption("look-back");
       await page.getByTestId("present").click();
       const what = `${scenario} at ${viewport.width}×${viewport.height}`;
@@ -276,12 +298,15 @@ test.describe("on a phone", () => {
 
   test("the training panel fits the screen and trains by tapping", async ({ app, page }) => {
     await app.goto();
+    await app.openPlace("train");
     const panel = page.getByTestId("training");
     await panel.scrollIntoViewIfNeeded();
     // The long goal and optimizer names once pushed their menus past the panel's edge.
     const wider = await panel.evaluate((p) => {
       const right = p.getBoundingClientRect().right;
+      // A heatmap's table for screen readers is clipped to nothing, whatever its width.
       return [...p.querySelectorAll("*")]
+        .filter((e) => !e.closest(".visually-hidden"))
         .filter((e) => e.getBoundingClientRect().right > right + 1)
         .map((e) => e.tagName);
     });
@@ -293,6 +318,7 @@ test.describe("on a phone", () => {
 
   test("a painted target fits the screen and paints by tapping", async ({ app, page }) => {
     await app.goto();
+    await app.openPlace("train");
     await page.getByTestId("training").scrollIntoViewIfNeeded();
     await page.getByTestId("train-goal").selectOption("per_head");
     await page.getByTestId("train-goal-h0").selectOption("painted");

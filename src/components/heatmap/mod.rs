@@ -394,6 +394,11 @@ pub fn HeatmapView(
     {
         let own_name = name.clone();
         Effect::new(move |_| {
+            // The explanation mounts after the first picture: a cell a link picked is kept in
+            // sight once it is there.
+            if !ui.settled.get() {
+                return;
+            }
             let Some(sel) = picked
                 .and_then(|p| p.selection.get())
                 .filter(|s| s.panel == own_name)

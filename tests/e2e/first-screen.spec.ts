@@ -1,0 +1,329 @@
+// The first screen: a bare address opens calmly on an attention pattern with one cell explained,
+// everything else one click or tap away in the places of the top bar.
+
+import { test, expect, box, cellBox, overlaps, type Box } from "./fixtures";
+import type { Page } from "@playwright/test";
+
+const SIZES = [
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+  { width: 1366, height: 768 },
+  { width: 375, height: 812 },
+  { width: 360, height: 640 },
+];
+
+/**
+ * The controls and the words a reader sees in the window. A control is a stop of the Tab key
+ * that is on screen; a figure (a heatmap with its symbol's help, or the attention lines) is one
+ * control, as the rail is (one stop, ← and → from there). Words are the visible words that hold
+ * a letter, so the numbers of a picture are not words.
+ */
+async function firstScreen(page: Page): Promise<{ controls: string[]; words: number }> {
+  return page.evaluate(() => {
+    const vw = innerWidth;
+    const vh = innerHeight;
+    const inView = (r: DOMRect) =>
+      r.width > 2 && r.height > 2 && r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;
+    const shown = (el: Element) => {
+      const style = getComputedStyle(el);
+      return style.visibility !== "hidden" && style.display !== "none" && !el.closest("[hidden]");
+    };
+    const stops = Array.from(
+      document.querySelectorAll<HTMLElement | SVGElement>(
+        "a[href], button, input, select, textarea, summary, [tabindex]",
+      ),
+    ).filter((el) => el.tabIndex >= 0 && !(el as HTMLButtonElement).disabled && shown(el) && inView(el.getBoundingClientRect()));
+    const controls = new Map<Element, string>();
+    for (const el of stops) {
+      const figure = el.closest("figure.heatmap, figure.lines-figure") ?? el;
+      controls.set(figure, figure.getAttribute("data-testid") ?? figure.tagName);
+    }
+    let words = 0;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      const text = (node.textContent ?? "").trim();
+      const parent = node.parentElement;
+      if (!text || !parent || !shown(parent)) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      if (!inView(range.getBoundingClientRect())) continue;
+      words += text.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length;
+    }
+    return { controls: Array.from(controls.values()), words };
+  });
+}
+
+for (const size of SIZES) {
+  test(`a bare address at ${size.width}×${size.height} opens on attention with one cell explained`, async ({ app, page }) => {
+    await page.setViewportSize(size);
+    await app.goto("./");
+    await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+    // The pattern and its lines are on the first screen.
+    const weights = page.getByTestId("canvas-weights-h0");
+    await expect(weights).toHaveAttribute("data-drawn", "true");
+    const picture = await box(weights);
+    expect(picture.y, "A₁ starts inside the window").toBeGreaterThanOrEqual(0);
+    expect(picture.y + picture.height / 2, "A₁ is mostly inside the window").toBeLessThan(size.height);
+    // hungry's row puts most of its weight on I, and that cell is explained.
+    await expect(page.getByTestId("explain-title")).toContainText("A₁[hungry, I]");
+    const explanation = await box(page.getByTestId("explain-panel"));
+    const cell: Box = await cellBox(weights, 2, 0);
+    expect(overlaps(explanation, cell), "the explanation leaves its cell in view").toBe(false);
+    const scores = await cellBox(page.getByTestId("canvas-masked-h0"), 2, 0);
+    if (size.width > 960) {
+      expect(overlaps(explanation, scores), "the explanation leaves its operand in view").toBe(false);
+    }
+    for (const id of ["prev", "next"]) {
+      expect(overlaps(explanation, await box(page.getByTestId(id))), `the explanation leaves ${id} in view`).toBe(false);
+    }
+    // The address carries what the page opened on, so a reload opens the same.
+    expect(new URL(page.url()).hash).toContain("stage=softmax");
+    // The backward stages wait for a training goal.
+    await expect(page.getByTestId("rail-backward")).toBeHidden();
+    await app.screenshot(`first-screen-${size.width}x${size.height}`);
+  });
+}
+
+test("the first screen at 1280×800 has at most 15 controls and 150 words", async ({ app, page }) => {
+  await app.goto("./");
+  await expect(page.getByTestId("canvas-weights-h1")).toHaveAttribute("data-drawn", "true");
+  await expect(page.getByTestId("explain-title")).toBeVisible();
+  const { controls, words } = await firstScreen(page);
+  expect(controls.length, `controls: ${controls.join(", ")}`).toBeLessThanOrEqual(15);
+  expect(words).toBeLessThanOrEqual(150);
+  expect(words, "the screen says something").toBeGreaterThan(20);
+  // Next is the primary button, and the editors are not on the first screen.
+  await expect(page.getByTestId("next")).toHaveCSS("font-weight", "600");
+  await expect(page.getByTestId("sentence-input")).toHaveCount(0);
+});
+
+test("each place opens with one click, beside or below the stage, and closes again", async ({ app, page }) => {
+  await app.goto("./");
+  for (const [key, inside] of [
+    ["inputs", "sentence-input"],
+    ["train", "train-run"],
+    ["lab", "whatif-lab"],
+    ["share", "copy-link"],
+  ] as const) {
+    await page.getByTestId(`place-${key}`).click();
+    await expect(page.getByTestId(`place-${key}`)).toHaveAttribute("aria-expanded", "true");
+    await expect(page.getByTestId(inside)).toBeInViewport();
+  }
+  // Each toggles on its own: the weights stay open while a head trains.
+  await expect(page.getByTestId("place-body-inputs")).toBeVisible();
+  await page.getByTestId("place-share").click();
+  await expect(page.getByTestId("place-body-share")).toBeHidden();
+  // A place keeps what was typed while it was closed.
+  await app.openPlace("inputs");
+  await page.getByTestId("sentence-input").fill("the cat sat");
+  await page.getByTestId("place-inputs").click();
+  await app.openPlace("inputs");
+  await expect(page.getByTestId("sentence-input")).toHaveValue("the cat sat");
+});
+
+test("the backward stages join the rail once training is opened", async ({ app, page }) => {
+  await app.goto("./");
+  await expect(page.getByTestId("rail-backward")).toBeHidden();
+  await app.openPlace("train");
+  await expect(page.getByTestId("rail-backward")).toBeVisible();
+  await expect(app.stage("output")).toBeVisible();
+  await expect(page.getByTestId("stage-back-loss")).toBeVisible();
+});
+
+test("the rail is one stop for Tab, and the arrows carry the focus along it", async ({ app, page }) => {
+  await app.goto("./");
+  await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+  await app.stage("softmax").focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("stage-title")).toHaveText("Weighted sum AₕVₕ");
+  await expect(page.getByTestId("stage-weighted-sum")).toBeFocused();
+  await page.keyboard.press("Tab");
+  await expect(page.getByTestId("prev")).toBeFocused();
+});
+
+test("the skip link takes the keyboard to the stage", async ({ app, page }) => {
+  await app.goto("./");
+  await page.keyboard.press("Tab");
+  await expect(page.getByTestId("skip-link")).toBeFocused();
+  await expect(page.getByTestId("skip-link")).toBeInViewport();
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("stage-title")).toBeFocused();
+  // The address still holds the state, not the link's target.
+  expect(new URL(page.url()).hash).toContain("v=1");
+});
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 375, height: 812 }, hasTouch: true, isMobile: true });
+
+  test("the explanation's sheet folds to its title and opens again", async ({ app, page }) => {
+    await app.goto("./");
+    const sheet = page.getByTestId("explain-panel");
+    await expect(page.getByTestId("explain-expansion")).toBeVisible();
+    const open = await box(sheet);
+    await page.getByTestId("explain-fold").tap();
+    await expect(page.getByTestId("explain-expansion")).toBeHidden();
+    await expect(page.getByTestId("explain-title")).toBeVisible();
+    expect((await box(sheet)).height, "folded, the sheet is its title").toBeLessThan(open.height / 2);
+    await page.getByTestId("explain-fold").tap();
+    await expect(page.getByTestId("explain-expansion")).toBeVisible();
+  });
+
+  test("the sentence is one tap from the first screen", async ({ app, page }) => {
+    await app.goto("./");
+    const inputs = page.getByTestId("place-inputs");
+    await expect(inputs).toBeInViewport();
+    await inputs.tap();
+    await expect(page.getByTestId("sentence-input")).toBeInViewport();
+  });
+
+  test("Next and Previous open a stage at its top", async ({ app, page }) => {
+    await app.goto("./#v=1&stage=softmax");
+    await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+    await page.mouse.wheel(0, 900);
+    await expect.poll(() => page.evaluate(() => scrollY)).toBeGreaterThan(300);
+    await page.getByTestId("next").tap();
+    await expect(page.getByTestId("stage-title")).toHaveText("Weighted sum AₕVₕ");
+    await expect.poll(async () => (await box(page.getByTestId("stage-view"))).y).toBeGreaterThanOrEqual(-1);
+    await expect(page.getByTestId("stage-title")).toBeInViewport();
+    await page.mouse.wheel(0, 900);
+    await page.getByTestId("prev").tap();
+    await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+    await expect(page.getByTestId("stage-title")).toBeInViewport();
+  });
+
+  test("a swipe across the stage steps to the next and the previous stage", async ({ app, page }) => {
+    await app.goto("./#v=1&stage=scores");
+    await expect(page.getByTestId("stage-title")).toHaveText("Scores QₕKₕᵀ");
+    const swipe = async (from: number, to: number) => {
+      const title = await box(page.getByTestId("stage-title"));
+      const y = title.y + title.height / 2;
+      await page.evaluate(
+        ([from, to, y]) => {
+          const target = document.querySelector("[data-testid=stage-title]")!;
+          const touch = (x: number) =>
+            new Touch({ identifier: 1, target, clientX: x, clientY: y });
+          target.dispatchEvent(new TouchEvent("touchstart", { bubbles: true, touches: [touch(from)], changedTouches: [touch(from)] }));
+          target.dispatchEvent(new TouchEvent("touchend", { bubbles: true, touches: [], changedTouches: [touch(to)] }));
+        },
+        [from, to, y],
+      );
+    };
+    await swipe(300, 100);
+    await expect(page.getByTestId("stage-title")).toHaveText("Scale ÷√d_k");
+    await swipe(100, 300);
+    await expect(page.getByTestId("stage-title")).toHaveText("Scores QₕKₕᵀ");
+    // A short move is no swipe.
+    await swipe(200, 170);
+    await expect(page.getByTestId("stage-title")).toHaveText("Scores QₕKₕᵀ");
+  });
+
+  test("a tap that closes a menu does nothing else", async ({ app, page }) => {
+    await app.goto("./#v=1&stage=softmax");
+    await app.openPlace("share");
+    await page.getByTestId("export-menu").tap();
+    await expect(page.getByTestId("export-scenario")).toBeVisible();
+    // The tap lands on a heatmap cell: it closes the menu and picks nothing.
+    const canvas = page.getByTestId("canvas-weights-h0");
+    await canvas.scrollIntoViewIfNeeded();
+    const cell = await cellBox(canvas, 1, 1);
+    await page.touchscreen.tap(cell.x + cell.width / 2, cell.y + cell.height / 2);
+    await expect(page.getByTestId("export-scenario")).toBeHidden();
+    await expect(page.getByTestId("explain-title")).toHaveCount(0);
+    // The next tap picks the cell.
+    await page.touchscreen.tap(cell.x + cell.width / 2, cell.y + cell.height / 2);
+    await expect(page.getByTestId("explain-title")).toContainText("A₁[am, am]");
+  });
+});
+
+for (const size of [
+  { width: 1280, height: 800 },
+  { width: 375, height: 812 },
+]) {
+  test(`at ${size.width}×${size.height} the head learns on screen together with its loss curve`, async ({ app, page }) => {
+    await page.setViewportSize(size);
+    await app.goto("./#v=1&s=the%20cat%20sat%20on%20a%20mat&causal=1");
+    await app.openPlace("train");
+    await page.getByTestId("train-step").click();
+    await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+    const head = page.getByTestId("canvas-train-weights-h0");
+    const lines = page.getByTestId("train-lines-h0");
+    const curve = page.getByTestId("loss-curve");
+    await expect(head).toHaveAttribute("data-drawn", "true");
+    await page.getByTestId("training-head").scrollIntoViewIfNeeded();
+    for (const [what, it] of [["Aₕ", head], ["its lines", lines], ["the loss curve", curve]] as const) {
+      await expect(it, `${what} is on screen`).toBeInViewport();
+    }
+    if (size.width > 960) {
+      // Side by side: the head and the curve share a row.
+      const [h, c] = [await box(head), await box(curve)];
+      expect(c.x, "the curve is beside the head").toBeGreaterThan(h.x + h.width);
+      expect(c.y, "on the same row").toBeLessThan(h.y + h.height);
+    }
+    // The head's picture follows the run: its weights change as it trains.
+    const weights = () =>
+      page
+        .getByTestId("table-train-weights-h0")
+        .locator("tbody:not([data-stale]) td[data-value]")
+        .evaluateAll((cells) => cells.map((c) => c.getAttribute("data-value")).join(","));
+    await expect.poll(weights).not.toBe("");
+    const before = await weights();
+    await page.getByTestId("train-step").click();
+    await expect(page.getByTestId("train-status")).toContainText("After 2 steps");
+    await expect.poll(weights).not.toBe(before);
+    await app.screenshot(`training-head-${size.width}x${size.height}`);
+  });
+}
+
+test("typing one's own sentence says whom the weights were made for and offers to teach a head", async ({ app, page }) => {
+  await app.goto("./");
+  await app.openPlace("inputs");
+  await expect(page.getByTestId("own-sentence")).toHaveCount(0);
+  await page.getByTestId("sentence-input").fill("the animal did not cross the street because it was tired");
+  await expect(page.getByTestId("own-sentence")).toContainText("made for “I am hungry”");
+  await page.getByTestId("teach-head").click();
+  await expect(page.getByTestId("place-train")).toHaveAttribute("aria-expanded", "true");
+  await expect(page.getByTestId("training")).toBeInViewport();
+  // The default goal needs positions on this sentence (it repeats "the"): one button sets them.
+  await page.getByTestId("positions-on").click();
+  await expect(page.getByTestId("positions-note")).toHaveCount(0);
+  await expect(page.getByTestId("positional")).toBeChecked();
+  // The default model's weights are random, and the line says so.
+  await app.goto("./#v=1");
+  await app.openPlace("inputs");
+  await page.getByTestId("sentence-input").fill("a b c");
+  await expect(page.getByTestId("own-sentence")).toContainText("random");
+});
+
+test("sharing sets the embed's colours, quiz, cell and stage, and previews it", async ({ app, page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await app.goto("./");
+  await app.openPlace("share");
+  const code = async () => {
+    await page.getByTestId("copy-embed").click();
+    await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+    const text = await page.evaluate(() => navigator.clipboard.readText());
+    return new URL(text.match(/src="([^"]+)"/)![1].replaceAll("&amp;", "&"));
+  };
+  // By default: compact, following the reader's colours, on the stage and cell on screen.
+  let src = await code();
+  expect(src.search).toBe("?embed=1&controls=0");
+  expect(src.hash).toContain("stage=softmax");
+  expect(src.hash).toContain("cell=weights-h0.2.0");
+  await page.getByTestId("embed-theme").selectOption("dark");
+  await page.getByTestId("embed-quiz").check();
+  await page.getByTestId("embed-cell").uncheck();
+  src = await code();
+  expect(src.search).toBe("?embed=1&controls=0&theme=dark&quiz=1");
+  expect(src.hash).toContain("stage=softmax");
+  expect(src.hash).not.toContain("cell=");
+  await page.getByTestId("embed-start").check();
+  src = await code();
+  expect(src.hash).not.toContain("stage=");
+  // The preview shows the embed as a reader will see it: dark, from the first stage, a quiz.
+  await page.getByTestId("embed-preview").click();
+  const frame = page.frameLocator('[data-testid="embed-preview-frame"]');
+  await expect(frame.getByTestId("stage-title")).toHaveText("Input X");
+  await expect(frame.getByTestId("quiz-prompt")).not.toBeEmpty();
+  await expect(frame.locator("html")).toHaveAttribute("data-theme", "dark");
+});

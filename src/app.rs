@@ -65,7 +65,11 @@ pub fn mount() {
 #[component]
 pub fn App() -> impl IntoView {
     let options = parse_query(&window().location().search().unwrap_or_default());
-    let ui = provide_ui_context(options.dark, options.embed && !options.controls);
+    let ui = provide_ui_context(
+        options.dark,
+        options.embed,
+        options.embed && !options.controls,
+    );
     let model = RwSignal::new(Model::default());
     // One run for the training panel and, while presenting, the presenter bar's buttons.
     provide_trainer(model);

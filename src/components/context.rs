@@ -116,6 +116,8 @@ pub struct UiContext {
     /// A compact embed (`?embed=1&controls=0`): one stage and one head at a time, stepped with
     /// Previous and Next.
     pub compact: bool,
+    /// Inside a host page's frame (`?embed=1`): no bar of places, no training.
+    pub embed: bool,
     /// Whether the window is narrow (phones, small tablets): one column, stage first.
     pub narrow: RwSignal<bool>,
     /// Which stages are shown, by the block's norm (`None`: attention alone).
@@ -270,9 +272,9 @@ pub fn ui_context() -> UiContext {
     expect_context::<UiContext>()
 }
 
-/// Creates the context, `compact` for a compact embed. The theme is `forced_dark` when given (and marked on the root element
+/// Creates the context, `embed` inside a host page and `compact` for a compact embed. The theme is `forced_dark` when given (and marked on the root element
 /// for the style sheet), otherwise it follows `prefers-color-scheme` as it changes.
-pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext {
+pub fn provide_ui_context(forced_dark: Option<bool>, embed: bool, compact: bool) -> UiContext {
     if let (Some(dark), Some(root)) = (forced_dark, document().document_element()) {
         let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
     }
@@ -292,6 +294,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, compact: bool) -> UiContext
         given_share: RwSignal::new(1.0),
         stage_part: RwSignal::new((Stage::Input, 0)),
         compact,
+        embed,
         narrow,
         order: RwSignal::new(None),
         cross: RwSignal::new(false),

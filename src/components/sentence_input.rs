@@ -25,6 +25,9 @@ pub fn SentenceInput(
     // The sentence the weights came with: the one the page opened on, or the one a preset or a
     // link brought with its weights.
     let origin = RwSignal::new(model.get_untracked().sentence);
+    // The weights and embeddings it came with: a run or an edit since makes them the learner's.
+    let weights_of = |m: &Model| (m.weights.clone(), m.embedding_overrides.clone());
+    let origin_weights = RwSignal::new(model.with_untracked(weights_of));
     // Loading a preset or a link replaces the sentence from outside: follow it.
     let outline = model_outline(model);
     let outside = Memo::new(move |_| outline.with(|o| o.sentence.clone()));
@@ -34,6 +37,7 @@ pub fn SentenceInput(
             text.set(sentence.clone());
             error.set(None);
             origin.set(sentence.clone());
+            origin_weights.set(model.with_untracked(weights_of));
         }
         sentence
     });
@@ -49,10 +53,14 @@ pub fn SentenceInput(
     let tokens = Memo::new(move |_| outline.with(|o| o.tokens.clone()));
     // Once the learner's own words replace the sentence the weights came with, whom the weights
     // were made for; `None` while the sentence is theirs.
+    // Said only while the weights are the ones the sentence came with.
+    let unchanged = Memo::new(move |_| {
+        origin_weights.with(|(w, e)| model.with(|m| m.weights == *w && m.embedding_overrides == *e))
+    });
     let own = Memo::new(move |_| {
         let typed = tokens.get();
         let original = origin.with(|o| tokenize(o).ok());
-        (original.as_ref() != Some(&typed)).then(|| {
+        (original.as_ref() != Some(&typed) && unchanged.get()).then(|| {
             let random = model.with_untracked(|m| {
                 m.weights == Weights::new(Init::Default, m.config.d_model)
                     && m.embedding_overrides.is_empty()
@@ -103,12 +111,15 @@ pub fn SentenceInput(
             {move || own.get().map(|made_for| view! {
                 <p class="own-sentence" data-testid="own-sentence" role="status">
                     {own_sentence_text(made_for.as_deref())}
-                    " "
-                    <button type="button" class="teach-head" data-testid="teach-head"
-                        on:click=move |_| {
-                            ui.open_place(Place::Train);
-                            super::places::bring_into_view(Place::Train);
-                        }>{TEACH_A_HEAD}</button>
+                    // An embed has no training: its full view does.
+                    {(!ui.embed).then(|| view! {
+                        " "
+                        <button type="button" class="teach-head" data-testid="teach-head"
+                            on:click=move |_| {
+                                ui.open_place(Place::Train);
+                                super::places::bring_into_view(Place::Train);
+                            }>{TEACH_A_HEAD}</button>
+                    })}
                 </p>
             })}
         </section>

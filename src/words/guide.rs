@@ -7,7 +7,7 @@ use crate::attention::{
     BlockMatrix, BlockParam, HeadMatrix, MatrixId, Norm, Parameter, Stage, WeightName, Wiring,
 };
 
-/// The first screen's one sentence on where to start.
+/// At the input stage, the one sentence on where to start.
 pub const START_HERE: &str = "Start here: type a sentence (or load a preset) in Sentence & weights, then press Next → to follow it through every stage.";
 
 /// The names of the places one click from the first screen, in the order the bar shows them.
@@ -19,14 +19,14 @@ pub const PLACE_LAB: &str = "What-if lab";
 /// Links, embedding, export, presenting and the quiz.
 pub const PLACE_SHARE: &str = "Share & present";
 /// The accessible name of the column beside the stage: an open place and the explanation.
-pub const SIDE_LABEL: &str = "Inputs and explanation";
+pub const SIDE_LABEL: &str = "Inputs, sharing and explanation";
 /// The link that lets a keyboard skip the bar of places.
 pub const SKIP_TO_STAGE: &str = "Skip to the stage";
 /// Training's and the lab's place while a quiz question hides the stage's result.
-pub const QUIZ_HIDES_PLACE: &str = "The quiz is hiding this stage's result, and this would show it: answer the question, or leave the quiz, first.";
+pub const QUIZ_HIDES_PLACE: &str = "The quiz is hiding this stage's result, and this would show it: answer the question, or leave the quiz (Quiz me, in Share & present), first.";
 /// What sharing adds to the pictures while it is open.
 pub const SHARE_PICTURES: &str =
-    "While this is open, each picture has PNG and SVG buttons to save it.";
+    "While this is open, each heatmap has PNG and SVG buttons to save it.";
 /// The accessible name of the bar of places.
 pub const PLACES_LABEL: &str = "More of attention-lens";
 

@@ -66,8 +66,9 @@ pub fn other_sentence_text(key: &str, sentence: &str, source: Option<&str>) -> S
 pub fn own_sentence_text(made_for: Option<&str>) -> String {
     match made_for {
         Some(sentence) => format!(
-            "These weights were made for “{sentence}”, not for your sentence: the pattern you \
-             see now is whatever they happen to give."
+            "These weights came with “{sentence}”. Words from it keep their vectors, so part of \
+             the pattern may survive; for your new words nothing was designed, so what they do \
+             is not meant."
         ),
         None => "These weights are random numbers, made for no sentence: any pattern you see \
                  is chance."
@@ -82,7 +83,7 @@ pub const TEACH_A_HEAD: &str = "Teach a head a pattern on this sentence";
 mod tests {
     #[test]
     fn the_own_sentence_line_names_the_sentence_the_weights_were_made_for() {
-        assert!(own_sentence_text(Some("I am hungry")).contains("“I am hungry”"));
+        assert!(own_sentence_text(Some("I am hungry")).contains("came with “I am hungry”"));
         assert!(own_sentence_text(None).contains("random"));
     }
 

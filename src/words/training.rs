@@ -280,7 +280,8 @@ are but not where they stand: it can learn a position-based goal only through th
 themselves, and repeated words defeat it.";
 
 /// Above the head shown beside the loss curve.
-pub const WATCHED_HEAD: &str = "The head as it learns";
+pub const WATCHED_HEAD: &str =
+    "The head's weights Aₕ (they change when W_q, W_k or the embeddings learn)";
 
 /// The button beside [`POSITIONS_NOTE`] that gives the head what the goal needs.
 pub const POSITIONS_ON: &str = "Switch positional encoding on";

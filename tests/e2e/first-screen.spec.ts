@@ -280,7 +280,7 @@ test("typing one's own sentence says whom the weights were made for and offers t
   await app.openPlace("inputs");
   await expect(page.getByTestId("own-sentence")).toHaveCount(0);
   await page.getByTestId("sentence-input").fill("the animal did not cross the street because it was tired");
-  await expect(page.getByTestId("own-sentence")).toContainText("made for “I am hungry”");
+  await expect(page.getByTestId("own-sentence")).toContainText("came with “I am hungry”");
   await page.getByTestId("teach-head").click();
   await expect(page.getByTestId("place-train")).toHaveAttribute("aria-expanded", "true");
   await expect(page.getByTestId("training")).toBeInViewport();
@@ -288,6 +288,9 @@ test("typing one's own sentence says whom the weights were made for and offers t
   await page.getByTestId("positions-on").click();
   await expect(page.getByTestId("positions-note")).toHaveCount(0);
   await expect(page.getByTestId("positional")).toBeChecked();
+  // Once a step has trained them, the weights are the learner's own: the line goes.
+  await page.getByTestId("train-step").click();
+  await expect(page.getByTestId("own-sentence")).toHaveCount(0);
   // The default model's weights are random, and the line says so.
   await app.goto("./#v=1");
   await app.openPlace("inputs");

@@ -290,3 +290,31 @@ test("the what-if lab compares on the source's keys and has no mask to switch of
   expectMatrixClose(await app.tableValues("whatif-shown"), seqLen.heads[0].weights, 1e-9, "÷√src_len");
   await expect(app.table("whatif-shown").locator("thead th").filter({ hasText: "dort" })).toHaveCount(1);
 });
+
+test("with the block at 1366×768 the rail keeps every stage's name, on two rows", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto("./#v=1&blk=1&stage=softmax");
+  const names = page.locator('[data-testid="rail-forward"] .rail-name');
+  await expect(names).toHaveCount(17);
+  for (const name of await names.all()) {
+    const b = await name.boundingBox();
+    expect(b!.width, await name.textContent()).toBeGreaterThan(5);
+  }
+  const rail = await page.getByTestId("rail-forward").boundingBox();
+  expect(rail!.width, "no sideways scrolling").toBeLessThanOrEqual(1366);
+  expect(await page.getByTestId("rail-forward").evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
+});
+
+test("with the block at 1366×768 every matrix tab is in sight, none behind a scrollbar", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto("./#v=1&blk=1");
+  await app.openPlace("inputs");
+  const tabs = page.locator('.editors [role="tab"]');
+  expect(await tabs.count()).toBeGreaterThan(10);
+  const list = page.locator(".editors .tabs").first();
+  const edge = (await list.boundingBox())!;
+  for (const tab of await tabs.all()) {
+    const b = (await tab.boundingBox())!;
+    expect(b.x + b.width, `${await tab.textContent()} ends inside its row`).toBeLessThanOrEqual(edge.x + edge.width + 1);
+  }
+});

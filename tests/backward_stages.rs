@@ -1087,3 +1087,33 @@ fn an_exact_product_of_the_settings_is_written_exactly_and_a_rounded_one_with_ap
     assert!(note(0.3333).contains("divided by 1.9998:"));
     assert!(note(0.123_456_7).contains("divided by ≈ 0.74:"));
 }
+
+#[test]
+fn a_huge_gradient_in_a_note_is_written_as_the_heatmap_writes_it_with_approx() {
+    // T = 0.01 on the opening scenario: the weight of a key the target wants all but
+    // underflows, and ∂L/∂A = −A*/(n_heads·n·A) grows to about −1.08 × 10³².
+    let mut model = attention_lens::state::Model::default();
+    model.config.temperature = 0.01;
+    let t = model.trace().unwrap();
+    let goal = model.fitted_training().goal;
+    let pass = BackwardPass::new(&t, &goal).unwrap();
+    let d_a = &pass.gradients.heads[0].d_weights;
+    let largest = d_a
+        .iter()
+        .fold(0.0f64, |m, v| if v.abs() > m.abs() { *v } else { m });
+    assert!(
+        largest.abs() >= 1e6,
+        "the setup makes ∂L/∂A₁ huge: {largest}"
+    );
+    let shown = "−1.08 × 10³²";
+    assert_eq!(format!("{largest:.2e}"), "-1.08e32");
+    let note = back_note(Stage::BackLoss, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(note.contains(&format!("≈ {shown}.")), "{note}");
+    let longest = note
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(longest <= 12, "{note}");
+}
+

@@ -58,13 +58,22 @@ pub fn rounded(value: f64, decimals: usize) -> f64 {
 /// aside: 2·3·0.3 is 1.7999999999999998 as an `f64`, but the number a hand multiplies out is
 /// 1.8 exactly, so it ends within one place; 1/3 ends within none. A float's error is a few
 /// parts in 10¹⁶, far below the tolerance here, and far above it any digit a person could see.
+/// A number with more digits than [`TRUSTED_DIGITS`] up to that place never counts: there the
+/// tolerance would reach the last place itself, and every huge number would look exact.
 pub fn ends_within(value: f64, decimals: usize) -> bool {
     if !value.is_finite() {
         return false;
     }
     let scaled = value * 10f64.powi(decimals as i32);
+    if scaled.abs() >= 10f64.powi(TRUSTED_DIGITS) {
+        return false;
+    }
     (scaled - scaled.round()).abs() <= 1e-12 * scaled.abs().max(1.0)
 }
+
+/// How many digits, up to the last place asked about, [`ends_within`] can vouch for: with a
+/// relative tolerance of 10⁻¹², nine digits leave it a thousandth of the last place.
+const TRUSTED_DIGITS: i32 = 9;
 
 /// `value` written exactly, with as few decimals as it needs up to `most` (`3`, `1.8`, `0.75`),
 /// when it ends within `most` places; `None` when it would have to be rounded.
@@ -220,6 +229,18 @@ mod tests {
         assert_eq!(exactly(2.0f64.sqrt(), 4), None);
         // A value a few units off in the tenth place is not exact.
         assert!(!ends_within(0.123_000_001, 3));
+    }
+
+    #[test]
+    fn a_huge_number_never_counts_as_ending_within_a_few_places() {
+        // Every float this large is a whole number, but its digits past the sixteenth are the
+        // float's, not the sum's: written out they would be a false "=".
+        let huge = -108_392_014_304_519_362_343_757_229_850_624.0;
+        assert!(!ends_within(huge, 3) && !ends_within(huge, 0));
+        assert!(!ends_within(12_345_678.25, 3));
+        assert_eq!(exactly(1e15, 4), None);
+        // Within nine digits a whole or short number still is exact.
+        assert!(ends_within(123_456.5, 3) && ends_within(99_999_999.0, 0));
     }
 
     #[test]

@@ -24,8 +24,20 @@ pub(crate) fn g3(v: f64) -> String {
     format_value(v, GRADIENT_DECIMALS)
 }
 
-/// "= v" with `v` to the gradients' decimals, or "≈ v" when that rounds it.
+/// "= v" with `v` as [`g3`] writes it, or "≈ v" when that rounds it: with the gradients'
+/// decimals, or with three significant digits times a power of ten for a huge one.
 fn eq_g3(v: f64) -> String {
+    if v.is_finite() && v.abs() >= LARGE_GRADIENT {
+        let text = super::super::number::scientific(v);
+        // The digits shown, read back: "=" only when they are the number itself.
+        let shown = format!("{v:.2e}").parse::<f64>().unwrap_or(f64::NAN);
+        let sign = if (shown - v).abs() <= 1e-12 * v.abs() {
+            "="
+        } else {
+            "≈"
+        };
+        return format!("{sign} {text}");
+    }
     eq_shown(v, GRADIENT_DECIMALS)
 }
 

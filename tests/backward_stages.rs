@@ -1085,7 +1085,28 @@ fn an_exact_product_of_the_settings_is_written_exactly_and_a_rounded_one_with_ap
     assert!(note(0.125).contains("divided by 0.75:"));
     // 2·3·0.3333 = 1.9998 ends within four places; a longer T is rounded, and says so.
     assert!(note(0.3333).contains("divided by 1.9998:"));
-    assert!(note(0.123_456_7).contains("divided by ≈ 0.74:"));
+    // 2·3·0.1234567 = 0.7407402: three significant digits, not two decimals.
+    assert!(note(0.123_456_7).contains("divided by ≈ 0.741:"));
+}
+
+#[test]
+fn a_rounded_product_of_the_settings_keeps_three_significant_digits() {
+    // n_heads·n·T = 2·3·0.01234 = 0.07404: "≈ 0.07" would be 5% off.
+    let config = Config {
+        d_model: 4,
+        n_heads: 2,
+        causal: false,
+        positional_encoding: true,
+        scale: ScaleMode::SqrtHeadDim,
+        temperature: 0.01234,
+    };
+    let inputs =
+        Inputs::from_sentence("the cat sat", config, Weights::new(Init::Random(3), 4)).unwrap();
+    let t = forward(&inputs).unwrap();
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let note = back_note(Stage::BackSoftmax, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(note.contains("(n_heads·n·T = 2·3·0.01234)"), "{note}");
+    assert!(note.contains("divided by ≈ 0.0740:"), "{note}");
 }
 
 #[test]

@@ -49,10 +49,22 @@ pub(crate) fn eq_2(v: f64) -> String {
 /// Decimals a product of the settings (n_heads·n·T) is written exactly with, at most.
 const EXACT_DECIMALS: usize = 4;
 
+/// Significant digits a product of the settings is written with when it is not exact.
+const SIGNIFICANT: i32 = 3;
+
 /// `v` exactly when it ends within [`EXACT_DECIMALS`] places (`3`, `1.8`: a product such as
-/// 2·3·0.3 is exact, whatever its float's last bit), else to two decimals after "≈ ".
-fn approx_2(v: f64) -> String {
-    exactly(v, EXACT_DECIMALS).unwrap_or_else(|| format!("≈ {}", format_value(v, 2)))
+/// 2·3·0.3 is exact, whatever its float's last bit), else after "≈ " with at least
+/// [`SIGNIFICANT`] significant digits (`≈ 0.0740`, `≈ 1.23`, `≈ 133`).
+fn product_text(v: f64) -> String {
+    exactly(v, EXACT_DECIMALS).unwrap_or_else(|| {
+        let magnitude = if v == 0.0 || !v.is_finite() {
+            0
+        } else {
+            v.abs().log10().floor() as i32
+        };
+        let decimals = (SIGNIFICANT - 1 - magnitude).max(0) as usize;
+        format!("≈ {}", format_value(v, decimals))
+    })
 }
 
 /// "= v" or "≈ v" with `decimals` places: "≈" only where those places round the number, not
@@ -233,7 +245,7 @@ pub fn back_note(
                 };
                 note.push(format!(
                     "For the pattern loss the softmax's backward becomes (A − A*)/(n_heads·n{t_part}), so each cell is how far the weight is from its target, divided by {}: positive where the head gives a key more weight than the target, negative where it gives less.",
-                    approx_2(divisor)
+                    product_text(divisor)
                 ));
             } else if t != 1.0 {
                 note.push(format!(

@@ -1138,3 +1138,35 @@ fn a_huge_gradient_in_a_note_is_written_as_the_heatmap_writes_it_with_approx() {
     assert!(longest <= 12, "{note}");
 }
 
+#[test]
+fn with_a_source_the_seq_len_mistake_note_says_the_source_sets_the_divisor() {
+    let s = Setup {
+        causal: false,
+        cross: true,
+        scale: ScaleMode::SqrtSeqLen,
+        ..BASE
+    };
+    let t = trace(s);
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let note = back_note(Stage::BackScale, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(note.contains("divided by √src_len = √3"), "{note}");
+    assert!(
+        note.contains(
+            "not with the number of keys; ÷√src_len also changes every score, and so every \
+             gradient, when a word is added to the source (a word added to your sentence leaves \
+             it alone)."
+        ),
+        "{note}"
+    );
+    assert!(!note.contains("÷√seq_len"), "{note}");
+    let own = trace(Setup { cross: false, ..s });
+    let pass = BackwardPass::new(&own, &Goal::named(NamedTarget::Previous)).unwrap();
+    let note = back_note(Stage::BackScale, &own, &pass, GoalSource::Panel).unwrap();
+    assert!(
+        note.contains(
+            "÷√seq_len also changes every score, and so every gradient, when a word is added."
+        ),
+        "{note}"
+    );
+}
+

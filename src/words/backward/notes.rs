@@ -154,6 +154,17 @@ fn loss_floor_text(trace: &Trace) -> String {
     )
 }
 
+/// Why dividing by the root of the number of keys is a mistake, and what it does to the
+/// gradients; with a source (`cross`) the keys are the source's words, so only those count.
+fn seq_len_mistake_text(cross: bool) -> String {
+    let standard = "That divisor is the common mistake chosen in Settings; standard attention divides by √d_k. A score is a sum of d_k products, so its size grows with d_k,";
+    if cross {
+        format!("{standard} not with the number of keys; ÷√src_len also changes every score, and so every gradient, when a word is added to the source (a word added to your sentence leaves it alone).")
+    } else {
+        format!("{standard} not with the number of tokens; ÷√seq_len also changes every score, and so every gradient, when a word is added.")
+    }
+}
+
 /// The note of backward stage `stage` for `pass`, with the current numbers, on a page whose goal
 /// comes from `source`; `None` for a forward stage.
 pub fn back_note(
@@ -280,7 +291,7 @@ pub fn back_note(
                         eq_2(divisor)
                     ));
                     if mode == ScaleMode::SqrtSeqLen {
-                        note.push("That divisor is the common mistake chosen in Settings; standard attention divides by √d_k. A score is a sum of d_k products, so its size grows with d_k, not with the number of tokens; ÷√seq_len also changes every score, and so every gradient, when a word is added.".into());
+                        note.push(seq_len_mistake_text(w.cross));
                     }
                 }
             }

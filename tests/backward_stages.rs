@@ -1139,6 +1139,58 @@ fn a_huge_gradient_in_a_note_is_written_as_the_heatmap_writes_it_with_approx() {
 }
 
 #[test]
+fn a_row_with_a_single_visible_key_says_its_gradient_of_a_goes_no_further() {
+    // Under the causal mask the first row sees only itself: A = A* = 1 there, so
+    // ∂L/∂A₁[the, the] = −1/(2·4) = −0.125 while ∂L/∂M₁[the, the] = 1·(D − D)/T = 0.
+    let t = trace(BASE);
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let head = &pass.gradients.heads[0];
+    assert_eq!(head.d_weights[(0, 0)], -0.125);
+    assert_eq!(head.d_masked[(0, 0)], 0.0);
+    let note = back_note(Stage::BackLoss, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(
+        note.contains(
+            "In a row with a single visible key the weight is held at 1 whatever the scores, so \
+             ∂L/∂A₁[the, the] = −1/(n_heads·n) = −1/8 = −0.125 goes no further: the softmax's \
+             backward turns it into 0."
+        ),
+        "{note}"
+    );
+    // A one-token source: every row sees one key and L = 0, yet ∂L/∂A is not 0.
+    let config = Config {
+        d_model: 4,
+        n_heads: 2,
+        causal: false,
+        positional_encoding: true,
+        scale: ScaleMode::SqrtHeadDim,
+        temperature: 1.0,
+    };
+    let mut inputs =
+        Inputs::from_sentence("the cat sat", config, Weights::new(Init::Random(3), 4)).unwrap();
+    inputs.source = Some(Source::from_sentence("chat", 4).unwrap());
+    let t = forward(&inputs).unwrap();
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::First)).unwrap();
+    let note = back_note(Stage::BackLoss, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(note.contains("L = 0 for any weights"), "{note}");
+    assert!(
+        note.contains(
+            "Every row here has a single visible key, whose weight is held at 1 whatever the \
+             scores, so ∂L/∂Aₕ there, −1/(n_heads·n) = −1/6 ≈ −0.167 (e.g. ∂L/∂A₁[the, chat]), \
+             goes no further: the softmax's backward turns it into 0."
+        ),
+        "{note}"
+    );
+    // Without the mask and with two keys or more, no row is held.
+    let t = trace(Setup {
+        causal: false,
+        ..BASE
+    });
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let note = back_note(Stage::BackLoss, &t, &pass, GoalSource::Panel).unwrap();
+    assert!(!note.contains("goes no further"), "{note}");
+}
+
+#[test]
 fn with_a_source_the_seq_len_mistake_note_says_the_source_sets_the_divisor() {
     let s = Setup {
         causal: false,

@@ -154,6 +154,38 @@ fn loss_floor_text(trace: &Trace) -> String {
     )
 }
 
+/// What happens to ∂L/∂Aₕ in the rows with a single visible key: A = A* = 1 there, so the cell
+/// is −1/(n_heads·n), and the softmax's backward, A ⊙ (D − rowsum(D ⊙ A)), takes it back out.
+/// `None` when every row sees two keys or more.
+fn single_key_gradient_text(trace: &Trace) -> Option<String> {
+    let s = trace.seq_len();
+    let n_heads = trace.heads.len();
+    let rows: Vec<(usize, usize)> = (0..s)
+        .filter(|&i| visible_keys(trace, i) == 1)
+        .filter_map(|i| {
+            let head = trace.heads.first()?;
+            let j = (0..head.masked.ncols()).find(|&j| head.masked[(i, j)] != f64::NEG_INFINITY)?;
+            Some((i, j))
+        })
+        .collect();
+    let &(i, j) = rows.first()?;
+    let value = -1.0 / (n_heads * s) as f64;
+    let gradient = format!("−1/(n_heads·n) = −1/{} {}", n_heads * s, eq_g3(value));
+    let cell = cell_name(
+        trace,
+        MatrixId::Back(BackMatrix::Head(0, HeadGrad::Weights)),
+        i,
+        j,
+    );
+    Some(if rows.len() == s {
+        format!("Every row here has a single visible key, whose weight is held at 1 whatever the scores, so ∂L/∂Aₕ there, {gradient} (e.g. {cell}), goes no further: the softmax's backward turns it into 0.")
+    } else if rows.len() == 1 {
+        format!("In a row with a single visible key the weight is held at 1 whatever the scores, so {cell} = {gradient} goes no further: the softmax's backward turns it into 0.")
+    } else {
+        format!("In a row with a single visible key the weight is held at 1 whatever the scores, so ∂L/∂Aₕ there, {gradient} (e.g. {cell}), goes no further: the softmax's backward turns it into 0.")
+    })
+}
+
 /// Why dividing by the root of the number of keys is a mistake, and what it does to the
 /// gradients; with a source (`cross`) the keys are the source's words, so only those count.
 fn seq_len_mistake_text(cross: bool) -> String {
@@ -202,6 +234,9 @@ pub fn back_note(
                     "∂L/∂Aₕ is −A*/({}·A) where the target puts weight, and 0 where it puts none. Where the target puts weight it is negative, and the less weight the head gives that key, the larger it grows in size: the more negative it is. Head 1's largest in size is {text}.",
                     n_heads * s
                 ));
+            }
+            if let Some(text) = single_key_gradient_text(trace) {
+                note.push(text);
             }
         }
         Stage::BackLoss => {

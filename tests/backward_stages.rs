@@ -1222,3 +1222,74 @@ fn with_a_source_the_seq_len_mistake_note_says_the_source_sets_the_divisor() {
     );
 }
 
+#[test]
+fn the_pre_norm_cell_writes_n_hat_and_the_root_with_enough_places_and_redoes_the_sum_with_them() {
+    let t = trace(Setup {
+        block: Some(Norm::Pre),
+        ..BASE
+    });
+    let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+    let g = &pass.gradients;
+    let x = &t.x;
+    let gamma = &t.block.as_ref().unwrap().params.ln_1_gamma;
+    let d_model = x.ncols();
+    for row in 0..x.nrows() {
+        let mean = x.row(row).iter().sum::<f64>() / d_model as f64;
+        let var = x.row(row).iter().map(|v| (v - mean).powi(2)).sum::<f64>() / d_model as f64;
+        let sd = (var + 0.00001).sqrt();
+        let d_n = g.d_norm_1.as_ref().unwrap();
+        let g_hat: Vec<f64> = (0..d_model)
+            .map(|c| d_n[(row, c)] * gamma[(0, c)])
+            .collect();
+        let n_hat: Vec<f64> = (0..d_model).map(|c| (x[(row, c)] - mean) / sd).collect();
+        let mean_g = g_hat.iter().sum::<f64>() / d_model as f64;
+        let mean_gn = g_hat.iter().zip(&n_hat).map(|(a, b)| a * b).sum::<f64>() / d_model as f64;
+        for col in 0..d_model {
+            let e = explain_back(&t, &pass, BackMatrix::X, row, col).unwrap();
+            let note = e.note.clone().unwrap();
+            let sign = |v: f64, d: usize| {
+                let scaled = v * 10f64.powi(d as i32);
+                if (scaled - scaled.round()).abs() < 1e-9 {
+                    "="
+                } else {
+                    "≈"
+                }
+            };
+            let n_text = format_value(n_hat[col], 3);
+            let sd_text = format_value(sd, 4);
+            assert!(
+                note.contains(&format!("for this cell {} {n_text};", sign(n_hat[col], 3))),
+                "{note}"
+            );
+            assert!(
+                note.contains(&format!("√(σ² + ε) {} {sd_text},", sign(sd, 4))),
+                "{note}"
+            );
+            let n_written = if n_text.starts_with('−') {
+                format!("({n_text})")
+            } else {
+                n_text.clone()
+            };
+            assert!(
+                e.expansion.contains(&format!(" − {n_written} × "))
+                    && e.expansion.contains(&format!(") / {sd_text} ")),
+                "{}",
+                e.expansion
+            );
+            // Redone with the numbers as written, the sum lands on the value shown or the note
+            // says what it comes to.
+            let r = |v: f64, d: usize| parse(&format_value(v, d));
+            let by_hand =
+                (r(g_hat[col], 3) - r(mean_g, 3) - r(n_hat[col], 3) * r(mean_gn, 3)) / r(sd, 4);
+            let matches = by_hand_either_way(by_hand)
+                .iter()
+                .any(|v| g3(*v) == g3(e.value));
+            assert_eq!(
+                !matches,
+                note.contains("Redone with the rounded numbers shown"),
+                "{} {note}",
+                e.expansion
+            );
+        }
+    }
+}

@@ -8,7 +8,7 @@ use super::super::explain::terms::{
 use super::super::explain::Explanation;
 use super::super::matrices::{cell_name, col_label, label, row_label};
 use super::super::number::{by_hand_if_missed, format_value, rounded};
-use super::notes::{eq_2, f2, g3, GRADIENT_DECIMALS};
+use super::notes::{eq_2, eq_shown, f2, g3, GRADIENT_DECIMALS};
 use super::{back_cell_kind, back_label};
 use crate::attention::{
     back_cell_work, BackComputation, BackMatrix, BackwardPass, HeadGrad, MatrixId, ScaleMode,
@@ -17,6 +17,9 @@ use crate::attention::{
 
 /// Decimals of a root that is not whole, in the steps of the scale's backward line.
 const ROOT_DECIMALS: usize = 4;
+
+/// Decimals of n̂, a LayerNorm'd number, in the steps of LayerNorm's backward line.
+const NORMALIZED_DECIMALS: usize = 3;
 
 /// How many decimals a factor of a product shows: a gradient's or a forward number's.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -47,7 +50,11 @@ impl Shown {
 
 /// A number after an operator: negative ones in brackets, so a minus never follows an operator.
 fn after(shown: Shown, v: f64) -> String {
-    let text = shown.text(v);
+    bracketed(shown.text(v))
+}
+
+/// `text` in brackets when it is negative, so a minus never follows an operator.
+fn bracketed(text: String) -> String {
     if text.starts_with('−') {
         format!("({text})")
     } else {
@@ -479,23 +486,25 @@ pub fn explain_back(
             mean_gn,
             sd,
         } => {
+            // n̂ and the root are written with more places than a forward number: a root near
+            // 0.2 rounded to two places would put the sum redone by hand several percent off.
             notes.push(format!(
-                "ĝ[c] = ∂L/∂N₁[{}, {}] × γ₁[{}] = {} × {} = {}; n̂[c] = (X − μ)/√(σ² + ε) for this cell = {}; over the row, mean(ĝ) = {} and mean(ĝ ⊙ n̂) = {}; √(σ² + ε) = {}, the number the forward pass divided the row by (σ² is its variance, ε = 0.00001).",
+                "ĝ[c] = ∂L/∂N₁[{}, {}] × γ₁[{}] = {} × {} = {}; n̂[c] = (X − μ)/√(σ² + ε) for this cell {}; over the row, mean(ĝ) = {} and mean(ĝ ⊙ n̂) = {}; √(σ² + ε) {}, the number the forward pass divided the row by (σ² is its variance, ε = 0.00001).",
                 row_label(trace, id, row),
                 col_label(trace, id, col),
                 col_label(trace, id, col),
                 g3(*d_norm),
                 after(Shown::Forward, *gamma),
                 g3(*g_hat),
-                f2(*n_hat),
+                eq_shown(*n_hat, NORMALIZED_DECIMALS),
                 g3(*mean_g),
                 g3(*mean_gn),
-                f2(*sd)
+                eq_shown(*sd, ROOT_DECIMALS)
             ));
             let by_hand = (rounded(*g_hat, 3)
                 - rounded(*mean_g, 3)
-                - rounded(*n_hat, 2) * rounded(*mean_gn, 3))
-                / rounded(*sd, 2);
+                - rounded(*n_hat, NORMALIZED_DECIMALS) * rounded(*mean_gn, 3))
+                / rounded(*sd, ROOT_DECIMALS);
             rounding_note(&mut notes, by_hand, value);
             (
                 format!(
@@ -505,9 +514,9 @@ pub fn explain_back(
                     "({} − {} − {} × {}) / {}",
                     g3(*g_hat),
                     after(Shown::Gradient, *mean_g),
-                    after(Shown::Forward, *n_hat),
+                    bracketed(format_value(*n_hat, NORMALIZED_DECIMALS)),
                     after(Shown::Gradient, *mean_gn),
-                    f2(*sd)
+                    format_value(*sd, ROOT_DECIMALS)
                 ),
             )
         }

@@ -69,7 +69,7 @@ fn product_text(v: f64) -> String {
 
 /// "= v" or "≈ v" with `decimals` places: "≈" only where those places round the number, not
 /// where they drop a float's last bit.
-fn eq_shown(v: f64, decimals: usize) -> String {
+pub(crate) fn eq_shown(v: f64, decimals: usize) -> String {
     let sign = if ends_within(v, decimals) { "=" } else { "≈" };
     format!("{sign} {}", format_value(v, decimals))
 }

@@ -296,12 +296,10 @@ impl Run {
         let mut inputs = model.inputs();
         let goal = self.settings.goal.clone();
         let mut grads = gradients(&inputs, &goal)?;
-        // One vector per word: the table entry's gradient is the sum over its rows.
+        // One vector per word: each row moves by its word's gradient, the sum over its rows.
         let tokens = model.tokens();
-        grads.d_embeddings = tied(&tokens, &grads.d_embeddings);
-        if let Some(d) = grads.d_source_embeddings.as_mut() {
-            *d = tied(&model.source_tokens(), d);
-        }
+        grads.d_embeddings = grads.d_embedding_table.clone();
+        grads.d_source_embeddings = grads.d_source_embedding_table.clone();
         self.optimizer
             .update(&mut inputs, &grads, &self.settings.train)?;
         let loss = loss_of(&inputs, &goal)?;
@@ -322,19 +320,6 @@ impl Run {
         self.losses.push(loss);
         Ok(())
     }
-}
-
-/// `m` with every row replaced by the sum of the rows whose token is the same.
-/// (seq_len, d_model) → (seq_len, d_model)
-pub fn tied(tokens: &[String], m: &Matrix) -> Matrix {
-    Matrix::from_fn(m.nrows(), m.ncols(), |i, j| {
-        tokens
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| Some(*t) == tokens.get(i))
-            .map(|(r, _)| m[(r, j)])
-            .sum()
-    })
 }
 
 /// Writes each row of `m` as the vector of its token.
@@ -386,6 +371,51 @@ mod tests {
         let e = m.embeddings();
         assert_eq!(e.row(0), e.row(3), "the two rows of “the” drifted apart");
         assert!(run.losses()[5] < run.losses()[0]);
+    }
+
+    #[test]
+    fn the_largest_gradient_is_the_largest_move_of_an_sgd_step_over_eta_with_words_tied() {
+        // "the" appears three times: its one vector moves by the sum of its rows' gradients,
+        // more than any single row's gradient would move it.
+        let mut m = Model::default();
+        m.set_sentence("the cat saw the dog the end").unwrap();
+        m.config.temperature = 20.0;
+        let eta = 0.01;
+        let train = vec![Trainable::WQ, Trainable::WK, Trainable::Embeddings];
+        let settings = Training {
+            goal: Goal::named(NamedTarget::First),
+            train: train.clone(),
+            optimizer: crate::attention::OptimizerKind::Sgd,
+            learning_rate: eta,
+        };
+        let pass =
+            crate::attention::BackwardPass::new(&m.trace().unwrap(), &settings.goal).unwrap();
+        let largest = crate::attention::largest_gradient(&pass.gradients, &train).unwrap();
+        let untied = [
+            &pass.gradients.d_w_q,
+            &pass.gradients.d_w_k,
+            &pass.gradients.d_embeddings,
+        ]
+        .iter()
+        .flat_map(|g| g.iter())
+        .fold(0.0f64, |a, v| a.max(v.abs()));
+        assert!(largest > untied * 1.05, "{largest} vs {untied}");
+        let before = m.clone();
+        let mut run = Run::start(settings, &m).unwrap();
+        run.step(&mut m).unwrap();
+        let moved = |a: &Matrix, b: &Matrix| {
+            a.iter()
+                .zip(b.iter())
+                .fold(0.0f64, |x, (p, q)| x.max((p - q).abs()))
+        };
+        let most = moved(&m.weights.w_q, &before.weights.w_q)
+            .max(moved(&m.weights.w_k, &before.weights.w_k))
+            .max(moved(&m.embeddings(), &before.embeddings()));
+        assert!(
+            (most - eta * largest).abs() <= 1e-12 * most,
+            "moved {most}, η·largest {}",
+            eta * largest
+        );
     }
 
     #[test]
@@ -537,15 +567,5 @@ mod tests {
         open.config.causal = false;
         let next = choose_goal(&open.training, GoalChoice::Pattern(NamedTarget::Next), 2);
         assert!(checked(&open, next).is_ok());
-    }
-
-    #[test]
-    fn tied_rows_sum_over_the_same_word() {
-        let tokens: Vec<String> = ["a", "b", "a"].map(String::from).to_vec();
-        let m = Matrix::from_row_slice(3, 1, &[1.0, 2.0, 4.0]);
-        assert_eq!(
-            tied(&tokens, &m),
-            Matrix::from_row_slice(3, 1, &[5.0, 2.0, 5.0])
-        );
     }
 }

@@ -42,8 +42,8 @@ mod weights;
 pub mod whatif;
 
 pub use backward::{
-    back_cell_work, backward, gradients, loss, loss_of, BackCellWork, BackComputation, BackMatrix,
-    BackwardPass, Gradients, HeadGrad, HeadGradients,
+    back_cell_work, backward, gradients, loss, loss_of, tied, BackCellWork, BackComputation,
+    BackMatrix, BackwardPass, Gradients, HeadGrad, HeadGradients,
 };
 pub use block::{
     layer_norm, row_stats, Activation, Block, BlockParam, BlockTrace, Norm, D_FF_RANGE,

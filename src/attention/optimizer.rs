@@ -96,13 +96,18 @@ impl Trainable {
     }
 }
 
-/// The largest gradient in size among the matrices in `train` that the loss reaches: how far
-/// one SGD step of rate η moves a weight, in units of η (Adam's steps are at most about η).
-/// `None` when the loss reaches none of them.
+/// The largest gradient entry in size among the matrices in `train` that the loss reaches, as
+/// the page's step applies it: how far one SGD step of rate η moves a weight, in units of η
+/// (Adam's steps are at most about η). The page keeps one vector per word, so the embeddings'
+/// entries are the tied ones, each word's rows summed. `None` when the loss reaches none of them.
 pub fn largest_gradient(gradients: &Gradients, train: &[Trainable]) -> Option<f64> {
     train
         .iter()
-        .filter_map(|t| t.gradient(gradients))
+        .filter_map(|t| match t {
+            Trainable::Embeddings => Some(&gradients.d_embedding_table),
+            Trainable::SourceEmbeddings => gradients.d_source_embedding_table.as_ref(),
+            t => t.gradient(gradients),
+        })
         .map(|g| g.iter().fold(0.0f64, |m, v| m.max(v.abs())))
         .reduce(f64::max)
 }

@@ -111,6 +111,11 @@ pub struct Gradients {
     pub d_embeddings: Matrix,
     /// ∂L/∂E_src, everything included, in cross-attention. (src_len, d_model)
     pub d_source_embeddings: Option<Matrix>,
+    /// ∂L/∂E with each row replaced by the sum of the rows of its word: the page keeps one
+    /// vector per word, so this is what a step applies to each row. (seq_len, d_model)
+    pub d_embedding_table: Matrix,
+    /// ∂L/∂E_src tied the same way, in cross-attention. (src_len, d_model)
+    pub d_source_embedding_table: Option<Matrix>,
 }
 
 impl Gradients {
@@ -216,6 +221,14 @@ pub fn backward(trace: &Trace, objective: &Objective) -> Result<Gradients, Atten
         return Err(AttentionError::GradientOverflow);
     }
 
+    // One vector per word: the table entry's gradient is the sum over its rows.
+    let d_embedding_table = tied(&trace.tokens, &d_embeddings);
+    let d_source_embedding_table = trace
+        .source
+        .as_ref()
+        .zip(d_source_embeddings.as_ref())
+        .map(|(source, d)| tied(&source.tokens, d));
+
     Ok(Gradients {
         loss_kind: objective.loss_kind(),
         loss,
@@ -236,6 +249,21 @@ pub fn backward(trace: &Trace, objective: &Objective) -> Result<Gradients, Atten
         d_embeddings_via_target,
         d_embeddings,
         d_source_embeddings,
+        d_embedding_table,
+        d_source_embedding_table,
+    })
+}
+
+/// `m` with every row replaced by the sum of the rows whose token is the same.
+/// (seq_len, d_model) → (seq_len, d_model)
+pub fn tied(tokens: &[String], m: &Matrix) -> Matrix {
+    Matrix::from_fn(m.nrows(), m.ncols(), |i, j| {
+        tokens
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| Some(*t) == tokens.get(i))
+            .map(|(r, _)| m[(r, j)])
+            .sum()
     })
 }
 
@@ -317,6 +345,16 @@ fn check_objective(trace: &Trace, objective: &Objective) -> Result<(), Attention
 mod tests {
     use super::*;
     use crate::attention::{Config, Init, NamedTarget, Task, Weights};
+
+    #[test]
+    fn tied_rows_sum_over_the_same_word() {
+        let tokens: Vec<String> = ["a", "b", "a"].map(String::from).to_vec();
+        let m = Matrix::from_row_slice(3, 1, &[1.0, 2.0, 4.0]);
+        assert_eq!(
+            tied(&tokens, &m),
+            Matrix::from_row_slice(3, 1, &[5.0, 2.0, 5.0])
+        );
+    }
 
     fn inputs(causal: bool) -> Inputs {
         let config = Config {

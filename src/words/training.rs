@@ -231,9 +231,38 @@ step, and a step can even follow the current gradient.";
 /// Below this largest gradient no SGD step moves a weight by more than a tenth of η.
 const SMALL_GRADIENT: f64 = 0.1;
 
-/// What η means for SGD next to Adam, for the `largest` gradient in size of the matrices that
-/// learn, at the weights on screen (`None` when the loss reaches none of them): whether SGD
-/// needs a larger η or a smaller one depends on it, and a low temperature makes it large.
+/// Above this size a gradient is written with a power of ten, as the heatmaps write it.
+const LARGE_GRADIENT: f64 = 1e6;
+
+/// The largest gradient entry as the note writes it: "1.000", "≈ 4.316", "≈ 2.00 × 10⁻⁷".
+fn gradient_size(g: f64) -> String {
+    use crate::words::number::{ends_within, scientific};
+    if !(0.001..LARGE_GRADIENT).contains(&g) {
+        format!("≈ {}", scientific(g))
+    } else if ends_within(g, 3) {
+        crate::words::format_value(g, 3)
+    } else {
+        format!("≈ {}", crate::words::format_value(g, 3))
+    }
+}
+
+/// How many η an SGD step moves the weight of gradient `g` (at least 1): "η", "2.5 η",
+/// "about 4.3 η".
+fn times_eta(g: f64) -> String {
+    if g == 1.0 {
+        return "η".to_string();
+    }
+    match crate::words::number::exactly(g, 1) {
+        Some(exact) => format!("{exact} η"),
+        None if g >= LARGE_GRADIENT => format!("about {} η", crate::words::number::scientific(g)),
+        None => format!("about {} η", crate::words::format_value(g, 1)),
+    }
+}
+
+/// What η means for SGD next to Adam, for the `largest` gradient entry in size of the matrices
+/// that learn, as the step applies it (a repeated word's rows summed), at the weights on screen
+/// (`None` when the loss reaches none of them): whether SGD needs a larger η or a smaller one
+/// depends on it, and a low temperature makes it large.
 pub fn sgd_note(largest: Option<f64>) -> String {
     let how = "SGD moves each weight by η times its gradient; Adam moves each by at most about \
 η, whatever the gradient's size.";
@@ -245,14 +274,10 @@ pub fn sgd_note(largest: Option<f64>) -> String {
             "{how} The matrices that learn get no gradient here, so neither optimizer moves them."
         );
     }
-    let size = if g < 0.001 {
-        format!("≈ {}", crate::words::number::scientific(g))
-    } else if crate::words::number::ends_within(g, 3) {
-        crate::words::format_value(g, 3)
-    } else {
-        format!("≈ {}", crate::words::format_value(g, 3))
-    };
-    let now = format!("The largest gradient of a matrix that learns is now {size}");
+    let now = format!(
+        "The largest gradient entry among the matrices that learn is now {}",
+        gradient_size(g)
+    );
     if g < SMALL_GRADIENT {
         // η/times is at least g·η: rounded down, so "no more than" stays true.
         let times = crate::words::format_value((1.0 / g).floor(), 0);
@@ -266,10 +291,16 @@ while Adam's steps are typically close to η: SGD needs a far larger η."
 Adam's are typically close to η: SGD needs a larger η to move as fast."
         )
     } else {
+        let compared = if g > 1.0 {
+            "further than Adam would"
+        } else {
+            "as far as Adam's largest steps"
+        };
         format!(
-            "{how} {now}, above 1, so at the same η SGD moves that weight by more than η, \
-further than Adam's steps of at most about η: here SGD needs a smaller η than Adam, not a \
-larger one."
+            "{how} {now}, at least 1, so at the same η SGD moves that entry's weight by {}, \
+{compared}; a smaller η keeps that weight from overshooting, though weights with small \
+gradients then move slowly.",
+            times_eta(g)
         )
     }
 }
@@ -371,9 +402,6 @@ mod tests {
         let middle = sgd_note(Some(0.5));
         assert!(middle.contains("now 0.500, below 1"), "{middle}");
         assert!(!middle.contains("far larger"), "{middle}");
-        let large = sgd_note(Some(3.2));
-        assert!(!large.contains("larger η"), "{large}");
-        assert!(large.contains("SGD needs a smaller η than Adam"), "{large}");
         assert!(!sgd_note(None).contains("far larger"));
         assert!(sgd_note(Some(0.0)).contains("no gradient"));
         let tiny = sgd_note(Some(2e-7));
@@ -381,6 +409,32 @@ mod tests {
             tiny.contains("≈ 2.00 × 10⁻⁷") && tiny.contains("η/5000000"),
             "{tiny}"
         );
+    }
+
+    #[test]
+    fn a_large_gradient_names_its_entry_and_how_far_sgd_moves_that_weight() {
+        let large = sgd_note(Some(4.3163));
+        assert!(
+            large.ends_with(
+                "The largest gradient entry among the matrices that learn is now ≈ 4.316, at \
+                 least 1, so at the same η SGD moves that entry's weight by about 4.3 η, further \
+                 than Adam would; a smaller η keeps that weight from overshooting, though weights \
+                 with small gradients then move slowly."
+            ),
+            "{large}"
+        );
+        assert!(!large.contains("larger η"), "{large}");
+        let one = sgd_note(Some(1.0));
+        assert!(one.contains("now 1.000, at least 1"), "{one}");
+        assert!(
+            one.contains("by η, as far as Adam's largest steps;"),
+            "{one}"
+        );
+        assert!(!one.contains("above 1"), "{one}");
+        assert!(sgd_note(Some(2.5)).contains("by 2.5 η, further"));
+        let huge = sgd_note(Some(3.2e9));
+        assert!(huge.contains("now ≈ 3.20 × 10⁹"), "{huge}");
+        assert!(huge.contains("about 3.20 × 10⁹ η"), "{huge}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use attention_lens::attention::{
     Weights,
 };
 use attention_lens::words::{
-    activation_name, handout_stage_note, no_mistake_text, scale_mode_label, setting_help,
+    activation_name, handout_stage_note, no_mistake_text_for, scale_mode_label, setting_help,
     stage_explanation, stage_formula, stage_note, stage_title, whatif_explanation, word_order_text,
     Setting, SEQ_LEN_IN_CROSS,
 };
@@ -183,7 +183,7 @@ fn every_divisor_a_scale_text_names_is_the_one_the_maths_used() {
         // The setting's own label and the lab's summary of it name the divisor the stage uses.
         let cross = s.source.is_some();
         let label = scale_mode_label(t.config.scale, cross);
-        let lab = no_mistake_text(&t.config, cross);
+        let lab = no_mistake_text_for(&t.config, cross, t.n_keys());
         if t.config.scale == ScaleMode::SqrtSeqLen {
             let (used, other) = if cross {
                 ("√src_len", "seq_len")

@@ -74,7 +74,7 @@ pub use training::{
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, gradient_caption, gradient_number,
-    gradient_summary, no_mistake_text, output_titles, shown_title, whatif_explanation,
-    whatif_label, MistakePlace, TutorialMistake, SEQ_LEN_IN_CROSS, TUTORIAL_MISTAKES,
-    WHATIF_CROSS_NOTE,
+    gradient_summary, no_mistake_text, no_mistake_text_for, output_titles, shown_title,
+    whatif_explanation, whatif_label, MistakePlace, TutorialMistake, SEQ_LEN_IN_CROSS,
+    TUTORIAL_MISTAKES, WHATIF_CROSS_NOTE,
 };

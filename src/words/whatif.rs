@@ -10,35 +10,66 @@ use crate::attention::whatif::{
 use crate::attention::{Config, ScaleMode, Stage};
 
 /// What the two sides show while no mistake is switched on, with the learner's `config`
-/// (`cross`: the keys come from a source sentence).
+/// (`cross`: the keys come from a source sentence), when the number of keys is not known: where
+/// it decides whether the sides agree, the text says on what.
 pub fn no_mistake_text(config: &Config, cross: bool) -> String {
+    settings_text(config, cross, None)
+}
+
+/// What the two sides show while no mistake is switched on, with the learner's `config` and
+/// `n_keys` keys (`cross`: they are a source sentence's words).
+pub fn no_mistake_text_for(config: &Config, cross: bool, n_keys: usize) -> String {
+    settings_text(config, cross, Some(n_keys))
+}
+
+fn settings_text(config: &Config, cross: bool, n_keys: Option<usize>) -> String {
     if is_standard(config) {
-        "No mistake is switched on, and your settings are those of standard attention (÷√d_k, \
-         T = 1), so both sides agree."
-            .to_string()
-    } else {
-        let mut yours = Vec::new();
-        if config.scale != ScaleMode::SqrtHeadDim {
-            yours.push(scale_mode_label(config.scale, cross).to_string());
-        }
-        if config.temperature != 1.0 {
-            yours.push(format!("T = {}", config.temperature));
-        }
-        // Without scaling, one-column heads divide by 1 just as √d_k = √1 does.
-        let differ = if config.temperature == 1.0
-            && config.scale == ScaleMode::None
-            && config.head_dim() == 1
-        {
-            "which with d_k = 1 give the same numbers: standard attention divides by √1 = 1"
-        } else {
-            "which differ from it"
-        };
-        format!(
-            "No mistake is switched on. The left side is standard attention (÷√d_k, T = 1, with \
-             your mask and weights); the right side uses your own settings ({}), {differ}.",
-            yours.join(", ")
-        )
+        return "No mistake is switched on, and your settings are those of standard attention \
+                (÷√d_k, T = 1), so both sides agree."
+            .to_string();
     }
+    let mut yours = Vec::new();
+    if config.scale != ScaleMode::SqrtHeadDim {
+        yours.push(scale_mode_label(config.scale, cross).to_string());
+    }
+    let t = config.temperature;
+    if t != 1.0 {
+        yours.push(format!("T = {t}"));
+    }
+    let d_k = config.head_dim();
+    let keys = if cross { "src_len" } else { "seq_len" };
+    // Both sides divide the scores once: by √d_k on the left, by the scale's divisor times T
+    // on the right. They give the same numbers exactly when those divisors are equal.
+    let same = |divisor: f64| (divisor * t - (d_k as f64).sqrt()).abs() <= 1e-12 * divisor * t;
+    let differ = match (config.scale, n_keys) {
+        (ScaleMode::None, _) if t == 1.0 && d_k == 1 => {
+            "which with d_k = 1 give the same numbers: standard attention divides by √1 = 1"
+                .to_string()
+        }
+        (ScaleMode::None, _) if same(1.0) => format!(
+            "which here give the same numbers: T = {t} equals √d_k = √{d_k}, so both divide the \
+             scores by the same number"
+        ),
+        (ScaleMode::SqrtSeqLen, Some(n)) if t == 1.0 && n == d_k => {
+            format!("which here give the same numbers: {keys} = d_k = {n}, so both divide by √{n}")
+        }
+        (ScaleMode::SqrtSeqLen, Some(n)) if same((n as f64).sqrt()) => format!(
+            "which here give the same numbers: √{keys}·T = √{n}·{t} equals √d_k = √{d_k}, so \
+             both divide the scores by the same number"
+        ),
+        (ScaleMode::SqrtSeqLen, None) if t == 1.0 => {
+            format!("which differ from it unless {keys} = d_k = {d_k}")
+        }
+        (ScaleMode::SqrtSeqLen, None) => {
+            format!("which differ from it unless √{keys}·{t} = √d_k = √{d_k}")
+        }
+        _ => "which differ from it".to_string(),
+    };
+    format!(
+        "No mistake is switched on. The left side is standard attention (÷√d_k, T = 1, with your \
+         mask and weights); the right side uses your own settings ({}), {differ}.",
+        yours.join(", ")
+    )
 }
 
 /// Where the app shows a mistake that tutorials make.
@@ -506,6 +537,49 @@ mod tests {
             "{cross}"
         );
         assert_eq!(correct_title(1), "A₂, standard attention");
+    }
+
+    #[test]
+    fn the_lab_says_when_dividing_by_the_keys_gives_the_standard_numbers() {
+        // "I am" with d_model 4 and 2 heads: seq_len = d_k = 2, so both sides divide by √2.
+        let yours = Config {
+            scale: ScaleMode::SqrtSeqLen,
+            ..Config::default()
+        };
+        assert_eq!(yours.head_dim(), 2);
+        let text = no_mistake_text_for(&yours, false, 2);
+        assert!(
+            text.ends_with(
+                "the right side uses your own settings (÷ √seq_len (common mistake)), which here \
+                 give the same numbers: seq_len = d_k = 2, so both divide by √2."
+            ),
+            "{text}"
+        );
+        let source = no_mistake_text_for(&yours, true, 2);
+        assert!(source.contains("src_len = d_k = 2"), "{source}");
+        assert!(no_mistake_text_for(&yours, false, 3).ends_with("which differ from it."));
+        // Without the number of keys the text says on what the answer depends.
+        assert!(no_mistake_text(&yours, false)
+            .ends_with("which differ from it unless seq_len = d_k = 2."));
+        // A temperature can make up the difference: √4 · 0.5 = 1 = √1.
+        let one_column = Config {
+            d_model: 4,
+            n_heads: 4,
+            temperature: 0.5,
+            ..yours
+        };
+        let text = no_mistake_text_for(&one_column, false, 4);
+        assert!(
+            text.contains("give the same numbers: √seq_len·T = √4·0.5 equals √d_k = √1"),
+            "{text}"
+        );
+        let hot = Config {
+            scale: ScaleMode::None,
+            temperature: 2.0,
+            n_heads: 1,
+            ..one_column
+        };
+        assert!(no_mistake_text(&hot, false).contains("T = 2 equals √d_k = √4"));
         assert_eq!(shown_title(0, false), "A₁ with your settings");
     }
 

@@ -794,7 +794,10 @@ fn the_sgd_note_asks_for_a_far_larger_eta_only_where_the_gradients_are_small() {
     let (hot, g) = note(&sharp.inputs());
     assert!(g > 1.0, "{g}");
     assert!(!hot.contains("larger η"), "{hot}");
-    assert!(hot.contains("further than Adam would; a smaller η keeps"), "{hot}");
+    assert!(
+        hot.contains("further than Adam would; a smaller η keeps"),
+        "{hot}"
+    );
 
     let training = model.fitted_training();
     let mut trained = model.inputs();

@@ -144,6 +144,8 @@ pub fn App() -> impl IntoView {
         trace.track();
         quiz.set.track();
         quiz.session.track();
+        // An explanation opening or closing changes the room the step has.
+        picked.selection.track();
         // The training buttons join the presenter bar once the parts below the stage mount.
         ui.settled_below.track();
     });

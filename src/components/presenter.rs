@@ -103,6 +103,21 @@ pub fn clicker_direction(key: &str) -> Option<bool> {
     }
 }
 
+/// The stage Home (the first) or End (the last, backward) jumps to while presenting.
+pub fn jump_to(key: &str, order: Option<Norm>) -> Option<Stage> {
+    match key {
+        "Home" => Some(Stage::Input),
+        "End" => {
+            let mut last = Stage::Input;
+            while let Some(next) = last.next_in(order) {
+                last = next;
+            }
+            Some(last)
+        }
+        _ => None,
+    }
+}
+
 /// Asks for full screen, or leaves it.
 pub fn set_fullscreen(on: bool) {
     let doc = document();
@@ -190,9 +205,9 @@ pub fn PresenterBar(
             </ol>
             <span class="presenter-head" data-testid="presenter-head">{part_shown}</span>
             <span class="presenter-help">{move || if quiz.is_some_and(|q| q.set.get().is_some()) {
-                "← → Space: step · R: reveal · h: hide the explanation · f: full screen · Esc: leave"
+                "← → Space: step · Home End · R: reveal · h: hide the explanation · f: full screen · Esc: leave"
             } else {
-                "← → Space: step · h: hide the explanation · f: full screen · Esc: leave"
+                "← → Space: step · Home End · h: hide the explanation · f: full screen · Esc: leave"
             }}</span>
             // A phone or a tablet has no clicker: the bar steps too.
             <span class="presenter-arrows">
@@ -234,6 +249,18 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
     listen_before_the_page("keydown", move |_| pointer_pressed.set_value(false));
     let on_key = move |ev: web_sys::KeyboardEvent| {
         if !presenting.get_untracked() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
+            return;
+        }
+        // Home and End jump to the first and the last step.
+        if let Some(to) = jump_to(&ev.key(), stepper.ui.order.get_untracked()) {
+            if key_target(&ev).is_some_and(|el| is_text_field(&el)) {
+                return;
+            }
+            ev.prevent_default();
+            ev.stop_propagation();
+            stepper.ui.stage_part.set((to, 0));
+            stepper.head.set(0);
+            stepper.stage.set(to);
             return;
         }
         let Some(forward) = clicker_direction(&ev.key()) else {
@@ -391,7 +418,14 @@ fn largest_fitting_zoom() -> Option<(f64, f64)> {
     let app: web_sys::HtmlElement = doc.query_selector(".app").ok()??.dyn_into().ok()?;
     let stage = doc.query_selector(".stage").ok()??;
     window().scroll_to_with_x_and_y(0.0, 0.0);
-    let height = window().inner_height().ok()?.as_f64()?;
+    // An open explanation takes its room at the foot of the screen: the step fits above it, so
+    // it covers neither its cell nor the operands.
+    let sheet = doc
+        .query_selector("#explain-panel.active.sheet")
+        .ok()
+        .flatten()
+        .map_or(0.0, |s| s.get_bounding_client_rect().height());
+    let height = window().inner_height().ok()?.as_f64()? - sheet;
     let style = app.style();
     let set_zoom = |zoom: f64, share: f64| {
         let _ = style.set_property("--zoom", &format!("{zoom:.3}"));
@@ -462,6 +496,14 @@ fn largest_fitting_zoom() -> Option<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn home_and_end_jump_to_the_first_and_the_last_step() {
+        assert_eq!(jump_to("Home", None), Some(Stage::Input));
+        assert_eq!(jump_to("End", None), Some(Stage::BackInput));
+        assert_eq!(jump_to("End", Some(Norm::Pre)), Some(Stage::BackInput));
+        assert_eq!(jump_to("a", None), None);
+    }
 
     /// Each stage's steps with `n_heads` heads, attention alone and a task as the goal.
     fn parts(n_heads: usize) -> impl Fn(Stage) -> usize {

@@ -7,7 +7,7 @@ use super::{AttentionLines, HeatmapView};
 use crate::attention::{HeadMatrix, Matrix, MatrixId, Trace};
 use crate::panels::{panel_name, TRAINING_VIEW};
 use crate::plot::Palette;
-use crate::words::{label, WATCHED_HEAD};
+use crate::words::{label, token_labels, WATCHED_HEAD};
 use leptos::prelude::*;
 
 /// Aₕ of `head` as the training view draws it.
@@ -24,8 +24,9 @@ fn weights_panel(trace: Memo<Trace>, head: usize) -> PanelData {
                     .unwrap_or_else(|| Matrix::zeros(0, 0))
             })
         }),
-        rows: Signal::derive(move || trace.with(|t| t.tokens.clone())),
-        cols: Signal::derive(move || trace.with(|t| t.key_tokens().to_vec())),
+        // A repeated word by its position, as the stage's own heatmaps name it.
+        rows: Signal::derive(move || trace.with(|t| token_labels(&t.tokens))),
+        cols: Signal::derive(move || trace.with(|t| token_labels(t.key_tokens()))),
         axes: ("queries", "keys"),
         palette: Palette::Sequential,
         range: None,

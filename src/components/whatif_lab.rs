@@ -15,7 +15,7 @@ use crate::plot::{Highlight, Palette};
 use crate::state::Model;
 use crate::words::{
     comparison_summary, correct_title, denominators_text, dim, format_value, gradient_caption,
-    gradient_number, gradient_summary, no_mistake_text, output_titles, shown_title, stage_name,
+    gradient_number, gradient_summary, no_mistake_text_for, output_titles, shown_title, stage_name,
     whatif_explanation, whatif_label, MistakePlace, SEQ_LEN_IN_CROSS, TUTORIAL_MISTAKES,
     WHATIF_CROSS_NOTE,
 };
@@ -300,7 +300,7 @@ pub fn WhatIfLab(
                         whatif_explanation(WhatIf::ScaleBySeqLen)
                     ),
                     Some(what) => whatif_explanation(what).to_string(),
-                    None => outline.with(|o| no_mistake_text(&o.config, o.wiring.cross)),
+                    None => outline.with(|o| no_mistake_text_for(&o.config, o.wiring.cross, o.key_tokens.len())),
                 }) />
             {move || {
                 if chosen.get() == Some(WhatIf::NoOutputProjection) {

@@ -754,3 +754,20 @@ test("presenting, a stage the loss does not reach is one step, and h hides the e
   await page.keyboard.press("ArrowRight");
   await expect(bar).toHaveAttribute("data-step", /^back-softmax-1/);
 });
+
+test("presenting at 1024×768, a picked cell's explanation takes its room below the step, and Home and End jump", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto("./?present=1#v=1&stage=softmax&cell=weights-h0.1.0");
+  await expect(page.getByTestId("explain-panel")).toHaveClass(/active/);
+  const canvas = page.getByTestId("canvas-weights-h0");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  await expect
+    .poll(async () => overlaps(await box(page.getByTestId("explain-panel")), await cellBox(canvas, 1, 0)), {
+      message: "the explanation leaves its cell in view",
+    })
+    .toBe(false);
+  await page.keyboard.press("Home");
+  await expect(page.getByTestId("stage-title")).toHaveText("Input X");
+  await page.keyboard.press("End");
+  await expect(page.getByTestId("presenter-bar")).toHaveAttribute("data-step", /^back-input-/);
+});

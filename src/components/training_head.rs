@@ -6,17 +6,16 @@ use super::heatmap::PanelData;
 use super::{AttentionLines, HeatmapView};
 use crate::attention::{HeadMatrix, Matrix, MatrixId, Trace};
 use crate::panels::{panel_name, TRAINING_VIEW};
-use crate::plot::Palette;
 use crate::words::{label, token_labels, WATCHED_HEAD};
 use leptos::prelude::*;
 
 /// Aₕ of `head` as the training view draws it.
 fn weights_panel(trace: Memo<Trace>, head: usize) -> PanelData {
     let matrix = MatrixId::Head(head, HeadMatrix::Weights);
-    PanelData {
-        name: format!("{TRAINING_VIEW}{}", panel_name(matrix)),
-        title: label(matrix),
-        values: Signal::derive(move || {
+    PanelData::attention_weights(
+        format!("{TRAINING_VIEW}{}", panel_name(matrix)),
+        label(matrix),
+        Signal::derive(move || {
             trace.with(|t| {
                 t.heads
                     .get(head)
@@ -25,15 +24,9 @@ fn weights_panel(trace: Memo<Trace>, head: usize) -> PanelData {
             })
         }),
         // A repeated word by its position, as the stage's own heatmaps name it.
-        rows: Signal::derive(move || trace.with(|t| token_labels(&t.tokens))),
-        cols: Signal::derive(move || trace.with(|t| token_labels(t.key_tokens()))),
-        axes: ("queries", "keys"),
-        palette: Palette::Sequential,
-        range: None,
-        col_groups: 1,
-        row_sums: true,
-        decimals: 2,
-    }
+        Signal::derive(move || trace.with(|t| token_labels(&t.tokens))),
+        Signal::derive(move || trace.with(|t| token_labels(t.key_tokens()))),
+    )
 }
 
 /// The watched head's Aₕ and lines, with a button per head where there are several.

@@ -128,18 +128,8 @@ pub fn WhatIfLab(
     });
 
     // Both sides are attention weights: probabilities, queries by keys, with row sums.
-    let weights_panel = move |name: &str, title: String, values: Signal<Matrix>| PanelData {
-        name: name.into(),
-        title,
-        values,
-        rows: tokens,
-        cols: key_tokens,
-        axes: ("queries", "keys"),
-        palette: Palette::Sequential,
-        range: None,
-        col_groups: 1,
-        row_sums: true,
-        decimals: 2,
+    let weights_panel = move |name: &str, title: String, values: Signal<Matrix>| {
+        PanelData::attention_weights(name.into(), title, values, tokens, key_tokens)
     };
 
     // Leaving out W_o changes no weight: the outputs show the difference.

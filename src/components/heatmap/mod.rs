@@ -49,6 +49,31 @@ pub struct PanelData {
     pub decimals: usize,
 }
 
+impl PanelData {
+    /// Attention weights: probabilities, queries by keys, each row's sum beside it.
+    pub fn attention_weights(
+        name: String,
+        title: String,
+        values: Signal<Matrix>,
+        queries: Signal<Vec<String>>,
+        keys: Signal<Vec<String>>,
+    ) -> Self {
+        Self {
+            name,
+            title,
+            values,
+            rows: queries,
+            cols: keys,
+            axes: ("queries", "keys"),
+            palette: Palette::Sequential,
+            range: None,
+            col_groups: 1,
+            row_sums: true,
+            decimals: 2,
+        }
+    }
+}
+
 fn join(values: &[usize]) -> String {
     values
         .iter()

@@ -352,7 +352,8 @@ async function edits(page, count) {
 async function editToRepaint(browser, url, scenario, count, problems) {
   const { context, page } = await openPage(browser, problems);
   try {
-    await page.goto(url);
+    // The default model's link: a bare address opens on the first screen's preset instead.
+    await page.goto(`${url}#v=1`);
     await waitForFirstHeatmap(page);
     const canvases = await prepare(page, scenario);
     await edits(page, WARM_UP_EDITS);
@@ -371,9 +372,10 @@ async function editToRepaint(browser, url, scenario, count, problems) {
 async function trainingSpeed(browser, url, scenario, seconds, problems) {
   const { context, page } = await openPage(browser, problems);
   try {
-    await page.goto(url);
+    await page.goto(`${url}#v=1`);
     await waitForFirstHeatmap(page);
     await prepare(page, scenario);
+    await page.getByTestId("place-train").click();
     const run = page.getByTestId("train-run");
     await run.scrollIntoViewIfNeeded();
     await page.getByTestId("stage-scores").scrollIntoViewIfNeeded();

@@ -34,7 +34,7 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(url);
+  await page.goto(`${url}#v=1`);
   await page.waitForFunction(() => performance.getEntriesByName("al-first-heatmap").length > 0);
   await prepare(page, largest ? "largest" : "default");
   const nudge = async (i) => {

@@ -15,6 +15,9 @@ export const LONGEST_SENTENCE = "the quick brown fox jumps over the lazy dog "
  */
 export async function prepare(page, scenario) {
   const largest = scenario.startsWith("largest");
+  // The inputs are one of the places of the top bar, mounted when first opened.
+  const inputs = page.getByTestId("place-inputs");
+  if ((await inputs.getAttribute("aria-expanded")) !== "true") await inputs.click();
   if (largest) {
     await page.getByTestId("sentence-input").fill(LONGEST_SENTENCE);
     await page.getByTestId("d-model").selectOption("16");

@@ -173,14 +173,15 @@ async function waitForFirstHeatmap(page) {
  */
 async function loadTimes(page) {
   await page.waitForFunction(() => performance.getEntriesByName("al-first-paint").length > 0);
-  // The what-if lab mounts last, in the tasks after the first picture.
-  await page.waitForFunction(() => document.querySelector('[data-testid="whatif-lab"]') !== null);
+  // The explanation mounts last, in the task after the first picture; the places wait until
+  // they are opened.
+  await page.waitForFunction(() => document.querySelector('[data-testid="explain-panel"]') !== null);
   return page.evaluate(async () => {
     const at = (name) => performance.getEntriesByName(name)[0].startTime;
     const fetched = (ext) =>
       Math.max(...performance.getEntriesByType("resource")
         .filter((r) => r.name.endsWith(ext)).map((r) => r.responseEnd));
-    // Two frames later the lab's mount has been reported as a long task, if it was one.
+    // Two frames later the explanation's mount has been reported as a long task, if it was one.
     await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
     const longTasks = await new Promise((resolve) => {
       new PerformanceObserver((list, observer) => {

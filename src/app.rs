@@ -272,9 +272,10 @@ pub fn App() -> impl IntoView {
     );
     // The backward stages join the rail once a training goal is in use: the Train place was
     // opened, the model carries a goal of its own (a link, a preset), or a backward stage is on
-    // screen.
-    let own_goal =
-        Memo::new(move |_| model.with(|m| m.training != crate::attention::Training::default()));
+    // screen. From the outline, so an edit of a weight compares nothing here.
+    let own_goal = Memo::new(move |_| {
+        inputs_outline.with(|o| o.training != crate::attention::Training::default())
+    });
     let backward_in_use = Signal::derive(move || {
         stage.get().is_backward() || own_goal.get() || ui.visited(Place::Train)
     });

@@ -204,7 +204,7 @@ impl UiContext {
 
     /// Opens `place` (and keeps it open).
     pub fn open_place(&self, place: Place) {
-        if !self.is_open_untracked(place) {
+        if !untrack(|| self.is_open(place)) {
             self.toggle_place(place);
         }
     }
@@ -212,10 +212,6 @@ impl UiContext {
     /// Whether `place` is open.
     pub fn is_open(&self, place: Place) -> bool {
         self.open.with(|o| o & place.bit() != 0)
-    }
-
-    fn is_open_untracked(&self, place: Place) -> bool {
-        self.open.with_untracked(|o| o & place.bit() != 0)
     }
 
     /// Whether `place` has been opened at least once.

@@ -7,14 +7,19 @@ use super::context::{ui_context, Place};
 use crate::words::{PLACES_LABEL, PLACE_INPUTS, PLACE_LAB, PLACE_SHARE, PLACE_TRAIN};
 use leptos::prelude::*;
 
-/// The place's name, its first word kept on a phone and the rest only for screen readers there.
-fn name(place: Place) -> (&'static str, &'static str) {
-    let full = match place {
+/// The place's name.
+fn full_name(place: Place) -> &'static str {
+    match place {
         Place::Inputs => PLACE_INPUTS,
         Place::Train => PLACE_TRAIN,
         Place::Lab => PLACE_LAB,
         Place::Share => PLACE_SHARE,
-    };
+    }
+}
+
+/// The place's name, its first word kept on a phone and the rest only for screen readers there.
+fn name(place: Place) -> (&'static str, &'static str) {
+    let full = full_name(place);
     full.split_once(' ').unwrap_or((full, ""))
 }
 
@@ -84,7 +89,7 @@ pub fn PlaceBody(
     let open = Memo::new(move |_| ui.is_open(place) || also());
     view! {
         <section id=body_id(place) class="place-body" data-testid=format!("place-body-{}", place.key())
-            hidden=move || !open.get() aria-label=move || { let (a, b) = name(place); format!("{a} {b}").trim().to_string() }>
+            hidden=move || !open.get() aria-label=full_name(place)>
             <Show when=move || visited.get()>{children()}</Show>
         </section>
     }

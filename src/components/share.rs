@@ -339,15 +339,12 @@ pub fn ShareButtons() -> impl IntoView {
     let options = RwSignal::new(EmbedOptions::default());
     let preview = RwSignal::new(None::<String>);
     let href = || window().location().href().unwrap_or_default();
-    let set = move |f: fn(&mut EmbedOptions, bool), on: bool| {
-        options.update(|o| f(o, on));
+    let src = move || embed_src(&href(), &current_fragment(), &options.get_untracked());
+    let change = move |f: &dyn Fn(&mut EmbedOptions)| {
+        options.update(|o| f(o));
         // A preview on show follows the options.
         if preview.with_untracked(Option::is_some) {
-            preview.set(Some(embed_src(
-                &href(),
-                &current_fragment(),
-                &options.get_untracked(),
-            )));
+            preview.set(Some(src()));
         }
     };
     let toggle = move |id: &'static str,
@@ -358,7 +355,10 @@ pub fn ShareButtons() -> impl IntoView {
             <label class="toggle">
                 <input type="checkbox" data-testid=id
                     prop:checked=move || options.with(get)
-                    on:change=move |ev| set(f, event_target_checked(&ev)) />
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        change(&|o| f(o, on));
+                    } />
                 " " {label}
             </label>
         }
@@ -380,7 +380,10 @@ pub fn ShareButtons() -> impl IntoView {
                     <label class="toggle embed-editors" title="Embed with the sentence, settings and matrices beside the stage">
                         <input type="checkbox" data-testid="embed-editors"
                             prop:checked=move || options.with(|o| o.editors)
-                            on:change=move |ev| set(|o, on| o.editors = on, event_target_checked(&ev)) />
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                change(&|o| o.editors = on);
+                            } />
                         " with editors"
                     </label>
                 </span>
@@ -392,8 +395,7 @@ pub fn ShareButtons() -> impl IntoView {
                                 "light" => Some(false),
                                 _ => None,
                             };
-                            options.update(|o| o.dark = dark);
-                            set(|_, _| {}, false);
+                            change(&|o| o.dark = dark);
                         }>
                         <option value="follow" selected=true>"follow the reader"</option>
                         <option value="light">"light"</option>
@@ -407,7 +409,7 @@ pub fn ShareButtons() -> impl IntoView {
                     aria-pressed=move || preview.with(Option::is_some).to_string()
                     on:click=move |_| {
                         let shown = preview.with_untracked(Option::is_some);
-                        preview.set((!shown).then(|| embed_src(&href(), &current_fragment(), &options.get_untracked())));
+                        preview.set((!shown).then(src));
                     }>
                     {move || if preview.with(Option::is_some) { "Hide the preview" } else { "Preview the embed" }}
                 </button>

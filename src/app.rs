@@ -4,8 +4,8 @@ use crate::attention::{BackMatrix, BackwardPass, MatrixId, Norm, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
-    close_menus, close_menus_on_escape, close_menus_on_press_outside, drop_query_option,
-    fit_to_window, full_view_href, goal_text, import_file, model_outline, open_stages_at_their_top,
+    close_menus, close_menus_on_escape, close_menus_on_press_outside, drop_query_option, fit_stage,
+    full_view_href, goal_text, import_file, model_outline, open_stages_at_their_top,
     point_at_full_view, post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz,
     provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled, step_on_swipe,
     step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
@@ -116,10 +116,12 @@ pub fn App() -> impl IntoView {
         pass,
         goal,
         goal_name: Signal::derive(move || goal.with(|g| goal_text(GoalChoice::of(g), cross.get()))),
-        goal_source: Signal::derive(move || match (options.embed, ui.presenting.get()) {
-            (true, _) => GoalSource::Link,
-            (false, true) => GoalSource::Presenter,
-            (false, false) => GoalSource::Panel,
+        goal_source: Signal::derive(move || {
+            match (options.embed && !options.train, ui.presenting.get()) {
+                (true, _) => GoalSource::Link,
+                (false, true) => GoalSource::Presenter,
+                (false, false) => GoalSource::Panel,
+            }
         }),
     };
     provide_context(backward);
@@ -137,15 +139,18 @@ pub fn App() -> impl IntoView {
     let report = RwSignal::new(None::<String>);
     let n_heads = Signal::derive(move || outline.with(|o| o.config.n_heads));
     step_with_clicker(stage, head, n_heads);
-    fit_to_window(move || {
+    fit_stage(move || {
         stage.track();
         head.track();
         ui.stage_part.track();
         trace.track();
         quiz.set.track();
         quiz.session.track();
-        // An explanation opening or closing changes the room the step has.
-        picked.selection.track();
+        // Presenting, an explanation opening or closing changes the room the step has; on a
+        // page that scrolls it takes a column or a sheet of its own.
+        if ui.presenting.get() {
+            picked.selection.track();
+        }
         // The training buttons join the presenter bar once the parts below the stage mount.
         ui.settled_below.track();
     });
@@ -240,6 +245,11 @@ pub fn App() -> impl IntoView {
     if show_controls && embed {
         ui.open_place(Place::Inputs);
     }
+    // An embed of the training view trains below its stage, open from the start.
+    let embed_trains = embed && options.train;
+    if embed_trains {
+        ui.open_place(Place::Train);
+    }
     // A step to another stage, or to another head or part where one is shown at a time, takes
     // the picked cell's picture away, so its explanation closes rather than explain a cell that is
     // not on screen (in an embed it floated where the cell was). A change that brings its own
@@ -279,9 +289,10 @@ pub fn App() -> impl IntoView {
     let backward_in_use = Signal::derive(move || {
         stage.get().is_backward() || own_goal.get() || ui.visited(Place::Train)
     });
-    // Whether the page trains: not in an embed, nor while a quiz hides the result (training
-    // would show it), nor before the parts below the stage mount, after the first picture.
-    let trainable = Signal::derive(move || !embed && ui.settled_below.get());
+    // Whether the page trains: not in an embed (unless it embeds the training view), nor while
+    // a quiz hides the result (training would show it), nor before the parts below the stage
+    // mount, after the first picture.
+    let trainable = Signal::derive(move || (!embed || embed_trains) && ui.settled_below.get());
     let training = Signal::derive(move || trainable.get() && !quiz.hidden.get());
 
     // The top bar's actions: a row on wide screens, one menu on a phone.
@@ -313,7 +324,15 @@ pub fn App() -> impl IntoView {
             class:no-controls=!show_controls data-testid="app"
             // Each picture offers its PNG and SVG while sharing is open.
             class:sharing=move || ui.is_open(Place::Share)
-            style=move || format!("--zoom: {:.3}; --given-zoom: {:.3}", ui.zoom(), ui.given_zoom())>
+            data-one-row=move || ui.placement.with(|p| p.one_row.to_string())
+            style=move || ui.placement.with(|p| {
+                let lines = if p.lines_width > 0.0 {
+                    format!("; --lines-w: {:.1}px", p.lines_width)
+                } else {
+                    String::new()
+                };
+                format!("--zoom: {:.3}; --given-zoom: {:.3}{lines}", p.zoom, p.zoom * p.given_share)
+            })>
             {(!embed).then(|| view! {
                 <header class="topbar">
                     // Focuses the stage's title rather than follow the fragment, which holds the state.
@@ -415,7 +434,7 @@ pub fn App() -> impl IntoView {
                     // the presenter starts or leaves.
                     // While a question hides the result, training and the lab, which would show
                     // it, say so in their place instead.
-                    {(!embed).then(|| view! {
+                    {(!embed || embed_trains).then(|| view! {
                         <PlaceBody place=Place::Train also=presenting>
                             {move || match (training.get(), trainable.get()) {
                                 (true, _) => view! { <TrainingPanel model trace /> }.into_any(),

@@ -102,12 +102,10 @@ pub struct UiContext {
     pub reduced_motion: bool,
     /// Presenter mode: one stage, large type, heatmaps drawn larger.
     pub presenting: RwSignal<bool>,
-    /// How much larger than normal heatmaps are drawn while presenting: the largest zoom at
-    /// which the step fits the window.
-    pub zoom_level: RwSignal<f64>,
-    /// The zoom of a step's operands as a share of `zoom_level`: below 1 when the operands are
-    /// drawn smaller so the result can be read from afar.
-    pub given_share: RwSignal<f64>,
+    /// Where the stage's picture goes in its box, by the one layout rule
+    /// ([`crate::plot::place`]): its zoom, its operands' share of it, whether its lines keep
+    /// one row, and the width of its attention lines.
+    pub placement: RwSignal<crate::plot::Placement>,
     /// Which part of a stage shown a part at a time is on screen, with the stage it was picked
     /// at: of the projection's products (0 Q, 1 K, 2 V) in presenter mode and a compact embed;
     /// presenting, also of the weights' gradients and of the input's gradients (see
@@ -116,7 +114,8 @@ pub struct UiContext {
     /// A compact embed (`?embed=1&controls=0`): one stage and one head at a time, stepped with
     /// Previous and Next.
     pub compact: bool,
-    /// Inside a host page's frame (`?embed=1`): no bar of places, no training.
+    /// Inside a host page's frame (`?embed=1`): no bar of places, and no training unless the
+    /// embed asks for the training view (`train=1`).
     pub embed: bool,
     /// Whether the window is narrow (phones, small tablets): one column, stage first.
     pub narrow: RwSignal<bool>,
@@ -126,6 +125,9 @@ pub struct UiContext {
     pub cross: RwSignal<bool>,
     /// Whether the page is being printed: heatmaps are drawn light and sharp for paper.
     pub printing: RwSignal<bool>,
+    /// How much larger than the fitted step the lecturer asked to present it (1: fitted), with
+    /// the zoom keys or buttons: above 1 the step may scroll.
+    pub magnify: RwSignal<f64>,
     /// Whether the whole worked example is shown as a handout to print, instead of the app.
     pub handout: RwSignal<bool>,
     /// Whether the first picture has been painted: what is not on the first screen (the
@@ -153,11 +155,7 @@ pub const NARROW_QUERY: &str = "(max-width: 960px)";
 impl UiContext {
     /// How much larger than normal heatmaps are drawn.
     pub fn zoom(&self) -> f64 {
-        if self.presenting.get() {
-            self.zoom_level.get()
-        } else {
-            1.0
-        }
+        self.placement.with(|p| p.zoom)
     }
 
     /// The wiring the stages follow (cross-attention and the block's norms), with the
@@ -221,10 +219,18 @@ impl UiContext {
 
     /// How much larger than normal the operands of a step are drawn.
     pub fn given_zoom(&self) -> f64 {
+        self.placement.with(|p| p.zoom * p.given_share)
+    }
+
+    /// How many times their normal resolution heatmaps are drawn at: the zoom while presenting,
+    /// and otherwise the zoom rounded up to a half, at least 1, so that a window's small changes
+    /// of zoom resize the drawings without drawing them again.
+    pub fn sharpness(&self) -> f64 {
+        let zoom = self.zoom();
         if self.presenting.get() {
-            self.zoom_level.get() * self.given_share.get()
+            zoom
         } else {
-            1.0
+            (zoom * 2.0).ceil().max(2.0) / 2.0
         }
     }
 }
@@ -286,8 +292,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, embed: bool, compact: bool)
         show_tables: RwSignal::new(false),
         reduced_motion: media_matches("(prefers-reduced-motion: reduce)"),
         presenting: RwSignal::new(false),
-        zoom_level: RwSignal::new(1.0),
-        given_share: RwSignal::new(1.0),
+        placement: RwSignal::new(crate::plot::Placement::NATURAL),
         stage_part: RwSignal::new((Stage::Input, 0)),
         compact,
         embed,
@@ -295,6 +300,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, embed: bool, compact: bool)
         order: RwSignal::new(None),
         cross: RwSignal::new(false),
         printing: RwSignal::new(false),
+        magnify: RwSignal::new(1.0),
         handout: RwSignal::new(false),
         settled: RwSignal::new(false),
         settled_below: RwSignal::new(false),

@@ -4,6 +4,7 @@
 //! and the way back to the app.
 
 use super::context::{backward_context, ui_context, IdScope};
+use super::fit::fit_pages;
 use super::stage_view::StageView;
 use crate::attention::{Stage, Trace};
 use crate::words::{
@@ -21,6 +22,7 @@ use leptos::prelude::*;
 fn print_when_drawn(printing: RwSignal<bool>) {
     printing.set(true);
     request_animation_frame(|| {
+        fit_pages();
         request_animation_frame(|| {
             let _ = window().print();
         })
@@ -109,6 +111,12 @@ pub fn Handout(
         }
     });
     print_when_drawn(ui.printing);
+    // Each stage laid out on its page, again when the numbers change.
+    Effect::new(move |_| {
+        trace.track();
+        stages.track();
+        request_animation_frame(fit_pages);
+    });
 
     view! {
         <div class="handout" data-testid="handout">

@@ -7,6 +7,7 @@ mod deferred;
 mod download;
 mod explain_panel;
 mod export;
+mod fit;
 mod handout;
 mod heatmap;
 mod help;
@@ -49,7 +50,8 @@ pub use outline::{from_trace, model_outline, provide_outlines, settled, trace_ou
 pub use paragraphs::Paragraphs;
 pub use places::{PlaceBody, PlacesBar};
 
-pub use presenter::{fit_to_window, set_fullscreen, step_with_clicker, PresenterBar};
+pub use fit::fit_stage;
+pub use presenter::{set_fullscreen, step_with_clicker, PresenterBar};
 pub use preset_picker::PresetPicker;
 pub use quiz::{provide_quiz, quiz_context, QuizCard, QuizContext, QuizToggle};
 pub use sentence_input::SentenceInput;

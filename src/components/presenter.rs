@@ -6,7 +6,6 @@ use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::quiz::QuizContext;
 use super::training_panel::TrainingButtons;
 use crate::attention::{BackMatrix, LossKind, Norm, Stage, Wiring};
-use crate::plot::CELL_FONT_PX;
 use crate::words::{back_label, projection_part_name, stage_name};
 use leptos::prelude::*;
 
@@ -101,6 +100,21 @@ pub fn clicker_direction(key: &str) -> Option<bool> {
         "ArrowLeft" | "PageUp" => Some(false),
         _ => None,
     }
+}
+
+/// The lecturer's zoom after `key` (`+` larger, `-` smaller, `0` fitted) from `magnify`, or
+/// `None` for another key: a step at a time of a quarter, between half and three times the
+/// fitted size.
+pub fn magnified(key: &str, magnify: f64) -> Option<f64> {
+    const STEP: f64 = 1.25;
+    let to = match key {
+        "+" | "=" => magnify * STEP,
+        "-" | "_" => magnify / STEP,
+        "0" => 1.0,
+        _ => return None,
+    };
+    // Kept to whole percent, so that stepping up and down comes back to 100 %.
+    Some(((to * 100.0).round() / 100.0).clamp(0.5, 3.0))
 }
 
 /// The stage Home (the first) or End (the last, backward) jumps to while presenting.
@@ -205,10 +219,22 @@ pub fn PresenterBar(
             </ol>
             <span class="presenter-head" data-testid="presenter-head">{part_shown}</span>
             <span class="presenter-help">{move || if quiz.is_some_and(|q| q.set.get().is_some()) {
-                "← → Space: step · Home End · R: reveal · h: hide the explanation · f: full screen · Esc: leave"
+                "← → Space: step · Home End · R: reveal · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"
             } else {
-                "← → Space: step · Home End · h: hide the explanation · f: full screen · Esc: leave"
+                "← → Space: step · Home End · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"
             }}</span>
+            <span class="presenter-zoom" role="group" aria-label="Zoom"
+                class:zoomed=move || ui.magnify.get() != 1.0>
+                <button type="button" data-testid="presenter-smaller" aria-label="Smaller"
+                    on:click=move |_| ui.magnify.update(|m| *m = magnified("-", *m).unwrap_or(*m))>"−"</button>
+                <button type="button" data-testid="presenter-fit" aria-label="Fit the screen"
+                    title="Fit the screen"
+                    on:click=move |_| ui.magnify.set(1.0)>
+                    {move || format!("{:.0} %", ui.magnify.get() * 100.0)}
+                </button>
+                <button type="button" data-testid="presenter-larger" aria-label="Larger"
+                    on:click=move |_| ui.magnify.update(|m| *m = magnified("+", *m).unwrap_or(*m))>"+"</button>
+            </span>
             // A phone or a tablet has no clicker: the bar steps too.
             <span class="presenter-arrows">
                 <button type="button" data-testid="presenter-prev" aria-label="Previous step"
@@ -249,6 +275,15 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
     listen_before_the_page("keydown", move |_| pointer_pressed.set_value(false));
     let on_key = move |ev: web_sys::KeyboardEvent| {
         if !presenting.get_untracked() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
+            return;
+        }
+        // + and − zoom the step, 0 fits it again.
+        if let Some(to) = magnified(&ev.key(), stepper.ui.magnify.get_untracked()) {
+            if key_target(&ev).is_some_and(|el| is_text_field(&el)) {
+                return;
+            }
+            ev.prevent_default();
+            stepper.ui.magnify.set(to);
             return;
         }
         // Home and End jump to the first and the last step.
@@ -358,144 +393,21 @@ fn listen_before_the_page(event: &str, f: impl Fn(web_sys::KeyboardEvent) + 'sta
     handler.forget();
 }
 
-/// Keeps the presented step filling the window: after every step, change of numbers or resize,
-/// scrolls to the top and picks the largest zoom at which the stage fits the window, so nothing
-/// needs scrolling.
-pub fn fit_to_window(track: impl Fn() + 'static) {
-    let ui = ui_context();
-    let resized = RwSignal::new(0u32);
-    let _resize = window_event_listener(leptos::ev::resize, move |_| {
-        resized.update(|n| *n = n.wrapping_add(1));
-    });
-    Effect::new(move |_| {
-        track();
-        resized.track();
-        if !ui.presenting.get() {
-            return;
-        }
-        request_animation_frame(move || {
-            if let Some((zoom, share)) = largest_fitting_zoom() {
-                ui.zoom_level.set(zoom);
-                ui.given_share.set(share);
-            }
-        });
-    });
-}
-
-/// The zoom range tried, and how many halvings of it are measured.
-const ZOOM_RANGE: (f64, f64) = (0.5, 4.0);
-const ZOOM_STEPS: usize = 10;
-
-/// How much smaller a step may be drawn to keep each line of it on one row, rather than
-/// wrapping the line's pictures onto rows of their own: reading an equation left to right is
-/// worth a little size.
-const ONE_ROW_SHARE: f64 = 0.85;
-
-/// The size of the numbers in the cells, in CSS pixels, that the back of a lecture hall can read.
-const READABLE_DIGITS_PX: f64 = 28.0;
-
-/// The zoom at which the cells' numbers are [`READABLE_DIGITS_PX`] tall, rounded up to the
-/// thousandths the page's `--zoom` keeps.
-fn readable_zoom() -> f64 {
-    (READABLE_DIGITS_PX / CELL_FONT_PX * 1000.0).ceil() / 1000.0
-}
-
-/// The smallest an operand is drawn, as a share of its result's zoom.
-const LEAST_GIVEN_SHARE: f64 = 0.25;
-
-/// Measures the page at zooms chosen by bisection and returns the largest (zoom, operand share)
-/// at which the stage fits:
-/// its bottom inside the window and no line wider than its box. Each line of pictures is kept on
-/// one row unless that makes the step much smaller (see [`ONE_ROW_SHARE`]).
-///
-/// When everything drawn at one zoom would leave the result's numbers too small to read from
-/// the back of a room, the operands (drawn large on the steps before) are made smaller instead,
-/// as long as that lets the result reach [`readable_zoom`]. The style sheet sizes the canvases
-/// from `--zoom` and `--given-zoom`, so each try is one synchronous layout, no repaint.
-fn largest_fitting_zoom() -> Option<(f64, f64)> {
-    use wasm_bindgen::JsCast;
-    let doc = document();
-    let app: web_sys::HtmlElement = doc.query_selector(".app").ok()??.dyn_into().ok()?;
-    let stage = doc.query_selector(".stage").ok()??;
-    window().scroll_to_with_x_and_y(0.0, 0.0);
-    // An open explanation takes its room at the foot of the screen: the step fits above it, so
-    // it covers neither its cell nor the operands.
-    let sheet = doc
-        .query_selector("#explain-panel.active.sheet")
-        .ok()
-        .flatten()
-        .map_or(0.0, |s| s.get_bounding_client_rect().height());
-    let height = window().inner_height().ok()?.as_f64()? - sheet;
-    let style = app.style();
-    let set_zoom = |zoom: f64, share: f64| {
-        let _ = style.set_property("--zoom", &format!("{zoom:.3}"));
-        let _ = style.set_property("--given-zoom", &format!("{:.3}", zoom * share));
-    };
-    let set_one_row = |one_row: bool| {
-        let _ = app.set_attribute("data-one-row", if one_row { "true" } else { "false" });
-    };
-    let fits = |zoom: f64, share: f64| {
-        set_zoom(zoom, share);
-        if stage.get_bounding_client_rect().bottom() > height - 8.0 {
-            return false;
-        }
-        let Ok(lines) = stage.query_selector_all(".equation") else {
-            return true;
-        };
-        (0..lines.length())
-            .filter_map(|i| lines.item(i))
-            .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
-            .all(|line| line.scroll_width() <= line.client_width() + 1)
-    };
-    // The largest value in `range` for which `ok` holds, assuming it holds below any that
-    // does; `None` when it fails even at the low end. Rounded down, so the value kept is one
-    // that was measured to fit.
-    let bisect = |(mut lo, mut hi): (f64, f64), ok: &dyn Fn(f64) -> bool| {
-        if !ok(lo) {
-            return None;
-        }
-        for _ in 0..ZOOM_STEPS {
-            let mid = (lo + hi) / 2.0;
-            if ok(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        Some((lo * 1000.0).floor() / 1000.0)
-    };
-    // The best (zoom, share) with lines wrapped or kept on one row, and whether it fits at all
-    // (on a phone a step may not fit even at the smallest zoom).
-    let best = |one_row: bool| -> ((f64, f64), bool) {
-        set_one_row(one_row);
-        let Some(uniform) = bisect(ZOOM_RANGE, &|z| fits(z, 1.0)) else {
-            return ((ZOOM_RANGE.0, 1.0), false);
-        };
-        let readable = readable_zoom();
-        if uniform >= readable {
-            return ((uniform, 1.0), true);
-        }
-        match bisect((LEAST_GIVEN_SHARE, 1.0), &|share| fits(readable, share)) {
-            Some(share) => ((readable, share), true),
-            None => ((uniform, 1.0), true),
-        }
-    };
-    let (wrapped, wrapped_fits) = best(false);
-    let (one_row, one_row_fits) = best(true);
-    // Kept on one row when that fits and is not much smaller; when neither fits, wrapped, so
-    // that nothing runs off the side of the screen.
-    let keep_one_row = one_row_fits
-        && (!wrapped_fits
-            || (one_row.0 >= ONE_ROW_SHARE * wrapped.0 && one_row.1 >= ONE_ROW_SHARE * wrapped.1));
-    set_one_row(keep_one_row);
-    let (zoom, share) = if keep_one_row { one_row } else { wrapped };
-    set_zoom(zoom, share);
-    Some((zoom, share))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_zoom_keys_step_by_a_quarter_and_come_back_to_the_fitted_size() {
+        assert_eq!(magnified("+", 1.0), Some(1.25));
+        assert_eq!(magnified("-", 1.25), Some(1.0));
+        assert_eq!(magnified("-", 1.0), Some(0.8));
+        assert_eq!(magnified("+", 0.8), Some(1.0));
+        assert_eq!(magnified("0", 2.44), Some(1.0));
+        assert_eq!(magnified("+", 3.0), Some(3.0));
+        assert_eq!(magnified("-", 0.5), Some(0.5));
+        assert_eq!(magnified("a", 1.0), None);
+    }
 
     #[test]
     fn home_and_end_jump_to_the_first_and_the_last_step() {

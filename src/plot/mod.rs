@@ -8,6 +8,7 @@ mod heatmap;
 mod label;
 mod loss_curve;
 mod palette;
+mod place;
 
 pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
 pub use heatmap::{
@@ -17,3 +18,4 @@ pub use heatmap::{
 pub use label::{label_text, printable_char};
 pub use loss_curve::{draw_loss_curve, log_ticks, loss_curve_svg, loss_range, LOSS_CURVE_SIZE};
 pub use palette::{Palette, Rgb, Theme};
+pub use place::{extent, place, Line as PictureLine, Picture, Piece, Placement, Role, Room, Rule};

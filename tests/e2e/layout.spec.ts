@@ -771,3 +771,46 @@ test("presenting at 1024×768, a picked cell's explanation takes its room below 
   await page.keyboard.press("End");
   await expect(page.getByTestId("presenter-bar")).toHaveAttribute("data-step", /^back-input-/);
 });
+
+test("presenting, + and − zoom the step from its fitted size, and 0 or the readout fits it again", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto("./?present=1#v=1&stage=softmax");
+  const canvas = page.getByTestId("canvas-weights-h0");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  await expect.poll(() => digitSize(canvas)).toBeGreaterThanOrEqual(28);
+  await expectStepFits(page, { width: 1920, height: 1080 }, "fitted");
+  const fitted = await digitSize(canvas);
+  // Within 3 %: the fit is measured again from the zoom it starts at.
+  const near = (want: number) => async () => Math.abs((await digitSize(canvas)) / want - 1) < 0.03;
+  const fit = page.getByTestId("presenter-fit");
+  await expect(fit).toBeHidden();
+  await page.keyboard.press("+");
+  await expect(fit).toHaveText("125 %");
+  await expect.poll(near(fitted * 1.25)).toBe(true);
+  await page.keyboard.press("0");
+  await expect(fit).toBeHidden();
+  await expect.poll(near(fitted)).toBe(true);
+  await page.getByTestId("presenter-smaller").click();
+  await expect(fit).toHaveText("80 %");
+  await expect.poll(near(fitted * 0.8)).toBe(true);
+  await fit.click();
+  await expect(fit).toBeHidden();
+  await expect.poll(near(fitted)).toBe(true);
+  await expectStepFits(page, { width: 1920, height: 1080 }, "fitted again");
+});
+
+test("in a wide window the picture grows to fill the stage's column, and keeps its own size in a short one", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto("./#v=1&stage=scores");
+  const result = page.getByTestId("canvas-scores-h0");
+  await expect(result).toHaveAttribute("data-drawn", "true");
+  // Larger than its own size (digits 12 px), and nothing wider than the column.
+  await expect.poll(() => digitSize(result)).toBeGreaterThan(14);
+  const column = await box(page.locator(".stage .stage-body"));
+  for (const canvas of await page.locator(".stage canvas").all()) {
+    const b = await box(canvas);
+    expect(b.x + b.width, "inside the stage's column").toBeLessThanOrEqual(column.x + column.width + 0.5);
+  }
+  await page.setViewportSize({ width: 1280, height: 560 });
+  await expect.poll(() => digitSize(result)).toBeCloseTo(12, 0);
+});

@@ -128,6 +128,16 @@ test("the export menu prints the whole worked example, every stage and head, for
     .evaluateAll((stages) => stages.map((s) => getComputedStyle(s).breakBefore));
   expect(breaks).toEqual(["auto", ...Array(HANDOUT_STAGES.length - 1).fill("page")]);
   await expect.poll(() => sharpness(page, "canvas-output")).toBeGreaterThanOrEqual(3);
+  // The one layout rule sizes each stage to its A4 page (the page's box inside its margins,
+  // 703 × 1017 px; the first page also holds the title and settings), and a stage with one
+  // result draws it at least half the page wide.
+  const head = (await page.locator(".handout-head").boundingBox())!.height;
+  const heights = await handout.locator("article.print-stage").evaluateAll((stages) => stages.map((s) => s.getBoundingClientRect().height));
+  heights.forEach((h, i) => expect(h + (i === 0 ? head : 0), `${HANDOUT_STAGES[i]} fits its page`).toBeLessThanOrEqual(1017));
+  for (const [stage, result] of [["concat", "concat"], ["output", "output"]]) {
+    const width = (await page.getByTestId(`handout-${stage}`).getByTestId(`canvas-${result}`).boundingBox())!.width;
+    expect(width, `${stage}: half the page`).toBeGreaterThanOrEqual(703 / 2);
+  }
   // The gradients' diverging heatmaps are redrawn for paper too, on a light background.
   const gradient = page.getByTestId("handout-back-softmax").getByTestId("canvas-d_masked-h1");
   await expect.poll(() => sharpness(page, gradient)).toBeGreaterThanOrEqual(3);

@@ -159,7 +159,11 @@ pub fn HeatmapView(
         } else {
             Theme::LIGHT
         };
-        let zoom = if printing { PRINT_SHARPNESS } else { ui.zoom() };
+        let zoom = if printing {
+            PRINT_SHARPNESS
+        } else {
+            ui.sharpness()
+        };
         let mut highlight = highlight.map(|h| h.get()).unwrap_or_default();
         if let Some(picked) = picked {
             for (panel, marks) in picked.operands.get() {

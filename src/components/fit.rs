@@ -1,0 +1,400 @@
+//! The stage's picture laid out by the one rule ([`crate::plot::place`]) in the box the page
+//! gives it: the column beside the explanation in a window, an embed's frame, a phone's column,
+//! or the screen above the presenter bar and the explanation's sheet. The page is read for two
+//! things only, the box and the pieces' sizes at zoom 1; the rule decides the rest, and the
+//! style sheet draws the pictures from `--zoom`, `--given-zoom`, `--lines-w` and `data-one-row`.
+
+use super::context::{ui_context, UiContext};
+use crate::plot::{place, Picture, PictureLine, Piece, Placement, Role, Room, Rule};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+
+/// Lays the stage out again after every step, change of numbers, explanation opened or closed,
+/// or resize.
+pub fn fit_stage(track: impl Fn() + 'static) {
+    let ui = ui_context();
+    let resized = RwSignal::new(0u32);
+    let _resize = window_event_listener(leptos::ev::resize, move |_| {
+        resized.update(|n| *n = n.wrapping_add(1));
+    });
+    Effect::new(move |_| {
+        track();
+        resized.track();
+        let presenting = ui.presenting.get();
+        let magnify = if presenting { ui.magnify.get() } else { 1.0 };
+        // Printed, the stage is laid out on the page at once: the browser prints before the
+        // next frame.
+        if ui.printing.get() {
+            if let Some(p) = element(".app .stage").and_then(|stage| on_paper(&stage, 0.0)) {
+                ui.placement.set(p);
+            }
+            return;
+        }
+        // Measured once the step is on the page, then again at the placement found: a caption
+        // or a line of words may take other room at another zoom, and a presented step that
+        // still runs past the screen is fitted again into a room smaller by as much.
+        let settle = move |spare: f64| {
+            if let Some(p) = placement(ui, presenting, spare) {
+                let p = magnified(p, magnify);
+                if ui.placement.get_untracked() != p {
+                    ui.placement.set(p);
+                }
+            }
+        };
+        settle_in_frames(ui, settle, presenting && magnify <= 1.0, 0.0, 2);
+    });
+}
+
+fn element(selector: &str) -> Option<Element> {
+    document().query_selector(selector).ok()?
+}
+
+/// Runs `settle` in the next frame with `spare` pixels of the room kept free, then in the frame
+/// after (up to `passes` runs in all) again: with the room less what the step, as drawn, runs
+/// past the screen where it must fit (`fit`) and can, or else as it was.
+fn settle_in_frames(
+    ui: UiContext,
+    settle: impl Fn(f64) + Copy + 'static,
+    fit: bool,
+    spare: f64,
+    passes: u8,
+) {
+    request_animation_frame(move || {
+        settle(spare);
+        if passes > 1 {
+            request_animation_frame(move || {
+                // A step that does not fit even at the least zoom is left as it is.
+                let fits = ui.placement.with_untracked(|p| p.fits);
+                let over = if fit && fits { overflow() } else { 0.0 };
+                if over > 0.5 {
+                    settle_in_frames(ui, settle, fit, spare + over + 2.0, passes - 1);
+                } else if spare == 0.0 {
+                    settle(spare);
+                }
+            });
+        }
+    });
+}
+
+/// How far the presented step runs past the bottom of the screen (less an open explanation's
+/// sheet), in CSS pixels.
+fn overflow() -> f64 {
+    let Some(stage) = element(".app .stage") else {
+        return 0.0;
+    };
+    let height = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    let sheet = element("#explain-panel.active.sheet")
+        .map_or(0.0, |s| s.get_bounding_client_rect().height());
+    let page = f64::from(
+        document()
+            .document_element()
+            .map_or(0, |e| e.scroll_height()),
+    );
+    (stage.get_bounding_client_rect().bottom() - (height - sheet - 8.0))
+        .max(page - height)
+        .max(0.0)
+}
+
+/// `p` drawn `magnify` times larger, as the lecturer asked: larger than fitted, it may scroll.
+fn magnified(p: Placement, magnify: f64) -> Placement {
+    if magnify == 1.0 {
+        return p;
+    }
+    Placement {
+        zoom: p.zoom * magnify,
+        lines_width: p.lines_width * magnify,
+        fits: p.fits && magnify < 1.0,
+        ..p
+    }
+}
+
+/// The placement of the app's stage in its box, by the rule of the place it is in.
+fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<Placement> {
+    let body = element(".app .stage .stage-body")?;
+    let stage = element(".app .stage")?;
+    let (zoom, share) = ui.placement.with_untracked(|p| (p.zoom, p.given_share));
+    let width = f64::from(body.client_width());
+    let (picture, above) = picture(
+        &body,
+        (zoom, share),
+        presenting && body.class_list().contains("two-results"),
+        !presenting && width <= PHONE_COLUMN,
+    )?;
+    let window_height = window().inner_height().ok()?.as_f64()?;
+    let room = if presenting {
+        window().scroll_to_with_x_and_y(0.0, 0.0);
+        // An open explanation takes its room at the foot of the screen: the step fits above
+        // it, so it covers neither its cell nor the operands.
+        let sheet = element("#explain-panel.active.sheet")
+            .map_or(0.0, |s| s.get_bounding_client_rect().height());
+        let (b, s) = (
+            body.get_bounding_client_rect(),
+            stage.get_bounding_client_rect(),
+        );
+        Room {
+            width,
+            height: window_height
+                - sheet
+                - 8.0
+                - spare
+                - above
+                - b.top()
+                - (s.bottom() - b.bottom()).max(0.0),
+        }
+    } else {
+        // A page that scrolls: the picture fits the window's height below the stage's title
+        // and formula where it can, and the column's width always.
+        let above_body =
+            body.get_bounding_client_rect().top() - stage.get_bounding_client_rect().top();
+        Room {
+            width,
+            // An embed's frame takes the height of what it shows: only its width counts.
+            height: if ui.embed {
+                f64::INFINITY
+            } else {
+                window_height - above_body - above - FOOT
+            },
+        }
+    };
+    let rule = if presenting {
+        Rule::PRESENTER
+    } else if ui.embed {
+        Rule::FRAME
+    } else {
+        Rule::SCREEN
+    };
+    Some(place(room, &picture, &rule))
+}
+
+/// The room kept below a picture on a page that scrolls: the phone's stepper or a margin.
+const FOOT: f64 = 72.0;
+
+/// The widest a phone's column is, in CSS pixels, where each operator takes a row of its own
+/// (the style sheet's `stage-area` container query).
+const PHONE_COLUMN: f64 = 520.0;
+
+/// A4's box at 96 px an inch, inside the page's margins (`@page { margin: 14mm 12mm }`).
+pub const PAGE: Room = Room {
+    width: 703.0,
+    height: 1017.0,
+};
+
+/// Lays each stage of the printed handout out on a page of its own.
+pub fn fit_pages() {
+    let Ok(stages) = document().query_selector_all(".handout .print-stage") else {
+        return;
+    };
+    // The first page also holds the handout's title and settings.
+    let head =
+        element(".handout .handout-head").map_or(0.0, |h| h.get_bounding_client_rect().height());
+    for i in 0..stages.length() {
+        let Some(stage) = stages.item(i).and_then(|s| s.dyn_into::<Element>().ok()) else {
+            continue;
+        };
+        if let Some(p) = on_paper(&stage, if i == 0 { head } else { 0.0 }) {
+            set_on(&stage, &p);
+        }
+    }
+}
+
+/// The placement of `stage` (an `article.stage`) on a printed page: the page's width, and its
+/// height less the stage's title, formula and notes and `above` (what the page has above it).
+fn on_paper(stage: &Element, above: f64) -> Option<Placement> {
+    let body = stage.query_selector(".stage-body").ok()??;
+    let style = stage.dyn_ref::<HtmlElement>()?.style();
+    let var = |name: &str, or: f64| {
+        style
+            .get_property_value(name)
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(or)
+    };
+    let zoom = var("--zoom", 1.0);
+    let share = var("--given-zoom", zoom) / zoom.max(0.1);
+    let (picture, above_lines) = picture(&body, (zoom, share), true, false)?;
+    let (s, b) = (
+        stage.get_bounding_client_rect(),
+        body.get_bounding_client_rect(),
+    );
+    let room = Room {
+        width: PAGE.width,
+        height: PAGE.height - above - above_lines - (s.height() - b.height()) - 8.0,
+    };
+    Some(place(room, &picture, &Rule::PRINT))
+}
+
+/// Writes a placement on one printed stage.
+fn set_on(stage: &Element, p: &Placement) {
+    let _ = stage.set_attribute("data-one-row", if p.one_row { "true" } else { "false" });
+    if let Some(el) = stage.dyn_ref::<HtmlElement>() {
+        let style = el.style();
+        let _ = style.set_property("--zoom", &format!("{:.3}", p.zoom));
+        let _ = style.set_property("--given-zoom", &format!("{:.3}", p.zoom * p.given_share));
+        if p.lines_width > 0.0 {
+            let _ = style.set_property("--lines-w", &format!("{:.1}px", p.lines_width));
+        }
+    }
+}
+
+/// The picture in `body`, drawn now with its results at `zoom` and its operands at `zoom ×
+/// share`, sized at zoom 1: its lines side by side where they fit, or one under another, and
+/// each operator on a row of its own or not; with the height, in CSS pixels, of the words above
+/// its lines (a goal's sentence), which keep their size. `None` before its heatmaps have their
+/// sizes.
+fn picture(
+    body: &Element,
+    (zoom, share): (f64, f64),
+    lines_side_by_side: bool,
+    operators_own_row: bool,
+) -> Option<(Picture, f64)> {
+    let px = |el: &Element, property: &str| -> f64 {
+        window()
+            .get_computed_style(el)
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_property_value(property).ok())
+            .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    let zoom = zoom.max(0.1);
+    let mut lines = Vec::new();
+    let mut above = 0.0;
+    let mut gap = 0.0;
+    let children = body.children();
+    for i in 0..children.length() {
+        let Some(child) = children.item(i) else {
+            continue;
+        };
+        if !child.class_list().contains("line") {
+            above += child.get_bounding_client_rect().height() + px(body, "row-gap");
+            continue;
+        }
+        let heading = child
+            .query_selector(".line-heading")
+            .ok()
+            .flatten()
+            .map_or(0.0, |h| h.get_bounding_client_rect().height() / zoom);
+        let Some(equation) = child.query_selector(".equation").ok().flatten() else {
+            continue;
+        };
+        gap = px(&equation, "column-gap") / zoom;
+        let mut pieces = Vec::new();
+        let items = equation.children();
+        for j in 0..items.length() {
+            let Some(item) = items.item(j) else {
+                continue;
+            };
+            if item.class_list().contains("given") {
+                let inner = item.children();
+                for k in 0..inner.length() {
+                    if let Some(el) = inner.item(k) {
+                        pieces.push(piece(&el, Role::Given, zoom * share)?);
+                    }
+                }
+                continue;
+            }
+            // Not shown (the lines in a compact embed): not laid out.
+            let shown = item.get_bounding_client_rect();
+            if shown.width() == 0.0 && shown.height() == 0.0 {
+                continue;
+            }
+            let given = item.query_selector(".given").ok().flatten().is_some();
+            let role = if item.class_list().contains("op") {
+                Role::Operator
+            } else if item.class_list().contains("lines-figure") {
+                let r = item
+                    .query_selector("svg")
+                    .ok()
+                    .flatten()
+                    .map(|svg| svg.get_bounding_client_rect())?;
+                Role::Lines {
+                    aspect: r.height() / r.width().max(1.0),
+                }
+            } else if given {
+                Role::Given
+            } else {
+                Role::Result
+            };
+            let z = if given { zoom * share } else { zoom };
+            let mut piece = piece(&item, role, z)?;
+            // An operator on a row of its own stretches across it: only its height counts.
+            if operators_own_row && role == Role::Operator {
+                piece.width = 0.0;
+            }
+            pieces.push(piece);
+        }
+        lines.push(PictureLine { pieces, heading });
+    }
+    // Lines side by side are kept apart by the column gap and the rule before the second.
+    let side_gap = body
+        .query_selector(".line + .line")
+        .ok()
+        .flatten()
+        .map_or(0.0, |l| {
+            px(&l, "padding-left") + px(&l, "border-left-width")
+        })
+        + px(body, "column-gap");
+    let picture = Picture {
+        lines,
+        above: 0.0,
+        gap,
+        side_gap: side_gap / zoom,
+        line_gap: px(body, "row-gap") / zoom,
+        lines_side_by_side,
+        operators_own_row,
+        lines_alone: 1.0,
+    };
+    Some((picture, above))
+}
+
+/// One piece's size at zoom 1, drawn now at `zoom`. A heatmap's drawing counts at its own size,
+/// not at the size a narrow column squeezes it to. `None` for a heatmap not yet sized.
+fn piece(el: &Element, role: Role, zoom: f64) -> Option<Piece> {
+    let r = el.get_bounding_client_rect();
+    let (mut width, mut height) = (r.width() / zoom, r.height() / zoom);
+    if let Role::Lines { .. } = role {
+        // At their least width, under their caption: the rule sizes the drawing.
+        let caption = el
+            .query_selector("figcaption")
+            .ok()
+            .flatten()
+            .map_or(0.0, |c| c.get_bounding_client_rect().height());
+        return Some(Piece {
+            role,
+            width: LINES_LEAST,
+            height: caption / zoom,
+        });
+    }
+    let canvases = el.query_selector_all("canvas").ok()?;
+    for i in 0..canvases.length() {
+        let Some(canvas) = canvases
+            .item(i)
+            .and_then(|c| c.dyn_into::<HtmlElement>().ok())
+        else {
+            continue;
+        };
+        let drawn: f64 = canvas
+            .style()
+            .get_property_value("--w")
+            .ok()
+            .and_then(|w| w.trim().parse().ok())?;
+        let c = canvas.get_bounding_client_rect();
+        if c.width() > 0.0 {
+            width += drawn - c.width() / zoom;
+            height += drawn * c.height() / c.width() - c.height() / zoom;
+        }
+    }
+    Some(Piece {
+        role,
+        width,
+        height,
+    })
+}
+
+/// The attention lines' least width at zoom 1, in CSS pixels.
+const LINES_LEAST: f64 = 160.0;

@@ -405,6 +405,7 @@ pub fn ShareButtons() -> impl IntoView {
                 {toggle("embed-quiz", "as a quiz", |o| o.quiz, |o, on| o.quiz = on)}
                 {toggle("embed-cell", "with the picked cell explained", |o| o.cell, |o, on| o.cell = on)}
                 {toggle("embed-start", "from the first stage", |o| o.from_start, |o, on| o.from_start = on)}
+                {toggle("embed-train", "with the training view", |o| o.train, |o, on| o.train = on)}
                 <button type="button" data-testid="embed-preview"
                     aria-pressed=move || preview.with(Option::is_some).to_string()
                     on:click=move |_| {

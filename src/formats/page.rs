@@ -19,6 +19,9 @@ pub struct PageOptions {
     pub present: bool,
     /// Start with the quiz on, as `quiz=1` in the link does.
     pub quiz: bool,
+    /// An embed that trains (`train=1`): the training view, the head and the loss curve with
+    /// the training settings and buttons, below its stage.
+    pub train: bool,
 }
 
 /// Reads the query string (with or without the leading `?`); unknown or bad values are ignored.
@@ -34,6 +37,7 @@ pub fn parse_query(search: &str) -> PageOptions {
             "embed" => options.embed = on,
             "present" => options.present = on,
             "quiz" => options.quiz = on,
+            "train" => options.train = on,
             "controls" => options.controls = on,
             "stage" => options.stage = Stage::from_key(value),
             "theme" => {
@@ -99,6 +103,8 @@ pub struct EmbedOptions {
     pub cell: bool,
     /// Opens at the first stage rather than the one on screen.
     pub from_start: bool,
+    /// With the training view below the stage: the trained head beside the loss curve.
+    pub train: bool,
 }
 
 impl Default for EmbedOptions {
@@ -109,6 +115,7 @@ impl Default for EmbedOptions {
             quiz: false,
             cell: true,
             from_start: false,
+            train: false,
         }
     }
 }
@@ -140,6 +147,9 @@ pub fn embed_src(href: &str, fragment: &str, options: &EmbedOptions) -> String {
     if options.quiz {
         query.push_str("&quiz=1");
     }
+    if options.train {
+        query.push_str("&train=1");
+    }
     format!(
         "{}{query}#{}",
         base_of(href),
@@ -155,7 +165,11 @@ pub fn embed_code(href: &str, fragment: &str, options: &EmbedOptions) -> String 
         .replace('&', "&amp;")
         .replace('"', "&quot;");
     // Before the script runs (or where scripts are stripped), a height that shows the picture.
-    let height = if options.editors { 720 } else { 600 };
+    let height = match (options.editors, options.train) {
+        (_, true) => 1100,
+        (true, false) => 720,
+        (false, false) => 600,
+    };
     format!(
         "<iframe class=\"attention-lens\" src=\"{src}\" \
          title=\"attention-lens: multi-head self-attention\" \
@@ -264,5 +278,18 @@ mod tests {
             embed_src(href, fragment, &from_start),
             "https://a.example/lens/?embed=1&controls=0#v=1&s=a"
         );
+    }
+
+    #[test]
+    fn an_embed_with_the_training_view_asks_for_it_and_starts_taller() {
+        let options = EmbedOptions {
+            train: true,
+            ..EmbedOptions::default()
+        };
+        let src = embed_src("https://a.example/", "v=1", &options);
+        assert_eq!(src, "https://a.example/?embed=1&controls=0&train=1#v=1");
+        assert!(parse_query(src.split_once('?').unwrap().1.split('#').next().unwrap()).train);
+        assert!(embed_code("https://a.example/", "v=1", &options).contains("height: 1100px"));
+        assert!(!parse_query("?embed=1").train);
     }
 }

@@ -237,3 +237,36 @@ test("in a phone's embed, a checked answer keeps its verdict where the form was,
   expect(await page.evaluate(() => window.scrollY)).toBe(before);
   await expect(page.getByTestId("quiz-feedback")).toBeInViewport();
 });
+
+for (const { column, viewport } of [
+  { column: 700, viewport: { width: 1280, height: 900 } },
+  { column: 360, viewport: { width: 390, height: 800 } },
+]) {
+  test(`the training view embeds in a ${column} px column: the head learns beside its loss curve`, async ({ page, context }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.goto("./#v=1&stage=softmax");
+    await page.getByTestId("place-share").click();
+    await page.getByTestId("embed-train").check();
+    await page.getByTestId("copy-embed").click();
+    await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+    const code = await page.evaluate(() => navigator.clipboard.readText());
+    expect(code).toContain("train=1");
+    const host = await hostPage(context, code, column, viewport);
+    const inner = host.frameLocator("iframe.attention-lens");
+    await expect(inner.getByTestId("canvas-weights-h0")).toHaveAttribute("data-drawn", "true");
+    const head = inner.getByTestId("training-head");
+    await expect(head).toBeVisible();
+    await inner.getByTestId("train-run").click();
+    await expect(inner.getByTestId("train-status")).toContainText(/After \d+ step/);
+    await inner.getByTestId("train-run").click();
+    // The head and the loss curve, side by side or one under the other, both inside the frame.
+    const frame = (await host.locator("iframe.attention-lens").boundingBox())!;
+    for (const part of [head, inner.getByTestId("loss-curve")]) {
+      const b = (await part.boundingBox())!;
+      expect(b.x).toBeGreaterThanOrEqual(frame.x - 0.5);
+      expect(b.x + b.width).toBeLessThanOrEqual(frame.x + frame.width + 0.5);
+      expect(b.y + b.height).toBeLessThanOrEqual(frame.y + frame.height + 0.5);
+    }
+    await host.close();
+  });
+}

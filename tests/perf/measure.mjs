@@ -65,6 +65,8 @@ const BUDGETS = {
   bundleGzipKb: 320,
   /** The least training steps per second at the largest scenario, while drawing. */
   trainingLargestMin: 30,
+  /** The least training steps (frames) per second in presenter mode at 1920×1080. */
+  presenterTrainingMin: 30,
 };
 
 function parseArgs(argv) {
@@ -394,6 +396,35 @@ async function trainingSpeed(browser, url, scenario, seconds, problems) {
   }
 }
 
+/**
+ * Training steps per second in presenter mode at 1920×1080: the default scenario on the Softmax
+ * step, the Train place opened once (so the bar holds the training buttons), then Train in the
+ * presenter bar for `seconds`; each step redraws the step and the loss curve beside it.
+ */
+async function presenterTrainingSpeed(browser, url, seconds, problems) {
+  const { context, page } = await openPage(browser, problems);
+  try {
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await page.goto(`${url}#v=1&stage=softmax`);
+    await waitForFirstHeatmap(page);
+    await page.getByTestId("place-train").click();
+    await page.getByTestId("place-share").click();
+    await page.getByTestId("present").click();
+    const run = page.getByTestId("presenter-training").getByTestId("train-run");
+    const started = Date.now();
+    await run.click();
+    await page.waitForTimeout(seconds * 1000);
+    await run.click();
+    const elapsed = (Date.now() - started) / 1000;
+    const status = await page.getByTestId("train-status").innerText();
+    const steps = Number(status.match(/After (\d+) step/)?.[1] ?? NaN);
+    if (!Number.isFinite(steps)) throw new Error(`no step count in the training status: ${status}`);
+    return steps / elapsed;
+  } finally {
+    await context.close();
+  }
+}
+
 /** The gzipped (level 9) and raw sizes of the .wasm, .js and .css files in `dir`. */
 async function bundleSize(dir) {
   const sizes = { wasm: 0, js: 0, css: 0, raw: 0, gzip: 0 };
@@ -516,6 +547,16 @@ async function main() {
         ),
       );
     }
+    figures.push(
+      figure(
+        "training steps per second, presenter mode at 1920×1080",
+        await presenterTrainingSpeed(browser, server.url, 3, problems),
+        "steps/s",
+        null,
+        "Train for 3 s from the presenter bar on the Softmax step, the loss curve beside it; one step a frame at most",
+        BUDGETS.presenterTrainingMin,
+      ),
+    );
     // The floor's loads take turns with the app's, so a machine that slows down during the
     // run slows both.
     const floorServer = options.floorDist ? await serve(options.floorDist) : null;

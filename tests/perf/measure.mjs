@@ -382,18 +382,23 @@ async function trainingSpeed(browser, url, scenario, seconds, problems) {
     const run = page.getByTestId("train-run");
     await run.scrollIntoViewIfNeeded();
     await page.getByTestId("stage-scores").scrollIntoViewIfNeeded();
-    const started = Date.now();
-    await run.click();
-    await page.waitForTimeout(seconds * 1000);
-    await run.click();
-    const elapsed = (Date.now() - started) / 1000;
-    const status = await page.getByTestId("train-status").innerText();
-    const steps = Number(status.match(/After (\d+) step/)?.[1] ?? NaN);
-    if (!Number.isFinite(steps)) throw new Error(`no step count in the training status: ${status}`);
-    return steps / elapsed;
+    return await stepsPerSecond(page, run, seconds);
   } finally {
     await context.close();
   }
+}
+
+/** Runs training with the `run` button for `seconds`; the steps the panel reports per second. */
+async function stepsPerSecond(page, run, seconds) {
+  const started = Date.now();
+  await run.click();
+  await page.waitForTimeout(seconds * 1000);
+  await run.click();
+  const elapsed = (Date.now() - started) / 1000;
+  const status = await page.getByTestId("train-status").innerText();
+  const steps = Number(status.match(/After (\d+) step/)?.[1] ?? NaN);
+  if (!Number.isFinite(steps)) throw new Error(`no step count in the training status: ${status}`);
+  return steps / elapsed;
 }
 
 /**
@@ -411,15 +416,7 @@ async function presenterTrainingSpeed(browser, url, seconds, problems) {
     await page.getByTestId("place-share").click();
     await page.getByTestId("present").click();
     const run = page.getByTestId("presenter-training").getByTestId("train-run");
-    const started = Date.now();
-    await run.click();
-    await page.waitForTimeout(seconds * 1000);
-    await run.click();
-    const elapsed = (Date.now() - started) / 1000;
-    const status = await page.getByTestId("train-status").innerText();
-    const steps = Number(status.match(/After (\d+) step/)?.[1] ?? NaN);
-    if (!Number.isFinite(steps)) throw new Error(`no step count in the training status: ${status}`);
-    return steps / elapsed;
+    return await stepsPerSecond(page, run, seconds);
   } finally {
     await context.close();
   }

@@ -26,7 +26,8 @@ pub fn fit_stage(track: impl Fn() + 'static) {
         // Printed, the stage is laid out on the page at once: the browser prints before the
         // next frame.
         if ui.printing.get() {
-            if let Some(p) = element(".app .stage").and_then(|stage| on_paper(&stage, 0.0)) {
+            let drawn = ui.placement.with_untracked(|p| (p.zoom, p.given_share));
+            if let Some(p) = element(".app .stage").and_then(|stage| on_paper(&stage, 0.0, drawn)) {
                 ui.placement.set(p);
             }
             return;
@@ -196,27 +197,32 @@ pub fn fit_pages() {
         let Some(stage) = stages.item(i).and_then(|s| s.dyn_into::<Element>().ok()) else {
             continue;
         };
-        if let Some(p) = on_paper(&stage, if i == 0 { head } else { 0.0 }) {
+        let Some(style) = stage.dyn_ref::<HtmlElement>().map(HtmlElement::style) else {
+            continue;
+        };
+        let var = |name: &str, or: f64| {
+            style
+                .get_property_value(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .unwrap_or(or)
+        };
+        let zoom = var("--zoom", 1.0);
+        let drawn = (zoom, var("--given-zoom", zoom) / zoom.max(0.1));
+        if let Some(p) = on_paper(&stage, if i == 0 { head } else { 0.0 }, drawn) {
             set_on(&stage, &p);
         }
     }
 }
 
-/// The placement of `stage` (an `article.stage`) on a printed page: the page's width, and its
-/// height less the stage's title, formula and notes and `above` (what the page has above it).
-fn on_paper(stage: &Element, above: f64) -> Option<Placement> {
+/// The placement of `stage` (an `article.stage`, drawn now at `drawn`: its zoom and its
+/// operands' share) on a printed page: the page's width, and its height less the stage's title,
+/// formula and notes and `above` (what the page has above it).
+fn on_paper(stage: &Element, above: f64, drawn: (f64, f64)) -> Option<Placement> {
     let body = stage.query_selector(".stage-body").ok()??;
-    let style = stage.dyn_ref::<HtmlElement>()?.style();
-    let var = |name: &str, or: f64| {
-        style
-            .get_property_value(name)
-            .ok()
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .unwrap_or(or)
-    };
-    let zoom = var("--zoom", 1.0);
-    let share = var("--given-zoom", zoom) / zoom.max(0.1);
-    let (picture, above_lines) = picture(&body, (zoom, share), true, false)?;
+    // The handout's lines sit side by side where they fit; the app's, one under another.
+    let side_by_side = stage.class_list().contains("print-stage");
+    let (picture, above_lines) = picture(&body, drawn, side_by_side, false)?;
     let (s, b) = (
         stage.get_bounding_client_rect(),
         body.get_bounding_client_rect(),

@@ -90,11 +90,17 @@ pub struct Rule {
     /// smaller (down to `least_given_share` of the result's zoom) before it lets the result fall
     /// below it.
     pub readable: f64,
+    /// The room's width at which `readable` holds (0 for any): a narrower room reads well at
+    /// a zoom as much smaller, as a projector shows any screen as large on its wall.
+    pub readable_width: f64,
     /// A result's least width as a share of the room's width (0 for none): raises `readable`
     /// for a picture whose results are narrow.
     pub result_share: f64,
     /// The smallest the operands are drawn, as a share of the result's zoom.
     pub least_given_share: f64,
+    /// The zoom below which the operands are drawn smaller only when everything is (0 for
+    /// none): a projector keeps their cells 24 px tall.
+    pub least_given_zoom: f64,
     /// How much smaller a picture may be drawn to keep each line on one row: reading an
     /// equation left to right is worth a little size.
     pub one_row_share: f64,
@@ -108,14 +114,21 @@ pub struct Rule {
 /// The size of a cell's numbers at zoom 1, in CSS pixels.
 const DIGITS_PX: f64 = super::CELL_FONT_PX;
 
+/// A heatmap cell's height at zoom 1, in CSS pixels.
+const CELL_PX: f64 = 28.0;
+
 impl Rule {
     /// A projector: as large as the screen allows, without scrolling; results read from the
-    /// back of a room (digits 28 px tall) where the operands can give way.
+    /// back of a room (digits 28 px tall on a 1920 px screen, as much smaller on a narrower one,
+    /// which the projector shows as large) where the operands can give way, and the operands'
+    /// cells stay 24 px tall where they can.
     pub const PRESENTER: Rule = Rule {
         zoom: (0.5, 4.0),
         readable: 28.0 / DIGITS_PX,
+        readable_width: 1860.0,
         result_share: 0.0,
         least_given_share: 0.25,
+        least_given_zoom: 24.0 / CELL_PX,
         one_row_share: 0.85,
         fit_height: true,
         lines_alone: 1.0,
@@ -128,8 +141,10 @@ impl Rule {
     pub const SCREEN: Rule = Rule {
         zoom: (0.5, 1.5),
         readable: 1.0,
+        readable_width: 0.0,
         result_share: 0.0,
         least_given_share: 1.0,
+        least_given_zoom: 0.0,
         one_row_share: 0.85,
         fit_height: false,
         lines_alone: 2.0,
@@ -148,8 +163,10 @@ impl Rule {
     pub const PRINT: Rule = Rule {
         zoom: (0.3, 2.0),
         readable: 1.0,
+        readable_width: 0.0,
         result_share: 0.5,
         least_given_share: 0.4,
+        least_given_zoom: 0.0,
         one_row_share: 0.85,
         fit_height: true,
         lines_alone: 2.0,
@@ -212,17 +229,24 @@ pub fn place(room: Room, picture: &Picture, rule: &Rule) -> Placement {
         if uniform >= readable || rule.least_given_share >= 1.0 {
             return Some((uniform, 1.0));
         }
-        // Readable with the operands drawn smaller, as small as the rule allows.
-        if let Some(share) = largest((rule.least_given_share, 1.0), &|s| fits(readable, s)) {
+        // Readable with the operands drawn smaller, no smaller than the rule's least zoom for
+        // them; else the results as large as the room such operands leave; else, where that
+        // gains nothing, readable with the operands as small as the rule's least share.
+        let given = rule.least_given_zoom.min(uniform);
+        let least = |z: f64| rule.least_given_share.max(given / z).min(1.0);
+        if let Some(share) = largest((least(readable), 1.0), &|s| fits(readable, s)) {
             return Some((readable, share));
         }
-        let least = |z: f64| rule.least_given_share.max(uniform / z);
         let result = largest((uniform, readable), &|z| fits(z, least(z))).unwrap_or(uniform);
-        if result <= uniform * 1.02 {
-            return Some((uniform, 1.0));
+        if result > uniform * 1.02 {
+            let share =
+                largest((least(result), 1.0), &|s| fits(result, s)).unwrap_or(least(result));
+            return Some((result, share));
         }
-        let share = largest((least(result), 1.0), &|s| fits(result, s)).unwrap_or(least(result));
-        Some((result, share))
+        Some(
+            largest((rule.least_given_share, 1.0), &|s| fits(readable, s))
+                .map_or((uniform, 1.0), |share| (readable, share)),
+        )
     };
     let choose = |room: Room| -> Option<Placement> {
         let wrapped = best(room, false);
@@ -318,8 +342,13 @@ fn readable_zoom(room: Room, picture: &Picture, rule: &Rule) -> f64 {
     } else {
         0.0
     };
+    let scaled = if rule.readable_width > 0.0 {
+        rule.readable * (room.width / rule.readable_width).min(1.0)
+    } else {
+        rule.readable
+    };
     // Rounded up to the thousandths the page keeps of a zoom.
-    let readable = rule.readable.max(by_width).min(rule.zoom.1);
+    let readable = scaled.max(by_width).min(rule.zoom.1);
     (readable * 1000.0).ceil() / 1000.0
 }
 
@@ -343,7 +372,7 @@ fn largest(range: (f64, f64), ok: &dyn Fn(f64) -> bool) -> Option<f64> {
             hi = mid;
         }
     }
-    let kept = (lo * 1000.0).floor() / 1000.0;
+    let kept = ((lo * 1000.0).floor() / 1000.0).max(range.0);
     Some(if ok(kept) { kept } else { lo })
 }
 
@@ -655,8 +684,11 @@ mod tests {
             for picture in &stages {
                 let p = place(room, picture, &Rule::PRESENTER);
                 assert_fits(room, picture, p);
-                // Cells are 28 px tall at zoom 1.
+                // Cells are 28 px tall at zoom 1: the results' and the operands'.
                 assert!(p.zoom * 28.0 >= 24.0, "{w}×{h}: {p:?}");
+                if (w, h) == (1024.0, 768.0) {
+                    assert!(p.zoom * p.given_share * 28.0 >= 23.99, "{w}×{h}: {p:?}");
+                }
             }
         }
     }
@@ -664,28 +696,37 @@ mod tests {
     #[test]
     fn at_1920_a_projected_result_reads_from_the_back_of_the_room() {
         let room = projector(1920.0, 1080.0);
-        for picture in [
-            softmax(3),
-            softmax(6),
-            scores(6),
-            scores(8),
-            backward_loss(6),
-        ] {
+        for picture in [softmax(3), softmax(6), scores(6), backward_loss(6)] {
             let p = place(room, &picture, &Rule::PRESENTER);
             assert!(p.digits_px() >= 28.0, "{p:?}");
         }
+        // Eight tokens: the operands keep cells 24 px tall, the results take the rest.
+        let p = place(room, &scores(8), &Rule::PRESENTER);
+        assert!(p.zoom * p.given_share * CELL_PX >= 23.99, "{p:?}");
+        assert!(p.digits_px() >= 24.0, "{p:?}");
     }
 
     #[test]
-    fn the_operands_give_way_before_the_result_falls_below_readable() {
+    fn the_operands_give_way_only_to_draw_the_result_larger_and_keep_24_px_cells() {
         // Eight tokens at 1024×768: the room cannot hold every matrix at digits 28 px tall.
         let room = projector(1024.0, 768.0);
         let picture = scores(8);
         let p = place(room, &picture, &Rule::PRESENTER);
         assert_fits(room, &picture, p);
-        if p.given_share < 1.0 {
-            assert!((p.zoom - Rule::PRESENTER.readable).abs() < 1e-3, "{p:?}");
-        }
+        let alike = place(
+            room,
+            &picture,
+            &Rule {
+                least_given_share: 1.0,
+                ..Rule::PRESENTER
+            },
+        );
+        assert_eq!(alike.given_share, 1.0);
+        assert!(
+            p.given_share < 1.0 && p.zoom > alike.zoom,
+            "{p:?} against {alike:?}"
+        );
+        assert!(p.zoom * p.given_share * CELL_PX >= 23.99, "{p:?}");
     }
 
     #[test]

@@ -36,7 +36,12 @@ pub fn fit_stage(track: impl Fn() + 'static) {
         // or a line of words may take other room at another zoom, and a presented step that
         // still runs past the screen is fitted again into a room smaller by as much.
         let settle = move |spare: f64| {
-            if let Some(p) = placement(ui, presenting, spare) {
+            if let Some((p, widest)) = placement(ui, presenting, spare) {
+                // Zoomed in no further than the widest picture fits across the screen.
+                if magnify > widest.max(1.0) {
+                    ui.magnify.set((widest.max(1.0) * 100.0).floor() / 100.0);
+                    return;
+                }
                 let p = magnified(p, magnify);
                 if ui.placement.get_untracked() != p {
                     ui.placement.set(p);
@@ -114,8 +119,9 @@ fn magnified(p: Placement, magnify: f64) -> Placement {
     }
 }
 
-/// The placement of the app's stage in its box, by the rule of the place it is in.
-fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<Placement> {
+/// The placement of the app's stage in its box, by the rule of the place it is in, and how many
+/// times larger than placed its widest picture would still fit across the box.
+fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<(Placement, f64)> {
     let body = element(".app .stage .stage-body")?;
     let stage = element(".app .stage")?;
     let (zoom, share) = ui.placement.with_untracked(|p| (p.zoom, p.given_share));
@@ -169,7 +175,21 @@ fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<Placement> {
     } else {
         Rule::SCREEN
     };
-    Some(place(room, &picture, &rule))
+    let p = place(room, &picture, &rule);
+    let widest = picture
+        .lines
+        .iter()
+        .flat_map(|l| &l.pieces)
+        .map(|piece| {
+            let share = if piece.role == Role::Given {
+                p.given_share
+            } else {
+                1.0
+            };
+            piece.width * p.zoom * share
+        })
+        .fold(0.0, f64::max);
+    Some((p, room.width / widest.max(1.0)))
 }
 
 /// The room kept below a picture on a page that scrolls: the phone's stepper or a margin.
@@ -184,6 +204,10 @@ pub const PAGE: Room = Room {
     width: 703.0,
     height: 1017.0,
 };
+
+/// The height a printed stage leaves spare on its page, in CSS pixels: the screen, which the
+/// rule measures, and the paper set a line of words a few pixels apart.
+const PAGE_SPARE: f64 = 24.0;
 
 /// Lays each stage of the printed handout out on a page of its own.
 pub fn fit_pages() {
@@ -229,7 +253,7 @@ fn on_paper(stage: &Element, above: f64, drawn: (f64, f64)) -> Option<Placement>
     );
     let room = Room {
         width: PAGE.width,
-        height: PAGE.height - above - above_lines - (s.height() - b.height()) - 8.0,
+        height: PAGE.height - above - above_lines - (s.height() - b.height()) - PAGE_SPARE,
     };
     Some(place(room, &picture, &Rule::PRINT))
 }

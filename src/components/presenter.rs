@@ -227,8 +227,7 @@ pub fn PresenterBar(
                 class:zoomed=move || ui.magnify.get() != 1.0>
                 <button type="button" data-testid="presenter-smaller" aria-label="Smaller"
                     on:click=move |_| ui.magnify.update(|m| *m = magnified("-", *m).unwrap_or(*m))>"−"</button>
-                <button type="button" data-testid="presenter-fit" aria-label="Fit the screen"
-                    title="Fit the screen"
+                <button type="button" data-testid="presenter-fit" title="Fit the screen"
                     on:click=move |_| ui.magnify.set(1.0)>
                     {move || format!("{:.0} %", ui.magnify.get() * 100.0)}
                 </button>

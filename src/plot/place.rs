@@ -159,7 +159,8 @@ impl Rule {
     };
 
     /// A printed page: one stage fills one page, its results at least half the page wide
-    /// where the page's height allows.
+    /// where the page's height allows; an equation wraps sooner than on a screen, where a
+    /// reader cannot zoom.
     pub const PRINT: Rule = Rule {
         zoom: (0.3, 2.0),
         readable: 1.0,
@@ -167,7 +168,7 @@ impl Rule {
         result_share: 0.5,
         least_given_share: 0.4,
         least_given_zoom: 0.0,
-        one_row_share: 0.85,
+        one_row_share: 0.6,
         fit_height: true,
         lines_alone: 2.0,
     };

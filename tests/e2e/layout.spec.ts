@@ -815,6 +815,18 @@ test("presenting, + and − zoom the step from its fitted size, and 0 or the rea
   await expect(fit).toBeHidden();
   await expect.poll(near(fitted)).toBe(true);
   await expectStepFits(page, { width: 1920, height: 1080 }, "fitted again");
+  // Zoomed in no further than the widest picture fits across the screen, which it never leaves.
+  for (let i = 0; i < 8; i++) await page.keyboard.press("+");
+  await page.waitForTimeout(300);
+  for (const c of await page.locator(".stage canvas").all()) {
+    const b = await box(c);
+    expect(b.x + b.width, "inside the screen's width").toBeLessThanOrEqual(1920);
+  }
+  const percent = Number((await fit.textContent())?.replace(/[^0-9]/g, ""));
+  expect(percent).toBeGreaterThan(100);
+  expect(percent).toBeLessThan(300);
+  await page.keyboard.press("0");
+  await expect(fit).toBeHidden();
 });
 
 test("in a wide window the picture grows to fill the stage's column, and keeps its own size in a short one", async ({ app, page }) => {

@@ -48,7 +48,7 @@ pub fn fit_stage(track: impl Fn() + 'static) {
                 }
             }
         };
-        settle_in_frames(ui, settle, presenting && magnify <= 1.0, 0.0, 2);
+        settle_in_frames(ui, settle, presenting && magnify <= 1.0, 0.0, 4);
     });
 }
 

@@ -37,6 +37,11 @@ pub(super) fn bring_into_view(place: Place) {
         let options = web_sys::ScrollIntoViewOptions::new();
         options.set_block(web_sys::ScrollLogicalPosition::Nearest);
         body.scroll_into_view_with_scroll_into_view_options(&options);
+        // Its top below a bar that stays at the top of the window, not under it.
+        let under = super::swipe::covered_top() - body.get_bounding_client_rect().top();
+        if under > 0.0 {
+            window().scroll_by_with_x_and_y(0.0, -under);
+        }
     });
 }
 

@@ -106,8 +106,28 @@ pub fn step_on_swipe(stage: RwSignal<Stage>) {
     on_end.forget();
 }
 
+/// How much of the window's top a bar that stays there covers (a phone's places), in CSS
+/// pixels.
+pub(super) fn covered_top() -> f64 {
+    let Ok(Some(bar)) = document().query_selector(".topbar") else {
+        return 0.0;
+    };
+    let sticky = window()
+        .get_computed_style(&bar)
+        .ok()
+        .flatten()
+        .and_then(|s| s.get_property_value("position").ok())
+        .is_some_and(|p| p == "sticky");
+    if sticky {
+        bar.get_bounding_client_rect().bottom().max(0.0)
+    } else {
+        0.0
+    }
+}
+
 /// From now on, a step to another stage taken while the stage's top is scrolled above the
-/// window (a phone's Next at the foot of a long stage) opens the new stage at its top.
+/// window, or under a bar that stays at its top (a phone's Next at the foot of a long stage),
+/// opens the new stage at its top.
 pub fn open_stages_at_their_top(stage: RwSignal<Stage>) {
     let ui = ui_context();
     Effect::watch(
@@ -120,7 +140,7 @@ pub fn open_stages_at_their_top(stage: RwSignal<Stage>) {
                 let Ok(Some(view)) = document().query_selector("[data-testid=stage-view]") else {
                     return;
                 };
-                if view.get_bounding_client_rect().top() < 0.0 {
+                if view.get_bounding_client_rect().top() < covered_top() {
                     let options = web_sys::ScrollIntoViewOptions::new();
                     options.set_block(web_sys::ScrollLogicalPosition::Start);
                     view.scroll_into_view_with_scroll_into_view_options(&options);

@@ -186,6 +186,12 @@ test.describe("on a phone", () => {
     await expect(page.getByTestId("stage-title")).toHaveText("Weighted sum AₕVₕ");
     await expect.poll(async () => (await box(page.getByTestId("stage-view"))).y).toBeGreaterThanOrEqual(-1);
     await expect(page.getByTestId("stage-title")).toBeInViewport();
+    // Below the places' bar, which stays at the top of the window, not under it.
+    const bar = await box(page.locator(".topbar"));
+    await expect.poll(async () => (await box(page.getByTestId("stage-title"))).y).toBeGreaterThanOrEqual(bar.y + bar.height - 1);
+    // A place opened from the bar shows its top below the bar too.
+    await page.getByTestId("place-train").tap();
+    await expect.poll(async () => (await box(page.getByTestId("place-body-train"))).y).toBeGreaterThanOrEqual(bar.y + bar.height - 1);
     await page.mouse.wheel(0, 900);
     await page.getByTestId("prev").tap();
     await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
@@ -250,7 +256,12 @@ for (const size of [
     const lines = page.getByTestId("train-lines-h0");
     const curve = page.getByTestId("loss-curve");
     await expect(head).toHaveAttribute("data-drawn", "true");
-    await page.getByTestId("training-head").scrollIntoViewIfNeeded();
+    // The head's top just below what covers the window's top (a phone's bar of places).
+    await page.getByTestId("training-head").evaluate((h) => {
+      const bar = document.querySelector(".topbar")!.getBoundingClientRect();
+      const covered = getComputedStyle(document.querySelector(".topbar")!).position === "sticky" ? bar.bottom : 0;
+      window.scrollBy(0, h.getBoundingClientRect().top - covered - 8);
+    });
     for (const [what, it] of [["Aₕ", head], ["its lines", lines], ["the loss curve", curve]] as const) {
       await expect(it, `${what} is on screen`).toBeInViewport();
     }

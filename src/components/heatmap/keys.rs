@@ -52,6 +52,30 @@ pub fn scroll_to_clear(cell_top: f64, cell_bottom: f64, sheet_top: f64) -> f64 {
     }
 }
 
+/// Where a floating explanation `panel_h` tall goes clear of the picture spanning
+/// `picture.0..picture.1`, as the top of its box in page pixels: just below it, or else just above
+/// it, wholly inside `visible` and the page's content `0..content_h`; `None` where neither fits.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub fn float_clear_of(
+    picture: (f64, f64),
+    panel_h: f64,
+    visible: (f64, f64),
+    content_h: f64,
+) -> Option<f64> {
+    const GAP: f64 = 8.0;
+    let low = visible.0.max(0.0);
+    let high = visible.1.min(content_h);
+    let below = picture.1 + GAP;
+    let above = picture.0 - GAP - panel_h;
+    if below + panel_h <= high {
+        Some(below)
+    } else if above >= low {
+        Some(above)
+    } else {
+        None
+    }
+}
+
 /// Where a floating explanation `panel_h` tall goes, as the top of its box in page pixels: just
 /// below the picked cell (spanning `cell.0..cell.1`) when it fits there, else just above it, else
 /// on the side with more room. It stays inside `visible` (the part of the page the reader can
@@ -103,6 +127,24 @@ pub fn keep_clear_of_sheet(
         };
         let scroll_y = window().scroll_y().unwrap_or(0.0);
         let cell_box = (top + scroll_y, bottom + scroll_y);
+        // The whole picture of the cell's line, which the explanation keeps clear of where it
+        // can: the operands it names and the heatmap a reader clicks next.
+        let line = canvas.closest(".line").ok().flatten();
+        // Room made below a line for an earlier explanation is given back first.
+        if let Ok(made) = document().query_selector_all(".line.made-room") {
+            for i in 0..made.length() {
+                if let Some(el) = made
+                    .item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                {
+                    let _ = el.class_list().remove_1("made-room");
+                }
+            }
+        }
+        let line_box = line
+            .as_ref()
+            .map(|line| line.get_bounding_client_rect())
+            .map_or(cell_box, |r| (r.top() + scroll_y, r.bottom() + scroll_y));
         // The visible part of the frame: an intersection observer with no root measures
         // against the host page's viewport, even across origins; its first report is the
         // current state.
@@ -137,7 +179,31 @@ pub fn keep_clear_of_sheet(
                     .offset_parent()
                     .map_or(0.0, |p| p.get_bounding_client_rect().top() + scroll_y);
                 let panel_h = f64::from(sheet.offset_height());
-                let at = float_top(cell_box, panel_h, visible, content_h) - parent_top;
+                // Clear of the picture inside the frame as it is; else, where the frame's foot
+                // is in sight, the frame grows by the room the explanation takes below the
+                // picture (the host fits the frame to it); else over the picture, clear of the
+                // cell.
+                // Room below the line is worth making where the reader would see the
+                // explanation there: the frame's foot, or the room under the line, in sight.
+                let grown = visible.1 >= content_h - 2.0 || line_box.1 + 8.0 + panel_h <= visible.1;
+                let at = match float_clear_of(line_box, panel_h, visible, content_h) {
+                    Some(at) => at,
+                    None if grown && line.is_some() => {
+                        // The line makes room below itself: what follows it (the notes,
+                        // Previous and Next) moves down, and the host fits the frame to it.
+                        if let Some(line) = line
+                            .as_ref()
+                            .and_then(|l| l.dyn_ref::<web_sys::HtmlElement>())
+                        {
+                            let _ = line
+                                .style()
+                                .set_property("--float-room", &format!("{:.0}px", panel_h + 16.0));
+                            let _ = line.class_list().add_1("made-room");
+                        }
+                        line_box.1 + 8.0
+                    }
+                    None => float_top(cell_box, panel_h, visible, content_h),
+                } - parent_top;
                 let _ = sheet.style().set_property("top", &format!("{at:.0}px"));
             },
         );
@@ -167,6 +233,30 @@ pub fn keep_clear_of_sheet(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_floating_explanation_keeps_clear_of_the_picture_where_the_window_has_room() {
+        // The picture at 300..500 of a 1000 px page, the window showing 100..700.
+        assert_eq!(
+            float_clear_of((300.0, 500.0), 150.0, (100.0, 700.0), 1000.0),
+            Some(508.0)
+        );
+        // Too little room below: above it.
+        assert_eq!(
+            float_clear_of((300.0, 600.0), 150.0, (100.0, 700.0), 1000.0),
+            Some(142.0)
+        );
+        // Room on neither side in the window: none.
+        assert_eq!(
+            float_clear_of((150.0, 600.0), 150.0, (100.0, 700.0), 1000.0),
+            None
+        );
+        // Below it, the page's content ends first.
+        assert_eq!(
+            float_clear_of((300.0, 500.0), 150.0, (0.0, 900.0), 600.0),
+            Some(142.0)
+        );
+    }
 
     #[test]
     fn a_floating_explanation_goes_below_its_cell_when_it_fits_there() {

@@ -56,6 +56,21 @@ fn element(selector: &str) -> Option<Element> {
     document().query_selector(selector).ok()?
 }
 
+/// The value of `property` in `el`'s computed style.
+pub(crate) fn computed(el: &Element, property: &str) -> Option<String> {
+    window()
+        .get_computed_style(el)
+        .ok()
+        .flatten()?
+        .get_property_value(property)
+        .ok()
+}
+
+/// The height of the explanation while it is open as a sheet at the foot of the screen.
+fn sheet_height() -> f64 {
+    element("#explain-panel.active.sheet").map_or(0.0, |s| s.get_bounding_client_rect().height())
+}
+
 /// Runs `settle` in the next frame with `spare` pixels of the room kept free, then in the frame
 /// after (up to `passes` runs in all) again: with the room less what the step, as drawn, runs
 /// past the screen where it must fit (`fit`) and can, or else as it was.
@@ -94,8 +109,7 @@ fn overflow() -> f64 {
         .ok()
         .and_then(|h| h.as_f64())
         .unwrap_or(0.0);
-    let sheet = element("#explain-panel.active.sheet")
-        .map_or(0.0, |s| s.get_bounding_client_rect().height());
+    let sheet = sheet_height();
     let page = f64::from(
         document()
             .document_element()
@@ -137,8 +151,7 @@ fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<(Placement, 
         window().scroll_to_with_x_and_y(0.0, 0.0);
         // An open explanation takes its room at the foot of the screen: the step fits above
         // it, so it covers neither its cell nor the operands.
-        let sheet = element("#explain-panel.active.sheet")
-            .map_or(0.0, |s| s.get_bounding_client_rect().height());
+        let sheet = sheet_height();
         let (b, s) = (
             body.get_bounding_client_rect(),
             stage.get_bounding_client_rect(),
@@ -283,11 +296,7 @@ fn picture(
     operators_own_row: bool,
 ) -> Option<(Picture, f64)> {
     let px = |el: &Element, property: &str| -> f64 {
-        window()
-            .get_computed_style(el)
-            .ok()
-            .flatten()
-            .and_then(|s| s.get_property_value(property).ok())
+        computed(el, property)
             .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
             .unwrap_or(0.0)
     };
@@ -371,7 +380,6 @@ fn picture(
         + px(body, "column-gap");
     let picture = Picture {
         lines,
-        above: 0.0,
         gap,
         side_gap: side_gap / zoom,
         line_gap: px(body, "row-gap") / zoom,

@@ -112,12 +112,7 @@ pub(super) fn covered_top() -> f64 {
     let Ok(Some(bar)) = document().query_selector(".topbar") else {
         return 0.0;
     };
-    let sticky = window()
-        .get_computed_style(&bar)
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_property_value("position").ok())
-        .is_some_and(|p| p == "sticky");
+    let sticky = super::fit::computed(&bar, "position").is_some_and(|p| p == "sticky");
     if sticky {
         bar.get_bounding_client_rect().bottom().max(0.0)
     } else {

@@ -64,8 +64,6 @@ pub struct Line {
 pub struct Picture {
     /// The equations, one under another (or side by side, see `lines_side_by_side`).
     pub lines: Vec<Line>,
-    /// What stands above the lines inside the picture (a goal's sentence), height at zoom 1.
-    pub above: f64,
     /// The gap between pieces on a row, and between rows of a wrapped line, at zoom 1.
     pub gap: f64,
     /// The gap between lines one under another, at zoom 1.
@@ -419,12 +417,12 @@ fn layout(width: f64, picture: &Picture, zoom: f64, share: f64, one_row: bool) -
         lines.iter().map(|&l| vec![l]).collect()
     };
     let mut w: f64 = 0.0;
-    let mut h = picture.above * zoom;
+    let mut h: f64 = 0.0;
     for (i, row) in rows.iter().enumerate() {
         let row_w = row.iter().map(|l| l.0).sum::<f64>() + side_gap * (row.len() - 1) as f64;
         w = w.max(row_w);
         h += row.iter().map(|l| l.1).fold(0.0, f64::max);
-        if i > 0 || picture.above > 0.0 {
+        if i > 0 {
             h += line_gap;
         }
     }
@@ -610,7 +608,6 @@ mod tests {
                     heading: 0.0,
                 })
                 .collect(),
-            above: 0.0,
             gap: 10.0,
             line_gap: 8.0,
             side_gap: 32.0,
@@ -653,7 +650,7 @@ mod tests {
         ])
     }
 
-    /// The room above the presenter bar, below the stage's title and formula.
+    /// The room below the presenter bar and the stage's title and formula.
     fn projector(width: f64, height: f64) -> Room {
         Room {
             width: width - 48.0,

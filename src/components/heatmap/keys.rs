@@ -215,12 +215,7 @@ pub fn keep_clear_of_sheet(
         place.forget();
         return;
     }
-    let fixed = window()
-        .get_computed_style(&sheet)
-        .ok()
-        .flatten()
-        .and_then(|style| style.get_property_value("position").ok())
-        .is_some_and(|p| p == "fixed");
+    let fixed = crate::components::fit::computed(&sheet, "position").is_some_and(|p| p == "fixed");
     if !fixed {
         return;
     }

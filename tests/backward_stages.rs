@@ -400,9 +400,7 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
             "{presented}"
         );
     }
-    assert!(goal_line("`first`", GoalSource::Presenter).starts_with(
-        "Goal: `first`. To choose another, leave presenter mode (Leave or Esc) and use “Train the weights”."
-    ));
+    assert!(goal_line("`first`", GoalSource::Presenter).starts_with("Goal: `first`."));
     assert!(goal_error_text("Why.", GoalSource::Presenter).ends_with("Why. Presenter mode hides “Train the weights” and the inputs (sentence, settings, matrices): leave presenter mode (the Leave button or Esc) to make these changes."));
     for m in [
         BackMatrix::WO,

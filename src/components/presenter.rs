@@ -218,10 +218,18 @@ pub fn PresenterBar(
                 }}
             </ol>
             <span class="presenter-head" data-testid="presenter-head">{part_shown}</span>
+            // Every key on a wide screen; the most used where the bar is short, so that it keeps
+            // to the buttons' height and leaves the step its room.
             <span class="presenter-help">{move || if quiz.is_some_and(|q| q.set.get().is_some()) {
-                "← → Space: step · Home End · R: reveal · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"
+                view! {
+                    <span class="keys-all">"← → Space: step · Home End · R: reveal · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"</span>
+                    <span class="keys-few">"← →: step · R: reveal · Esc: leave"</span>
+                }
             } else {
-                "← → Space: step · Home End · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"
+                view! {
+                    <span class="keys-all">"← → Space: step · Home End · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"</span>
+                    <span class="keys-few">"← →: step · h: hide the explanation · Esc: leave"</span>
+                }
             }}</span>
             <span class="presenter-zoom" role="group" aria-label="Zoom"
                 class:zoomed=move || ui.magnify.get() != 1.0>

@@ -230,7 +230,7 @@ pub fn place(room: Room, picture: &Picture, rule: &Rule) -> Placement {
         }
         // Readable with the operands drawn smaller, no smaller than the rule's least zoom for
         // them; else the results as large as the room such operands leave; else, where that
-        // gains nothing, readable with the operands as small as the rule's least share.
+        // gains nothing, everything alike: operands drawn smaller still would be unreadable.
         let given = rule.least_given_zoom.min(uniform);
         let least = |z: f64| rule.least_given_share.max(given / z).min(1.0);
         if let Some(share) = largest((least(readable), 1.0), &|s| fits(readable, s)) {
@@ -242,10 +242,7 @@ pub fn place(room: Room, picture: &Picture, rule: &Rule) -> Placement {
                 largest((least(result), 1.0), &|s| fits(result, s)).unwrap_or(least(result));
             return Some((result, share));
         }
-        Some(
-            largest((rule.least_given_share, 1.0), &|s| fits(readable, s))
-                .map_or((uniform, 1.0), |share| (readable, share)),
-        )
+        Some((uniform, 1.0))
     };
     let choose = |room: Room| -> Option<Placement> {
         let wrapped = best(room, false);
@@ -725,6 +722,30 @@ mod tests {
             "{p:?} against {alike:?}"
         );
         assert!(p.zoom * p.given_share * CELL_PX >= 23.99, "{p:?}");
+    }
+
+    #[test]
+    fn operands_are_not_shrunk_past_reading_for_a_result_that_gains_nothing() {
+        // ∂L/∂X = ∂L/∂Q·W_qᵀ + ∂L/∂K·W_kᵀ + ∂L/∂V·W_vᵀ at 1024×768 under a revealed answer:
+        // three operands and a result on one row, in a room a third of the screen tall. Where
+        // drawing the result readable would leave the operands no room but a sliver, all four
+        // are drawn alike.
+        let room = Room {
+            width: 976.0,
+            height: 260.0,
+        };
+        let picture = picture(vec![vec![
+            matrix(Role::Given, 3, 4, false),
+            op(1),
+            matrix(Role::Given, 3, 4, false),
+            op(1),
+            matrix(Role::Given, 3, 4, false),
+            op(1),
+            matrix(Role::Result, 3, 4, false),
+        ]]);
+        let p = place(room, &picture, &Rule::PRESENTER);
+        assert_fits(room, &picture, p);
+        assert_eq!(p.given_share, 1.0, "{p:?}");
     }
 
     #[test]

@@ -200,10 +200,10 @@ test("presenter mode and a compact embed step into the backward stages", async (
   await expect(bar).toHaveAttribute("data-step", /^back-loss-/);
   await expect(page.getByTestId("stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
   await expect(page.getByTestId("canvas-d_weights-h0")).toBeVisible();
-  // The training panel is hidden while presenting: the words say so, and where the goal is
-  // chosen once presenter mode is left.
+  // The training panel is hidden while presenting: the goal is named in one line, which keeps
+  // the step its height.
   const goal = page.getByTestId("backward-goal");
-  await expect(goal).toContainText("To choose another, leave presenter mode (Leave or Esc) and use “Train the weights”.");
+  await expect(goal).toHaveText("Goal: Pattern: each token looks at the key one position before it (the first at itself).");
   // The next stage, after every head's step of this one.
   for (let i = 0; i < 4; i++) {
     const step = (await bar.getAttribute("data-step")) ?? "";

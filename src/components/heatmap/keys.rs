@@ -183,12 +183,15 @@ pub fn keep_clear_of_sheet(
                 // is in sight, the frame grows by the room the explanation takes below the
                 // picture (the host fits the frame to it); else over the picture, clear of the
                 // cell.
-                // Room below the line is worth making where the reader would see the
-                // explanation there: the frame's foot, or the room under the line, in sight.
-                let grown = visible.1 >= content_h - 2.0 || line_box.1 + 8.0 + panel_h <= visible.1;
+                // Room below the line is worth making where the reader sees the explanation
+                // there, or will once the host page scrolls it into view with the cell still in
+                // sight above it.
+                let below = line_box.1 + 8.0 + panel_h;
+                let in_sight = visible.1 >= content_h - 2.0 || below <= visible.1;
+                let brought = below - cell_box.0 <= visible.1 - visible.0;
                 let at = match float_clear_of(line_box, panel_h, visible, content_h) {
                     Some(at) => at,
-                    None if grown && line.is_some() => {
+                    None if (in_sight || brought) && line.is_some() => {
                         // The line makes room below itself: what follows it (the notes,
                         // Previous and Next) moves down, and the host fits the frame to it.
                         if let Some(line) = line
@@ -199,6 +202,9 @@ pub fn keep_clear_of_sheet(
                                 .style()
                                 .set_property("--float-room", &format!("{:.0}px", panel_h + 16.0));
                             let _ = line.class_list().add_1("made-room");
+                        }
+                        if !in_sight {
+                            show_once_fitted(sheet.clone().into(), 30);
                         }
                         line_box.1 + 8.0
                     }
@@ -223,6 +229,31 @@ pub fn keep_clear_of_sheet(
     if by > 0.0 {
         window().scroll_by_with_x_and_y(0.0, by);
     }
+}
+
+/// Scrolls `el` into the reader's sight, the least distance, once the host page has fitted the
+/// frame to its grown content (or after `frames` animation frames, for a host that does not):
+/// scrolled before, it would scroll the frame's own content instead.
+#[cfg(target_arch = "wasm32")]
+fn show_once_fitted(el: web_sys::Element, frames: u32) {
+    use leptos::prelude::{document, request_animation_frame, window};
+    request_animation_frame(move || {
+        let content = document()
+            .document_element()
+            .map_or(0.0, |e| f64::from(e.scroll_height()));
+        let frame = window()
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(0.0);
+        if content > frame + 1.0 && frames > 0 {
+            show_once_fitted(el, frames - 1);
+            return;
+        }
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+        el.scroll_into_view_with_scroll_into_view_options(&options);
+    });
 }
 
 #[cfg(test)]

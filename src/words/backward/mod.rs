@@ -412,9 +412,9 @@ pub fn goal_error_text(error: &str, source: GoalSource) -> String {
 pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("Goal (chosen in “Train the weights”): {goal_name}."),
-        GoalSource::Presenter => {
-            format!("Goal: {goal_name}. To choose another, leave presenter mode (Leave or Esc) and use “Train the weights”.")
-        }
+        // One line, so the step keeps its height: the class sees the goal, and the lecturer
+        // chooses another after leaving (the bar's help names Esc).
+        GoalSource::Presenter => format!("Goal: {goal_name}."),
         GoalSource::Link => format!(
             "Goal (set by this embed's link; another can be chosen in the full view's “Train the weights”): {goal_name}."
         ),

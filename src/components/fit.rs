@@ -36,6 +36,12 @@ pub fn fit_stage(track: impl Fn() + 'static) {
         // or a line of words may take other room at another zoom, and a presented step that
         // still runs past the screen is fitted again into a room smaller by as much.
         let settle = move |spare: f64| {
+            // A frame late, the place may have changed (presenter mode left while training
+            // redraws the step every frame): the run the change started lays it out instead.
+            let now = ui.presenting.get_untracked();
+            if now != presenting || (now && ui.magnify.get_untracked() != magnify) {
+                return;
+            }
             if let Some((p, widest)) = placement(ui, presenting, spare) {
                 // Zoomed in no further than the widest picture fits across the screen.
                 if magnify > widest.max(1.0) {

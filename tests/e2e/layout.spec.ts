@@ -844,3 +844,18 @@ test("in a wide window the picture grows to fill the stage's column, and keeps i
   await page.setViewportSize({ width: 1280, height: 560 });
   await expect.poll(() => digitSize(result)).toBeCloseTo(12, 0);
 });
+
+test("leaving presenter mode while a head trains lays the step out for the page again", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto("./?present=1#v=1&goal=previous&stage=softmax");
+  await expect(page.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+  await page.getByTestId("presenter-bar").getByRole("button", { name: "Train" }).click();
+  await page.waitForTimeout(800);
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("presenter-bar")).toHaveCount(0);
+  // Training redraws the step every frame: none of those frames may lay it out as presented.
+  await page.waitForTimeout(1500);
+  for (const canvas of await page.locator(".stage canvas").all()) {
+    expect(await cellHeight(canvas), "the page's own cell height").toBeGreaterThanOrEqual(27.5);
+  }
+});

@@ -34,6 +34,10 @@ pub struct QuizContext {
     pub hidden: Memo<bool>,
     /// The question set to come back to when the quiz is switched on again.
     last_set: StoredValue<u64>,
+    /// The first question set after the current one whose question at this stage asks
+    /// something else; `None` where the stage has one question only (Scale asks for its
+    /// divisor whatever the set).
+    pub next_set: Memo<Option<u64>>,
 }
 
 impl QuizContext {
@@ -65,13 +69,19 @@ impl QuizContext {
         true
     }
 
-    /// Asks another question at `stage`: the next question set, the stage hidden again.
+    /// Asks another question at `stage`: the next question set that asks something else, the
+    /// stage hidden again. Nothing happens where no set does.
     pub fn another(&self, stage: Stage) {
-        self.set
-            .update(|set| *set = set.map(|n| n.checked_add(1).unwrap_or(FIRST_QUESTION_SET)));
+        let Some(next) = self.next_set.get_untracked() else {
+            return;
+        };
+        self.set.set(Some(next));
         self.session.update(|s| s.ask_again(stage));
     }
 }
+
+/// How many question sets "Another question" tries for one that differs from the last.
+const ANOTHER_TRIES: usize = 16;
 
 /// Creates the quiz's state for `trace`, the `backward` pass of the goal on screen, `stage` and
 /// the `head` shown, off until a link or "Quiz me" turns it on.
@@ -85,8 +95,7 @@ pub fn provide_quiz(
     let selection = picked.selection;
     let set = RwSignal::new(None::<u64>);
     let session = RwSignal::new(Session::default());
-    let question = Memo::new(move |_| {
-        let n = set.get()?;
+    let ask_set = move |n: u64| {
         let s = stage.get();
         let ask = |pass: Option<&BackwardPass>| {
             trace.with(|t| question_in_view(t, pass, s, quiz_seed(n), in_view(s, head.get())))
@@ -97,6 +106,15 @@ pub fn provide_quiz(
         } else {
             ask(None)
         }
+    };
+    let question = Memo::new(move |_| ask_set(set.get()?));
+    let next_set = Memo::new(move |_| {
+        let prompt = question.with(|q| q.as_ref().map(|q| q.prompt.clone()))?;
+        let mut n = set.get()?;
+        (0..ANOTHER_TRIES).find_map(|_| {
+            n = n.checked_add(1).unwrap_or(FIRST_QUESTION_SET);
+            ask_set(n).is_some_and(|q| q.prompt != prompt).then_some(n)
+        })
     });
     let slot = Memo::new(move |_| {
         let shown = in_view(stage.get(), head.get());
@@ -163,6 +181,7 @@ pub fn provide_quiz(
         slot,
         hidden,
         last_set: StoredValue::new(FIRST_QUESTION_SET),
+        next_set,
     };
     provide_context(ctx);
     ctx
@@ -242,6 +261,7 @@ pub fn QuizCard(
     let status = RwSignal::new(String::new());
     let fallback = RwSignal::new(None::<String>);
     let another_ref = NodeRef::<html::Button>::new();
+    let feedback_ref = NodeRef::<html::P>::new();
     let number_ref = NodeRef::<html::Input>::new();
 
     // Each question starts blank, without the last one's "Result copied."
@@ -305,12 +325,18 @@ pub fn QuizCard(
                 // The form gives way to the feedback: the focus goes on to the next question,
                 // without scrolling, so the verdict stays where the form was (in an embed, a
                 // scroll would move the reader's page and take the verdict out of sight).
+                // Where there is no other question, the verdict takes the focus instead.
                 request_animation_frame(move || {
-                    if let Some(button) = another_ref.get_untracked() {
-                        let options = web_sys::FocusOptions::new();
-                        options.set_prevent_scroll(true);
-                        let _ = button.focus_with_options(&options);
-                    }
+                    let options = web_sys::FocusOptions::new();
+                    options.set_prevent_scroll(true);
+                    let next = quiz.next_set.try_get_untracked().flatten();
+                    let _ = match (next, another_ref.try_get_untracked().flatten()) {
+                        (Some(_), Some(button)) => button.focus_with_options(&options),
+                        _ => feedback_ref
+                            .try_get_untracked()
+                            .flatten()
+                            .map_or(Ok(()), |p| p.focus_with_options(&options)),
+                    };
                 });
             }
             Err(message) => {
@@ -417,18 +443,42 @@ pub fn QuizCard(
         });
         view! {
             {o.question.note.clone().map(|n| view! { <p class="quiz-note" data-testid="quiz-note">{n}</p> })}
-            {worked.map(|e| view! {
+            {worked.map(|e| {
                 // Presenting, a long sum scrolls within its box rather than push the step's
-                // pictures off the screen: the keyboard reaches it too.
-                <div class="quiz-worked" data-testid="quiz-worked"
+                // pictures off the screen: the keyboard reaches it too. The title then carries
+                // the value, which the sum's end may be scrolled out of sight with, and the box
+                // says while there is more below.
+                let boxed = NodeRef::<html::Div>::new();
+                let more = RwSignal::new(false);
+                // Run a frame later, by when the card may have gone (another step, the quiz
+                // switched off): then it does nothing.
+                let measure = move || {
+                    if let Some(Some(b)) = boxed.try_get_untracked() {
+                        let _ = more.try_set(b.scroll_top() + b.client_height() + 1 < b.scroll_height());
+                    }
+                };
+                Effect::new(move |_| {
+                    ui.presenting.track();
+                    request_animation_frame(measure);
+                });
+                // The sign the sum ends with: ≈ where the rounded numbers do not give it.
+                let sign = if e.expansion.contains(&format!("≈ {}", e.value_text)) { "≈" } else { "=" };
+                let value = format!(" {sign} {}", e.value_text);
+                view! {
+                <div class="quiz-worked" data-testid="quiz-worked" node_ref=boxed
+                    class:more=move || more.get()
+                    on:scroll=move |_| measure()
                     tabindex=move || ui.presenting.get().then_some("0")>
-                    <h4>{e.title}</h4>
+                    <h4>{e.title}<span class="worked-value">{value}</span></h4>
                     <p class="explain-formula">{e.formula}</p>
                     <p class="explain-expansion">{e.expansion}</p>
                     {e.note.map(|n| view! { <p class="explain-note">{n}</p> })}
+                    <p class="worked-more" aria-hidden="true">"more below ↓"</p>
                 </div>
+                }
             })}
             <button type="button" data-testid="quiz-another" node_ref=another_ref
+                hidden=move || quiz.next_set.with(Option::is_none)
                 on:click=move |_| quiz.another(stage.get_untracked())>"Another question"</button>
         }
     };
@@ -481,7 +531,7 @@ pub fn QuizCard(
                     <p class="quiz-hidden-note">{words::QUIZ_HIDDEN}</p>
                 })}
                 <p class="quiz-feedback" role="status" data-testid="quiz-feedback"
-                    data-verdict=verdict>{feedback}</p>
+                    node_ref=feedback_ref tabindex="-1" data-verdict=verdict>{feedback}</p>
                 {body}
                 <div class="quiz-foot">
                     <span class="share-status" role="status" data-testid="quiz-copy-status">{move || status.get()}</span>

@@ -408,12 +408,14 @@ pub fn App() -> impl IntoView {
                         <PresenterBar stage head n_heads training=trainable />
                     }.into_any())}
                     // A compact embed steps with Previous and Next alone.
+                    // Where to start, below Previous and Next: gone after the first Next, it
+                    // moves nothing the learner is about to press again.
                     {move || (!presenting.get()).then(|| view! {
+                        {(!ui.compact).then(|| view! { <StageRail stage unseen backward=backward_in_use /> })}
+                        <StageControls stage />
                         {move || (!embed && stage.get() == Stage::Input).then(|| view! {
                             <p class="start-here" data-testid="start-here">{START_HERE}</p>
                         })}
-                        {(!ui.compact).then(|| view! { <StageRail stage unseen backward=backward_in_use /> })}
-                        <StageControls stage />
                         {show_controls.then(|| view! { <EditNote stage unseen /> })}
                     }.into_any())}
                     <p class="error global-error" role="alert" data-testid="trace-error">{error}</p>

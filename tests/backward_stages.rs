@@ -432,14 +432,14 @@ fn an_embed_says_its_goal_comes_from_the_link_and_the_full_page_from_the_trainin
     let panel = goal_line(goal, GoalSource::Panel);
     assert_eq!(
         panel,
-        format!("Goal (chosen in “Train the weights”): {goal}.")
+        format!("Goal (another can be chosen under “Train the weights”): {goal}.")
     );
     // An embed shows no training panel: its goal is the one its link carries, and the full view
     // is where another is chosen.
     let link = goal_line(goal, GoalSource::Link);
     assert!(link.contains("this embed's link"), "{link}");
     assert!(link.contains("full view"), "{link}");
-    assert!(!link.contains("chosen in “Train the weights”"), "{link}");
+    assert!(!link.contains("another can be chosen under"), "{link}");
     assert!(link.ends_with(&format!(": {goal}.")), "{link}");
 
     let error = "the causal mask hides the key after each query";
@@ -457,13 +457,13 @@ fn an_embed_says_its_goal_comes_from_the_link_and_the_full_page_from_the_trainin
     for stage in [Stage::BackOutput, Stage::BackWeightedSum] {
         let full = unreached_text(stage, LossKind::Pattern, GoalSource::Panel).unwrap();
         assert!(full.ends_with(
-            "Choose a task as the goal in “Train the weights” to see this stage at work."
+            "Choose a task as the goal under “Train the weights” to see this stage at work."
         ));
         let embed = unreached_text(stage, LossKind::Pattern, GoalSource::Link).unwrap();
         assert!(embed.contains("no gradient reaches Y, W_o, C or the values"));
         assert!(embed.contains("open the full view"), "{embed}");
         assert!(
-            !embed.contains("Choose a task as the goal in “Train the weights”"),
+            !embed.contains("Choose a task as the goal under “Train the weights”"),
             "{embed}"
         );
         assert_eq!(

@@ -190,7 +190,7 @@ fn block_matrix_help(b: BlockMatrix, w: Wiring) -> String {
         BlockMatrix::Sum1 => "R₁ = X + Y: the input plus attention's output, the first residual sum.".into(),
         BlockMatrix::Norm1 => format!("N₁ = LN₁({n1_in}): the first LayerNorm, each row brought to mean 0 and standard deviation about 1, then scaled by γ₁ and shifted by β₁."),
         BlockMatrix::Hidden => format!("H = {}·W₁ + b₁: the feed-forward network's hidden layer, d_ff numbers per token.", ffn_input(w)),
-        BlockMatrix::Activated => "G = act(H): the hidden layer after the activation chosen in Settings, cell by cell.".into(),
+        BlockMatrix::Activated => "G = act(H): the hidden layer after the activation chosen under Settings in Sentence & weights, cell by cell.".into(),
         BlockMatrix::Ffn => "F = G·W₂ + b₂: the feed-forward output, d_model numbers per token again.".into(),
         BlockMatrix::Sum2 => format!("R₂ = {} + F: the second residual sum, the feed-forward output added back.", residual_2_input(w)),
         BlockMatrix::Norm2 => format!("N₂ = LN₂({n2_in}): the second LayerNorm, each row normalised on its own."),

@@ -70,7 +70,7 @@ test("the pattern goal's backward stages match the CLI's grad and say what the l
   await expect(page.getByTestId("progress")).toContainText("1 of 8");
   await expect.poll(() => page.evaluate(() => location.hash)).toContain("stage=back-loss");
   await expect(page.getByTestId("backward-goal")).toContainText("looks at the key one position before it");
-  await expect(page.getByTestId("backward-goal")).toContainText("Goal (chosen in “Train the weights”)");
+  await expect(page.getByTestId("backward-goal")).toContainText("Goal (another can be chosen under “Train the weights”)");
   await expect(page.getByTestId("stage-note")).toContainText(`L ≈ ${shown(cli.loss)}`);
   for (const h of [0, 1]) await expectTable(app, `d_weights-h${h}`, cli.heads[h].d_weights);
 
@@ -215,8 +215,8 @@ test("presenter mode and a compact embed step into the backward stages", async (
   await expect(page.getByTestId("stage-title")).toContainText("not reached");
   await expect(page.getByTestId("unreached").first()).toContainText("leave presenter mode (the Leave button or Esc) and choose a task as the goal");
   await page.getByTestId("leave-presenter").click();
-  await expect(goal).toContainText("Goal (chosen in “Train the weights”):");
-  await expect(page.getByTestId("unreached").first()).toContainText("Choose a task as the goal in “Train the weights”");
+  await expect(goal).toContainText("Goal (another can be chosen under “Train the weights”):");
+  await expect(page.getByTestId("unreached").first()).toContainText("Choose a task as the goal under “Train the weights”");
 
   // A compact embed keeps a backward stage to its results.
   await app.goto("./?embed=1&controls=0#v=1&stage=back-input");

@@ -226,8 +226,12 @@ test.describe("the first screen says where to start", () => {
     // What it names is there.
     await expect(page.getByTestId("sentence-input")).toBeVisible();
     await expect(page.getByTestId("next")).toHaveText("Next →");
+    // Below Next: when it goes, Next stays where it was for the second press.
+    const next = (await page.getByTestId("next").boundingBox())!;
+    expect((await start.boundingBox())!.y).toBeGreaterThan(next.y);
     await page.getByTestId("next").click();
     await expect(start).toHaveCount(0);
+    expect(Math.abs((await page.getByTestId("next").boundingBox())!.y - next.y)).toBeLessThanOrEqual(1);
   });
 
   test("not in an embed nor while presenting", async ({ app, page }) => {

@@ -388,7 +388,7 @@ pub fn unreached_text(stage: Stage, kind: LossKind, source: GoalSource) -> Optio
         _ => return None,
     };
     let choose = match source {
-        GoalSource::Panel => "Choose a task as the goal in “Train the weights” to see this stage at work.",
+        GoalSource::Panel => "Choose a task as the goal under “Train the weights” to see this stage at work.",
         GoalSource::Presenter => "To see this stage at work, leave presenter mode (the Leave button or Esc) and choose a task as the goal in “Train the weights”.",
         GoalSource::Link => "To see this stage at work, open the full view and choose a task as the goal in its “Train the weights”.",
         GoalSource::Paper => "With a task as the goal (chosen in the app, under “Train the weights”), this stage has gradients to show.",
@@ -411,7 +411,7 @@ pub fn goal_error_text(error: &str, source: GoalSource) -> String {
 /// where it was chosen.
 pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
     match source {
-        GoalSource::Panel => format!("Goal (chosen in “Train the weights”): {goal_name}."),
+        GoalSource::Panel => format!("Goal (another can be chosen under “Train the weights”): {goal_name}."),
         // One line, so the step keeps its height: the class sees the goal, and the lecturer
         // chooses another after leaving (the bar's help names Esc).
         GoalSource::Presenter => format!("Goal: {goal_name}."),

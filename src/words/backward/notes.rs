@@ -189,7 +189,7 @@ fn single_key_gradient_text(trace: &Trace) -> Option<String> {
 /// Why dividing by the root of the number of keys is a mistake, and what it does to the
 /// gradients; with a source (`cross`) the keys are the source's words, so only those count.
 fn seq_len_mistake_text(cross: bool) -> String {
-    let standard = "That divisor is the common mistake chosen in Settings; standard attention divides by √d_k. A score is a sum of d_k products, so its size grows with d_k,";
+    let standard = "That divisor is the common mistake chosen under Settings in Sentence & weights; standard attention divides by √d_k. A score is a sum of d_k products, so its size grows with d_k,";
     if cross {
         format!("{standard} not with the number of keys; ÷√src_len also changes every score, and so every gradient, when a word is added to the source (a word added to your sentence leaves it alone).")
     } else {

@@ -1,6 +1,6 @@
 //! The arithmetic behind the selected cell, announced to screen readers.
 
-use super::context::{Selection, SelectionContext};
+use super::context::{ui_context, Selection, SelectionContext};
 use crate::attention::{BackwardPass, MatrixId, Trace};
 use crate::panels;
 use crate::plot::Highlight;
@@ -103,8 +103,17 @@ pub fn ExplainPanel(
     #[prop(optional)]
     floating: bool,
 ) -> impl IntoView {
-    // A sheet folds to its title, giving the picture its room back.
+    // A sheet folds to its title, giving the picture its room back; it folds itself when a
+    // place opens, whose inputs it would otherwise cover while the learner types.
     let folded = RwSignal::new(false);
+    let ui = ui_context();
+    Effect::new(move |before: Option<u8>| {
+        let open = ui.open.get();
+        if before.is_some_and(|b| open & !b != 0) && sheet.get_untracked() {
+            folded.set(true);
+        }
+        open
+    });
     view! {
         <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"
             class:active=move || explanation.with(Option::is_some)

@@ -121,7 +121,7 @@ impl Rule {
     /// which the projector shows as large) where the operands can give way, and the operands'
     /// cells stay 24 px tall where they can.
     pub const PRESENTER: Rule = Rule {
-        zoom: (0.5, 4.0),
+        zoom: (0.4, 4.0),
         readable: 28.0 / DIGITS_PX,
         readable_width: 1860.0,
         result_share: 0.0,

@@ -175,6 +175,12 @@ test.describe("on a phone", () => {
     await expect(inputs).toBeInViewport();
     await inputs.tap();
     await expect(page.getByTestId("sentence-input")).toBeInViewport();
+    // The explanation's sheet folds to its title, so it covers nothing the learner types in.
+    await expect(page.getByTestId("explain-expansion")).toBeHidden();
+    await expect(page.getByTestId("explain-title")).toBeVisible();
+    const field = await box(page.getByTestId("sentence-input"));
+    const sheet = await box(page.getByTestId("explain-panel"));
+    expect(field.y + field.height, "the sentence is above the folded sheet").toBeLessThanOrEqual(sheet.y);
   });
 
   test("Next and Previous open a stage at its top", async ({ app, page }) => {

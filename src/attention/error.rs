@@ -187,6 +187,18 @@ pub enum AttentionError {
          the weights before that step are kept. Lower the learning rate."
     )]
     TrainingDiverged { step: usize },
+    /// Rotary positions need heads with an even number of columns.
+    #[error(
+        "Rotary positions turn a head's columns two at a time, so d_k must be even; it is \
+         {d_k}. Choose d_model and a number of heads whose d_k = d_model / heads is even."
+    )]
+    RopeOddHeadWidth { d_k: usize },
+    /// Rotary positions' base is not a finite number above 1.
+    #[error(
+        "θ for rotary positions is {theta}, but it must be a number greater than 1 (10000 in \
+         most models): pair i turns by θ^(−2i/d_k) radians a position."
+    )]
+    RopeTheta { theta: f64 },
 }
 
 /// What an error about one cell of a target says besides its numbers, filled in where the

@@ -35,6 +35,7 @@ mod matrix_id;
 mod optimizer;
 mod parameter;
 mod rng;
+mod rope;
 mod stage;
 mod tokens;
 mod training;
@@ -67,6 +68,7 @@ pub use optimizer::{
 };
 pub use parameter::{key_input, query_input, Parameter};
 pub use rng::SplitMix64;
+pub use rope::{Pairing, Rope, ROPE_THETA};
 pub use stage::Stage;
 pub use tokens::{tokenize, MAX_TOKENS, MAX_TOKEN_CHARS};
 pub use training::{check_goal, check_goal_fits, Training, DEFAULT_LEARNING_RATE};

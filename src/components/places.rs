@@ -28,8 +28,27 @@ pub fn body_id(place: Place) -> String {
     format!("place-{}", place.key())
 }
 
+thread_local! {
+    /// Where the page was scrolled before opening a place moved it, by place: closing the
+    /// place goes back there.
+    static CAME_FROM: std::cell::RefCell<Vec<(Place, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Scrolls the page back to where it was before `place` was opened and brought into view.
+fn go_back_from(place: Place) {
+    let Some(y) = CAME_FROM.with(|c| {
+        let mut c = c.borrow_mut();
+        let at = c.iter().position(|(p, _)| *p == place)?;
+        Some(c.remove(at).1)
+    }) else {
+        return;
+    };
+    request_animation_frame(move || window().scroll_to_with_x_and_y(0.0, y));
+}
+
 /// Scrolls the open place's body into view once it is laid out, where it is not in view.
 pub(super) fn bring_into_view(place: Place) {
+    let from = window().scroll_y().unwrap_or(0.0);
     request_animation_frame(move || {
         let Some(body) = document().get_element_by_id(&body_id(place)) else {
             return;
@@ -41,6 +60,13 @@ pub(super) fn bring_into_view(place: Place) {
         let under = super::swipe::covered_top() - body.get_bounding_client_rect().top();
         if under > 0.0 {
             window().scroll_by_with_x_and_y(0.0, -under);
+        }
+        if (window().scroll_y().unwrap_or(from) - from).abs() > 1.0 {
+            CAME_FROM.with(|c| {
+                let mut c = c.borrow_mut();
+                c.retain(|(p, _)| *p != place);
+                c.push((place, from));
+            });
         }
     });
 }
@@ -66,6 +92,8 @@ pub fn PlacesBar(
                             ui.toggle_place(place);
                             if untrack(|| ui.is_open(place)) {
                                 bring_into_view(place);
+                            } else {
+                                go_back_from(place);
                             }
                         }>
                         {first}

@@ -183,6 +183,17 @@ test.describe("on a phone", () => {
     expect(field.y + field.height, "the sentence is above the folded sheet").toBeLessThanOrEqual(sheet.y);
   });
 
+  test("closing a place goes back to where the page was", async ({ app, page }) => {
+    await app.goto("./");
+    await expect(page.getByTestId("explain-expansion")).toBeVisible();
+    const before = await page.evaluate(() => scrollY);
+    await page.getByTestId("place-inputs").tap();
+    await expect(page.getByTestId("sentence-input")).toBeInViewport();
+    await page.getByTestId("place-inputs").tap();
+    await expect(page.getByTestId("sentence-input")).toBeHidden();
+    await expect.poll(() => page.evaluate(() => scrollY)).toBeCloseTo(before, -1);
+  });
+
   test("Next and Previous open a stage at its top", async ({ app, page }) => {
     await app.goto("./#v=1&stage=softmax");
     await expect(page.getByTestId("stage-title")).toHaveText("Softmax");

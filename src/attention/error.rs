@@ -199,6 +199,23 @@ pub enum AttentionError {
          most models): pair i turns by θ^(−2i/d_k) radians a position."
     )]
     RopeTheta { theta: f64 },
+    /// Decoding token by token needs the causal mask.
+    #[error(
+        "Decoding from a KV cache needs the causal mask: without it each token reads the \
+         tokens after it, which a decoder has not produced yet. Switch the causal mask on."
+    )]
+    DecodeNeedsCausal,
+    /// Decoding reads the sentence's own tokens, not a source sentence.
+    #[error(
+        "Decoding from a KV cache is shown for self-attention: with a source sentence the keys \
+         and values come from the source, which is known whole. Remove the source sentence."
+    )]
+    DecodeWithSource,
+    /// The prefill is empty or longer than the sentence.
+    #[error(
+        "The prefill is {prefill} tokens, but it must be between 1 and the sentence's {seq_len}."
+    )]
+    PrefillOutOfRange { prefill: usize, seq_len: usize },
 }
 
 /// What an error about one cell of a target says besides its numbers, filled in where the

@@ -27,6 +27,7 @@ mod block;
 mod cells;
 mod choices;
 mod config;
+mod decode;
 mod embeddings;
 mod error;
 mod forward;
@@ -55,6 +56,7 @@ pub use cells::{cell_work, CellWork, Computation, Operand, Wave};
 pub use config::{
     Config, Limits, ScaleMode, Wiring, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
 };
+pub use decode::{decode, Decode, DecodeHead, DecodeStep, Macs};
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
 pub use error::{AttentionError, Detail};
 pub use forward::{

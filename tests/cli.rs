@@ -565,3 +565,105 @@ fn worksheet_says_why_it_asks_nothing_on_the_way_back_when_the_settings_refuse_t
     assert!(key.contains("The `next` target puts weight on a key the causal mask hides"));
     assert_eq!(key.matches("**Answer:**").count(), 10, "{key}");
 }
+
+#[test]
+fn prefill_adds_the_kv_cache_s_steps_which_equal_the_full_pass() {
+    let sentence = "the cat sat on the mat";
+    let t = json(&[
+        "trace",
+        "--causal",
+        "--sentence",
+        sentence,
+        "--prefill",
+        "2",
+    ]);
+    let d = &t["decode"];
+    assert_eq!(d["prefill"], 2);
+    assert_eq!(d["matches_full_pass"], true);
+    let steps = d["steps"].as_array().unwrap();
+    assert_eq!(
+        steps
+            .iter()
+            .map(|s| s["position"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [2, 3, 4, 5]
+    );
+    let d_model = t["config"]["d_model"].as_u64().unwrap() as usize;
+    let mut recomputed_before = 0;
+    for step in steps {
+        let i = step["position"].as_u64().unwrap() as usize;
+        // The cache holds i + 1 rows per head; each head's scores and weights have i + 1 keys.
+        assert_eq!(step["k_cache"].as_array().unwrap().len(), 2);
+        assert_eq!(step["v_cache"][1].as_array().unwrap().len(), i + 1);
+        let head = &step["heads"][0];
+        assert_eq!(head["scores"][0].as_array().unwrap().len(), i + 1);
+        // The weights over the cache are the full pass's row up to the token itself.
+        assert_eq!(
+            head["weights"][0].as_array().unwrap()[..],
+            t["heads"][0]["weights"][i].as_array().unwrap()[..=i]
+        );
+        // The output row is the full pass's row, to the last digit printed.
+        for c in 0..d_model {
+            let (a, b) = (
+                step["output"][0][c].as_f64().unwrap(),
+                t["output"][i][c].as_f64().unwrap(),
+            );
+            assert!(
+                (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+                "{i}, {c}: {a} against {b}"
+            );
+        }
+        let (cached, recomputed) = (
+            step["macs"]["cached"].as_u64().unwrap(),
+            step["macs"]["recomputed"].as_u64().unwrap(),
+        );
+        assert!(cached < recomputed && recomputed > recomputed_before);
+        recomputed_before = recomputed;
+    }
+    // Without --prefill there is no decode.
+    assert!(json(&["trace", "--causal"]).get("decode").is_none());
+    // grad and train accept it and change nothing.
+    assert_eq!(
+        json(&["grad", "--causal", "--prefill", "1"]),
+        json(&["grad", "--causal"])
+    );
+}
+
+#[test]
+fn prefill_is_refused_without_the_mask_with_a_source_outside_the_sentence_and_off_json() {
+    for (args, says) in [
+        (&["trace", "--prefill", "1"][..], "needs the causal mask"),
+        (
+            &["trace", "--causal", "--prefill", "4"][..],
+            "between 1 and the sentence's 3",
+        ),
+        (
+            &["trace", "--causal", "--prefill", "0"][..],
+            "between 1 and the sentence's 3",
+        ),
+        (
+            &["trace", "--source", "le chat", "--prefill", "1"][..],
+            "with a source sentence",
+        ),
+        (&["grad", "--prefill", "2"][..], "needs the causal mask"),
+        (
+            &["train", "--steps", "1", "--prefill", "2"][..],
+            "needs the causal mask",
+        ),
+        (
+            &[
+                "trace",
+                "--causal",
+                "--prefill",
+                "1",
+                "--format",
+                "markdown",
+            ][..],
+            "--format json",
+        ),
+    ] {
+        let line = error_line(args);
+        assert!(line.contains(says), "{args:?}: {line}");
+    }
+    assert!(error_line(&["trace", "--causal", "--prefill", "2x"]).contains("--prefill"));
+}

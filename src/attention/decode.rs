@@ -63,19 +63,36 @@ pub struct Decode {
     pub matches_full_pass: bool,
 }
 
-/// Decodes `trace`'s sentence after a prefill of `prefill` tokens, from the weights and the
-/// attention's input rows the full pass used (X, or N₁ in a pre-norm block).
-pub fn decode(trace: &Trace, prefill: usize) -> Result<Decode, AttentionError> {
-    let seq_len = trace.tokens.len();
-    if trace.source.is_some() {
+/// Checks that a sentence of `seq_len` tokens can be decoded after a prefill of `prefill`:
+/// self-attention (no source sentence), under the causal mask, with 1 ≤ prefill ≤ seq_len.
+pub fn check_prefill(
+    prefill: usize,
+    seq_len: usize,
+    causal: bool,
+    source: bool,
+) -> Result<(), AttentionError> {
+    if source {
         return Err(AttentionError::DecodeWithSource);
     }
-    if !trace.config.causal {
+    if !causal {
         return Err(AttentionError::DecodeNeedsCausal);
     }
     if !(1..=seq_len).contains(&prefill) {
         return Err(AttentionError::PrefillOutOfRange { prefill, seq_len });
     }
+    Ok(())
+}
+
+/// Decodes `trace`'s sentence after a prefill of `prefill` tokens, from the weights and the
+/// attention's input rows the full pass used (X, or N₁ in a pre-norm block).
+pub fn decode(trace: &Trace, prefill: usize) -> Result<Decode, AttentionError> {
+    let seq_len = trace.tokens.len();
+    check_prefill(
+        prefill,
+        seq_len,
+        trace.config.causal,
+        trace.source.is_some(),
+    )?;
     let input = trace
         .block
         .as_ref()

@@ -56,7 +56,7 @@ pub use cells::{cell_work, CellWork, Computation, Operand, Wave};
 pub use config::{
     Config, Limits, ScaleMode, Wiring, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
 };
-pub use decode::{decode, Decode, DecodeHead, DecodeStep, Macs};
+pub use decode::{check_prefill, decode, Decode, DecodeHead, DecodeStep, Macs};
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};
 pub use error::{AttentionError, Detail};
 pub use forward::{

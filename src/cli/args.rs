@@ -2,7 +2,7 @@
 //! texts, and what the parsed arguments mean as a [`Command`].
 
 use super::error::usage_error;
-use super::input_args::InputArgs;
+use super::input_args::{DecodeArgs, InputArgs};
 use super::learn_args::{
     grad_after_help, grad_long_about, train_after_help, train_long_about, GradArgs, TrainArgs,
 };
@@ -56,6 +56,8 @@ enum CliCommand {
 struct TraceArgs {
     #[command(flatten)]
     input: InputArgs,
+    #[command(flatten)]
+    decode: DecodeArgs,
     /// How to print the trace.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -143,6 +145,7 @@ impl From<TraceArgs> for TraceOptions {
     fn from(args: TraceArgs) -> Self {
         Self {
             format: args.format,
+            prefill: args.decode.prefill,
             ..args.input.into()
         }
     }

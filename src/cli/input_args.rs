@@ -95,6 +95,16 @@ pub(super) struct InputArgs {
     activation: Option<String>,
 }
 
+/// `--prefill`, which `trace`, `grad` and `train` accept.
+#[derive(Debug, Args)]
+pub(super) struct DecodeArgs {
+    /// Decode from a KV cache: the first P tokens at once, then each next token alone (needs
+    /// --causal; not with --source). The JSON trace gains `decode`; grad and train check it
+    /// and are otherwise unchanged.
+    #[arg(long, value_name = "P", value_parser = whole_number(1..=crate::attention::MAX_TOKENS))]
+    pub(super) prefill: Option<usize>,
+}
+
 /// Parses a whole number. The range only words the message: a number outside it is refused by
 /// the model's own check, whose message names the option and the limit.
 pub(super) fn whole_number(
@@ -159,6 +169,7 @@ impl From<InputArgs> for TraceOptions {
             d_ff: args.d_ff,
             activation: args.activation.and_then(|a| a.parse().ok()),
             format: Format::default(),
+            prefill: None,
         }
     }
 }

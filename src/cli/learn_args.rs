@@ -1,8 +1,8 @@
 //! The arguments of `grad` and `train` as clap reads them: the goal, the training settings,
 //! their value parsers and help texts, and what they mean as options.
 
-use super::input_args::InputArgs;
-use super::{GoalOptions, GradOptions, TrainOptions};
+use super::input_args::{DecodeArgs, InputArgs};
+use super::{GoalOptions, GradOptions, TraceOptions, TrainOptions};
 use crate::attention::{LossKind, NamedTarget, OptimizerKind, Task, Trainable};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args};
@@ -58,6 +58,8 @@ pub(super) struct GradArgs {
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
+    decode: DecodeArgs,
+    #[command(flatten)]
     goal: GoalArgs,
 }
 
@@ -66,6 +68,8 @@ pub(super) struct GradArgs {
 pub(super) struct TrainArgs {
     #[command(flatten)]
     input: InputArgs,
+    #[command(flatten)]
+    decode: DecodeArgs,
     #[command(flatten)]
     goal: GoalArgs,
     /// The update rule; the scenario's, else adam.
@@ -155,7 +159,10 @@ impl From<GoalArgs> for GoalOptions {
 impl From<GradArgs> for GradOptions {
     fn from(args: GradArgs) -> Self {
         Self {
-            input: args.input.into(),
+            input: TraceOptions {
+                prefill: args.decode.prefill,
+                ..args.input.into()
+            },
             goal: args.goal.into(),
         }
     }
@@ -165,7 +172,10 @@ impl From<TrainArgs> for TrainOptions {
     fn from(args: TrainArgs) -> Self {
         Self {
             grad: GradOptions {
-                input: args.input.into(),
+                input: TraceOptions {
+                    prefill: args.decode.prefill,
+                    ..args.input.into()
+                },
                 goal: args.goal.into(),
             },
             optimizer: args.optimizer,

@@ -130,6 +130,8 @@ pub struct TraceOptions {
     pub activation: Option<crate::attention::Activation>,
     /// How to print the trace.
     pub format: Format,
+    /// `--prefill`: decode the sentence from a KV cache after this many tokens.
+    pub prefill: Option<usize>,
 }
 
 /// Where a scenario comes from.

@@ -2,18 +2,42 @@
 //! option to blame when the result is not a valid attention layer.
 
 use super::{CliError, Format, Source, TraceOptions};
-use crate::attention::{forward, tokenize, toy_embedding, Inputs};
-use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
+use crate::attention::{
+    check_prefill, decode, forward, tokenize, toy_embedding, AttentionError, Inputs,
+};
+use crate::formats::report::{
+    trace_csv, trace_json_pretty, trace_json_pretty_decoded, trace_markdown,
+};
 use crate::formats::scenario::{BlockFields, Scenario, ScenarioError};
 use std::io::{self, Read};
 
 pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<String, CliError> {
     let trace = compute(options, stdin)?;
-    Ok(match options.format {
-        Format::Json => trace_json_pretty(&trace),
-        Format::Markdown => trace_markdown(&trace),
-        Format::Csv => trace_csv(&trace),
+    Ok(match (options.format, options.prefill) {
+        (Format::Json, None) => trace_json_pretty(&trace),
+        (Format::Json, Some(prefill)) => {
+            let decoded = decode(&trace, prefill).map_err(|e| prefill_error(prefill, e))?;
+            trace_json_pretty_decoded(&trace, &decoded)
+        }
+        (_, Some(_)) => {
+            return Err(CliError::Usage(
+                "`--prefill` adds the KV cache's steps to the JSON trace: use it with \
+                 `--format json`."
+                    .into(),
+            ))
+        }
+        (Format::Markdown, None) => trace_markdown(&trace),
+        (Format::Csv, None) => trace_csv(&trace),
     })
+}
+
+/// The refusal of `--prefill P`, naming the option.
+fn prefill_error(prefill: usize, error: AttentionError) -> CliError {
+    CliError::Option {
+        flag: "--prefill",
+        value: prefill.to_string(),
+        error,
+    }
 }
 
 /// The trace of the scenario the options describe.
@@ -45,6 +69,16 @@ pub(super) fn load(
     let inputs = scenario
         .to_inputs()
         .map_err(|error| blame(error, options, width_changed))?;
+    // Decoding changes no number: `grad` and `train` only check that it could be done.
+    if let Some(prefill) = options.prefill {
+        check_prefill(
+            prefill,
+            inputs.seq_len(),
+            inputs.config.causal,
+            inputs.source.is_some(),
+        )
+        .map_err(|e| prefill_error(prefill, e))?;
+    }
     Ok((scenario, inputs))
 }
 

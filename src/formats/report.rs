@@ -36,7 +36,7 @@
 //! A head's own columns keep their names in the whole layer, as on the app's heatmaps: head h
 //! of width d_k has d((h−1)·d_k + 1) … d(h·d_k).
 
-use crate::attention::{BlockParam, BlockTrace, HeadTrace, Matrix, Stage, Trace};
+use crate::attention::{BlockParam, BlockTrace, Decode, HeadTrace, Matrix, Stage, Trace};
 use crate::words::{
     self, configuration, configuration_warning, dim, format_value, handout_stage_note,
     handout_title, head_heading, hidden_unit, key_token, matrix_caption, matrix_symbol,
@@ -258,15 +258,25 @@ pub fn trace_json(trace: &Trace) -> TraceJson<'_> {
         w_o: Rows(&w.w_o),
         output: Rows(&trace.output),
         block: trace.block.as_ref().map(BlockJson::new),
+        decode: None,
     }
 }
 
 /// [`trace_json`] as indented text ending in a newline, keys in stage order. Each number has
 /// the fewest digits that read back to the same `f64`.
 pub fn trace_json_pretty(trace: &Trace) -> String {
+    json_pretty(&trace_json(trace))
+}
+
+/// [`trace_json_pretty`] with the steps of decoding from a KV cache, as `decode`.
+pub fn trace_json_pretty_decoded(trace: &Trace, decode: &Decode) -> String {
+    json_pretty(&trace_json(trace).with_decode(decode))
+}
+
+fn json_pretty(json: &TraceJson<'_>) -> String {
     // serde_json fails only on a map with keys that are not strings, or a failing `Serialize`
     // impl; the trace has neither, so the fallback is never taken.
-    let mut text = serde_json::to_string_pretty(&trace_json(trace)).unwrap_or_default();
+    let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
     text.push('\n');
     text
 }
@@ -297,6 +307,86 @@ pub struct TraceJson<'a> {
     output: Rows<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     block: Option<BlockJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decode: Option<DecodeJson<'a>>,
+}
+
+impl<'a> TraceJson<'a> {
+    /// The export with the steps of decoding the sentence from a KV cache.
+    pub fn with_decode(self, decode: &'a Decode) -> Self {
+        Self {
+            decode: Some(DecodeJson::new(decode)),
+            ..self
+        }
+    }
+}
+
+/// The `decode` object of [`TraceJson`].
+#[derive(Serialize)]
+struct DecodeJson<'a> {
+    prefill: usize,
+    steps: Vec<DecodeStepJson<'a>>,
+    matches_full_pass: bool,
+}
+
+/// One element of `decode.steps`.
+#[derive(Serialize)]
+struct DecodeStepJson<'a> {
+    position: usize,
+    k_cache: Vec<Rows<'a>>,
+    v_cache: Vec<Rows<'a>>,
+    heads: Vec<DecodeHeadJson<'a>>,
+    output: Rows<'a>,
+    macs: MacsJson,
+}
+
+/// One element of a step's `heads`.
+#[derive(Serialize)]
+struct DecodeHeadJson<'a> {
+    q: Rows<'a>,
+    scores: Rows<'a>,
+    weights: Rows<'a>,
+    context: Rows<'a>,
+}
+
+/// A step's `macs`.
+#[derive(Serialize)]
+struct MacsJson {
+    cached: usize,
+    recomputed: usize,
+}
+
+impl<'a> DecodeJson<'a> {
+    fn new(d: &'a Decode) -> Self {
+        Self {
+            prefill: d.prefill,
+            steps: d
+                .steps
+                .iter()
+                .map(|s| DecodeStepJson {
+                    position: s.position,
+                    k_cache: s.k_cache.iter().map(Rows).collect(),
+                    v_cache: s.v_cache.iter().map(Rows).collect(),
+                    heads: s
+                        .heads
+                        .iter()
+                        .map(|h| DecodeHeadJson {
+                            q: Rows(&h.q),
+                            scores: Rows(&h.scores),
+                            weights: Rows(&h.weights),
+                            context: Rows(&h.context),
+                        })
+                        .collect(),
+                    output: Rows(&s.output),
+                    macs: MacsJson {
+                        cached: s.macs.cached,
+                        recomputed: s.macs.recomputed,
+                    },
+                })
+                .collect(),
+            matches_full_pass: d.matches_full_pass,
+        }
+    }
 }
 
 /// The `block` object of [`TraceJson`].

@@ -667,3 +667,40 @@ fn prefill_is_refused_without_the_mask_with_a_source_outside_the_sentence_and_of
     }
     assert!(error_line(&["trace", "--causal", "--prefill", "2x"]).contains("--prefill"));
 }
+
+#[test]
+fn tile_lists_every_block_of_every_row_and_its_last_o_over_l_is_the_weighted_sum() {
+    let t = json(&[
+        "trace",
+        "--causal",
+        "--sentence",
+        "a b c d e",
+        "--tile",
+        "2",
+    ]);
+    for head in t["heads"].as_array().unwrap() {
+        let tiles = head["tiles"].as_array().unwrap();
+        assert_eq!(tiles.len(), 5);
+        for (i, row) in tiles.iter().enumerate() {
+            // Blocks [0, 2), [2, 4), [4, 5): all three listed, masked ones too.
+            let row = row.as_array().unwrap();
+            assert_eq!(row.len(), 3);
+            let last = row.last().unwrap();
+            let l = last["l"].as_f64().unwrap();
+            for c in 0..2 {
+                let o = last["o"][c].as_f64().unwrap() / l;
+                let want = head["context"][i][c].as_f64().unwrap();
+                assert!((o - want).abs() < 1e-12, "row {i}: {o} against {want}");
+            }
+            // Under the mask, a block after the query's own changes nothing.
+            if i < 2 {
+                assert_eq!(row[1], row[0]);
+                assert_eq!(row[2], row[0]);
+            }
+        }
+    }
+    assert!(json(&["trace"])["heads"][0].get("tiles").is_none());
+    assert!(error_line(&["trace", "--tile", "0"]).contains("--tile"));
+    assert!(error_line(&["trace", "--tile", "2", "--format", "csv"]).contains("--format json"));
+    assert_eq!(json(&["grad", "--tile", "2"]), json(&["grad"]));
+}

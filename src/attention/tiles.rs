@@ -15,6 +15,7 @@
 //! rescaled to the final maximum, which is the row's maximum, as the softmax subtracts it.
 //! A block whose keys are all hidden changes nothing.
 
+use super::forward::HeadTrace;
 use nalgebra::DMatrix;
 
 /// The running state after one block of keys.
@@ -100,6 +101,17 @@ pub fn tiled_row(inputs: &[f64], v: &DMatrix<f64>, block: usize) -> Vec<Tile> {
     tiles
 }
 
+/// Every query row of a head, tiled: for row `i`, [`tiled_row`] over the softmax inputs
+/// (the masked scores divided by the temperature) and the head's values.
+pub fn head_tiles(head: &HeadTrace, temperature: f64, block: usize) -> Vec<Vec<Tile>> {
+    (0..head.masked.nrows())
+        .map(|i| {
+            let inputs: Vec<f64> = head.masked.row(i).iter().map(|z| z / temperature).collect();
+            tiled_row(&inputs, &head.v, block)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +187,32 @@ mod tests {
         assert!((tiles[1].l - (keep + 1.0)).abs() < 1e-15);
         assert!((tiles[1].o[0] - (10.0 * keep + 20.0)).abs() < 1e-13);
         assert_eq!(rescale(f64::NEG_INFINITY, 2.0), 0.0);
+    }
+
+    #[test]
+    fn every_row_of_a_head_tiles_to_its_weighted_sum() {
+        use crate::attention::{forward, Config, Init, Inputs, Weights};
+        let config = Config {
+            causal: true,
+            temperature: 0.6,
+            ..Config::default()
+        };
+        let inputs = Inputs::from_sentence(
+            "the cat sat on the mat",
+            config,
+            Weights::new(Init::Random(4), 4),
+        )
+        .unwrap();
+        let trace = forward(&inputs).unwrap();
+        for head in &trace.heads {
+            for (i, row) in head_tiles(head, 0.6, 4).iter().enumerate() {
+                assert_eq!(row.len(), 2);
+                let out = row.last().unwrap().output();
+                for (c, o) in out.iter().enumerate() {
+                    assert!((o - head.context[(i, c)]).abs() < 1e-13, "row {i}");
+                }
+            }
+        }
     }
 
     #[test]

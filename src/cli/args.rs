@@ -146,6 +146,7 @@ impl From<TraceArgs> for TraceOptions {
         Self {
             format: args.format,
             prefill: args.decode.prefill,
+            tile: args.decode.tile,
             ..args.input.into()
         }
     }

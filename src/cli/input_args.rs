@@ -95,7 +95,7 @@ pub(super) struct InputArgs {
     activation: Option<String>,
 }
 
-/// `--prefill`, which `trace`, `grad` and `train` accept.
+/// `--prefill` and `--tile`, which `trace`, `grad` and `train` accept.
 #[derive(Debug, Args)]
 pub(super) struct DecodeArgs {
     /// Decode from a KV cache: the first P tokens at once, then each next token alone (needs
@@ -103,6 +103,20 @@ pub(super) struct DecodeArgs {
     /// and are otherwise unchanged.
     #[arg(long, value_name = "P", value_parser = whole_number(1..=crate::attention::MAX_TOKENS))]
     pub(super) prefill: Option<usize>,
+    /// FlashAttention's tiled softmax: each head's query rows over blocks of B keys (B ≥ 1);
+    /// the JSON trace's heads gain `tiles`, the running m, l and o after each block.
+    #[arg(long, value_name = "B", value_parser = block_size)]
+    pub(super) tile: Option<usize>,
+}
+
+/// Parses `--tile`'s block size: a whole number of keys, at least 1.
+fn block_size(value: &str) -> Result<usize, String> {
+    value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|b| *b >= 1)
+        .ok_or_else(|| "a whole number of keys, 1 or more".to_string())
 }
 
 /// Parses a whole number. The range only words the message: a number outside it is refused by
@@ -170,6 +184,7 @@ impl From<InputArgs> for TraceOptions {
             activation: args.activation.and_then(|a| a.parse().ok()),
             format: Format::default(),
             prefill: None,
+            tile: None,
         }
     }
 }

@@ -161,6 +161,7 @@ impl From<GradArgs> for GradOptions {
         Self {
             input: TraceOptions {
                 prefill: args.decode.prefill,
+                tile: args.decode.tile,
                 ..args.input.into()
             },
             goal: args.goal.into(),
@@ -174,6 +175,7 @@ impl From<TrainArgs> for TrainOptions {
             grad: GradOptions {
                 input: TraceOptions {
                     prefill: args.decode.prefill,
+                    tile: args.decode.tile,
                     ..args.input.into()
                 },
                 goal: args.goal.into(),

@@ -132,6 +132,8 @@ pub struct TraceOptions {
     pub format: Format,
     /// `--prefill`: decode the sentence from a KV cache after this many tokens.
     pub prefill: Option<usize>,
+    /// `--tile`: tile each head's softmax over blocks of this many keys.
+    pub tile: Option<usize>,
 }
 
 /// Where a scenario comes from.

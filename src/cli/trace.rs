@@ -6,25 +6,30 @@ use crate::attention::{
     check_prefill, decode, forward, tokenize, toy_embedding, AttentionError, Inputs,
 };
 use crate::formats::report::{
-    trace_csv, trace_json_pretty, trace_json_pretty_decoded, trace_markdown,
+    trace_csv, trace_json_pretty, trace_json_pretty_with, trace_markdown,
 };
 use crate::formats::scenario::{BlockFields, Scenario, ScenarioError};
 use std::io::{self, Read};
 
 pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<String, CliError> {
     let trace = compute(options, stdin)?;
-    Ok(match (options.format, options.prefill) {
+    let json_only = options
+        .prefill
+        .map(|_| "--prefill")
+        .or(options.tile.map(|_| "--tile"));
+    Ok(match (options.format, json_only) {
         (Format::Json, None) => trace_json_pretty(&trace),
-        (Format::Json, Some(prefill)) => {
-            let decoded = decode(&trace, prefill).map_err(|e| prefill_error(prefill, e))?;
-            trace_json_pretty_decoded(&trace, &decoded)
+        (Format::Json, Some(_)) => {
+            let decoded = match options.prefill {
+                Some(p) => Some(decode(&trace, p).map_err(|e| prefill_error(p, e))?),
+                None => None,
+            };
+            trace_json_pretty_with(&trace, decoded.as_ref(), options.tile)
         }
-        (_, Some(_)) => {
-            return Err(CliError::Usage(
-                "`--prefill` adds the KV cache's steps to the JSON trace: use it with \
-                 `--format json`."
-                    .into(),
-            ))
+        (_, Some(flag)) => {
+            return Err(CliError::Usage(format!(
+                "`{flag}` adds to the JSON trace: use it with `--format json`."
+            )))
         }
         (Format::Markdown, None) => trace_markdown(&trace),
         (Format::Csv, None) => trace_csv(&trace),

@@ -36,7 +36,9 @@
 //! A head's own columns keep their names in the whole layer, as on the app's heatmaps: head h
 //! of width d_k has d((h−1)·d_k + 1) … d(h·d_k).
 
-use crate::attention::{BlockParam, BlockTrace, Decode, HeadTrace, Matrix, Stage, Trace};
+use crate::attention::{
+    head_tiles, BlockParam, BlockTrace, Decode, HeadTrace, Matrix, Stage, Tile, Trace,
+};
 use crate::words::{
     self, configuration, configuration_warning, dim, format_value, handout_stage_note,
     handout_title, head_heading, hidden_unit, key_token, matrix_caption, matrix_symbol,
@@ -268,9 +270,21 @@ pub fn trace_json_pretty(trace: &Trace) -> String {
     json_pretty(&trace_json(trace))
 }
 
-/// [`trace_json_pretty`] with the steps of decoding from a KV cache, as `decode`.
-pub fn trace_json_pretty_decoded(trace: &Trace, decode: &Decode) -> String {
-    json_pretty(&trace_json(trace).with_decode(decode))
+/// [`trace_json_pretty`] with the steps of decoding from a KV cache, as `decode`, and each
+/// head's rows tiled over blocks of `tile` keys, as its `tiles`, where given.
+pub fn trace_json_pretty_with(
+    trace: &Trace,
+    decode: Option<&Decode>,
+    tile: Option<usize>,
+) -> String {
+    let mut json = trace_json(trace);
+    if let Some(d) = decode {
+        json = json.with_decode(d);
+    }
+    if let Some(b) = tile {
+        json = json.with_tiles(trace, b);
+    }
+    json_pretty(&json)
 }
 
 fn json_pretty(json: &TraceJson<'_>) -> String {
@@ -312,6 +326,20 @@ pub struct TraceJson<'a> {
 }
 
 impl<'a> TraceJson<'a> {
+    /// The export with every head's query rows tiled over blocks of `block` keys.
+    pub fn with_tiles(mut self, trace: &Trace, block: usize) -> Self {
+        let t = trace.config.temperature;
+        for (json, head) in self.heads.iter_mut().zip(&trace.heads) {
+            json.tiles = Some(
+                head_tiles(head, t, block)
+                    .iter()
+                    .map(|row| row.iter().map(TileJson::from).collect())
+                    .collect(),
+            );
+        }
+        self
+    }
+
     /// The export with the steps of decoding the sentence from a KV cache.
     pub fn with_decode(self, decode: &'a Decode) -> Self {
         Self {
@@ -475,11 +503,32 @@ struct HeadJson<'a> {
     weights: Rows<'a>,
     context: Rows<'a>,
     fully_masked_rows: &'a [usize],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tiles: Option<Vec<Vec<TileJson>>>,
+}
+
+/// One entry of a head's `tiles`: the running state after a block of keys.
+#[derive(Serialize)]
+struct TileJson {
+    m: Option<f64>,
+    l: Option<f64>,
+    o: Vec<Option<f64>>,
+}
+
+impl From<&Tile> for TileJson {
+    fn from(t: &Tile) -> Self {
+        Self {
+            m: finite(t.m),
+            l: finite(t.l),
+            o: t.o.iter().map(|o| finite(*o)).collect(),
+        }
+    }
 }
 
 impl<'a> HeadJson<'a> {
     fn new(h: &'a HeadTrace) -> Self {
         Self {
+            tiles: None,
             q: Rows(&h.q),
             k: Rows(&h.k),
             v: Rows(&h.v),

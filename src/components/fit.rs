@@ -54,7 +54,7 @@ pub fn fit_stage(track: impl Fn() + 'static) {
                 }
             }
         };
-        settle_in_frames(ui, settle, presenting && magnify <= 1.0, 0.0, 4);
+        settle_in_frames(ui, settle, presenting && magnify <= 1.0, 0.0, 5, true);
     });
 }
 
@@ -77,15 +77,18 @@ fn sheet_height() -> f64 {
     element("#explain-panel.active.sheet").map_or(0.0, |s| s.get_bounding_client_rect().height())
 }
 
-/// Runs `settle` in the next frame with `spare` pixels of the room kept free, then in the frame
-/// after (up to `passes` runs in all) again: with the room less what the step, as drawn, runs
-/// past the screen where it must fit (`fit`) and can, or else as it was.
+/// Runs `settle` in the next frame with `spare` pixels of the room kept free, then checks in the
+/// frame after: a step that runs past the screen where it must fit (`fit`) is settled again
+/// into a room smaller by as much; else, the first time (`again`), it is settled once more, as
+/// measured at the placement found (a caption or a line of words may take other room at another
+/// zoom), and checked again. Every run ends with a check; `passes` bounds the runs.
 fn settle_in_frames(
     ui: UiContext,
     settle: impl Fn(f64) + Copy + 'static,
     fit: bool,
     spare: f64,
     passes: u8,
+    again: bool,
 ) {
     request_animation_frame(move || {
         settle(spare);
@@ -95,9 +98,9 @@ fn settle_in_frames(
                 let fits = ui.placement.with_untracked(|p| p.fits);
                 let over = if fit && fits { overflow() } else { 0.0 };
                 if over > 0.5 {
-                    settle_in_frames(ui, settle, fit, spare + over + 2.0, passes - 1);
-                } else if spare == 0.0 {
-                    settle(spare);
+                    settle_in_frames(ui, settle, fit, spare + over + 2.0, passes - 1, false);
+                } else if again {
+                    settle_in_frames(ui, settle, fit, spare, passes - 1, false);
                 }
             });
         }

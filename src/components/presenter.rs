@@ -228,7 +228,7 @@ pub fn PresenterBar(
             } else {
                 view! {
                     <span class="keys-all">"← → Space: step · Home End · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"</span>
-                    <span class="keys-few">"← →: step · h: hide the explanation · Esc: leave"</span>
+                    <span class="keys-few">"← →: step · Esc: leave"</span>
                 }
             }}</span>
             <span class="presenter-zoom" role="group" aria-label="Zoom"

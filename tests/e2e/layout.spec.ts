@@ -845,6 +845,24 @@ test("in a wide window the picture grows to fill the stage's column, and keeps i
   await expect.poll(() => digitSize(result)).toBeCloseTo(12, 0);
 });
 
+test("presenting the backward pass at 1024×768, every step of the default walk fits the screen", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto("./?present=1#v=1&stage=back-loss");
+  const bar = page.getByTestId("presenter-bar");
+  for (let presses = 0; presses < 20; presses++) {
+    const step = (await bar.getAttribute("data-step")) ?? "";
+    await expect(page.getByTestId("stage-title")).toBeVisible();
+    // Laid out again after a frame or two; the last check of each layout must leave it on screen.
+    await page.waitForTimeout(400);
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${step}: no scrolling` })
+      .toBeLessThanOrEqual(768);
+    if (step.startsWith("back-input")) break;
+    await page.keyboard.press("ArrowRight");
+    await expect(bar).not.toHaveAttribute("data-step", step);
+  }
+});
+
 test("leaving presenter mode while a head trains lays the step out for the page again", async ({ app, page }) => {
   await page.setViewportSize({ width: 1024, height: 768 });
   await app.goto("./?present=1#v=1&goal=previous&stage=softmax");

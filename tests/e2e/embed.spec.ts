@@ -285,3 +285,27 @@ for (const { column, viewport } of [
     await host.close();
   });
 }
+
+test("an embed that opens with a picked cell explains it below the picture, leaving the stage's title and the page where they were", async ({ page, context }) => {
+  // The bare address opens with a cell explained; the copied code picks it too.
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto("./");
+  await expect(page.getByTestId("explain-title")).toContainText("A₁");
+  await page.getByTestId("place-share").click();
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  const code = await page.evaluate(() => navigator.clipboard.readText());
+  const host = await hostPage(context, code, 700, { width: 1280, height: 800 });
+  const inner = host.frameLocator("iframe.attention-lens");
+  await expect(inner.getByTestId("canvas-weights-h0")).toHaveAttribute("data-drawn", "true");
+  await expect(inner.getByTestId("explain-title")).toContainText("A₁");
+  await host.waitForTimeout(700);
+  expect(await host.evaluate(() => scrollY), "the host page did not scroll").toBe(0);
+  const panel = (await inner.getByTestId("explain-panel").boundingBox())!;
+  for (const id of ["stage-title", "formula", "canvas-weights-h0"]) {
+    const b = (await inner.getByTestId(id).first().boundingBox())!;
+    const overlaps = panel.y < b.y + b.height && panel.y + panel.height > b.y && panel.x < b.x + b.width && panel.x + panel.width > b.x;
+    expect(overlaps, `the explanation leaves ${id} uncovered`).toBe(false);
+  }
+  await host.close();
+});

@@ -101,6 +101,19 @@ pub fn float_top(cell: (f64, f64), panel_h: f64, visible: (f64, f64), content_h:
     top.min(content_h - panel_h).max(0.0)
 }
 
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// Whether the reader has picked a cell themselves: only then may showing its explanation
+    /// scroll the host page of an embed (a cell a link picks opens where the page is).
+    static PICKED_BY_READER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Notes that the reader picked a cell, by a click, a tap or a key.
+#[cfg(target_arch = "wasm32")]
+pub fn picked_by_reader() {
+    PICKED_BY_READER.with(|p| p.set(true));
+}
+
 /// Keeps `cell` of `canvas` (drawn to `layout`) and its explanation both in sight: a sheet fixed
 /// over the bottom of the window scrolls the page so the cell shows above it; a floating
 /// explanation (in an embed, whose frame is as tall as its content, so "the bottom of the
@@ -179,19 +192,22 @@ pub fn keep_clear_of_sheet(
                     .offset_parent()
                     .map_or(0.0, |p| p.get_bounding_client_rect().top() + scroll_y);
                 let panel_h = f64::from(sheet.offset_height());
-                // Clear of the picture inside the frame as it is; else, where the frame's foot
-                // is in sight, the frame grows by the room the explanation takes below the
-                // picture (the host fits the frame to it); else over the picture, clear of the
-                // cell.
-                // Room below the line is worth making where the reader sees the explanation
-                // there, or will once the host page scrolls it into view with the cell still in
-                // sight above it.
+                // Below the picture's line inside the frame as it is; else below the line with
+                // room made for it (the frame grows, and the host fits the frame to it), where
+                // the reader sees it there, or will once the host page scrolls it into view
+                // with the cell still in sight above it; else above the line; else over the
+                // picture, clear of the cell. Below comes first: above the line are the stage's
+                // title and formula.
                 let below = line_box.1 + 8.0 + panel_h;
                 let in_sight = visible.1 >= content_h - 2.0 || below <= visible.1;
-                let brought = below - cell_box.0 <= visible.1 - visible.0;
-                let at = match float_clear_of(line_box, panel_h, visible, content_h) {
-                    Some(at) => at,
-                    None if (in_sight || brought) && line.is_some() => {
+                // A cell a link picked is explained below its line wherever the page is: the
+                // reader meets it there, below the picture, as in a printed figure.
+                let by_reader = PICKED_BY_READER.with(std::cell::Cell::get);
+                let brought = !by_reader || below - cell_box.0 <= visible.1 - visible.0;
+                let clear = float_clear_of(line_box, panel_h, visible, content_h);
+                let at = match clear {
+                    Some(at) if at > line_box.1 => at,
+                    _ if (in_sight || brought) && line.is_some() => {
                         // The line makes room below itself: what follows it (the notes,
                         // Previous and Next) moves down, and the host fits the frame to it.
                         if let Some(line) = line
@@ -203,11 +219,12 @@ pub fn keep_clear_of_sheet(
                                 .set_property("--float-room", &format!("{:.0}px", panel_h + 16.0));
                             let _ = line.class_list().add_1("made-room");
                         }
-                        if !in_sight {
+                        if !in_sight && by_reader {
                             show_once_fitted(sheet.clone().into(), 30);
                         }
                         line_box.1 + 8.0
                     }
+                    Some(at) => at,
                     None => float_top(cell_box, panel_h, visible, content_h),
                 } - parent_top;
                 let _ = sheet.style().set_property("top", &format!("{at:.0}px"));

@@ -376,6 +376,7 @@ pub fn HeatmapView(
             let shape = values.with_untracked(|m| m.shape());
             let shown_width = f64::from(canvas.client_width());
             if let Some(cell) = keys::cell_at_click(&layout(), shown_width, offset, shape) {
+                keys::picked_by_reader();
                 select(cell);
             }
         }
@@ -398,6 +399,7 @@ pub fn HeatmapView(
             if let Some(cell) = keys::cell_for_key(&ev.key(), shape, from) {
                 ev.prevent_default();
                 ev.stop_propagation();
+                keys::picked_by_reader();
                 select(cell);
             }
         }

@@ -635,11 +635,11 @@ fn prefill_is_refused_without_the_mask_with_a_source_outside_the_sentence_and_of
         (&["trace", "--prefill", "1"][..], "needs the causal mask"),
         (
             &["trace", "--causal", "--prefill", "4"][..],
-            "between 1 and the sentence's 3",
+            "between 1 and 3, the sentence's length",
         ),
         (
             &["trace", "--causal", "--prefill", "0"][..],
-            "between 1 and the sentence's 3",
+            "between 1 and 3, the sentence's length",
         ),
         (
             &["trace", "--source", "le chat", "--prefill", "1"][..],

@@ -196,7 +196,8 @@ pub enum AttentionError {
     /// Rotary positions' base is not a finite number above 1.
     #[error(
         "θ for rotary positions is {theta}, but it must be a number greater than 1 (10000 in \
-         most models): pair i turns by θ^(−2i/d_k) radians a position."
+         RoFormer and Llama 1 and 2, larger in later models): pair i turns by θ^(−2i/d_k) \
+         radians a position."
     )]
     RopeTheta { theta: f64 },
     /// Decoding token by token needs the causal mask.
@@ -213,7 +214,8 @@ pub enum AttentionError {
     DecodeWithSource,
     /// The prefill is empty or longer than the sentence.
     #[error(
-        "The prefill is {prefill} tokens, but it must be between 1 and the sentence's {seq_len}."
+        "The prefill is {prefill} tokens, but it must be between 1 and {seq_len}, the \
+         sentence's length in tokens."
     )]
     PrefillOutOfRange { prefill: usize, seq_len: usize },
 }

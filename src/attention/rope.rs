@@ -1,6 +1,6 @@
 //! Rotary positions (RoPE, Su et al. 2021): each head's queries and keys are turned, two columns
 //! at a time, by angles that grow with the token's position, so that a query's score with a
-//! key depends on how far apart the two are and not on where they stand.
+//! key depends on their positions only through their distance.
 //!
 //! In a head `d_k` wide the columns form `d_k / 2` pairs. The token at 0-based position `p`
 //! turns pair `i` by `p·θ^(−2i/d_k)`:
@@ -12,8 +12,9 @@
 //!
 //! which pair holds which columns is the [`Pairing`]: column `i` with `i + d_k/2` (Hugging
 //! Face's `rotate_half`) or `2i` with `2i + 1` (Meta's original Llama code). The two give the
-//! same scores when the columns of W_q and W_k are permuted to match, and different ones for
-//! the same weights.
+//! same scores when the same permutation is applied to each head's columns of both W_q and
+//! W_k, and, for d_k ≥ 4, different ones for the same weights (with d_k = 2 both are the one
+//! pair of columns 0 and 1).
 
 use super::error::AttentionError;
 use nalgebra::DMatrix;

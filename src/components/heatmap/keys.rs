@@ -101,7 +101,6 @@ pub fn float_top(cell: (f64, f64), panel_h: f64, visible: (f64, f64), content_h:
     top.min(content_h - panel_h).max(0.0)
 }
 
-#[cfg(target_arch = "wasm32")]
 thread_local! {
     /// Whether the reader has picked a cell themselves: only then may showing its explanation
     /// scroll the host page of an embed (a cell a link picks opens where the page is).
@@ -109,7 +108,6 @@ thread_local! {
 }
 
 /// Notes that the reader picked a cell, by a click, a tap or a key.
-#[cfg(target_arch = "wasm32")]
 pub fn picked_by_reader() {
     PICKED_BY_READER.with(|p| p.set(true));
 }

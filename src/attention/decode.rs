@@ -116,8 +116,7 @@ pub fn decode(trace: &Trace, prefill: usize) -> Result<Decode, AttentionError> {
         let mut heads = Vec::with_capacity(n_heads);
         for h in 0..n_heads {
             for (cache, new) in [(&mut k_cache[h], &k), (&mut v_cache[h], &v)] {
-                let grown = cache.clone().insert_row(i, 0.0);
-                *cache = grown;
+                *cache = std::mem::replace(cache, Matrix::zeros(0, 0)).insert_row(i, 0.0);
                 cache.row_mut(i).copy_from(&new.columns(h * d_k, d_k));
             }
             let q = columns(&q, h);

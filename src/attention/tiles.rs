@@ -79,11 +79,11 @@ fn weight(x: f64, m: f64) -> f64 {
 /// are `inputs` (one per key) over the value rows of `v` (one per key). Every block is listed,
 /// the last one possibly shorter. `block` is at least 1.
 pub fn tiled_row(inputs: &[f64], v: &DMatrix<f64>, block: usize) -> Vec<Tile> {
-    let d_k = v.ncols();
+    let (d_k, block) = (v.ncols(), block.max(1));
     let mut state = Tile::empty(d_k);
-    let mut tiles = Vec::with_capacity(inputs.len().div_ceil(block.max(1)));
-    for (b, chunk) in inputs.chunks(block.max(1)).enumerate() {
-        let first = b * block.max(1);
+    let mut tiles = Vec::with_capacity(inputs.len().div_ceil(block));
+    for (b, chunk) in inputs.chunks(block).enumerate() {
+        let first = b * block;
         let m_new = chunk.iter().copied().fold(state.m, f64::max);
         if m_new != f64::NEG_INFINITY {
             let keep = rescale(state.m, m_new);

@@ -2,7 +2,7 @@
 //! texts, and what the parsed arguments mean as a [`Command`].
 
 use super::error::usage_error;
-use super::input_args::{DecodeArgs, InputArgs};
+use super::input_args::{ComputeArgs, InputArgs};
 use super::learn_args::{
     grad_after_help, grad_long_about, train_after_help, train_long_about, GradArgs, TrainArgs,
 };
@@ -57,7 +57,7 @@ struct TraceArgs {
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
-    decode: DecodeArgs,
+    compute: ComputeArgs,
     /// How to print the trace.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -145,9 +145,7 @@ impl From<TraceArgs> for TraceOptions {
     fn from(args: TraceArgs) -> Self {
         Self {
             format: args.format,
-            prefill: args.decode.prefill,
-            tile: args.decode.tile,
-            ..args.input.into()
+            ..args.compute.options(args.input)
         }
     }
 }

@@ -97,16 +97,27 @@ pub(super) struct InputArgs {
 
 /// `--prefill` and `--tile`, which `trace`, `grad` and `train` accept.
 #[derive(Debug, Args)]
-pub(super) struct DecodeArgs {
+pub(super) struct ComputeArgs {
     /// Decode from a KV cache: the first P tokens at once, then each next token alone (needs
     /// --causal; not with --source). The JSON trace gains `decode`; grad and train check it
     /// and are otherwise unchanged.
     #[arg(long, value_name = "P", value_parser = whole_number(1..=crate::attention::MAX_TOKENS))]
-    pub(super) prefill: Option<usize>,
+    prefill: Option<usize>,
     /// FlashAttention's tiled softmax: each head's query rows over blocks of B keys (B ≥ 1);
     /// the JSON trace's heads gain `tiles`, the running m, l and o after each block.
     #[arg(long, value_name = "B", value_parser = block_size)]
-    pub(super) tile: Option<usize>,
+    tile: Option<usize>,
+}
+
+impl ComputeArgs {
+    /// The options `input` means, with `--prefill` and `--tile` as given.
+    pub(super) fn options(self, input: InputArgs) -> TraceOptions {
+        TraceOptions {
+            prefill: self.prefill,
+            tile: self.tile,
+            ..input.into()
+        }
+    }
 }
 
 /// Parses `--tile`'s block size: a whole number of keys, at least 1.

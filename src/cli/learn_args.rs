@@ -1,8 +1,8 @@
 //! The arguments of `grad` and `train` as clap reads them: the goal, the training settings,
 //! their value parsers and help texts, and what they mean as options.
 
-use super::input_args::{DecodeArgs, InputArgs};
-use super::{GoalOptions, GradOptions, TraceOptions, TrainOptions};
+use super::input_args::{ComputeArgs, InputArgs};
+use super::{GoalOptions, GradOptions, TrainOptions};
 use crate::attention::{LossKind, NamedTarget, OptimizerKind, Task, Trainable};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args};
@@ -58,7 +58,7 @@ pub(super) struct GradArgs {
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
-    decode: DecodeArgs,
+    compute: ComputeArgs,
     #[command(flatten)]
     goal: GoalArgs,
 }
@@ -69,7 +69,7 @@ pub(super) struct TrainArgs {
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
-    decode: DecodeArgs,
+    compute: ComputeArgs,
     #[command(flatten)]
     goal: GoalArgs,
     /// The update rule; the scenario's, else adam.
@@ -159,11 +159,7 @@ impl From<GoalArgs> for GoalOptions {
 impl From<GradArgs> for GradOptions {
     fn from(args: GradArgs) -> Self {
         Self {
-            input: TraceOptions {
-                prefill: args.decode.prefill,
-                tile: args.decode.tile,
-                ..args.input.into()
-            },
+            input: args.compute.options(args.input),
             goal: args.goal.into(),
         }
     }
@@ -173,11 +169,7 @@ impl From<TrainArgs> for TrainOptions {
     fn from(args: TrainArgs) -> Self {
         Self {
             grad: GradOptions {
-                input: TraceOptions {
-                    prefill: args.decode.prefill,
-                    tile: args.decode.tile,
-                    ..args.input.into()
-                },
+                input: args.compute.options(args.input),
                 goal: args.goal.into(),
             },
             optimizer: args.optimizer,

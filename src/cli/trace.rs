@@ -5,9 +5,7 @@ use super::{CliError, Format, Source, TraceOptions};
 use crate::attention::{
     check_prefill, decode, forward, tokenize, toy_embedding, AttentionError, Inputs,
 };
-use crate::formats::report::{
-    trace_csv, trace_json_pretty, trace_json_pretty_with, trace_markdown,
-};
+use crate::formats::report::{trace_csv, trace_json_pretty_with, trace_markdown};
 use crate::formats::scenario::{BlockFields, Scenario, ScenarioError};
 use std::io::{self, Read};
 
@@ -17,22 +15,21 @@ pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<Stri
         .prefill
         .map(|_| "--prefill")
         .or(options.tile.map(|_| "--tile"));
-    Ok(match (options.format, json_only) {
-        (Format::Json, None) => trace_json_pretty(&trace),
-        (Format::Json, Some(_)) => {
+    if let (Some(flag), Format::Markdown | Format::Csv) = (json_only, options.format) {
+        return Err(CliError::Usage(format!(
+            "`{flag}` adds to the JSON trace: use it with `--format json`."
+        )));
+    }
+    Ok(match options.format {
+        Format::Json => {
             let decoded = match options.prefill {
                 Some(p) => Some(decode(&trace, p).map_err(|e| prefill_error(p, e))?),
                 None => None,
             };
             trace_json_pretty_with(&trace, decoded.as_ref(), options.tile)
         }
-        (_, Some(flag)) => {
-            return Err(CliError::Usage(format!(
-                "`{flag}` adds to the JSON trace: use it with `--format json`."
-            )))
-        }
-        (Format::Markdown, None) => trace_markdown(&trace),
-        (Format::Csv, None) => trace_csv(&trace),
+        Format::Markdown => trace_markdown(&trace),
+        Format::Csv => trace_csv(&trace),
     })
 }
 

@@ -7,7 +7,7 @@
 //! together.
 
 use crate::attention::{
-    check_goal, gradients, loss_of, AttentionError, Goal, HeadTarget, Matrix, NamedTarget,
+    check_goal, gradients, loss_of, AttentionError, Goal, HeadTarget, Mask, Matrix, NamedTarget,
     Optimizer, Task, Trainable, Training,
 };
 use crate::state::{Model, Overrides};
@@ -116,9 +116,8 @@ pub fn choose_head_target(model: &Model, head: usize, target: Option<NamedTarget
         Some(t) => HeadTarget::Named(t),
         None => {
             let (seq_len, n_keys) = shape(model);
-            let causal = model.config.causal;
             let start = match slot {
-                HeadTarget::Named(t) => t.pattern(seq_len, n_keys, causal),
+                HeadTarget::Named(t) => t.pattern(seq_len, n_keys, model_mask(model)),
                 HeadTarget::Painted(m) => m.clone(),
             };
             HeadTarget::Painted(start.map(|v| if v > 0.0 { 1.0 } else { 0.0 }))
@@ -223,8 +222,18 @@ pub fn head_pattern(model: &Model, head: usize) -> Result<Matrix, AttentionError
     let target = &targets[head.min(targets.len().saturating_sub(1))];
     let (seq_len, n_keys) = shape(model);
     target
-        .pattern(head, seq_len, n_keys, model.config.causal && !model.cross)
+        .pattern(head, seq_len, n_keys, model_mask(model))
         .map_err(|e| named_in(model, e))
+}
+
+/// The mask the model's attention applies: none with a source sentence, which keeps the
+/// causal switch for when the source goes.
+fn model_mask(model: &Model) -> Mask {
+    if model.cross {
+        Mask::NONE
+    } else {
+        model.config.mask()
+    }
 }
 
 /// The matrices offered as learnable, in menu order; the source's embeddings only with a

@@ -10,7 +10,7 @@
 use attention_lens::attention::{
     forward, gradients, loss_of, softmax_rows, train, train_step, AttentionError, Block, Config,
     Goal, HeadTarget, Init, Inputs, Matrix, NamedTarget, Norm, Objective, Optimizer, OptimizerKind,
-    ScaleMode, Source, SplitMix64, Task, Trace, Trainable, Weights,
+    Pairing, Rope, ScaleMode, Source, SplitMix64, Task, Trace, Trainable, Weights,
 };
 
 /// The relative step of the central differences. They use the five-point stencil, whose error
@@ -33,43 +33,102 @@ struct Wiring {
     causal: bool,
     cross: bool,
     block: Option<Norm>,
+    /// Rotary positions, in this pairing.
+    rope: Option<Pairing>,
+    /// Half as many key/value heads as query heads (one with one query head).
+    grouped: bool,
+    /// The sliding window, under the causal mask.
+    window: Option<usize>,
 }
+
+const BASE: Wiring = Wiring {
+    causal: false,
+    cross: false,
+    block: None,
+    rope: None,
+    grouped: false,
+    window: None,
+};
+
+/// Today's models: rotary positions in both pairings, shared key/value heads, a sliding
+/// window, and all of them together in a pre-norm block.
+const MODERN: [Wiring; 6] = [
+    Wiring {
+        causal: true,
+        rope: Some(Pairing::Half),
+        ..BASE
+    },
+    Wiring {
+        rope: Some(Pairing::Interleaved),
+        ..BASE
+    },
+    Wiring {
+        grouped: true,
+        ..BASE
+    },
+    Wiring {
+        causal: true,
+        window: Some(2),
+        ..BASE
+    },
+    Wiring {
+        causal: true,
+        rope: Some(Pairing::Half),
+        grouped: true,
+        window: Some(3),
+        ..BASE
+    },
+    Wiring {
+        causal: true,
+        block: Some(Norm::Pre),
+        rope: Some(Pairing::Interleaved),
+        grouped: true,
+        ..BASE
+    },
+];
 
 const WIRINGS: [Wiring; 7] = [
     Wiring {
         causal: false,
         cross: false,
         block: None,
+        ..BASE
     },
     Wiring {
         causal: true,
         cross: false,
         block: None,
+        ..BASE
     },
     Wiring {
         causal: false,
         cross: true,
         block: None,
+        ..BASE
     },
     Wiring {
         causal: false,
         cross: false,
         block: Some(Norm::Post),
+        ..BASE
     },
     Wiring {
         causal: false,
         cross: false,
         block: Some(Norm::Pre),
+        ..BASE
     },
     Wiring {
         causal: false,
         cross: true,
         block: Some(Norm::Pre),
+        ..BASE
     },
     Wiring {
         causal: true,
         cross: false,
         block: Some(Norm::Pre),
+        ..BASE
     },
 ];
 
@@ -108,7 +167,7 @@ fn tokens(prefix: &str, n: usize) -> Vec<String> {
 fn scenario(k: usize, wiring: Wiring) -> Inputs {
     let mut rng = SplitMix64::new(1000 + k as u64);
     let n_heads = [1, 2, 4][(k / 3) % 3];
-    let d_model = if n_heads == 4 && k.is_multiple_of(2) {
+    let d_model = if n_heads == 4 && (k.is_multiple_of(2) || wiring.rope.is_some()) {
         8
     } else {
         4
@@ -120,12 +179,19 @@ fn scenario(k: usize, wiring: Wiring) -> Inputs {
         positional_encoding: k.is_multiple_of(2),
         scale: ScaleMode::ALL[k % 3],
         temperature: [1.0, 0.7, 1.6][(k / 9) % 3],
+        rope: wiring.rope.map(|pairing| Rope {
+            theta: [10_000.0, 100.0, 7.5][k % 3],
+            pairing,
+        }),
+        kv_heads: wiring.grouped.then_some((n_heads / 2).max(1)),
+        window: wiring.window,
     };
+    let kv_width = config.kv_width();
     let seq_len = 3 + k % 3;
     let weights = Weights {
         w_q: random(&mut rng, d_model, d_model, 1.0),
-        w_k: random(&mut rng, d_model, d_model, 1.0),
-        w_v: random(&mut rng, d_model, d_model, 1.0),
+        w_k: random(&mut rng, d_model, kv_width, 1.0),
+        w_v: random(&mut rng, d_model, kv_width, 1.0),
         w_o: random(&mut rng, d_model, d_model, 1.0),
     };
     let source = wiring.cross.then(|| {
@@ -176,20 +242,24 @@ fn goal(kind: GoalKind, inputs: &Inputs, seed: u64) -> Goal {
             let mut rng = SplitMix64::new(seed);
             let seq_len = inputs.seq_len();
             let n_keys = inputs.source.as_ref().map_or(seq_len, |s| s.tokens.len());
-            let causal = inputs.config.causal;
+            let mask = inputs.config.mask();
             Goal::Pattern(
                 (0..n_heads)
                     .map(|_| {
                         let mut paint = random(&mut rng, seq_len, n_keys, 1.0).abs();
                         for i in 0..seq_len {
                             for j in 0..n_keys {
-                                if causal && j > i {
+                                if mask.hides(i, j) {
                                     paint[(i, j)] = 0.0;
                                 }
                             }
                             // Some cells left unpainted, as a learner would.
                             if i % 2 == 1 && n_keys > 1 {
                                 paint[(i, 0)] = 0.0;
+                            }
+                            // Every row keeps a key it can see.
+                            if !(0..n_keys).any(|j| paint[(i, j)] > 0.0) {
+                                paint[(i, i.min(n_keys - 1))] = 0.5;
                             }
                         }
                         HeadTarget::Painted(paint)
@@ -201,14 +271,23 @@ fn goal(kind: GoalKind, inputs: &Inputs, seed: u64) -> Goal {
     }
 }
 
-/// Every (scenario, goal) pair checked, except `next` under the causal mask, which is refused.
+/// Every (scenario, goal) pair checked, except `next` under the causal mask and `first` and
+/// the per-head targets (which use `first`) under a window, which are refused.
 fn cases() -> Vec<(String, Inputs, Goal)> {
     let mut out = Vec::new();
     let mut k = 0;
     for kind in goal_kinds() {
-        for wiring in WIRINGS {
+        for wiring in WIRINGS.into_iter().chain(MODERN) {
             k += 1;
             if wiring.causal && matches!(kind, GoalKind::Named(NamedTarget::Next)) {
+                continue;
+            }
+            if wiring.window.is_some()
+                && matches!(
+                    kind,
+                    GoalKind::Named(NamedTarget::First) | GoalKind::PerHead
+                )
+            {
                 continue;
             }
             let inputs = scenario(k, wiring);
@@ -331,9 +410,9 @@ fn loss_from_weights(trace: &Trace, objective: &Objective, h: usize, a: &Matrix)
 /// The loss from head `h`'s raw scores `s` onwards: scale, mask, softmax, then as above.
 fn loss_from_scores(trace: &Trace, objective: &Objective, h: usize, s: &Matrix) -> f64 {
     let mut masked = s / trace.scale_divisor;
-    if trace.config.causal {
-        for i in 0..masked.nrows() {
-            for j in (i + 1)..masked.ncols() {
+    for i in 0..masked.nrows() {
+        for j in 0..masked.ncols() {
+            if !visible(&trace.config, i, j) {
                 masked[(i, j)] = f64::NEG_INFINITY;
             }
         }
@@ -342,15 +421,16 @@ fn loss_from_scores(trace: &Trace, objective: &Objective, h: usize, s: &Matrix) 
     loss_from_weights(trace, objective, h, &a)
 }
 
-fn visible(causal: bool, i: usize, j: usize) -> bool {
-    !causal || j <= i
+/// Whether query `i` sees key `j`: written out from the definition, not the core's mask.
+fn visible(config: &Config, i: usize, j: usize) -> bool {
+    !config.causal || (j <= i && config.window.is_none_or(|w| i - j < w))
 }
 
 #[test]
 fn every_gradient_agrees_with_central_finite_differences() {
     let mut worst = Worst::default();
     let cases = cases();
-    assert!(cases.len() >= 65, "{} cases", cases.len());
+    assert!(cases.len() >= 120, "{} cases", cases.len());
     for (name, inputs, goal) in &cases {
         let grads = gradients(inputs, goal).unwrap_or_else(|e| panic!("{name}: {e}"));
         let trace = forward(inputs).unwrap();
@@ -424,11 +504,10 @@ fn every_gradient_agrees_with_central_finite_differences() {
             assert!(grads.d_source_embeddings.is_none(), "{name}");
         }
 
-        let causal = inputs.config.causal;
         for (h, (head, g)) in trace.heads.iter().zip(&grads.heads).enumerate() {
             for i in 0..head.weights.nrows() {
                 for j in 0..head.weights.ncols() {
-                    if !visible(causal, i, j) {
+                    if !visible(&inputs.config, i, j) {
                         continue;
                     }
                     let label = |m: &str| format!("{name}: head {h} {m}[{i}, {j}]");

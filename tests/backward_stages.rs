@@ -79,6 +79,7 @@ fn trace(s: Setup) -> Trace {
         positional_encoding: true,
         scale: s.scale,
         temperature: s.temperature,
+        ..Config::default()
     };
     let mut inputs =
         Inputs::from_sentence("the cat sat down", config, Weights::new(Init::Random(5), 8))
@@ -926,6 +927,7 @@ fn small_trace(sentence: &str, causal: bool, source: Option<&str>) -> Trace {
         positional_encoding: true,
         scale: ScaleMode::SqrtHeadDim,
         temperature: 1.0,
+        ..Config::default()
     };
     let mut inputs =
         Inputs::from_sentence(sentence, config, Weights::new(Init::Random(3), 4)).unwrap();
@@ -1068,6 +1070,7 @@ fn an_exact_product_of_the_settings_is_written_exactly_and_a_rounded_one_with_ap
             positional_encoding: true,
             scale: ScaleMode::SqrtHeadDim,
             temperature,
+            ..Config::default()
         };
         let inputs =
             Inputs::from_sentence("the cat sat", config, Weights::new(Init::Random(3), 4)).unwrap();
@@ -1097,6 +1100,7 @@ fn a_rounded_product_of_the_settings_keeps_three_significant_digits() {
         positional_encoding: true,
         scale: ScaleMode::SqrtHeadDim,
         temperature: 0.01234,
+        ..Config::default()
     };
     let inputs =
         Inputs::from_sentence("the cat sat", config, Weights::new(Init::Random(3), 4)).unwrap();
@@ -1162,6 +1166,7 @@ fn a_row_with_a_single_visible_key_says_its_gradient_of_a_goes_no_further() {
         positional_encoding: true,
         scale: ScaleMode::SqrtHeadDim,
         temperature: 1.0,
+        ..Config::default()
     };
     let mut inputs =
         Inputs::from_sentence("the cat sat", config, Weights::new(Init::Random(3), 4)).unwrap();

@@ -704,3 +704,146 @@ fn tile_lists_every_block_of_every_row_and_its_last_o_over_l_is_the_weighted_sum
     assert!(error_line(&["trace", "--tile", "2", "--format", "csv"]).contains("--format json"));
     assert_eq!(json(&["grad", "--tile", "2"]), json(&["grad"]));
 }
+
+#[test]
+fn rope_kv_heads_and_window_reach_the_trace_under_the_contract_s_names() {
+    let sentence = "the cat sat on the mat";
+    let t = json(&[
+        "trace",
+        "--sentence",
+        sentence,
+        "--d-model",
+        "8",
+        "--heads",
+        "4",
+        "--causal",
+        "--rope",
+        "--rope-theta",
+        "500",
+        "--rope-pairing",
+        "interleaved",
+        "--kv-heads",
+        "2",
+        "--window",
+        "3",
+        "--prefill",
+        "2",
+    ]);
+    let c = &t["config"];
+    assert_eq!(c["rope"]["theta"], 500.0);
+    assert_eq!(c["rope"]["pairing"], "interleaved");
+    assert_eq!(
+        (c["n_kv_heads"].as_u64(), c["window"].as_u64()),
+        (Some(2), Some(3))
+    );
+    // K and V are 2 key/value heads of d_k = 2 wide; W_k and W_v likewise.
+    assert_eq!(t["k"][0].as_array().unwrap().len(), 4);
+    assert_eq!(t["w_v"][0].as_array().unwrap().len(), 4);
+    let heads = t["heads"].as_array().unwrap();
+    let kv: Vec<u64> = heads
+        .iter()
+        .map(|h| h["kv_head"].as_u64().unwrap())
+        .collect();
+    assert_eq!(kv, [0, 0, 1, 1]);
+    // Heads 0 and 1 read the same keys; q and k stay unturned, q_rope and k_rope are turned.
+    assert_eq!(heads[0]["k"], heads[1]["k"]);
+    assert_eq!(
+        heads[0]["q"][0], heads[0]["q_rope"][0],
+        "position 0 is not turned"
+    );
+    assert_ne!(heads[0]["q"][1], heads[0]["q_rope"][1]);
+    assert_eq!(heads[2]["k"][1][0], t["k"][1][2]);
+    // The window hides key 0 from row 3, as the causal mask hides key 4.
+    assert!(heads[0]["masked"][3][0].is_null() && heads[0]["masked"][3][1].is_number());
+    assert!(heads[0]["masked"][3][4].is_null());
+    // Decoding with all of it equals the full pass, one cache per key/value head.
+    assert_eq!(t["decode"]["matches_full_pass"], true);
+    assert_eq!(
+        t["decode"]["steps"][0]["k_cache"].as_array().unwrap().len(),
+        2
+    );
+    // Without the options: rope and window null, one key/value head per head, no q_rope.
+    let plain = json(&["trace"]);
+    assert!(plain["config"]["rope"].is_null() && plain["config"]["window"].is_null());
+    assert_eq!(plain["config"]["n_kv_heads"], 2);
+    assert!(plain["heads"][1].get("q_rope").is_none());
+    assert_eq!(plain["heads"][1]["kv_head"], 1);
+}
+
+#[test]
+fn grad_and_train_keep_the_shapes_of_shared_key_value_heads() {
+    let args = [
+        "--d-model",
+        "8",
+        "--heads",
+        "4",
+        "--kv-heads",
+        "1",
+        "--rope",
+    ];
+    let g = json(&[&["grad"][..], &args[..]].concat());
+    for (name, cols) in [("w_q", 8), ("w_k", 2), ("w_v", 2), ("w_o", 8)] {
+        let m = g["grad"][name].as_array().unwrap();
+        assert_eq!(
+            (m.len(), m[0].as_array().unwrap().len()),
+            (8, cols),
+            "{name}"
+        );
+    }
+    let trained = json(&[&["train", "--steps", "3"][..], &args[..]].concat());
+    let scenario = &trained["scenario"];
+    assert_eq!(scenario["version"], 4);
+    assert_eq!(scenario["n_kv_heads"], 1);
+    assert_eq!(scenario["rope"]["pairing"], "half");
+    assert_eq!(scenario["w_k"][0].as_array().unwrap().len(), 2);
+    // The trained scenario reads back.
+    let text = serde_json::to_string(scenario).unwrap();
+    assert!(Scenario::parse_inputs(&text).is_ok());
+}
+
+#[test]
+fn the_new_options_refuse_what_they_cannot_do_in_one_line() {
+    for (args, says) in [
+        (
+            &["trace", "--rope", "--d-model", "6"][..],
+            "`--rope`: Rotary positions turn",
+        ),
+        (&["trace", "--rope-theta", "1"][..], "`--rope-theta 1`:"),
+        (
+            &["trace", "--rope", "--source", "le chat"][..],
+            "a source sentence",
+        ),
+        (&["trace", "--rope-pairing", "diag"][..], "--rope-pairing"),
+        (
+            &["trace", "--kv-heads", "3", "--d-model", "8", "--heads", "4"][..],
+            "choose one of 1, 2 or 4",
+        ),
+        (&["trace", "--window", "2"][..], "needs the causal mask"),
+        (&["trace", "--window", "0", "--causal"][..], "`--window 0`"),
+        (
+            &["grad", "--causal", "--window", "1"][..],
+            "the sliding window hides",
+        ),
+        (
+            &["trace", "--rope", "--format", "markdown"][..],
+            "do not explain rotary positions",
+        ),
+        (
+            &["worksheet", "--kv-heads", "1"][..],
+            "do not explain shared key/value heads",
+        ),
+    ] {
+        let line = error_line(args);
+        assert!(line.contains(says), "{args:?}: {line}");
+    }
+    // A scenario's W_k must have n_kv_heads·d_k columns.
+    let scenario = r#"{"version": 4, "sentence": "a b", "n_kv_heads": 1,
+        "w_k": [[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4]]}"#;
+    let out = run_with_stdin(&["trace", "--scenario", "-"], scenario);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("Field `w_k`") && stderr.contains("4 rows and 2 columns"),
+        "{stderr}"
+    );
+}

@@ -727,6 +727,7 @@ fn config() -> impl Strategy<Value = Config> {
                     positional_encoding,
                     scale,
                     temperature,
+                    ..Config::default()
                 },
             )
     })

@@ -289,6 +289,7 @@ fn model() -> impl Strategy<Value = Model> {
                         positional_encoding: pe,
                         scale,
                         temperature,
+                        ..Config::default()
                     },
                     weights,
                     embedding_overrides: overrides.into_iter().collect(),

@@ -39,6 +39,7 @@ fn scenario(seed: u64) -> Trace {
         positional_encoding: pick(2) == 0,
         scale: ScaleMode::ALL[pick(3)],
         temperature: [1.0, 0.5, 2.0][pick(3)],
+        ..Config::default()
     };
     let words = |n: usize, pick: &mut dyn FnMut(u64) -> usize| {
         (0..n)
@@ -319,6 +320,7 @@ fn config(d_model: usize, n_heads: usize) -> Config {
         positional_encoding: true,
         scale: ScaleMode::SqrtHeadDim,
         temperature: 1.0,
+        ..Config::default()
     }
 }
 

@@ -52,6 +52,7 @@ fn scenario(seed: u64, n_heads: usize, source: Option<usize>, norm: Option<Norm>
         positional_encoding: seed.is_multiple_of(2),
         scale: ScaleMode::ALL[(seed % 3) as usize],
         temperature: 0.7,
+        ..Config::default()
     };
     Inputs {
         tokens: (0..seq_len).map(|i| format!("t{i}")).collect(),

@@ -61,6 +61,7 @@ fn every_switch() -> Vec<Switches> {
                                 positional_encoding: positional,
                                 scale,
                                 temperature,
+                                ..Config::default()
                             },
                             source,
                             block,

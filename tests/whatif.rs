@@ -47,6 +47,7 @@ fn one_head(embeddings: Matrix, w_q: Matrix, w_k: Matrix, causal: bool) -> Input
             positional_encoding: false,
             scale: ScaleMode::SqrtHeadDim,
             temperature: 1.0,
+            ..Config::default()
         },
         source: None,
         block: None,
@@ -669,6 +670,7 @@ fn the_repeated_sum_names_a_repeated_word_by_its_position() {
         positional_encoding: false,
         scale: ScaleMode::SqrtHeadDim,
         temperature: 1.0,
+        ..Config::default()
     };
     let inputs = Inputs::from_sentence(
         "the cat saw the dog",
@@ -692,6 +694,7 @@ fn with_one_column_heads_no_scaling_is_not_said_to_differ_from_standard_attentio
         positional_encoding: false,
         scale: ScaleMode::None,
         temperature: 1.0,
+        ..Config::default()
     };
     let text = attention_lens::words::no_mistake_text(&one_column, false);
     assert!(!text.contains("which differ from it"), "{text}");

@@ -38,6 +38,7 @@ fn scenario(seed: u64, wiring: Wiring) -> Trace {
         positional_encoding: pick(2) == 0,
         scale: ScaleMode::ALL[pick(3)],
         temperature: [1.0, 0.5, 2.0][pick(3)],
+        ..Config::default()
     };
     let sentence = |pick: &mut dyn FnMut(usize) -> usize| {
         let n = 1 + pick(7);

@@ -256,7 +256,7 @@ pub fn cell_work(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Opt
             HeadMatrix::Masked => (
                 Computation::Mask {
                     causal: trace.config.causal,
-                    hidden: trace.config.causal && c > i,
+                    hidden: trace.config.mask().hides(i, c),
                 },
                 vec![Operand::cell(MatrixId::Head(h, HeadMatrix::Scaled), i, c)],
             ),
@@ -454,7 +454,12 @@ fn split(trace: &Trace, h: usize, m: HeadMatrix, i: usize, c: usize) -> Option<W
         _ => return None,
     };
     let head_dim = trace.head_dim();
-    let column = h * head_dim + c;
+    // Keys and values are the columns of the head's key/value head.
+    let owner = match m {
+        HeadMatrix::Q => h,
+        _ => trace.config.kv_head(h),
+    };
+    let column = owner * head_dim + c;
     whole.value(trace, i, column)?;
     Some((
         Computation::Split {
@@ -468,8 +473,9 @@ fn split(trace: &Trace, h: usize, m: HeadMatrix, i: usize, c: usize) -> Option<W
 
 fn score(trace: &Trace, h: usize, i: usize, j: usize) -> Option<Work> {
     let head = trace.heads.get(h)?;
-    let terms = (0..head.q.ncols())
-        .map(|m| Some((at(&head.q, i, m)?, at(&head.k, j, m)?)))
+    let (q, k) = (head.q_scored(), head.k_scored());
+    let terms = (0..q.ncols())
+        .map(|m| Some((at(q, i, m)?, at(k, j, m)?)))
         .collect::<Option<Vec<_>>>()?;
     Some((
         Computation::Score { terms },

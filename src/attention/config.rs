@@ -1,7 +1,8 @@
 use super::choices::{Activation, Norm};
 use super::error::AttentionError;
+use super::rope::Rope;
 use std::fmt;
-use std::ops::RangeInclusive;
+use std::ops::{Range, RangeInclusive};
 use std::str::FromStr;
 
 /// Supported model widths.
@@ -108,6 +109,14 @@ pub struct Config {
     pub scale: ScaleMode,
     /// Softmax temperature: the scaled scores are divided by it before the softmax.
     pub temperature: f64,
+    /// Rotary positions on each head's queries and keys; `None` leaves them unturned.
+    pub rope: Option<Rope>,
+    /// Key/value heads, shared by contiguous groups of query heads (grouped-query attention;
+    /// 1 is multi-query attention); `None` gives every query head its own, as `n_heads` does.
+    pub kv_heads: Option<usize>,
+    /// The sliding window under the causal mask: a token sees itself and the `W − 1` tokens
+    /// before it; `None` lets it see every earlier token.
+    pub window: Option<usize>,
 }
 
 impl Default for Config {
@@ -119,6 +128,9 @@ impl Default for Config {
             positional_encoding: false,
             scale: ScaleMode::SqrtHeadDim,
             temperature: 1.0,
+            rope: None,
+            kv_heads: None,
+            window: None,
         }
     }
 }
@@ -158,7 +170,58 @@ impl Config {
                 value: self.temperature,
             });
         }
+        if let Some(n_kv_heads) = self.kv_heads {
+            if n_kv_heads == 0 || !self.n_heads.is_multiple_of(n_kv_heads) {
+                return Err(AttentionError::KvHeadsDoNotDivide {
+                    n_kv_heads,
+                    n_heads: self.n_heads,
+                });
+            }
+        }
+        match self.window {
+            Some(0) => return Err(AttentionError::WindowZero),
+            Some(_) if !self.causal => return Err(AttentionError::WindowNeedsCausal),
+            _ => {}
+        }
+        if let Some(rope) = &self.rope {
+            rope.check(self.head_dim())?;
+        }
         Ok(())
+    }
+
+    /// Number of key/value heads: `kv_heads`, or one per query head.
+    pub fn n_kv_heads(&self) -> usize {
+        self.kv_heads.unwrap_or(self.n_heads).max(1)
+    }
+
+    /// The key/value head query head `h` reads: heads are shared by contiguous groups of
+    /// `n_heads / n_kv_heads` query heads, as Hugging Face's `repeat_kv` lays them out.
+    pub fn kv_head(&self, h: usize) -> usize {
+        h / (self.n_heads / self.n_kv_heads()).max(1)
+    }
+
+    /// The query heads that read key/value head `g`.
+    pub fn query_heads(&self, g: usize) -> Range<usize> {
+        let group = (self.n_heads / self.n_kv_heads()).max(1);
+        g * group..(g + 1) * group
+    }
+
+    /// Columns of K and V, and of W_k and W_v: `n_kv_heads · d_k`.
+    pub fn kv_width(&self) -> usize {
+        self.n_kv_heads() * self.head_dim()
+    }
+
+    /// Whether key/value heads are shared between query heads.
+    pub fn grouped(&self) -> bool {
+        self.n_kv_heads() != self.n_heads
+    }
+
+    /// The mask this configuration applies.
+    pub fn mask(&self) -> Mask {
+        Mask {
+            causal: self.causal,
+            window: self.window.filter(|_| self.causal),
+        }
     }
 
     /// Width of one head, `d_k = d_model / n_heads`.
@@ -171,6 +234,60 @@ impl Config {
         N_HEADS_RANGE
             .filter(|h| d_model.is_multiple_of(*h))
             .collect()
+    }
+}
+
+/// Which keys a query cannot see: none, the later ones (the causal mask), and under a sliding
+/// window of `W` also those `W` or more tokens back, so query `i` sees key `j` when
+/// `i − W < j ≤ i`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mask {
+    /// Hide later tokens.
+    pub causal: bool,
+    /// With `causal`, also hide keys this many or more tokens back.
+    pub window: Option<usize>,
+}
+
+impl Mask {
+    /// No mask: every key visible.
+    pub const NONE: Mask = Mask {
+        causal: false,
+        window: None,
+    };
+
+    /// The causal mask alone.
+    pub const CAUSAL: Mask = Mask {
+        causal: true,
+        window: None,
+    };
+
+    /// Whether query `i` cannot see key `j`.
+    pub fn hides(self, i: usize, j: usize) -> bool {
+        self.causal && (j > i || self.window.is_some_and(|w| j + w <= i))
+    }
+
+    /// Whether query `i` cannot see key `j` because of the window alone (the key is earlier
+    /// than the window reaches).
+    pub fn window_hides(self, i: usize, j: usize) -> bool {
+        self.causal && j <= i && self.hides(i, j)
+    }
+
+    /// The keys query `i` sees, of `n_keys`.
+    pub fn visible(self, i: usize, n_keys: usize) -> Range<usize> {
+        if !self.causal {
+            return 0..n_keys;
+        }
+        let end = (i + 1).min(n_keys);
+        let start = self
+            .window
+            .map_or(0, |w| (i + 1).saturating_sub(w))
+            .min(end);
+        start..end
+    }
+
+    /// Whether anything is hidden.
+    pub fn is_on(self) -> bool {
+        self.causal
     }
 }
 

@@ -4,10 +4,13 @@
 //! again. Under the causal mask a token reads only the tokens before it and itself, so each
 //! step's output row equals the same row of the full pass.
 //!
-//! Only what a step computes is counted as multiply-adds: the new token's query, key and value
-//! (3·d_model² together), each head's scores and weighted sum over the `i + 1` cached rows
-//! (2·(i + 1)·d_k a head), and the output projection (d_model²). Without the cache the step
-//! would also recompute the keys and values of the `i` earlier tokens: 2·i·d_model² more.
+//! Only what a step computes is counted as multiply-adds: the new token's query (d_model²), key
+//! and value (2·d_model·n_kv_heads·d_k together), each query head's scores and weighted sum over
+//! the cached rows it can see (2·d_k a row: `i + 1` rows, at most `W` under a sliding window),
+//! and the output projection (d_model²); turning a query or key by rotary positions is not
+//! counted. Without the cache the step would also recompute the keys and values of the `i`
+//! earlier tokens: 2·i·d_model·n_kv_heads·d_k more. The cache holds `2·(i + 1)·n_kv_heads·d_k`
+//! numbers after step `i`: sharing key/value heads shrinks it.
 
 use super::error::AttentionError;
 use super::forward::{softmax_rows, Trace};
@@ -16,7 +19,7 @@ use super::Matrix;
 /// What one head computes at a decoding step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecodeHead {
-    /// The new token's query. (1, d_k)
+    /// The new token's query, turned by its position under rotary positions. (1, d_k)
     pub q: Matrix,
     /// Its raw scores with every cached key, before scaling. (1, i + 1)
     pub scores: Matrix,
@@ -40,9 +43,10 @@ pub struct Macs {
 pub struct DecodeStep {
     /// The token's 0-based position.
     pub position: usize,
-    /// Each head's cached keys after this step. (position + 1, d_k) each
+    /// Each key/value head's cached keys after this step, each turned by its own position
+    /// under rotary positions. (position + 1, d_k) each
     pub k_cache: Vec<Matrix>,
-    /// Each head's cached values after this step. (position + 1, d_k) each
+    /// Each key/value head's cached values after this step. (position + 1, d_k) each
     pub v_cache: Vec<Matrix>,
     /// What each head computes.
     pub heads: Vec<DecodeHead>,
@@ -87,43 +91,52 @@ pub fn check_prefill(
 /// attention's input rows the full pass used (X, or N₁ in a pre-norm block).
 pub fn decode(trace: &Trace, prefill: usize) -> Result<Decode, AttentionError> {
     let seq_len = trace.tokens.len();
-    check_prefill(
-        prefill,
-        seq_len,
-        trace.config.causal,
-        trace.source.is_some(),
-    )?;
-    let input = trace
-        .block
-        .as_ref()
-        .map_or(&trace.x, |b| &b.attention_input);
+    let config = trace.config;
+    check_prefill(prefill, seq_len, config.causal, trace.source.is_some())?;
+    let input = trace.attention_input();
     let w = &trace.weights;
-    let (d_model, n_heads) = (trace.config.d_model, trace.config.n_heads);
-    let d_k = d_model / n_heads;
-    let columns = |m: &Matrix, h: usize| m.columns(h * d_k, d_k).into_owned();
+    let (d_model, n_heads, n_kv) = (config.d_model, config.n_heads, config.n_kv_heads());
+    let (d_k, kv_width, mask) = (config.head_dim(), config.kv_width(), config.mask());
+    let columns = |m: &Matrix, g: usize| m.columns(g * d_k, d_k).into_owned();
+    // Keys are cached turned, each by its own position; a query is turned by its own.
+    let turn = |m: Matrix, first: usize| match config.rope {
+        Some(rope) => rope.rotate(&m, first),
+        None => m,
+    };
     // The prefill: the first tokens' keys and values in one product each.
     let rows = input.rows(0, prefill);
     let (k, v) = (rows * &w.w_k, rows * &w.w_v);
-    let mut k_cache: Vec<Matrix> = (0..n_heads).map(|h| columns(&k, h)).collect();
-    let mut v_cache: Vec<Matrix> = (0..n_heads).map(|h| columns(&v, h)).collect();
+    let mut k_cache: Vec<Matrix> = (0..n_kv).map(|g| turn(columns(&k, g), 0)).collect();
+    let mut v_cache: Vec<Matrix> = (0..n_kv).map(|g| columns(&v, g)).collect();
     let mut steps = Vec::with_capacity(seq_len - prefill);
     let mut matches = true;
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0);
     for i in prefill..seq_len {
         let x = input.rows(i, 1);
         let (q, k, v) = (x * &w.w_q, x * &w.w_k, x * &w.w_v);
+        for g in 0..n_kv {
+            let new_k = turn(columns(&k, g), i);
+            for (cache, new) in [(&mut k_cache[g], new_k), (&mut v_cache[g], columns(&v, g))] {
+                *cache = std::mem::replace(cache, Matrix::zeros(0, 0)).insert_row(i, 0.0);
+                cache.row_mut(i).copy_from(&new);
+            }
+        }
         let mut concat = Matrix::zeros(1, d_model);
         let mut heads = Vec::with_capacity(n_heads);
         for h in 0..n_heads {
-            for (cache, new) in [(&mut k_cache[h], &k), (&mut v_cache[h], &v)] {
-                *cache = std::mem::replace(cache, Matrix::zeros(0, 0)).insert_row(i, 0.0);
-                cache.row_mut(i).copy_from(&new.columns(h * d_k, d_k));
-            }
-            let q = columns(&q, h);
-            let scores = &q * k_cache[h].transpose();
-            let scaled = scores.map(|s| s / trace.scale_divisor);
-            let (weights, _) = softmax_rows(&scaled, trace.config.temperature);
-            let context = &weights * &v_cache[h];
+            let g = config.kv_head(h);
+            let q = turn(q.columns(h * d_k, d_k).into_owned(), i);
+            let scores = &q * k_cache[g].transpose();
+            // Keys the window has left behind take no weight.
+            let scaled = Matrix::from_fn(1, i + 1, |_, j| {
+                if mask.hides(i, j) {
+                    f64::NEG_INFINITY
+                } else {
+                    scores[(0, j)] / trace.scale_divisor
+                }
+            });
+            let (weights, _) = softmax_rows(&scaled, config.temperature);
+            let context = &weights * &v_cache[g];
             concat.columns_mut(h * d_k, d_k).copy_from(&context);
             let full = &trace.heads[h].weights;
             matches &= (0..=i).all(|j| close(weights[(0, j)], full[(i, j)]));
@@ -136,7 +149,11 @@ pub fn decode(trace: &Trace, prefill: usize) -> Result<Decode, AttentionError> {
         }
         let output = &concat * &w.w_o;
         matches &= (0..d_model).all(|c| close(output[(0, c)], trace.output[(i, c)]));
-        let cached = 3 * d_model * d_model + n_heads * 2 * (i + 1) * d_k + d_model * d_model;
+        let visible = mask.visible(i, i + 1).len();
+        let cached = d_model * d_model
+            + 2 * d_model * kv_width
+            + n_heads * 2 * visible * d_k
+            + d_model * d_model;
         steps.push(DecodeStep {
             position: i,
             k_cache: k_cache.clone(),
@@ -145,7 +162,7 @@ pub fn decode(trace: &Trace, prefill: usize) -> Result<Decode, AttentionError> {
             output,
             macs: Macs {
                 cached,
-                recomputed: cached + 2 * i * d_model * d_model,
+                recomputed: cached + 2 * i * d_model * kv_width,
             },
         });
     }
@@ -160,7 +177,7 @@ pub fn decode(trace: &Trace, prefill: usize) -> Result<Decode, AttentionError> {
 mod tests {
     use super::*;
     use crate::attention::{
-        forward, Block, Config, Init, Inputs, Norm, ScaleMode, Source, Weights,
+        forward, Block, Config, Init, Inputs, Norm, Pairing, Rope, ScaleMode, Source, Weights,
     };
 
     fn trace(config: Config, block: Option<Norm>, seed: u64) -> Trace {
@@ -168,7 +185,7 @@ mod tests {
         let mut inputs = Inputs::from_sentence(
             sentence,
             config,
-            Weights::new(Init::Random(seed), config.d_model),
+            Weights::shaped(Init::Random(seed), config.d_model, config.kv_width()),
         )
         .unwrap();
         inputs.block = block.map(|norm| Block {
@@ -209,6 +226,40 @@ mod tests {
                 },
                 Some(Norm::Post),
             ),
+            (
+                Config {
+                    causal: true,
+                    d_model: 8,
+                    n_heads: 4,
+                    rope: Some(Rope::default()),
+                    kv_heads: Some(2),
+                    ..Config::default()
+                },
+                None,
+            ),
+            (
+                Config {
+                    causal: true,
+                    d_model: 8,
+                    n_heads: 2,
+                    rope: Some(Rope {
+                        theta: 50.0,
+                        pairing: Pairing::Interleaved,
+                    }),
+                    kv_heads: Some(1),
+                    window: Some(3),
+                    ..Config::default()
+                },
+                Some(Norm::Pre),
+            ),
+            (
+                Config {
+                    causal: true,
+                    window: Some(1),
+                    ..Config::default()
+                },
+                None,
+            ),
         ];
         for (seed, (config, block)) in settings.into_iter().enumerate() {
             let t = trace(config, block, seed as u64 + 3);
@@ -226,10 +277,13 @@ mod tests {
                     for c in 0..config.d_model {
                         assert!((step.output[(0, c)] - t.output[(i, c)]).abs() < 1e-12);
                     }
-                    // The cache holds exactly the full pass's keys, head by head.
-                    let d_k = config.d_model / config.n_heads;
-                    let keys = t.k.rows(0, i + 1).columns(d_k, d_k).into_owned();
-                    assert!((&step.k_cache[1] - keys).amax() < 1e-12);
+                    // The cache holds exactly the full pass's keys (turned, with rotary
+                    // positions), key/value head by key/value head.
+                    assert_eq!(step.k_cache.len(), config.n_kv_heads());
+                    let last = config.n_heads - 1;
+                    let keys = t.heads[last].k_scored().rows(0, i + 1).into_owned();
+                    let g = config.kv_head(last);
+                    assert!((&step.k_cache[g] - keys).amax() < 1e-12);
                 }
             }
         }
@@ -258,6 +312,31 @@ mod tests {
         }
         // Position 1, d_model 4, two heads of 2: 3·16 + 2·2·2·2 + 16 = 80.
         assert_eq!(d.steps[0].macs.cached, 80);
+    }
+
+    #[test]
+    fn shared_heads_and_a_window_cost_less_and_a_window_stops_the_growth() {
+        let config = Config {
+            causal: true,
+            d_model: 8,
+            n_heads: 4,
+            kv_heads: Some(1),
+            window: Some(2),
+            ..Config::default()
+        };
+        let d = decode(&trace(config, None, 9), 1).unwrap();
+        assert!(d.matches_full_pass);
+        for step in &d.steps {
+            let i = step.position;
+            // Q and the output: 2·64; one key/value head of 2: 2·8·2; 4 heads over 2 keys.
+            assert_eq!(step.macs.cached, 128 + 32 + 4 * 2 * 2 * 2, "step {i}");
+            assert_eq!(step.macs.recomputed - step.macs.cached, 2 * i * 8 * 2);
+            // A key the window has left behind keeps its score, and takes no weight.
+            for head in &step.heads {
+                assert_eq!(head.scores.ncols(), i + 1);
+                assert!((0..i.saturating_sub(1)).all(|j| head.weights[(0, j)] == 0.0));
+            }
+        }
     }
 
     #[test]

@@ -218,6 +218,82 @@ pub enum AttentionError {
          sentence's length in tokens."
     )]
     PrefillOutOfRange { prefill: usize, seq_len: usize },
+    /// Rotary positions were asked for together with a source sentence.
+    #[error(
+        "Rotary positions turn a query and a key by their positions in one sentence, so the \
+         score depends on their distance; a source sentence's positions are counted apart, \
+         and there is no such distance. Switch rotary positions off, or remove the source \
+         sentence."
+    )]
+    RopeWithSource,
+    /// The number of key/value heads does not divide the number of query heads.
+    #[error(
+        "There are {n_kv_heads} key/value heads, but the number must divide the {n_heads} query \
+         heads, so each key/value head is shared by the same number of query heads: choose \
+         one of {}.",
+        list_or(&divisors(*n_heads))
+    )]
+    KvHeadsDoNotDivide { n_kv_heads: usize, n_heads: usize },
+    /// The sliding window is empty.
+    #[error(
+        "The window is 0 tokens, but it must hold at least the token itself: a window of W \
+         lets a token see itself and the W − 1 tokens before it."
+    )]
+    WindowZero,
+    /// A sliding window was asked for without the causal mask.
+    #[error(
+        "A sliding window limits how far back a token looks under the causal mask, so it \
+         needs the causal mask: switch the causal mask on, or the window off."
+    )]
+    WindowNeedsCausal,
+    /// A target pattern puts weight on a key the sliding window hides.
+    #[error(
+        "{} puts weight on a key the sliding window hides: {}row {} puts weight on key {}, \
+         outside its window of {} (the row's own token and the ones just before it){}. The \
+         window holds that attention weight at 0, so the loss term \
+         −A*·log 0 would be infinite whatever the weights, and no training step could lower \
+         it. Widen the window, switch it off, or choose a target on keys inside it: the \
+         token itself, the one before (with a window of 2 or more), or equal weight (self, \
+         previous or uniform).",
+        target_named(target, *head, detail.shared),
+        head_named(target, *head, detail.shared),
+        at(*row, &detail.row),
+        at(*key, &detail.key),
+        tokens(*window),
+        first_of(detail.cells)
+    )]
+    TargetOutsideWindow {
+        target: String,
+        head: usize,
+        row: usize,
+        key: usize,
+        window: usize,
+        detail: Box<Detail>,
+    },
+}
+
+/// `1 token`, `3 tokens`.
+fn tokens(n: usize) -> String {
+    if n == 1 {
+        "1 token".into()
+    } else {
+        format!("{n} tokens")
+    }
+}
+
+/// The divisors of `n`, smallest first.
+fn divisors(n: usize) -> Vec<usize> {
+    (1..=n).filter(|d| n.is_multiple_of(*d)).collect()
+}
+
+/// `1, 2 or 4`.
+fn list_or(items: &[usize]) -> String {
+    let words: Vec<String> = items.iter().map(|i| i.to_string()).collect();
+    match words.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 /// What an error about one cell of a target says besides its numbers, filled in where the
@@ -405,6 +481,9 @@ impl AttentionError {
     fn cell_detail(&mut self) -> Option<(usize, Option<usize>, &mut Detail)> {
         match self {
             Self::TargetOnMaskedKey {
+                row, key, detail, ..
+            }
+            | Self::TargetOutsideWindow {
                 row, key, detail, ..
             }
             | Self::PaintOnMaskedKey {

@@ -1,7 +1,7 @@
 //! The forward pass, one small function per stage.
 
 use super::block::{self, layer_norm, Block, BlockTrace, Norm};
-use super::config::{Config, Limits, Wiring};
+use super::config::{Config, Limits, Mask, Wiring};
 use super::embeddings::{positional_encoding, toy_embeddings};
 use super::error::AttentionError;
 use super::stage::Stage;
@@ -105,10 +105,14 @@ impl Inputs {
             &self.embeddings,
             (self.seq_len(), self.config.d_model),
         )?;
-        self.weights.validate(self.config.d_model)?;
+        self.weights
+            .validate_shaped(self.config.d_model, self.config.kv_width())?;
         if let Some(source) = &self.source {
             if self.config.causal {
                 return Err(AttentionError::CausalWithSource);
+            }
+            if self.config.rope.is_some() {
+                return Err(AttentionError::RopeWithSource);
             }
             if source.tokens.is_empty() {
                 return Err(AttentionError::for_source(AttentionError::EmptySentence));
@@ -135,14 +139,21 @@ impl Inputs {
 /// Every intermediate result of one head.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeadTrace {
+    /// The key/value head this query head reads: itself, unless key/value heads are shared.
+    pub kv_head: usize,
     /// This head's slice of Q. (seq_len, head_dim)
     pub q: Matrix,
-    /// This head's slice of K. (n_keys, head_dim): n_keys is src_len with a source, else
-    /// seq_len.
+    /// Its key/value head's slice of K. (n_keys, head_dim): n_keys is src_len with a source,
+    /// else seq_len.
     pub k: Matrix,
-    /// This head's slice of V. (n_keys, head_dim)
+    /// Its key/value head's slice of V. (n_keys, head_dim)
     pub v: Matrix,
-    /// Raw scores Q_h·K_hᵀ; row = query, column = key. (seq_len, n_keys)
+    /// Q_h with rotary positions: row p turned by position p's angles. (seq_len, head_dim)
+    pub q_rope: Option<Matrix>,
+    /// K_h with rotary positions. (n_keys, head_dim)
+    pub k_rope: Option<Matrix>,
+    /// Raw scores Q_h·K_hᵀ (of the turned Q_h and K_h with rotary positions); row = query,
+    /// column = key. (seq_len, n_keys)
     pub scores: Matrix,
     /// Scores divided by the scale divisor. (seq_len, n_keys)
     pub scaled: Matrix,
@@ -162,9 +173,12 @@ impl HeadTrace {
     /// caller to fill.
     fn clone_attention(&self) -> Self {
         Self {
+            kv_head: self.kv_head,
             q: self.q.clone(),
             k: self.k.clone(),
             v: Matrix::zeros(0, 0),
+            q_rope: self.q_rope.clone(),
+            k_rope: self.k_rope.clone(),
             scores: self.scores.clone(),
             scaled: self.scaled.clone(),
             masked: self.masked.clone(),
@@ -172,6 +186,18 @@ impl HeadTrace {
             context: Matrix::zeros(0, 0),
             fully_masked_rows: self.fully_masked_rows.clone(),
         }
+    }
+
+    /// The queries the scores read: Q_h turned by rotary positions, or Q_h itself.
+    /// (seq_len, head_dim)
+    pub fn q_scored(&self) -> &Matrix {
+        self.q_rope.as_ref().unwrap_or(&self.q)
+    }
+
+    /// The keys the scores read: K_h turned by rotary positions, or K_h itself.
+    /// (n_keys, head_dim)
+    pub fn k_scored(&self) -> &Matrix {
+        self.k_rope.as_ref().unwrap_or(&self.k)
     }
 
     /// The spread (population standard deviation) of the raw scores and of the scaled scores:
@@ -200,9 +226,9 @@ pub struct Trace {
     pub source: Option<SourceTrace>,
     /// Queries X·W_q (N₁·W_q in a pre-norm block). (seq_len, d_model)
     pub q: Matrix,
-    /// Keys X·W_k, or X_src·W_k with a source. (n_keys, d_model)
+    /// Keys X·W_k, or X_src·W_k with a source. (n_keys, n_kv_heads·head_dim)
     pub k: Matrix,
-    /// Values X·W_v, or X_src·W_v with a source. (n_keys, d_model)
+    /// Values X·W_v, or X_src·W_v with a source. (n_keys, n_kv_heads·head_dim)
     pub v: Matrix,
     /// What the scores were divided by.
     pub scale_divisor: f64,
@@ -342,9 +368,14 @@ impl Trace {
         }
     }
 
-    /// The columns of Q, K, V and concat that belong to head `h`.
+    /// The columns of Q and concat that belong to head `h`.
     pub fn head_columns(&self, h: usize) -> Range<usize> {
         head_columns(h, self.head_dim())
+    }
+
+    /// The columns of K and V that query head `h` reads: its key/value head's.
+    pub fn kv_columns(&self, h: usize) -> Range<usize> {
+        head_columns(self.config.kv_head(h), self.head_dim())
     }
 }
 
@@ -423,8 +454,11 @@ pub fn forward_reusing(
 
     let scale_divisor = config.scale.divisor(head_dim, k.nrows());
     let mut heads = Vec::with_capacity(config.n_heads);
+    let turn = |m: &Matrix| config.rope.map(|rope| rope.rotate(m, 0));
     for h in 0..config.n_heads {
         let cols = head_columns(h, head_dim);
+        let kv_head = config.kv_head(h);
+        let kv_cols = head_columns(kv_head, head_dim);
         let old = previous.and_then(|p| p.heads.get(h));
         // A head whose queries and keys are unchanged keeps its scores and weights: an edit of
         // one column of W_q or W_k changes only the head that owns that column.
@@ -432,7 +466,7 @@ pub fn forward_reusing(
             Some(_) if same_q && same_k => (None, None),
             _ => (
                 Some(split_head(&q, cols.clone())),
-                Some(split_head(&k, cols.clone())),
+                Some(split_head(&k, kv_cols.clone())),
             ),
         };
         let kept_attention = old.filter(|old| {
@@ -445,7 +479,7 @@ pub fn forward_reusing(
                 let (v_h, context) = if same_v {
                     (old.v.clone(), old.context.clone())
                 } else {
-                    let v_h = split_head(&v, cols);
+                    let v_h = split_head(&v, kv_cols);
                     let context = if v_h == old.v {
                         old.context.clone()
                     } else {
@@ -461,19 +495,26 @@ pub fn forward_reusing(
             }
             None => {
                 let q_h = q_h.unwrap_or_else(|| split_head(&q, cols.clone()));
-                let k_h = k_h.unwrap_or_else(|| split_head(&k, cols.clone()));
-                let v_h = split_head(&v, cols);
-                let scores = scores(&q_h, &k_h);
+                let k_h = k_h.unwrap_or_else(|| split_head(&k, kv_cols.clone()));
+                let v_h = split_head(&v, kv_cols);
+                let (q_rope, k_rope) = (turn(&q_h), turn(&k_h));
+                let scores = scores(
+                    q_rope.as_ref().unwrap_or(&q_h),
+                    k_rope.as_ref().unwrap_or(&k_h),
+                );
                 check_finite(Stage::Scores, [&scores])?;
                 let scaled = scale(&scores, scale_divisor);
-                let masked = mask(&scaled, config.causal);
+                let masked = mask(&scaled, config.mask());
                 let (weights, fully_masked_rows) = softmax_rows(&masked, config.temperature);
                 check_finite(Stage::Softmax, [&weights])?;
                 let context = weighted_sum(&weights, &v_h);
                 HeadTrace {
+                    kv_head,
                     q: q_h,
                     k: k_h,
                     v: v_h,
+                    q_rope,
+                    k_rope,
                     scores,
                     scaled,
                     masked,
@@ -563,13 +604,16 @@ fn scale(scores: &Matrix, divisor: f64) -> Matrix {
     scores / divisor
 }
 
-/// −∞ above the diagonal (key after query) when causal. (seq_len, n_keys)
-fn mask(scaled: &Matrix, causal: bool) -> Matrix {
+/// −∞ where the mask hides a key: above the diagonal (key after query) under the causal
+/// mask, and before the window under a sliding window. (seq_len, n_keys)
+fn mask(scaled: &Matrix, mask: Mask) -> Matrix {
     let mut masked = scaled.clone();
-    if causal {
+    if mask.is_on() {
         for i in 0..masked.nrows() {
-            for j in (i + 1)..masked.ncols() {
-                masked[(i, j)] = f64::NEG_INFINITY;
+            for j in 0..masked.ncols() {
+                if mask.hides(i, j) {
+                    masked[(i, j)] = f64::NEG_INFINITY;
+                }
             }
         }
     }

@@ -13,6 +13,7 @@
 //! and `mean` with `uniform`. So a task asks the layer's output to be what a head with that
 //! pattern would give if its values were the plain embeddings.
 
+use super::config::Mask;
 use super::error::AttentionError;
 use super::forward::Trace;
 use super::weights::check_matrix;
@@ -69,8 +70,9 @@ impl NamedTarget {
         }
     }
 
-    /// The target pattern, unchecked against the mask. (seq_len, n_keys)
-    pub fn pattern(self, seq_len: usize, n_keys: usize, causal: bool) -> Matrix {
+    /// The target pattern, unchecked against the mask; `uniform` shares each row among the
+    /// keys the mask leaves visible. (seq_len, n_keys)
+    pub fn pattern(self, seq_len: usize, n_keys: usize, mask: Mask) -> Matrix {
         let mut out = Matrix::zeros(seq_len, n_keys);
         if n_keys == 0 {
             return out;
@@ -79,22 +81,15 @@ impl NamedTarget {
             match self.key_for(i, n_keys) {
                 Some(j) => out[(i, j)] = 1.0,
                 None => {
-                    let visible = visible_keys(i, n_keys, causal);
-                    let share = 1.0 / visible as f64;
-                    out.row_mut(i).columns_mut(0, visible).fill(share);
+                    let visible = mask.visible(i, n_keys);
+                    let share = 1.0 / visible.len().max(1) as f64;
+                    out.row_mut(i)
+                        .columns_mut(visible.start, visible.len())
+                        .fill(share);
                 }
             }
         }
         out
-    }
-}
-
-/// How many keys row `row` sees: the first `row + 1` under the causal mask, else all of them.
-fn visible_keys(row: usize, n_keys: usize, causal: bool) -> usize {
-    if causal {
-        (row + 1).min(n_keys)
-    } else {
-        n_keys
     }
 }
 
@@ -124,13 +119,13 @@ impl HeadTarget {
         head: usize,
         seq_len: usize,
         n_keys: usize,
-        causal: bool,
+        mask: Mask,
     ) -> Result<Matrix, AttentionError> {
         let pattern = match self {
-            Self::Named(named) => named.pattern(seq_len, n_keys, causal),
+            Self::Named(named) => named.pattern(seq_len, n_keys, mask),
             Self::Painted(painted) => renormalised(head, painted, (seq_len, n_keys))?,
         };
-        check_visible(self.name(), head, &pattern, causal)?;
+        check_visible(self.name(), head, &pattern, mask)?;
         Ok(pattern)
     }
 }
@@ -193,32 +188,52 @@ fn renormalised(
     Ok(out)
 }
 
-/// Refuses a pattern with weight on a key after its query when the causal mask is on.
+/// Refuses a pattern with weight on a key after its query when the causal mask is on, and
+/// then one with weight on a key before a sliding window.
 fn check_visible(
     target: &str,
     head: usize,
     pattern: &Matrix,
-    causal: bool,
+    mask: Mask,
 ) -> Result<(), AttentionError> {
-    if !causal {
+    if !mask.is_on() {
         return Ok(());
     }
-    let hidden =
+    let later =
         |row: usize| ((row + 1)..pattern.ncols()).filter(move |&j| pattern[(row, j)] != 0.0);
-    let Some((row, key)) =
-        (0..pattern.nrows()).find_map(|row| hidden(row).next().map(|key| (row, key)))
-    else {
-        return Ok(());
+    let earlier = |row: usize| {
+        (0..pattern.ncols().min(row + 1))
+            .filter(move |&j| mask.window_hides(row, j) && pattern[(row, j)] != 0.0)
     };
-    let cells = (0..pattern.nrows()).map(|row| hidden(row).count()).sum();
-    Err(AttentionError::TargetOnMaskedKey {
-        target: target.to_string(),
-        head,
-        row,
-        key,
-        detail: Box::default(),
+    let first = |cells: &dyn Fn(usize) -> Vec<usize>| {
+        let found = (0..pattern.nrows()).find_map(|row| cells(row).first().map(|&k| (row, k)));
+        let count: usize = (0..pattern.nrows()).map(|row| cells(row).len()).sum();
+        found.map(|cell| (cell, count))
+    };
+    if let Some(((row, key), cells)) = first(&|row| later(row).collect()) {
+        return Err(AttentionError::TargetOnMaskedKey {
+            target: target.to_string(),
+            head,
+            row,
+            key,
+            detail: Box::default(),
+        }
+        .counting(cells));
     }
-    .counting(cells))
+    if let (Some(window), Some(((row, key), cells))) =
+        (mask.window, first(&|row| earlier(row).collect()))
+    {
+        return Err(AttentionError::TargetOutsideWindow {
+            target: target.to_string(),
+            head,
+            row,
+            key,
+            window,
+            detail: Box::default(),
+        }
+        .counting(cells));
+    }
+    Ok(())
 }
 
 /// Every head's target pattern, for a sentence of `tokens` attending to `keys`, from a list of
@@ -231,7 +246,7 @@ pub(crate) fn head_patterns(
     n_heads: usize,
     tokens: &[String],
     keys: &[String],
-    causal: bool,
+    mask: Mask,
 ) -> Result<Vec<Matrix>, AttentionError> {
     if targets.is_empty() || (targets.len() != 1 && targets.len() != n_heads) {
         return Err(AttentionError::TargetCount {
@@ -242,7 +257,7 @@ pub(crate) fn head_patterns(
     let shared = targets.len() == 1 && n_heads > 1;
     let pattern = |h: usize| {
         let target = &targets[h.min(targets.len() - 1)];
-        target.pattern(h, tokens.len(), keys.len(), causal)
+        target.pattern(h, tokens.len(), keys.len(), mask)
     };
     let mut patterns = Vec::with_capacity(n_heads);
     for h in 0..n_heads {
@@ -299,8 +314,8 @@ impl Task {
     }
 
     /// The mixing matrix P. (seq_len, n_keys)
-    pub fn mixing(self, seq_len: usize, n_keys: usize, causal: bool) -> Matrix {
-        self.pattern().pattern(seq_len, n_keys, causal)
+    pub fn mixing(self, seq_len: usize, n_keys: usize, mask: Mask) -> Matrix {
+        self.pattern().pattern(seq_len, n_keys, mask)
     }
 }
 
@@ -354,16 +369,16 @@ impl Goal {
     /// The goal made concrete for `trace`'s sentence, source and mask.
     pub fn objective(&self, trace: &Trace) -> Result<Objective, AttentionError> {
         let (seq_len, n_keys) = (trace.seq_len(), trace.n_keys());
-        let causal = trace.config.causal;
+        let mask = trace.config.mask();
         match self {
             Self::Pattern(targets) => {
                 let n_heads = trace.heads.len();
                 let patterns =
-                    head_patterns(targets, n_heads, &trace.tokens, trace.key_tokens(), causal)?;
+                    head_patterns(targets, n_heads, &trace.tokens, trace.key_tokens(), mask)?;
                 Ok(Objective::Pattern(patterns))
             }
             Self::Task(task) => {
-                let mixing = task.mixing(seq_len, n_keys, causal);
+                let mixing = task.mixing(seq_len, n_keys, mask);
                 let source = trace
                     .source
                     .as_ref()
@@ -416,31 +431,71 @@ mod tests {
 
     #[test]
     fn named_targets_point_at_their_keys_and_clamp_to_them() {
-        let previous = NamedTarget::Previous.pattern(3, 3, false);
+        let previous = NamedTarget::Previous.pattern(3, 3, Mask::NONE);
         assert_eq!(
             rows(&previous),
             [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
         );
         // Four queries, two source keys: `self` and `next` stop at the last key.
-        let own = NamedTarget::SelfToken.pattern(4, 2, false);
+        let own = NamedTarget::SelfToken.pattern(4, 2, Mask::NONE);
         assert_eq!(own.column(1).sum(), 3.0);
-        let next = NamedTarget::Next.pattern(4, 2, false);
+        let next = NamedTarget::Next.pattern(4, 2, Mask::NONE);
         assert_eq!(rows(&next)[0], [0.0, 1.0]);
-        assert_eq!(NamedTarget::First.pattern(2, 3, false).column(0).sum(), 2.0);
+        assert_eq!(
+            NamedTarget::First.pattern(2, 3, Mask::NONE).column(0).sum(),
+            2.0
+        );
     }
 
     #[test]
     fn uniform_spreads_over_the_keys_the_mask_leaves_visible() {
-        let causal = NamedTarget::Uniform.pattern(3, 3, true);
+        let causal = NamedTarget::Uniform.pattern(3, 3, Mask::CAUSAL);
         assert_eq!(rows(&causal)[1], [0.5, 0.5, 0.0]);
-        let open = NamedTarget::Uniform.pattern(2, 4, false);
+        let open = NamedTarget::Uniform.pattern(2, 4, Mask::NONE);
         assert_eq!(rows(&open)[0], [0.25; 4]);
+    }
+
+    #[test]
+    fn a_window_refuses_targets_behind_it_and_shares_uniform_inside_it() {
+        let window = Mask {
+            causal: true,
+            window: Some(2),
+        };
+        let uniform = NamedTarget::Uniform.pattern(4, 4, window);
+        assert_eq!(rows(&uniform)[3], [0.0, 0.0, 0.5, 0.5]);
+        let tokens: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let first = [HeadTarget::Named(NamedTarget::First)];
+        let err = head_patterns(&first, 1, &tokens, &tokens, window).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(
+                err,
+                AttentionError::TargetOutsideWindow { row: 2, key: 0, .. }
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("sliding window hides")
+                && text.contains("outside its window of 2 tokens"),
+            "{text}"
+        );
+        assert!(
+            text.contains("row 3 (“c”)") && text.contains("(the first of 2"),
+            "{text}"
+        );
+        let previous = [HeadTarget::Named(NamedTarget::Previous)];
+        assert!(head_patterns(&previous, 1, &tokens, &tokens, window).is_ok());
+        let alone = Mask {
+            window: Some(1),
+            ..window
+        };
+        assert!(head_patterns(&previous, 1, &tokens, &tokens, alone).is_err());
     }
 
     #[test]
     fn next_under_the_causal_mask_names_the_target_and_the_mask() {
         let err = HeadTarget::Named(NamedTarget::Next)
-            .pattern(0, 3, 3, true)
+            .pattern(0, 3, 3, Mask::CAUSAL)
             .unwrap_err();
         assert!(matches!(
             err,
@@ -457,12 +512,12 @@ mod tests {
     fn painted_rows_are_renormalised_and_bad_paint_is_refused() {
         let painted = Matrix::from_row_slice(2, 2, &[1.0, 3.0, 0.0, 2.0]);
         let target = HeadTarget::Painted(painted)
-            .pattern(0, 2, 2, false)
+            .pattern(0, 2, 2, Mask::NONE)
             .unwrap();
         assert_eq!(rows(&target), [[0.25, 0.75], [0.0, 1.0]]);
         let empty = HeadTarget::Painted(Matrix::zeros(2, 2));
         assert!(matches!(
-            empty.pattern(1, 2, 2, false),
+            empty.pattern(1, 2, 2, Mask::NONE),
             Err(AttentionError::EmptyTargetRow {
                 head: 1,
                 row: 0,
@@ -470,10 +525,10 @@ mod tests {
             })
         ));
         let negative = HeadTarget::Painted(Matrix::from_row_slice(1, 2, &[1.0, -1.0]));
-        assert!(negative.pattern(0, 1, 2, false).is_err());
+        assert!(negative.pattern(0, 1, 2, Mask::NONE).is_err());
         let wrong = HeadTarget::Painted(Matrix::from_element(3, 2, 1.0));
         assert!(matches!(
-            wrong.pattern(0, 2, 2, false),
+            wrong.pattern(0, 2, 2, Mask::NONE),
             Err(AttentionError::WrongShape { .. })
         ));
     }
@@ -512,7 +567,7 @@ mod tests {
     fn a_refused_target_names_its_tokens_its_heads_and_how_many_cells_break_the_mask() {
         let tokens: Vec<String> = ["I", "am", "hungry"].map(String::from).to_vec();
         let refusal = |targets: Vec<HeadTarget>, n_heads: usize| {
-            head_patterns(&targets, n_heads, &tokens, &tokens, true)
+            head_patterns(&targets, n_heads, &tokens, &tokens, Mask::CAUSAL)
                 .unwrap_err()
                 .to_string()
         };
@@ -601,11 +656,11 @@ mod tests {
     #[test]
     fn tasks_mix_embedding_rows_as_their_patterns_do() {
         assert_eq!(
-            Task::Mean.mixing(3, 3, true),
-            NamedTarget::Uniform.pattern(3, 3, true)
+            Task::Mean.mixing(3, 3, Mask::CAUSAL),
+            NamedTarget::Uniform.pattern(3, 3, Mask::CAUSAL)
         );
         let e = Matrix::from_row_slice(3, 2, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-        let copy = Task::CopyPrevious.mixing(3, 3, false) * &e;
+        let copy = Task::CopyPrevious.mixing(3, 3, Mask::NONE) * &e;
         assert_eq!(rows(&copy), [[1.0, 2.0], [1.0, 2.0], [3.0, 4.0]]);
     }
 }

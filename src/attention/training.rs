@@ -110,7 +110,7 @@ pub fn check_goal_fits(
         return Ok(());
     };
     let n_heads = config.n_heads;
-    head_patterns(targets, n_heads, tokens, keys, config.causal).map(|_| ())
+    head_patterns(targets, n_heads, tokens, keys, config.mask()).map(|_| ())
 }
 
 #[cfg(test)]

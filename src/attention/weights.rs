@@ -85,32 +85,44 @@ pub enum Init {
 impl Init {
     /// A `d_model × d_model` matrix filled this way for `name`.
     pub fn matrix(self, name: WeightName, d_model: usize) -> Matrix {
+        self.shaped(name, d_model, d_model)
+    }
+
+    /// A `rows × cols` matrix filled this way for `name`: W_k and W_v are narrower than
+    /// `d_model` when key/value heads are shared. Row by row, so a square matrix's first
+    /// values are the narrow one's.
+    pub fn shaped(self, name: WeightName, rows: usize, cols: usize) -> Matrix {
         match self {
             Self::Default => random(
                 SplitMix64::new(name.default_seed()),
-                d_model,
+                (rows, cols),
                 name.default_half_width(),
                 1,
             ),
             // Each matrix gets its own stream so W_q and W_k differ under one seed.
             Self::Random(seed) => random(
                 SplitMix64::new(seed ^ name.default_seed().wrapping_mul(0x9E37_79B9)),
-                d_model,
+                (rows, cols),
                 1.0,
                 2,
             ),
-            Self::Identity => Matrix::identity(d_model, d_model),
-            Self::Zero => Matrix::zeros(d_model, d_model),
+            Self::Identity => Matrix::identity(rows, cols),
+            Self::Zero => Matrix::zeros(rows, cols),
         }
     }
 }
 
-fn random(mut rng: SplitMix64, d_model: usize, half_width: f64, decimals: i32) -> Matrix {
+fn random(
+    mut rng: SplitMix64,
+    (rows, cols): (usize, usize),
+    half_width: f64,
+    decimals: i32,
+) -> Matrix {
     // Filled row by row, so the listing in a scenario reads in draw order.
-    let values: Vec<f64> = (0..d_model * d_model)
+    let values: Vec<f64> = (0..rows * cols)
         .map(|_| rng.next_symmetric(half_width, decimals))
         .collect();
-    Matrix::from_row_slice(d_model, d_model, &values)
+    Matrix::from_row_slice(rows, cols, &values)
 }
 
 /// The projection matrices `W_q, W_k, W_v, W_o`, each `d_model × d_model`.
@@ -137,6 +149,24 @@ impl Weights {
         }
     }
 
+    /// All four matrices filled by `init`, W_k and W_v `kv_width` columns wide.
+    pub fn shaped(init: Init, d_model: usize, kv_width: usize) -> Self {
+        Self {
+            w_q: init.matrix(WeightName::Q, d_model),
+            w_k: init.shaped(WeightName::K, d_model, kv_width),
+            w_v: init.shaped(WeightName::V, d_model, kv_width),
+            w_o: init.matrix(WeightName::O, d_model),
+        }
+    }
+
+    /// The shape of matrix `name`: W_k and W_v are `d_model × kv_width`, the others square.
+    pub fn shape_of(name: WeightName, d_model: usize, kv_width: usize) -> (usize, usize) {
+        match name {
+            WeightName::K | WeightName::V => (d_model, kv_width),
+            WeightName::Q | WeightName::O => (d_model, d_model),
+        }
+    }
+
     /// The matrix called `name`.
     pub fn get(&self, name: WeightName) -> &Matrix {
         match name {
@@ -159,8 +189,18 @@ impl Weights {
 
     /// Checks that every matrix is `d_model × d_model` and finite.
     pub fn validate(&self, d_model: usize) -> Result<(), AttentionError> {
+        self.validate_shaped(d_model, d_model)
+    }
+
+    /// Checks that every matrix is finite and has its shape, W_k and W_v `kv_width` columns
+    /// wide.
+    pub fn validate_shaped(&self, d_model: usize, kv_width: usize) -> Result<(), AttentionError> {
         for name in WeightName::ALL {
-            check_matrix(name.label(), self.get(name), (d_model, d_model))?;
+            check_matrix(
+                name.label(),
+                self.get(name),
+                Self::shape_of(name, d_model, kv_width),
+            )?;
         }
         Ok(())
     }

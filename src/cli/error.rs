@@ -56,8 +56,8 @@ pub enum CliError {
     /// The scenario is not valid.
     #[error("{input}: {error}")]
     Scenario { input: Source, error: ScenarioError },
-    /// An option's value makes no valid attention layer.
-    #[error("`{flag} {value}`: {error}")]
+    /// An option's value makes no valid attention layer; a switch has no value.
+    #[error("`{}`: {error}", [*flag, value.as_str()].join(" ").trim_end())]
     Option {
         flag: &'static str,
         value: String,

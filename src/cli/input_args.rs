@@ -2,7 +2,9 @@
 //! scenario comes from and how the options change it, with their value parsers.
 
 use super::{Format, Source, TraceOptions};
-use crate::attention::{ScaleMode, D_FF_RANGE, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE};
+use crate::attention::{
+    Pairing, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
+};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use std::ops::RangeInclusive;
@@ -93,6 +95,42 @@ pub(super) struct InputArgs {
     /// The feed-forward activation: relu or gelu; implies --block.
     #[arg(long, value_name = "NAME", value_parser = ["relu", "gelu"])]
     activation: Option<String>,
+    /// Rotary positions (RoPE): turn each head's queries and keys by their positions.
+    #[arg(long, overrides_with = "no_rope")]
+    rope: bool,
+    /// Leave the queries and keys unturned (undoes --rope).
+    #[arg(long, overrides_with = "rope")]
+    no_rope: bool,
+    /// The base θ of the rotary angles, greater than 1 (default 10000); implies --rope.
+    #[arg(
+        long = "rope-theta",
+        value_name = "X",
+        value_parser = number(1.0..=f64::MAX),
+        allow_negative_numbers = true
+    )]
+    rope_theta: Option<f64>,
+    /// Which columns turn together: half (i with i + d_k/2, Hugging Face) or interleaved (2i
+    /// with 2i + 1, Meta's Llama); implies --rope.
+    #[arg(long = "rope-pairing", value_name = "PAIRING", value_parser = ["half", "interleaved"])]
+    rope_pairing: Option<String>,
+    /// Key/value heads shared by groups of query heads: a divisor of the number of heads (1 is
+    /// multi-query attention; the number of heads, the default, is standard attention).
+    #[arg(
+        long = "kv-heads",
+        value_name = "N",
+        value_parser = whole_number(N_HEADS_RANGE),
+        allow_negative_numbers = true
+    )]
+    kv_heads: Option<usize>,
+    /// A sliding window under the causal mask: each token sees itself and the W − 1 tokens
+    /// before it (W ≥ 1; needs --causal).
+    #[arg(
+        long,
+        value_name = "W",
+        value_parser = whole_number(1..=crate::attention::MAX_TOKENS),
+        allow_negative_numbers = true
+    )]
+    window: Option<usize>,
 }
 
 /// `--prefill` and `--tile`, which `trace`, `grad` and `train` accept.
@@ -193,6 +231,11 @@ impl From<InputArgs> for TraceOptions {
             norm: args.norm.and_then(|n| n.parse().ok()),
             d_ff: args.d_ff,
             activation: args.activation.and_then(|a| a.parse().ok()),
+            rope: switch(args.rope, args.no_rope),
+            rope_theta: args.rope_theta,
+            rope_pairing: args.rope_pairing.and_then(|p| Pairing::from_key(&p)),
+            kv_heads: args.kv_heads,
+            window: args.window,
             format: Format::default(),
             prefill: None,
             tile: None,

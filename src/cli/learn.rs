@@ -42,6 +42,7 @@ pub(super) fn worksheet(
     let (scenario, inputs) = load(&options.input, stdin)?;
     let saved = saved_training(&scenario, &options.input.scenario)?;
     let trace = forward(&inputs).map_err(CliError::Attention)?;
+    super::trace::not_in_words(&trace.config)?;
     let goal = saved.unwrap_or_default().goal.fitted(
         trace.config.n_heads,
         trace.seq_len(),
@@ -72,17 +73,17 @@ pub(super) fn grad(options: &GradOptions, stdin: &mut dyn Read) -> Result<String
     };
     check(&settings, &inputs, &options.input.scenario)?;
     let g = gradients(&inputs, &settings.training.goal).map_err(CliError::Attention)?;
-    let d_model = inputs.config.d_model;
     // The pattern loss reads only the weights A, so W_v and W_o do not change it at all: their
-    // derivative is exactly zero.
-    let zeros = || rows_of(&Matrix::zeros(d_model, d_model));
+    // derivative is exactly zero, in each matrix's own shape.
+    let zeros = |m: &Matrix| rows_of(&Matrix::zeros(m.nrows(), m.ncols()));
+    let w = &inputs.weights;
     let json = GradJson {
         loss: g.loss,
         grad: GradMatrices {
             w_q: rows_of(&g.d_w_q),
             w_k: rows_of(&g.d_w_k),
-            w_v: g.d_w_v.as_ref().map_or_else(zeros, rows_of),
-            w_o: g.d_w_o.as_ref().map_or_else(zeros, rows_of),
+            w_v: g.d_w_v.as_ref().map_or_else(|| zeros(&w.w_v), rows_of),
+            w_o: g.d_w_o.as_ref().map_or_else(|| zeros(&w.w_o), rows_of),
             embeddings: rows_of(&g.d_embeddings),
             source_embeddings: g.d_source_embeddings.as_ref().map(rows_of),
         },

@@ -128,6 +128,16 @@ pub struct TraceOptions {
     pub d_ff: Option<usize>,
     /// The block's activation (implies the block).
     pub activation: Option<crate::attention::Activation>,
+    /// Rotary positions on or off (`--rope`, `--no-rope`).
+    pub rope: Option<bool>,
+    /// `--rope-theta` (implies rotary positions).
+    pub rope_theta: Option<f64>,
+    /// `--rope-pairing` (implies rotary positions).
+    pub rope_pairing: Option<crate::attention::Pairing>,
+    /// `--kv-heads`: key/value heads shared by groups of query heads.
+    pub kv_heads: Option<usize>,
+    /// `--window`: the sliding window under the causal mask.
+    pub window: Option<usize>,
     /// How to print the trace.
     pub format: Format,
     /// `--prefill`: decode the sentence from a KV cache after this many tokens.

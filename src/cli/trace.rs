@@ -3,10 +3,10 @@
 
 use super::{CliError, Format, Source, TraceOptions};
 use crate::attention::{
-    check_prefill, decode, forward, tokenize, toy_embedding, AttentionError, Inputs,
+    check_prefill, decode, forward, tokenize, toy_embedding, AttentionError, Inputs, Rope,
 };
 use crate::formats::report::{trace_csv, trace_json_pretty_with, trace_markdown};
-use crate::formats::scenario::{BlockFields, Scenario, ScenarioError};
+use crate::formats::scenario::{BlockFields, RopeFields, Scenario, ScenarioError};
 use std::io::{self, Read};
 
 pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<String, CliError> {
@@ -20,6 +20,9 @@ pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<Stri
             "`{flag}` adds to the JSON trace: use it with `--format json`."
         )));
     }
+    if options.format == Format::Markdown {
+        not_in_words(&trace.config)?;
+    }
     Ok(match options.format {
         Format::Json => {
             let decoded = match options.prefill {
@@ -31,6 +34,27 @@ pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<Stri
         Format::Markdown => trace_markdown(&trace),
         Format::Csv => trace_csv(&trace),
     })
+}
+
+/// Refuses a worked example in words of what the words do not explain yet: rotary positions,
+/// shared key/value heads and the sliding window are in the JSON and CSV traces only.
+pub(super) fn not_in_words(config: &crate::attention::Config) -> Result<(), CliError> {
+    let setting = if config.rope.is_some() {
+        Some("rotary positions (--rope)")
+    } else if config.grouped() {
+        Some("shared key/value heads (--kv-heads)")
+    } else if config.window.is_some() {
+        Some("a sliding window (--window)")
+    } else {
+        None
+    };
+    match setting {
+        Some(setting) => Err(CliError::Usage(format!(
+            "The Markdown worked example and the worksheet do not explain {setting} yet: use \
+             `trace --format json` or `--format csv` for its numbers."
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The refusal of `--prefill P`, naming the option.
@@ -187,6 +211,7 @@ pub fn apply_options(scenario: &mut Scenario, options: &TraceOptions) -> Result<
     if let Some(t) = options.temperature {
         scenario.temperature = t;
     }
+    apply_modern(scenario, options);
     if let Some(sentence) = &options.sentence {
         let tokens = tokenize(sentence).map_err(|error| CliError::Option {
             flag: "--sentence",
@@ -197,6 +222,43 @@ pub fn apply_options(scenario: &mut Scenario, options: &TraceOptions) -> Result<
         scenario.sentence = sentence.clone();
     }
     Ok(())
+}
+
+/// Applies `--rope`, `--rope-theta`, `--rope-pairing`, `--kv-heads` and `--window`. A new number
+/// of key/value heads drops a W_k or W_v that no longer fits it, for its defaults to take over.
+fn apply_modern(scenario: &mut Scenario, options: &TraceOptions) {
+    // A base or a pairing implies rotary positions, as --d-ff implies the block.
+    let wants_rope = options.rope_theta.is_some() || options.rope_pairing.is_some();
+    if options.rope == Some(true) || wants_rope {
+        let rope = scenario
+            .rope
+            .get_or_insert_with(|| RopeFields::from_rope(&Rope::default()));
+        if let Some(theta) = options.rope_theta {
+            rope.theta = theta;
+        }
+        if let Some(pairing) = options.rope_pairing {
+            rope.pairing = pairing.key().to_string();
+        }
+    } else if options.rope == Some(false) {
+        scenario.rope = None;
+    }
+    if let Some(n) = options.kv_heads {
+        scenario.n_kv_heads = Some(n);
+        let d_k = scenario.d_model / scenario.n_heads.max(1);
+        for w in [&mut scenario.w_k, &mut scenario.w_v] {
+            if w.as_ref()
+                .is_some_and(|rows| !fits(rows, Some(scenario.d_model), n * d_k))
+            {
+                *w = None;
+            }
+        }
+    }
+    if let Some(w) = options.window {
+        scenario.window = Some(w);
+    }
+    if scenario.rope.is_some() || scenario.n_kv_heads.is_some() || scenario.window.is_some() {
+        scenario.version = scenario.version.max(4);
+    }
 }
 
 /// Whether `rows` has `n_rows` rows (any number when `None`) of `width` numbers each.
@@ -240,6 +302,15 @@ fn blame(error: ScenarioError, options: &TraceOptions, width_changed: bool) -> C
                 .temperature
                 .map(|t| ("--temperature", t.to_string())),
             "block.d_ff" => options.d_ff.map(|n| ("--d-ff", n.to_string())),
+            "rope" => options
+                .rope_theta
+                .map(|t| ("--rope-theta", t.to_string()))
+                .or(options
+                    .rope
+                    .filter(|on| *on)
+                    .map(|_| ("--rope", String::new()))),
+            "n_kv_heads" => options.kv_heads.map(|n| ("--kv-heads", n.to_string())),
+            "window" => options.window.map(|w| ("--window", w.to_string())),
             "source" => options
                 .source
                 .as_ref()

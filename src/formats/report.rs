@@ -141,11 +141,18 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
                 for (h, head) in trace.heads.iter().enumerate() {
                     let keys = Axis::KeyTokens;
                     let per_head: Vec<(&'static str, &Matrix, Axis, Axis)> = match stage {
-                        Stage::SplitHeads => vec![
-                            ("q", &head.q, Axis::Tokens, Axis::HeadDims),
-                            ("k", &head.k, keys, Axis::HeadDims),
-                            ("v", &head.v, keys, Axis::HeadDims),
-                        ],
+                        Stage::SplitHeads => {
+                            let mut split = vec![
+                                ("q", &head.q, Axis::Tokens, Axis::HeadDims),
+                                ("k", &head.k, keys, Axis::HeadDims),
+                                ("v", &head.v, keys, Axis::HeadDims),
+                            ];
+                            if let (Some(q), Some(k)) = (&head.q_rope, &head.k_rope) {
+                                split.push(("q_rope", q, Axis::Tokens, Axis::HeadDims));
+                                split.push(("k_rope", k, keys, Axis::HeadDims));
+                            }
+                            split
+                        }
                         Stage::Scores => vec![("scores", &head.scores, Axis::Tokens, keys)],
                         Stage::Scale => vec![("scaled", &head.scaled, Axis::Tokens, keys)],
                         Stage::Mask => vec![("masked", &head.masked, Axis::Tokens, keys)],
@@ -215,10 +222,13 @@ fn block_matrices(stage: Stage, b: &BlockTrace) -> Vec<TraceMatrix<'_>> {
 /// The whole trace as JSON: serialise it with serde_json, or use [`trace_json_pretty`].
 ///
 /// Keys, in this order: `tokens`, `config` (`d_model`, `n_heads`, `head_dim`, `causal`,
-/// `positional_encoding`, `scale` as its key such as `"sqrt_head_dim"`, `temperature`),
-/// `embeddings`, `positional` (a matrix, or null when off), `x`, `w_q`, `w_k`, `w_v`, `q`, `k`,
-/// `v`, `scale_divisor`, `heads` (one object per head with `q`, `k`, `v`, `scores`, `scaled`,
-/// `masked`, `weights`, `context` and `fully_masked_rows`, row indices from 0), `concat`,
+/// `positional_encoding`, `scale` as its key such as `"sqrt_head_dim"`, `temperature`, `rope`
+/// as `{"theta", "pairing"}` or null, `n_kv_heads`, `window` or null), `embeddings`,
+/// `positional` (a matrix, or null when off), `x`, `w_q`, `w_k`, `w_v`, `q`, `k`, `v` (K and V
+/// are `n_kv_heads·head_dim` wide), `scale_divisor`, `heads` (one object per head with
+/// `kv_head`, `q`, `k`, `v` (the unturned split; `k` and `v` are its key/value head's columns),
+/// `q_rope` and `k_rope` with rotary positions, `scores`, `scaled`, `masked`, `weights`,
+/// `context` and `fully_masked_rows`, row indices from 0), `concat`,
 /// `w_o`, `output`. Matrices are arrays of rows; a value that is not finite (the −∞ of
 /// `masked`) is `null`, since JSON has no infinities.
 ///
@@ -244,6 +254,12 @@ pub fn trace_json(trace: &Trace) -> TraceJson<'_> {
             positional_encoding: c.positional_encoding,
             scale: c.scale.key(),
             temperature: finite(c.temperature),
+            rope: c.rope.map(|r| RopeJson {
+                theta: finite(r.theta),
+                pairing: r.pairing.key(),
+            }),
+            n_kv_heads: c.n_kv_heads(),
+            window: c.window,
         },
         embeddings: Rows(&trace.embeddings),
         positional: trace.positional.as_ref().map(Rows),
@@ -489,14 +505,29 @@ struct ConfigJson {
     positional_encoding: bool,
     scale: &'static str,
     temperature: Option<f64>,
+    rope: Option<RopeJson>,
+    n_kv_heads: usize,
+    window: Option<usize>,
+}
+
+/// `config.rope` in [`TraceJson`], as a scenario writes it.
+#[derive(Serialize)]
+struct RopeJson {
+    theta: Option<f64>,
+    pairing: &'static str,
 }
 
 /// One element of `heads` in [`TraceJson`].
 #[derive(Serialize)]
 struct HeadJson<'a> {
+    kv_head: usize,
     q: Rows<'a>,
     k: Rows<'a>,
     v: Rows<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    q_rope: Option<Rows<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    k_rope: Option<Rows<'a>>,
     scores: Rows<'a>,
     scaled: Rows<'a>,
     masked: Rows<'a>,
@@ -529,9 +560,12 @@ impl<'a> HeadJson<'a> {
     fn new(h: &'a HeadTrace) -> Self {
         Self {
             tiles: None,
+            kv_head: h.kv_head,
             q: Rows(&h.q),
             k: Rows(&h.k),
             v: Rows(&h.v),
+            q_rope: h.q_rope.as_ref().map(Rows),
+            k_rope: h.k_rope.as_ref().map(Rows),
             scores: Rows(&h.scores),
             scaled: Rows(&h.scaled),
             masked: Rows(&h.masked),
@@ -987,11 +1021,12 @@ mod tests {
         assert_eq!(masked[0][2], Value::Null);
         assert_eq!(masked[1][2], Value::Null);
         assert!(masked[1][0].is_number() && masked[2][2].is_number());
-        // Three hidden keys in each of the two heads; positions are off, hence one more null.
+        // Three hidden keys in each of the two heads; positions, rotary positions and the
+        // window are off, hence three more nulls.
         let heads = json["heads"].to_string();
         assert_eq!(heads.matches("null").count(), 2 * 3);
         let text = json.to_string();
-        assert_eq!(text.matches("null").count(), 2 * 3 + 1);
+        assert_eq!(text.matches("null").count(), 2 * 3 + 3);
         assert!(!text.contains("inf") && !text.contains("NaN"));
     }
 

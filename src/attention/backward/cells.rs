@@ -376,8 +376,7 @@ fn head_cell(
 ) -> Option<Work> {
     let head = trace.heads.get(h)?;
     let grads = pass.gradients.heads.get(h)?;
-    let causal = trace.config.causal;
-    let hidden = causal && c > i;
+    let hidden = trace.config.mask().hides(i, c);
     let fwd = |m: HeadMatrix| MatrixId::Head(h, m);
     let bk = |m: HeadGrad| back(BackMatrix::Head(h, m));
     let (n_heads, seq_len) = (trace.heads.len(), trace.seq_len());

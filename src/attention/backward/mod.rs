@@ -57,9 +57,14 @@ pub struct HeadGradients {
     pub d_scaled: Matrix,
     /// ∂L/∂S_h, the raw scores' gradient (before scaling); masked cells 0. (seq_len, n_keys)
     pub d_scores: Matrix,
+    /// ∂L/∂Q_h after rotary positions turned it, with them. (seq_len, head_dim)
+    pub d_q_rope: Option<Matrix>,
+    /// ∂L/∂K_h after rotary positions turned it, with them. (n_keys, head_dim)
+    pub d_k_rope: Option<Matrix>,
     /// ∂L/∂Q_h. (seq_len, head_dim)
     pub d_q: Matrix,
-    /// ∂L/∂K_h. (n_keys, head_dim)
+    /// ∂L/∂K_h through this query head: its share of its key/value head's gradient.
+    /// (n_keys, head_dim)
     pub d_k: Matrix,
 }
 
@@ -85,15 +90,16 @@ pub struct Gradients {
     pub heads: Vec<HeadGradients>,
     /// ∂L/∂Q. (seq_len, d_model)
     pub d_q: Matrix,
-    /// ∂L/∂K. (n_keys, d_model)
+    /// ∂L/∂K: each key/value head's columns sum the query heads that read it.
+    /// (n_keys, n_kv_heads·head_dim)
     pub d_k: Matrix,
-    /// ∂L/∂V; task only. (n_keys, d_model)
+    /// ∂L/∂V, summed the same way; task only. (n_keys, n_kv_heads·head_dim)
     pub d_v: Option<Matrix>,
     /// ∂L/∂W_q. (d_model, d_model)
     pub d_w_q: Matrix,
-    /// ∂L/∂W_k. (d_model, d_model)
+    /// ∂L/∂W_k. (d_model, n_kv_heads·head_dim)
     pub d_w_k: Matrix,
-    /// ∂L/∂W_v; task only. (d_model, d_model)
+    /// ∂L/∂W_v; task only. (d_model, n_kv_heads·head_dim)
     pub d_w_v: Option<Matrix>,
     /// ∂L/∂N₁, what the queries read in a pre-norm block; `None` otherwise, where the queries
     /// read X itself. (seq_len, d_model)
@@ -166,12 +172,13 @@ pub fn backward(trace: &Trace, objective: &Objective) -> Result<Gradients, Atten
         .map(|h| head_backward(trace, h, objective, d_concat.as_ref()))
         .collect();
 
-    // The heads' slices side by side: the backward of splitting into heads.
+    // The heads' slices side by side: the backward of splitting into heads. A key/value head
+    // read by several query heads gets the sum of their gradients.
     let d_q = concat_columns(heads.iter().map(|g| &g.d_q), seq_len, d_model);
-    let d_k = concat_columns(heads.iter().map(|g| &g.d_k), n_keys, d_model);
+    let d_k = kv_sum(trace, heads.iter().map(|g| &g.d_k), n_keys);
     let d_v = d_concat
         .is_some()
-        .then(|| concat_columns(heads.iter().flat_map(|g| &g.d_v), n_keys, d_model));
+        .then(|| kv_sum(trace, heads.iter().flat_map(|g| &g.d_v), n_keys));
 
     let (d_w_q, d_query_input) = project_backward(trace.attention_input(), &w.w_q, &d_q);
     let (d_w_k, mut d_key_input) = project_backward(trace.key_input(), &w.w_k, &d_k);
@@ -254,6 +261,18 @@ pub fn backward(trace: &Trace, objective: &Objective) -> Result<Gradients, Atten
     })
 }
 
+/// The query heads' gradients of their K_h (or V_h) summed into their key/value heads'
+/// columns. n_heads × (n_keys, head_dim) → (n_keys, n_kv_heads·head_dim)
+fn kv_sum<'a>(trace: &Trace, per_head: impl Iterator<Item = &'a Matrix>, n_keys: usize) -> Matrix {
+    let mut out = Matrix::zeros(n_keys, trace.config.kv_width());
+    for (h, d) in per_head.enumerate() {
+        let cols = trace.kv_columns(h);
+        let mut part = out.columns_mut(cols.start, cols.len());
+        part += d;
+    }
+    out
+}
+
 /// `m` with every row replaced by the sum of the rows whose token is the same.
 /// (seq_len, d_model) → (seq_len, d_model)
 pub fn tied(tokens: &[String], m: &Matrix) -> Matrix {
@@ -275,7 +294,7 @@ fn head_backward(
     d_concat: Option<&Matrix>,
 ) -> HeadGradients {
     let head = &trace.heads[h];
-    let (causal, temperature) = (trace.config.causal, trace.config.temperature);
+    let (mask, temperature) = (trace.config.mask(), trace.config.temperature);
     let (d_context, d_v, d_weights, d_masked) = match (objective, d_concat) {
         (Objective::Pattern(targets), _) => {
             let count = (trace.heads.len() * trace.seq_len()) as f64;
@@ -288,8 +307,7 @@ fn head_backward(
             let cols = trace.head_columns(h);
             // (seq_len, d_model) → (seq_len, head_dim)
             let d_context = d_concat.columns(cols.start, cols.len()).into_owned();
-            let (d_weights, d_v) =
-                weighted_sum_backward(&head.weights, &head.v, &d_context, causal);
+            let (d_weights, d_v) = weighted_sum_backward(&head.weights, &head.v, &d_context, mask);
             let d_masked = softmax_backward(&head.weights, &d_weights, temperature);
             (Some(d_context), Some(d_v), d_weights, d_masked)
         }
@@ -299,9 +317,21 @@ fn head_backward(
             (None, None, zeros.clone(), zeros)
         }
     };
-    let d_scaled = mask_backward(&d_masked, causal);
+    let d_scaled = mask_backward(&d_masked, mask);
     let d_scores = scale_backward(&d_scaled, trace.scale_divisor);
-    let (d_q, d_k) = scores_backward(&head.q, &head.k, &d_scores);
+    let (d_q_scored, d_k_scored) = scores_backward(head.q_scored(), head.k_scored(), &d_scores);
+    // A rotation's transpose turns back: the gradient of the unturned rows is the turned
+    // rows' gradient turned back by the same angles.
+    let (d_q_rope, d_k_rope, d_q, d_k) = match trace.config.rope {
+        Some(rope) => {
+            let (d_q, d_k) = (
+                rope.rotate_back(&d_q_scored, 0),
+                rope.rotate_back(&d_k_scored, 0),
+            );
+            (Some(d_q_scored), Some(d_k_scored), d_q, d_k)
+        }
+        None => (None, None, d_q_scored, d_k_scored),
+    };
     HeadGradients {
         d_context,
         d_v,
@@ -309,6 +339,8 @@ fn head_backward(
         d_masked,
         d_scaled,
         d_scores,
+        d_q_rope,
+        d_k_rope,
         d_q,
         d_k,
     }

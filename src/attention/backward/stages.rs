@@ -2,6 +2,7 @@
 //! `forward.rs`. Every function takes ∂L/∂(the stage's output) and returns ∂L/∂(its inputs).
 
 use super::super::block::{row_stats, LAYER_NORM_EPS};
+use super::super::config::Mask;
 use super::super::Matrix;
 
 /// Backward of `out = input·W`: ∂L/∂W = inputᵀ·∂L/∂out and ∂L/∂input = ∂L/∂out·Wᵀ.
@@ -22,10 +23,10 @@ pub(super) fn weighted_sum_backward(
     weights: &Matrix,
     v: &Matrix,
     d_context: &Matrix,
-    causal: bool,
+    mask: Mask,
 ) -> (Matrix, Matrix) {
     let mut d_weights = d_context * v.transpose();
-    zero_masked(&mut d_weights, causal);
+    zero_masked(&mut d_weights, mask);
     (d_weights, weights.tr_mul(d_context))
 }
 
@@ -51,9 +52,9 @@ pub(super) fn softmax_backward(weights: &Matrix, d_weights: &Matrix, temperature
 
 /// Backward of the mask: a visible cell passes its gradient on unchanged; a hidden one was
 /// replaced by −∞ whatever its scaled score, so it passes on 0. (seq_len, n_keys)
-pub(super) fn mask_backward(d_masked: &Matrix, causal: bool) -> Matrix {
+pub(super) fn mask_backward(d_masked: &Matrix, mask: Mask) -> Matrix {
     let mut d_scaled = d_masked.clone();
-    zero_masked(&mut d_scaled, causal);
+    zero_masked(&mut d_scaled, mask);
     d_scaled
 }
 
@@ -97,12 +98,14 @@ pub(super) fn layer_norm_backward(x: &Matrix, gamma: &Matrix, d_out: &Matrix) ->
     out
 }
 
-/// Sets the cells the causal mask hides (key after query) to 0.
-fn zero_masked(m: &mut Matrix, causal: bool) {
-    if causal {
+/// Sets the cells the mask hides to 0: keys after the query, and before a sliding window.
+fn zero_masked(m: &mut Matrix, mask: Mask) {
+    if mask.is_on() {
         for i in 0..m.nrows() {
-            for j in (i + 1)..m.ncols() {
-                m[(i, j)] = 0.0;
+            for j in 0..m.ncols() {
+                if mask.hides(i, j) {
+                    m[(i, j)] = 0.0;
+                }
             }
         }
     }
@@ -150,9 +153,9 @@ mod tests {
     #[test]
     fn the_mask_passes_nothing_back_through_hidden_cells() {
         let d = Matrix::from_element(3, 3, 1.0);
-        let masked = mask_backward(&d, true);
+        let masked = mask_backward(&d, Mask::CAUSAL);
         assert_eq!(masked.sum(), 6.0);
         assert_eq!(masked[(0, 2)], 0.0);
-        assert_eq!(mask_backward(&d, false), d);
+        assert_eq!(mask_backward(&d, Mask::NONE), d);
     }
 }

@@ -81,6 +81,7 @@ fn trial_inputs(rng: &mut SplitMix64, head_dim: usize, scale: ScaleMode) -> Inpu
             positional_encoding: false,
             scale,
             temperature: 1.0,
+            ..Config::default()
         },
         source: None,
         block: None,

@@ -135,6 +135,7 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         positional_encoding,
         scale,
         temperature,
+        ..Config::default()
     };
     let mut weights = Weights::new(Init::Default, d_model);
     let mut embedding_overrides = Overrides::new();

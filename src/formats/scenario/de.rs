@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 /// The fields of scenario JSON, in the order [`Scenario::to_json`] writes them. An error is
 /// inside a field when its path starts with one of these; otherwise the path is an unknown key.
-const FIELDS: [&str; 19] = [
+const FIELDS: [&str; 22] = [
     "version",
     "title",
     "caption",
@@ -23,6 +23,9 @@ const FIELDS: [&str; 19] = [
     "positional_encoding",
     "scale",
     "temperature",
+    "rope",
+    "n_kv_heads",
+    "window",
     "embeddings",
     "w_q",
     "w_k",
@@ -593,9 +596,12 @@ mod tests {
     #[test]
     fn the_field_list_is_the_order_fields_are_written_in() {
         let scenario = Scenario {
-            version: 3,
+            version: 4,
             title: Some("t".into()),
             caption: Some("c".into()),
+            rope: Some(super::super::RopeFields::from_rope(&Default::default())),
+            n_kv_heads: Some(1),
+            window: Some(2),
             source: Some("s".into()),
             source_embeddings: Some(vec![vec![0.0; 4]]),
             block: Some(super::super::BlockFields::default()),

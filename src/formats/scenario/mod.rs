@@ -6,7 +6,7 @@ mod training;
 
 use crate::attention::{
     tokenize, toy_embeddings, Activation, AttentionError, Block, BlockParam, Config, Init, Inputs,
-    Matrix, Norm, ScaleMode, Source, WeightName, Weights,
+    Matrix, Norm, Pairing, Rope, ScaleMode, Source, WeightName, Weights, ROPE_THETA,
 };
 use crate::state::Model;
 use de::{
@@ -17,9 +17,11 @@ use serde::{Deserialize, Serialize};
 pub use training::{training_field, TargetField, TrainingFields};
 
 /// The newest scenario format version this build reads and writes. Version 2 adds `source`,
-/// `source_embeddings` and `block`, version 3 adds `training`; a scenario is written with the
-/// lowest version that holds its fields (1 without any of them), so earlier builds read it.
-pub const SCENARIO_VERSION: u32 = 3;
+/// `source_embeddings` and `block`, version 3 adds `training`, version 4 `rope`, `n_kv_heads`,
+/// `window` and the block's `norm_type`, `w_gate` and `"activation": "swiglu"`; a scenario is
+/// written with the lowest version that holds its fields (1 without any of them), so earlier
+/// builds read it.
+pub const SCENARIO_VERSION: u32 = 4;
 
 /// The sentence of the default scenario.
 pub use crate::state::DEFAULT_SENTENCE;
@@ -65,6 +67,28 @@ pub struct Scenario {
     /// Softmax temperature, 0.01 to 100; 1 when absent.
     #[serde(default = "default_temperature", deserialize_with = "number")]
     pub temperature: f64,
+    /// Version 4: rotary positions on queries and keys; off when absent or `null`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_object"
+    )]
+    pub rope: Option<RopeFields>,
+    /// Version 4: key/value heads, dividing n_heads; one per head when absent.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_whole_number"
+    )]
+    pub n_kv_heads: Option<usize>,
+    /// Version 4: the sliding window under the causal mask, at least 1; off when absent or
+    /// `null`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "optional_whole_number"
+    )]
+    pub window: Option<usize>,
     /// Token embeddings, seq_len × d_model; the toy embeddings when absent.
     #[serde(
         default,
@@ -126,6 +150,50 @@ pub struct Scenario {
         deserialize_with = "optional_object"
     )]
     pub training: Option<TrainingFields>,
+}
+
+/// The `rope` object of a version 4 scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RopeFields {
+    /// The base θ, greater than 1; 10000 when absent.
+    #[serde(default = "default_theta", deserialize_with = "number")]
+    pub theta: f64,
+    /// `half` (default) or `interleaved`.
+    #[serde(default = "default_pairing")]
+    pub pairing: String,
+}
+
+fn default_theta() -> f64 {
+    ROPE_THETA
+}
+
+fn default_pairing() -> String {
+    Pairing::Half.key().to_string()
+}
+
+impl RopeFields {
+    /// The fields of `rope`.
+    pub fn from_rope(rope: &Rope) -> Self {
+        Self {
+            theta: rope.theta,
+            pairing: rope.pairing.key().to_string(),
+        }
+    }
+
+    /// The rotary positions these fields name.
+    pub fn to_rope(&self) -> Result<Rope, ScenarioError> {
+        let pairing = Pairing::from_key(&self.pairing).ok_or_else(|| {
+            ScenarioError::Json(format!(
+                "field `rope.pairing`: unknown pairing “{}”: use half or interleaved",
+                self.pairing
+            ))
+        })?;
+        Ok(Rope {
+            theta: self.theta,
+            pairing,
+        })
+    }
 }
 
 /// The `block` object of a version 2 scenario; every field is optional.
@@ -204,6 +272,11 @@ pub struct BlockFields {
 }
 
 impl BlockFields {
+    /// The first field of version 4 in the block, if any.
+    fn version_4_field(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The matrix fields by parameter.
     fn matrix_field(&self, p: BlockParam) -> Option<&Vec<Vec<f64>>> {
         match p {
@@ -328,6 +401,9 @@ pub enum ScenarioError {
     /// A version 1 or 2 scenario with a field of version 3.
     #[error("Field `{0}` belongs to scenario version 3: set \"version\": 3 to use it.")]
     NeedsVersion3(&'static str),
+    /// A scenario before version 4 with a field of version 4.
+    #[error("Field `{0}` belongs to scenario version 4: set \"version\": 4 to use it.")]
+    NeedsVersion4(&'static str),
     /// The causal mask together with a source sentence.
     #[error(
         "Fields `causal` and `source`: the causal mask belongs to self-attention and cannot be on with a source sentence; set \"causal\": false or remove \"source\"."
@@ -397,6 +473,11 @@ impl Scenario {
         if scenario.version < 3 && scenario.training.is_some() {
             return Err(ScenarioError::NeedsVersion3("training"));
         }
+        if scenario.version < 4 {
+            if let Some(field) = scenario.version_4_field() {
+                return Err(ScenarioError::NeedsVersion4(field));
+            }
+        }
         Ok(scenario)
     }
 
@@ -430,21 +511,37 @@ impl Scenario {
         }
     }
 
-    /// The configuration part.
-    pub fn config(&self) -> Config {
-        Config {
+    /// The first field of version 4 that is set, if any.
+    fn version_4_field(&self) -> Option<&'static str> {
+        if self.rope.is_some() {
+            Some("rope")
+        } else if self.n_kv_heads.is_some() {
+            Some("n_kv_heads")
+        } else if self.window.is_some() {
+            Some("window")
+        } else {
+            self.block.as_ref().and_then(BlockFields::version_4_field)
+        }
+    }
+
+    /// The configuration part; an unknown rotary pairing is an error.
+    pub fn config(&self) -> Result<Config, ScenarioError> {
+        Ok(Config {
             d_model: self.d_model,
             n_heads: self.n_heads,
             causal: self.causal,
             positional_encoding: self.positional_encoding,
             scale: self.scale,
             temperature: self.temperature,
-        }
+            rope: self.rope.as_ref().map(RopeFields::to_rope).transpose()?,
+            kv_heads: self.n_kv_heads,
+            window: self.window,
+        })
     }
 
     /// Checked inputs for the forward pass; missing matrices take their defaults.
     pub fn to_inputs(&self) -> Result<Inputs, ScenarioError> {
-        let config = self.config();
+        let config = self.config()?;
         config.validate().map_err(|error| ScenarioError::Invalid {
             field: config_field(&error),
             error,
@@ -458,16 +555,24 @@ impl Scenario {
             Some(rows) => to_matrix("embeddings", rows, (tokens.len(), d))?,
             None => toy_embeddings(&tokens, d),
         };
-        let mut weights = Weights::new(Init::Default, d);
+        let kv_width = config.kv_width();
+        let mut weights = Weights::shaped(Init::Default, d, kv_width);
         for (name, rows) in self.weight_fields() {
             if let Some(rows) = rows {
-                *weights.get_mut(name) = to_matrix(name.key(), rows, (d, d))?;
+                let shape = Weights::shape_of(name, d, kv_width);
+                *weights.get_mut(name) = to_matrix(name.key(), rows, shape)?;
             }
         }
         let source = match &self.source {
             Some(text) => {
                 if config.causal {
                     return Err(ScenarioError::CausalWithSource);
+                }
+                if config.rope.is_some() {
+                    return Err(ScenarioError::Invalid {
+                        field: "rope",
+                        error: AttentionError::RopeWithSource,
+                    });
                 }
                 let tokens = tokenize(text).map_err(|error| ScenarioError::Invalid {
                     field: "source",
@@ -520,7 +625,16 @@ impl Scenario {
                 .map(str::to_string)
                 .unwrap_or_else(|| s.tokens.join(" "))
         });
-        let version = if source_text.is_some() || inputs.block.is_some() {
+        let block = inputs.block.as_ref().map(BlockFields::from_block);
+        let newer = c.rope.is_some()
+            || c.kv_heads.is_some()
+            || c.window.is_some()
+            || block
+                .as_ref()
+                .is_some_and(|b| b.version_4_field().is_some());
+        let version = if newer {
+            4
+        } else if source_text.is_some() || inputs.block.is_some() {
             2
         } else {
             1
@@ -536,6 +650,9 @@ impl Scenario {
             positional_encoding: c.positional_encoding,
             scale: c.scale,
             temperature: c.temperature,
+            rope: c.rope.as_ref().map(RopeFields::from_rope),
+            n_kv_heads: c.kv_heads,
+            window: c.window,
             embeddings: Some(rows_of(&inputs.embeddings)),
             w_q: Some(rows_of(&w.w_q)),
             w_k: Some(rows_of(&w.w_k)),
@@ -543,7 +660,7 @@ impl Scenario {
             w_o: Some(rows_of(&w.w_o)),
             source: source_text,
             source_embeddings: inputs.source.as_ref().map(|s| rows_of(&s.embeddings)),
-            block: inputs.block.as_ref().map(BlockFields::from_block),
+            block,
             training: None,
         }
     }
@@ -562,6 +679,9 @@ fn config_field(error: &AttentionError) -> &'static str {
     match error {
         AttentionError::DModelOutOfRange { .. } => "d_model",
         AttentionError::BadTemperature { .. } => "temperature",
+        AttentionError::RopeTheta { .. } | AttentionError::RopeOddHeadWidth { .. } => "rope",
+        AttentionError::KvHeadsDoNotDivide { .. } => "n_kv_heads",
+        AttentionError::WindowZero | AttentionError::WindowNeedsCausal => "window",
         _ => "n_heads",
     }
 }
@@ -769,9 +889,78 @@ mod tests {
 
     #[test]
     fn a_future_version_is_refused_with_a_reason() {
-        let err = Scenario::from_json(r#"{"version": 4, "sentence": "a"}"#).unwrap_err();
-        assert_eq!(err, ScenarioError::UnsupportedVersion(4));
+        let err = Scenario::from_json(r#"{"version": 5, "sentence": "a"}"#).unwrap_err();
+        assert_eq!(err, ScenarioError::UnsupportedVersion(5));
         assert!(err.to_string().contains("newer"));
+    }
+
+    #[test]
+    fn version_4_fields_need_version_4_and_round_trip() {
+        for field in [
+            r#""rope": {}"#,
+            r#""n_kv_heads": 1"#,
+            r#""window": 2, "causal": true"#,
+        ] {
+            let text = format!(r#"{{"version": 3, "sentence": "a b", {field}}}"#);
+            let err = Scenario::from_json(&text).unwrap_err();
+            assert!(
+                matches!(err, ScenarioError::NeedsVersion4(_)),
+                "{field}: {err}"
+            );
+        }
+        let text = r#"{"version": 4, "sentence": "a b c", "d_model": 8, "n_heads": 4,
+            "causal": true, "rope": {"theta": 500, "pairing": "interleaved"},
+            "n_kv_heads": 2, "window": 2}"#;
+        let (scenario, inputs) = Scenario::parse_inputs(text).unwrap();
+        let config = inputs.config;
+        assert_eq!(
+            config.rope,
+            Some(Rope {
+                theta: 500.0,
+                pairing: Pairing::Interleaved
+            })
+        );
+        assert_eq!((config.n_kv_heads(), config.window), (2, Some(2)));
+        // W_k and W_v are d_model × n_kv_heads·d_k.
+        assert_eq!(inputs.weights.w_k.shape(), (8, 4));
+        let written = Scenario::from_inputs(&scenario.sentence, &inputs);
+        assert_eq!(written.version, 4);
+        let again = Scenario::from_json(&written.to_json()).unwrap().to_inputs();
+        assert_eq!(again.unwrap(), inputs);
+        // Without the new fields a scenario keeps its old version.
+        let plain = Scenario::from_inputs("a b", &Scenario::default().to_inputs().unwrap());
+        assert_eq!(plain.version, 1);
+    }
+
+    #[test]
+    fn version_4_refusals_name_their_field() {
+        let cases = [
+            (r#""n_kv_heads": 3"#, "n_kv_heads"),
+            (r#""n_kv_heads": 0"#, "n_kv_heads"),
+            (r#""window": 2"#, "window"),
+            (r#""window": 0, "causal": true"#, "window"),
+            (r#""rope": {"theta": 1}"#, "rope"),
+            (r#""rope": {}, "d_model": 6, "n_heads": 2"#, "rope"),
+            (r#""rope": {}, "source": "x y""#, "rope"),
+            (
+                r#""n_kv_heads": 1, "w_k": [[1,1,1,1],[1,1,1,1],[1,1,1,1],[1,1,1,1]]"#,
+                "w_k",
+            ),
+        ];
+        for (field, name) in cases {
+            let text = format!(r#"{{"version": 4, "sentence": "a b", {field}}}"#);
+            let err = Scenario::parse_inputs(&text).unwrap_err();
+            assert!(
+                err.to_string().starts_with(&format!("Field `{name}`")),
+                "{field}: {err}"
+            );
+        }
+        let err =
+            Scenario::from_json(r#"{"version": 4, "sentence": "a", "rope": {"pairing": "x"}}"#)
+                .unwrap()
+                .to_inputs()
+                .unwrap_err();
+        assert!(err.to_string().contains("rope.pairing"), "{err}");
     }
 
     #[test]

@@ -31,7 +31,13 @@ impl EditTarget {
         }
         all.extend(WeightName::ALL.map(Self::Weight));
         if wiring.block.is_some() {
-            all.extend(BlockParam::ALL.map(Self::Block));
+            // W_gate only when SwiGLU reads it.
+            all.extend(
+                BlockParam::ALL
+                    .into_iter()
+                    .filter(|p| *p != BlockParam::WGate || wiring.activation.gated())
+                    .map(Self::Block),
+            );
         }
         all
     }

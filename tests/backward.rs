@@ -8,9 +8,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{
-    forward, gradients, loss_of, softmax_rows, train, train_step, AttentionError, Block, Config,
-    Goal, HeadTarget, Init, Inputs, Matrix, NamedTarget, Norm, Objective, Optimizer, OptimizerKind,
-    Pairing, Rope, ScaleMode, Source, SplitMix64, Task, Trace, Trainable, Weights,
+    forward, gradients, loss_of, softmax_rows, train, train_step, Activation, AttentionError,
+    Block, Config, Goal, HeadTarget, Init, Inputs, Matrix, NamedTarget, Norm, NormType, Objective,
+    Optimizer, OptimizerKind, Pairing, Rope, ScaleMode, Source, SplitMix64, Task, Trace, Trainable,
+    Weights,
 };
 
 /// The relative step of the central differences. They use the five-point stencil, whose error
@@ -39,6 +40,8 @@ struct Wiring {
     grouped: bool,
     /// The sliding window, under the causal mask.
     window: Option<usize>,
+    /// RMSNorm and SwiGLU in the block: Llama's.
+    llama: bool,
 }
 
 const BASE: Wiring = Wiring {
@@ -48,11 +51,12 @@ const BASE: Wiring = Wiring {
     rope: None,
     grouped: false,
     window: None,
+    llama: false,
 };
 
 /// Today's models: rotary positions in both pairings, shared key/value heads, a sliding
 /// window, and all of them together in a pre-norm block.
-const MODERN: [Wiring; 6] = [
+const MODERN: [Wiring; 7] = [
     Wiring {
         causal: true,
         rope: Some(Pairing::Half),
@@ -83,6 +87,12 @@ const MODERN: [Wiring; 6] = [
         block: Some(Norm::Pre),
         rope: Some(Pairing::Interleaved),
         grouped: true,
+        llama: true,
+        ..BASE
+    },
+    Wiring {
+        block: Some(Norm::Pre),
+        llama: true,
         ..BASE
     },
 ];
@@ -207,7 +217,12 @@ fn scenario(k: usize, wiring: Wiring) -> Inputs {
         block.norm = norm;
         // γ away from 1 and β away from 0, so LayerNorm's backward meets both.
         block.ln_1_gamma = random(&mut rng, 1, d_model, 0.5).add_scalar(1.0);
-        block.ln_1_beta = random(&mut rng, 1, d_model, 0.5);
+        if wiring.llama {
+            block.norm_type = NormType::RmsNorm;
+            block.activation = Activation::Swiglu;
+        } else {
+            block.ln_1_beta = random(&mut rng, 1, d_model, 0.5);
+        }
         block
     });
     Inputs {

@@ -847,3 +847,56 @@ fn the_new_options_refuse_what_they_cannot_do_in_one_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_llama_block_runs_from_the_command_line() {
+    let t = json(&[
+        "trace",
+        "--causal",
+        "--norm",
+        "pre",
+        "--norm-type",
+        "rmsnorm",
+        "--activation",
+        "swiglu",
+        "--d-ff",
+        "6",
+    ]);
+    let b = &t["block"];
+    assert_eq!(b["norm_type"], "rmsnorm");
+    assert_eq!(b["activation"], "swiglu");
+    assert_eq!(b["w_gate"].as_array().unwrap().len(), 4);
+    assert_eq!(b["gate"][0].as_array().unwrap().len(), 6);
+    // N₁ = RMSNorm(X) with γ = 1: each row's mean square is 1 up to ε.
+    for row in b["attention_input"].as_array().unwrap() {
+        let ms: f64 = row
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap().powi(2))
+            .sum::<f64>()
+            / 4.0;
+        assert!((ms - 1.0).abs() < 1e-3, "{ms}");
+    }
+    // G = SiLU(gate) ⊙ H.
+    let (g, h, z) = (&b["activated"][1][2], &b["hidden"][1][2], &b["gate"][1][2]);
+    let z = z.as_f64().unwrap();
+    let expected = z / (1.0 + (-z).exp()) * h.as_f64().unwrap();
+    assert!((g.as_f64().unwrap() - expected).abs() < 1e-12);
+    // Without SwiGLU there is no gate.
+    assert!(json(&["trace", "--block"])["block"].get("gate").is_none());
+    for (args, says) in [
+        (&["trace", "--norm-type", "rms"][..], "--norm-type"),
+        (
+            &["train", "--train", "w_gate", "--steps", "1"][..],
+            "`--train`",
+        ),
+        (
+            &["trace", "--norm-type", "rmsnorm", "--format", "markdown"][..],
+            "do not explain RMSNorm",
+        ),
+    ] {
+        let line = error_line(args);
+        assert!(line.contains(says), "{args:?}: {line}");
+    }
+}

@@ -14,9 +14,11 @@
 //! ```
 //!
 //! LN(r) = (r − mean(r)) / √(var(r) + ε) · γ + β for each row r, with the biased variance
-//! (÷ d_model) and ε = 1e-5.
+//! (÷ d_model) and ε = 1e-5; with RMSNorm instead, LN(r) = r / √(mean(r²) + ε) · γ (no β).
+//! With SwiGLU the network is gated: G = SiLU(N·W_gate) ⊙ (N·W₁ + b₁), then F = G·W₂ + b₂; with
+//! pre-norm, RMSNorm and b₁ = b₂ = 0 this is Llama's decoder layer.
 
-pub use super::choices::{Activation, Norm};
+pub use super::choices::{Activation, Norm, NormType};
 use super::error::AttentionError;
 use super::rng::SplitMix64;
 use super::weights::check_matrix;
@@ -49,11 +51,14 @@ pub enum BlockParam {
     Ln2Gamma,
     /// The second LayerNorm's shift β₂. (1, d_model)
     Ln2Beta,
+    /// SwiGLU's gate matrix. (d_model, d_ff)
+    WGate,
 }
 
 impl BlockParam {
     /// All of them, in the order a scenario lists them.
-    pub const ALL: [BlockParam; 8] = [
+    pub const ALL: [BlockParam; 9] = [
+        Self::WGate,
         Self::W1,
         Self::B1,
         Self::W2,
@@ -75,6 +80,7 @@ impl BlockParam {
             Self::Ln1Beta => "ln_1_beta",
             Self::Ln2Gamma => "ln_2_gamma",
             Self::Ln2Beta => "ln_2_beta",
+            Self::WGate => "w_gate",
         }
     }
 
@@ -89,18 +95,29 @@ impl BlockParam {
             Self::Ln1Beta => "β_1",
             Self::Ln2Gamma => "γ_2",
             Self::Ln2Beta => "β_2",
+            Self::WGate => "W_gate",
         }
     }
 
     /// A row vector rather than a matrix.
     pub fn is_vector(self) -> bool {
-        !matches!(self, Self::W1 | Self::W2)
+        !matches!(self, Self::W1 | Self::W2 | Self::WGate)
+    }
+
+    /// Whether a block of `activation` and `norm_type` reads this parameter: W_gate only with
+    /// SwiGLU, the β's only with LayerNorm.
+    pub fn used(self, activation: Activation, norm_type: NormType) -> bool {
+        match self {
+            Self::WGate => activation.gated(),
+            Self::Ln1Beta | Self::Ln2Beta => norm_type == NormType::LayerNorm,
+            _ => true,
+        }
     }
 
     /// (rows, columns) for this model; vectors are one row.
     pub fn shape(self, d_model: usize, d_ff: usize) -> (usize, usize) {
         match self {
-            Self::W1 => (d_model, d_ff),
+            Self::W1 | Self::WGate => (d_model, d_ff),
             Self::B1 => (1, d_ff),
             Self::W2 => (d_ff, d_model),
             _ => (1, d_model),
@@ -108,7 +125,8 @@ impl BlockParam {
     }
 
     /// The default values: seeded draws with one decimal for the network (seeds 53, 59, 61,
-    /// 67; W₁ and W₂ in `[-1, 1)`, the biases in `[-0.5, 0.5)`, row by row), γ = 1 and β = 0.
+    /// 67 and 71 for W_gate; W₁, W₂ and W_gate in `[-1, 1)`, the biases in `[-0.5, 0.5)`, row
+    /// by row), γ = 1 and β = 0.
     pub fn default_values(self, d_model: usize, d_ff: usize) -> Matrix {
         let (rows, cols) = self.shape(d_model, d_ff);
         let seeded = |seed: u64, half_width: f64| {
@@ -123,6 +141,7 @@ impl BlockParam {
             Self::B1 => seeded(59, 0.5),
             Self::W2 => seeded(61, 1.0),
             Self::B2 => seeded(67, 0.5),
+            Self::WGate => seeded(71, 1.0),
             Self::Ln1Gamma | Self::Ln2Gamma => Matrix::from_element(rows, cols, 1.0),
             Self::Ln1Beta | Self::Ln2Beta => Matrix::zeros(rows, cols),
         }
@@ -140,8 +159,12 @@ impl fmt::Display for BlockParam {
 pub struct Block {
     /// Where the LayerNorms sit.
     pub norm: Norm,
+    /// LayerNorm or RMSNorm.
+    pub norm_type: NormType,
     /// The feed-forward network's non-linearity.
     pub activation: Activation,
+    /// SwiGLU's gate, read only with SwiGLU. (d_model, d_ff)
+    pub w_gate: Matrix,
     /// (d_model, d_ff)
     pub w_1: Matrix,
     /// (1, d_ff)
@@ -167,7 +190,9 @@ impl Block {
         let p = |param: BlockParam| param.default_values(d_model, d_ff);
         Self {
             norm: Norm::Post,
+            norm_type: NormType::LayerNorm,
             activation: Activation::Relu,
+            w_gate: p(BlockParam::WGate),
             w_1: p(BlockParam::W1),
             b_1: p(BlockParam::B1),
             w_2: p(BlockParam::W2),
@@ -201,6 +226,7 @@ impl Block {
             BlockParam::Ln1Beta => &self.ln_1_beta,
             BlockParam::Ln2Gamma => &self.ln_2_gamma,
             BlockParam::Ln2Beta => &self.ln_2_beta,
+            BlockParam::WGate => &self.w_gate,
         }
     }
 
@@ -215,6 +241,7 @@ impl Block {
             BlockParam::Ln1Beta => &mut self.ln_1_beta,
             BlockParam::Ln2Gamma => &mut self.ln_2_gamma,
             BlockParam::Ln2Beta => &mut self.ln_2_beta,
+            BlockParam::WGate => &mut self.w_gate,
         }
     }
 
@@ -251,7 +278,26 @@ impl Block {
         for param in BlockParam::ALL {
             check_matrix(param.label(), self.get(param), param.shape(d_model, d_ff))?;
         }
+        if self.norm_type == NormType::RmsNorm {
+            for param in [BlockParam::Ln1Beta, BlockParam::Ln2Beta] {
+                if self.get(param).iter().any(|b| *b != 0.0) {
+                    return Err(AttentionError::RmsNormBeta {
+                        name: param.label().to_string(),
+                    });
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The first norm of the block, LayerNorm or RMSNorm with γ₁ (and β₁). (rows, d) → (rows, d)
+    pub fn norm_1(&self, m: &Matrix) -> Matrix {
+        normalise(m, self.norm_type, &self.ln_1_gamma, &self.ln_1_beta)
+    }
+
+    /// The second norm, with γ₂ (and β₂). (rows, d) → (rows, d)
+    pub fn norm_2(&self, m: &Matrix) -> Matrix {
+        normalise(m, self.norm_type, &self.ln_2_gamma, &self.ln_2_beta)
     }
 }
 
@@ -264,6 +310,8 @@ pub struct BlockTrace {
     pub activation: Activation,
     /// The parameters used.
     pub params: Block,
+    /// The gate's input N·W_gate, with SwiGLU. (seq_len, d_ff)
+    pub gate: Option<Matrix>,
     /// What attention's queries read: X for post-norm, N₁ = LN₁(X) for pre-norm.
     pub attention_input: Matrix,
     /// R₁ = X + Y. (seq_len, d_model)
@@ -272,7 +320,7 @@ pub struct BlockTrace {
     pub norm_1: Matrix,
     /// H = N·W₁ + b₁, with N = N₁ (post) or N₂ (pre). (seq_len, d_ff)
     pub hidden: Matrix,
-    /// G = act(H). (seq_len, d_ff)
+    /// G = act(H), or SiLU(N·W_gate) ⊙ H with SwiGLU. (seq_len, d_ff)
     pub activated: Matrix,
     /// F = G·W₂ + b₂. (seq_len, d_model)
     pub ffn: Matrix,
@@ -338,6 +386,32 @@ pub fn layer_norm(m: &Matrix, gamma: &Matrix, beta: &Matrix) -> Matrix {
     out
 }
 
+/// The mean of the squares of each row, which RMSNorm divides by the root of (with ε).
+pub fn row_mean_square(m: &Matrix, row: usize) -> f64 {
+    let n = m.ncols().max(1) as f64;
+    m.row(row).iter().map(|v| v * v).sum::<f64>() / n
+}
+
+/// RMSNorm of every row: `r / √(mean(r²) + ε) · γ`. (rows, d) → (rows, d)
+pub fn rms_norm(m: &Matrix, gamma: &Matrix) -> Matrix {
+    let mut out = m.clone();
+    for i in 0..m.nrows() {
+        let rms = (row_mean_square(m, i) + LAYER_NORM_EPS).sqrt();
+        for j in 0..m.ncols() {
+            out[(i, j)] = m[(i, j)] / rms * gamma[(0, j)];
+        }
+    }
+    out
+}
+
+/// LayerNorm or RMSNorm of every row; RMSNorm has no β. (rows, d) → (rows, d)
+pub fn normalise(m: &Matrix, norm_type: NormType, gamma: &Matrix, beta: &Matrix) -> Matrix {
+    match norm_type {
+        NormType::LayerNorm => layer_norm(m, gamma, beta),
+        NormType::RmsNorm => rms_norm(m, gamma),
+    }
+}
+
 /// `m·w + b`, the bias added to every row. (rows, n)·(n, k) + (1, k) → (rows, k)
 pub fn affine(m: &Matrix, w: &Matrix, b: &Matrix) -> Matrix {
     let mut out = m * w;
@@ -352,21 +426,24 @@ pub(crate) fn run(block: &Block, x: &Matrix, attention_input: &Matrix, y: &Matri
     let sum_1 = x + y;
     let (norm_1, ffn_in) = match block.norm {
         Norm::Post => {
-            let n1 = layer_norm(&sum_1, &block.ln_1_gamma, &block.ln_1_beta);
+            let n1 = block.norm_1(&sum_1);
             (n1.clone(), n1)
         }
-        Norm::Pre => (
-            attention_input.clone(),
-            layer_norm(&sum_1, &block.ln_2_gamma, &block.ln_2_beta),
-        ),
+        Norm::Pre => (attention_input.clone(), block.norm_2(&sum_1)),
     };
     let hidden = affine(&ffn_in, &block.w_1, &block.b_1);
-    let activated = hidden.map(|v| block.activation.apply(v));
+    let (gate, activated) = if block.activation.gated() {
+        let gate = &ffn_in * &block.w_gate;
+        let activated = gate.zip_map(&hidden, |g, h| block.activation.apply(g) * h);
+        (Some(gate), activated)
+    } else {
+        (None, hidden.map(|v| block.activation.apply(v)))
+    };
     let ffn = affine(&activated, &block.w_2, &block.b_2);
     let (sum_2, norm_2) = match block.norm {
         Norm::Post => {
             let s2 = &norm_1 + &ffn;
-            let n2 = layer_norm(&s2, &block.ln_2_gamma, &block.ln_2_beta);
+            let n2 = block.norm_2(&s2);
             (s2, n2)
         }
         Norm::Pre => (&sum_1 + &ffn, ffn_in),
@@ -375,6 +452,7 @@ pub(crate) fn run(block: &Block, x: &Matrix, attention_input: &Matrix, y: &Matri
         norm: block.norm,
         activation: block.activation,
         params: block.clone(),
+        gate,
         attention_input: attention_input.clone(),
         sum_1,
         norm_1,
@@ -447,7 +525,7 @@ mod tests {
         assert!("tanh"
             .parse::<Activation>()
             .unwrap_err()
-            .contains("relu or gelu"));
+            .contains("relu, gelu or swiglu"));
     }
 
     #[test]

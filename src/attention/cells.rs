@@ -203,10 +203,12 @@ pub enum Computation {
     },
     /// A cell of G: `act(H[i, c])`.
     Activate {
-        /// ReLU or GELU.
+        /// ReLU, GELU or SwiGLU.
         activation: Activation,
         /// H[i, c].
         input: f64,
+        /// With SwiGLU, the gate Z[i, c] = (N·W_gate)[i, c] whose SiLU multiplies H[i, c].
+        gate: Option<f64>,
     },
     /// A cell of a block parameter: set, not computed.
     BlockParameter,
@@ -366,6 +368,7 @@ fn block_cell(trace: &Trace, b: BlockMatrix, i: usize, c: usize) -> Option<Work>
             Computation::Activate {
                 activation: block.activation,
                 input: at(&block.hidden, i, c)?,
+                gate: block.gate.as_ref().and_then(|g| at(g, i, c)),
             },
             vec![Operand::cell(id(B::Hidden), i, c)],
         )),

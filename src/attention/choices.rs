@@ -19,6 +19,16 @@ pub enum Norm {
     Pre,
 }
 
+/// Which normalisation the block's norms are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum NormType {
+    /// LayerNorm: `(x − mean(x)) / √(var(x) + ε) ⊙ γ + β`, the original Transformer's.
+    #[default]
+    LayerNorm,
+    /// RMSNorm: `x / √(mean(x²) + ε) ⊙ γ`, no centring and no β (Llama and most models since).
+    RmsNorm,
+}
+
 /// The feed-forward network's non-linearity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Activation {
@@ -27,6 +37,8 @@ pub enum Activation {
     Relu,
     /// GELU in its tanh form, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
     Gelu,
+    /// SwiGLU, a gated unit: `SiLU(N·W_gate) ⊙ (N·W₁ + b₁)`, SiLU(x) = x·σ(x) (Llama).
+    Swiglu,
 }
 
 /// `ALL`, `key`, `from_key`, `Display` and `FromStr` for an enum whose variants have the keys
@@ -63,7 +75,9 @@ macro_rules! keyed {
                 Self::from_key(s).ok_or_else(|| {
                     let keys: Vec<&str> = Self::ALL.iter().map(|v| v.key()).collect();
                     let keys = match keys.as_slice() {
-                        [a, b] => format!("{a} or {b}"),
+                        [rest @ .., last] if !rest.is_empty() => {
+                            format!("{} or {last}", rest.join(", "))
+                        }
                         _ => keys.join(", "),
                     };
                     format!("unknown {} “{s}”: use {keys}", $what)
@@ -75,17 +89,24 @@ macro_rules! keyed {
 pub(crate) use keyed;
 
 keyed!(Norm, "norm", [Post => "post", Pre => "pre"]);
-keyed!(Activation, "activation", [Relu => "relu", Gelu => "gelu"]);
+keyed!(Activation, "activation", [Relu => "relu", Gelu => "gelu", Swiglu => "swiglu"]);
+keyed!(NormType, "norm type", [LayerNorm => "layernorm", RmsNorm => "rmsnorm"]);
 
 impl Activation {
-    /// The activation of one number.
+    /// The activation of one number; for SwiGLU, the gate's SiLU(x) = x / (1 + e^(−x)).
     pub fn apply(self, x: f64) -> f64 {
         match self {
             Self::Relu => x.max(0.0),
+            Self::Swiglu => x / (1.0 + (-x).exp()),
             Self::Gelu => {
                 let inner = GELU_SQRT_2_OVER_PI * (x + 0.044_715 * x * x * x);
                 0.5 * x * (1.0 + inner.tanh())
             }
         }
+    }
+
+    /// Whether the network has a gate: a second matrix W_gate beside W₁.
+    pub fn gated(self) -> bool {
+        self == Self::Swiglu
     }
 }

@@ -1,6 +1,6 @@
 //! The forward pass, one small function per stage.
 
-use super::block::{self, layer_norm, Block, BlockTrace, Norm};
+use super::block::{self, Block, BlockTrace, Norm};
 use super::config::{Config, Limits, Mask, Wiring};
 use super::embeddings::{positional_encoding, toy_embeddings};
 use super::error::AttentionError;
@@ -412,7 +412,7 @@ pub fn forward_reusing(
     let (positional, x) = input(&inputs.embeddings, config.positional_encoding);
     let attention_input = match &inputs.block {
         Some(b) if b.norm == Norm::Pre => {
-            let n1 = layer_norm(&x, &b.ln_1_gamma, &b.ln_1_beta);
+            let n1 = b.norm_1(&x);
             check_finite(Stage::Norm1, [&n1])?;
             n1
         }

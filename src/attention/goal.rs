@@ -648,7 +648,7 @@ mod tests {
         assert_eq!("task".parse::<LossKind>(), Ok(LossKind::Task));
         let err = "before".parse::<NamedTarget>().unwrap_err();
         assert!(
-            err.contains("self, previous, next, first, uniform"),
+            err.contains("self, previous, next, first or uniform"),
             "{err}"
         );
     }

@@ -226,7 +226,7 @@ impl MatrixId {
             Self::Concat => Stage::Concat,
             Self::SourceEmbeddings | Self::SourcePositional | Self::SourceX => Stage::Input,
             Self::BlockParam(p) => match p {
-                BlockParam::W1 | BlockParam::B1 => Stage::Hidden,
+                BlockParam::W1 | BlockParam::B1 | BlockParam::WGate => Stage::Hidden,
                 BlockParam::W2 | BlockParam::B2 => Stage::FeedForward,
                 BlockParam::Ln1Gamma | BlockParam::Ln1Beta => Stage::Norm1,
                 BlockParam::Ln2Gamma | BlockParam::Ln2Beta => Stage::Norm2,

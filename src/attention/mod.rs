@@ -49,8 +49,8 @@ pub use backward::{
     BackMatrix, BackwardPass, Gradients, HeadGrad, HeadGradients,
 };
 pub use block::{
-    layer_norm, row_stats, Activation, Block, BlockParam, BlockTrace, Norm, D_FF_RANGE,
-    LAYER_NORM_EPS,
+    layer_norm, normalise, rms_norm, row_mean_square, row_stats, Activation, Block, BlockParam,
+    BlockTrace, Norm, NormType, D_FF_RANGE, LAYER_NORM_EPS,
 };
 pub use cells::{cell_work, CellWork, Computation, Operand, Wave};
 pub use config::{

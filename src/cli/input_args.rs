@@ -92,9 +92,15 @@ pub(super) struct InputArgs {
         allow_negative_numbers = true
     )]
     d_ff: Option<usize>,
-    /// The feed-forward activation: relu or gelu; implies --block.
-    #[arg(long, value_name = "NAME", value_parser = ["relu", "gelu"])]
+    /// The feed-forward activation: relu, gelu or swiglu (gated by W_gate, as in Llama); implies
+    /// --block.
+    #[arg(long, value_name = "NAME", value_parser = ["relu", "gelu", "swiglu"])]
     activation: Option<String>,
+    /// The block's norms: layernorm (subtract the mean, divide by the standard deviation, scale
+    /// by γ, shift by β) or rmsnorm (divide by the root mean square, scale by γ; Llama); implies
+    /// --block.
+    #[arg(long = "norm-type", value_name = "TYPE", value_parser = ["layernorm", "rmsnorm"])]
+    norm_type: Option<String>,
     /// Rotary positions (RoPE): turn each head's queries and keys by their positions.
     #[arg(long, overrides_with = "no_rope")]
     rope: bool,
@@ -231,6 +237,7 @@ impl From<InputArgs> for TraceOptions {
             norm: args.norm.and_then(|n| n.parse().ok()),
             d_ff: args.d_ff,
             activation: args.activation.and_then(|a| a.parse().ok()),
+            norm_type: args.norm_type.and_then(|n| n.parse().ok()),
             rope: switch(args.rope, args.no_rope),
             rope_theta: args.rope_theta,
             rope_pairing: args.rope_pairing.and_then(|p| Pairing::from_key(&p)),

@@ -128,6 +128,8 @@ pub struct TraceOptions {
     pub d_ff: Option<usize>,
     /// The block's activation (implies the block).
     pub activation: Option<crate::attention::Activation>,
+    /// The block's norm type (implies the block).
+    pub norm_type: Option<crate::attention::NormType>,
     /// Rotary positions on or off (`--rope`, `--no-rope`).
     pub rope: Option<bool>,
     /// `--rope-theta` (implies rotary positions).

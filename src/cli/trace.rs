@@ -3,7 +3,7 @@
 
 use super::{CliError, Format, Source, TraceOptions};
 use crate::attention::{
-    check_prefill, decode, forward, tokenize, toy_embedding, AttentionError, Inputs, Rope,
+    check_prefill, decode, forward, tokenize, toy_embedding, AttentionError, Inputs, NormType, Rope,
 };
 use crate::formats::report::{trace_csv, trace_json_pretty_with, trace_markdown};
 use crate::formats::scenario::{BlockFields, RopeFields, Scenario, ScenarioError};
@@ -21,7 +21,7 @@ pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<Stri
         )));
     }
     if options.format == Format::Markdown {
-        not_in_words(&trace.config)?;
+        not_in_words(&trace)?;
     }
     Ok(match options.format {
         Format::Json => {
@@ -38,8 +38,19 @@ pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<Stri
 
 /// Refuses a worked example in words of what the words do not explain yet: rotary positions,
 /// shared key/value heads and the sliding window are in the JSON and CSV traces only.
-pub(super) fn not_in_words(config: &crate::attention::Config) -> Result<(), CliError> {
-    let setting = if config.rope.is_some() {
+pub(super) fn not_in_words(trace: &crate::attention::Trace) -> Result<(), CliError> {
+    let config = &trace.config;
+    let llama = trace.block.as_ref().map_or((false, false), |b| {
+        (
+            b.params.norm_type == NormType::RmsNorm,
+            b.activation == crate::attention::Activation::Swiglu,
+        )
+    });
+    let setting = if llama.0 {
+        Some("RMSNorm (--norm-type rmsnorm)")
+    } else if llama.1 {
+        Some("SwiGLU (--activation swiglu)")
+    } else if config.rope.is_some() {
         Some("rotary positions (--rope)")
     } else if config.grouped() {
         Some("shared key/value heads (--kv-heads)")
@@ -157,6 +168,7 @@ pub fn apply_options(scenario: &mut Scenario, options: &TraceOptions) -> Result<
         if let Some(block) = &mut scenario.block {
             *block = BlockFields {
                 norm: block.norm.take(),
+                norm_type: block.norm_type.take(),
                 activation: block.activation.take(),
                 d_ff: block.d_ff,
                 ..BlockFields::default()
@@ -177,7 +189,8 @@ pub fn apply_options(scenario: &mut Scenario, options: &TraceOptions) -> Result<
     let wants_block = options.block
         || options.norm.is_some()
         || options.d_ff.is_some()
-        || options.activation.is_some();
+        || options.activation.is_some()
+        || options.norm_type.is_some();
     if wants_block {
         let block = scenario.block.get_or_insert_with(BlockFields::default);
         if let Some(norm) = options.norm {
@@ -185,6 +198,14 @@ pub fn apply_options(scenario: &mut Scenario, options: &TraceOptions) -> Result<
         }
         if let Some(activation) = options.activation {
             block.activation = Some(activation.key().to_string());
+        }
+        if let Some(norm_type) = options.norm_type {
+            block.norm_type = Some(norm_type.key().to_string());
+            // RMSNorm has no β: a scenario's β's go.
+            if norm_type == NormType::RmsNorm {
+                block.ln_1_beta = None;
+                block.ln_2_beta = None;
+            }
         }
         if let Some(d_ff) = options.d_ff.filter(|n| block.d_ff != Some(*n)) {
             block.d_ff = Some(d_ff);
@@ -256,7 +277,14 @@ fn apply_modern(scenario: &mut Scenario, options: &TraceOptions) {
     if let Some(w) = options.window {
         scenario.window = Some(w);
     }
-    if scenario.rope.is_some() || scenario.n_kv_heads.is_some() || scenario.window.is_some() {
+    let newer_block = scenario.block.as_ref().is_some_and(|b| {
+        b.norm_type.is_some() || b.w_gate.is_some() || b.activation.as_deref() == Some("swiglu")
+    });
+    if scenario.rope.is_some()
+        || scenario.n_kv_heads.is_some()
+        || scenario.window.is_some()
+        || newer_block
+    {
         scenario.version = scenario.version.max(4);
     }
 }

@@ -234,11 +234,12 @@ fn block_matrices(stage: Stage, b: &BlockTrace) -> Vec<TraceMatrix<'_>> {
 ///
 /// With a source sentence, `source_tokens` and `source_x` follow `tokens`, `k` and `v` (and each
 /// head's) have one row per source token and `scores` … `weights` one column per source token.
-/// With the block, a `block` object ends the trace: `norm`, `activation`, `d_ff`,
-/// `attention_input` (X for post-norm, N₁ for pre-norm), `sum_1`, `norm_1`, `hidden`,
-/// `activated`, `ffn`, `sum_2`, `norm_2`, `out` (the block's output), then its parameters
-/// `w_1`, `b_1`, `w_2`, `b_2`, `ln_1_gamma`, `ln_1_beta`, `ln_2_gamma`, `ln_2_beta` (vectors
-/// as plain arrays). `x` stays E + P.
+/// With the block, a `block` object ends the trace: `norm`, `norm_type` (`layernorm` or
+/// `rmsnorm`), `activation`, `d_ff`, `attention_input` (X for post-norm, N₁ for pre-norm),
+/// `sum_1`, `norm_1`, `hidden`, `gate` (N·W_gate, with SwiGLU only), `activated`, `ffn`,
+/// `sum_2`, `norm_2`, `out` (the block's output), then its parameters `w_gate` (with SwiGLU
+/// only), `w_1`, `b_1`, `w_2`, `b_2`, `ln_1_gamma`, `ln_1_beta`, `ln_2_gamma`, `ln_2_beta`
+/// (vectors as plain arrays; the β's are zeros RMSNorm does not read). `x` stays E + P.
 pub fn trace_json(trace: &Trace) -> TraceJson<'_> {
     let c = &trace.config;
     let w = &trace.weights;
@@ -437,17 +438,22 @@ impl<'a> DecodeJson<'a> {
 #[derive(Serialize)]
 struct BlockJson<'a> {
     norm: &'static str,
+    norm_type: &'static str,
     activation: &'static str,
     d_ff: usize,
     attention_input: Rows<'a>,
     sum_1: Rows<'a>,
     norm_1: Rows<'a>,
     hidden: Rows<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gate: Option<Rows<'a>>,
     activated: Rows<'a>,
     ffn: Rows<'a>,
     sum_2: Rows<'a>,
     norm_2: Rows<'a>,
     out: Rows<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    w_gate: Option<Rows<'a>>,
     w_1: Rows<'a>,
     b_1: Vector<'a>,
     w_2: Rows<'a>,
@@ -463,17 +469,20 @@ impl<'a> BlockJson<'a> {
         let p = &b.params;
         Self {
             norm: b.norm.key(),
+            norm_type: p.norm_type.key(),
             activation: b.activation.key(),
             d_ff: p.d_ff(),
             attention_input: Rows(&b.attention_input),
             sum_1: Rows(&b.sum_1),
             norm_1: Rows(&b.norm_1),
             hidden: Rows(&b.hidden),
+            gate: b.gate.as_ref().map(Rows),
             activated: Rows(&b.activated),
             ffn: Rows(&b.ffn),
             sum_2: Rows(&b.sum_2),
             norm_2: Rows(&b.norm_2),
             out: Rows(b.out()),
+            w_gate: b.activation.gated().then_some(Rows(&p.w_gate)),
             w_1: Rows(&p.w_1),
             b_1: Vector(&p.b_1),
             w_2: Rows(&p.w_2),

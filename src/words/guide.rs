@@ -176,6 +176,7 @@ fn block_param_help(p: BlockParam, w: Wiring) -> String {
     match p {
         BlockParam::W1 => format!("W₁: the feed-forward network's first matrix, d_model × d_ff, taking each token's row of {into} to d_ff numbers."),
         BlockParam::B1 => format!("b₁: the bias added to every row of {into}·W₁, one number per hidden unit."),
+        BlockParam::WGate => format!("W_gate: SwiGLU's gate matrix, d_model × d_ff: SiLU of each token's row of {into}·W_gate scales that token's hidden units."),
         BlockParam::W2 => "W₂: the feed-forward network's second matrix, d_ff × d_model, bringing each row back to d_model numbers.".into(),
         BlockParam::B2 => "b₂: the bias added to every row of G·W₂.".into(),
         BlockParam::Ln1Gamma | BlockParam::Ln2Gamma => "γ: LayerNorm's scale, one number per column, multiplying the normalised rows (1 by default).".into(),

@@ -53,6 +53,7 @@ pub fn label(matrix: MatrixId) -> String {
 pub fn block_param_symbol(p: BlockParam) -> &'static str {
     match p {
         BlockParam::W1 => "W₁",
+        BlockParam::WGate => "W_gate",
         BlockParam::B1 => "b₁",
         BlockParam::W2 => "W₂",
         BlockParam::B2 => "b₂",

@@ -75,6 +75,7 @@ pub fn activation_name(a: Activation) -> &'static str {
     match a {
         Activation::Relu => "ReLU",
         Activation::Gelu => "GELU (tanh approximation)",
+        Activation::Swiglu => "SwiGLU (Llama)",
     }
 }
 
@@ -155,6 +156,10 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
             Activation::Gelu => {
                 "G = 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³))) ≈ H·Φ(H), cell by cell".into()
             }
+            Activation::Swiglu => format!(
+                "G = SiLU({}·W_gate) ⊙ H, SiLU(z) = z/(1 + e^(−z)), cell by cell",
+                ffn_input(w)
+            ),
         },
         Stage::FeedForward => "F = G·W₂ + b₂".into(),
         Stage::Residual2 => format!("R₂ = {} + F", residual_2_input(w)),
@@ -355,6 +360,11 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
         ),
         Stage::Activation => match w.activation {
             Activation::Relu => "<mi>G</mi><mo>=</mo><mi>max</mi><mo>(</mo><mi>H</mi><mo>,</mo><mn>0</mn><mo>)</mo>".into(),
+            Activation::Swiglu => format!(
+                "<mi>G</mi><mo>=</mo><mi>SiLU</mi><mo>(</mo>{}{}<mo>)</mo><mo>⊙</mo><mi>H</mi>",
+                symbol_mathml(ffn_input(w)),
+                msub("W", "gate")
+            ),
             Activation::Gelu => "<mi>G</mi><mo>=</mo><mn>0.5</mn><mi>H</mi><mo>(</mo><mn>1</mn><mo>+</mo><mi>tanh</mi><mo>(</mo><msqrt><mfrac><mn>2</mn><mi>π</mi></mfrac></msqrt><mo>(</mo><mi>H</mi><mo>+</mo><mn>0.044715</mn><msup><mi>H</mi><mn>3</mn></msup><mo>)</mo><mo>)</mo><mo>)</mo><mo>≈</mo><mi>H</mi><mi>Φ</mi><mo>(</mo><mi>H</mi><mo>)</mo>".into(),
         },
         Stage::FeedForward => format!(

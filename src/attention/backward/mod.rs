@@ -14,7 +14,7 @@
 //! ∂L/∂Q, ∂L/∂K, ∂L/∂V = the heads' slices side by side
 //! ∂L/∂W_q = inᵀ·∂L/∂Q,  ∂L/∂W_k = in_kvᵀ·∂L/∂K,  ∂L/∂W_v = in_kvᵀ·∂L/∂V
 //! ∂L/∂in  = ∂L/∂Q·W_qᵀ (+ ∂L/∂K·W_kᵀ + ∂L/∂V·W_vᵀ without a source)
-//! ∂L/∂X   = ∂L/∂in, or LayerNorm's backward of it in a pre-norm block
+//! ∂L/∂X   = ∂L/∂in, or LayerNorm's (or RMSNorm's) backward of it in a pre-norm block
 //! ∂L/∂E   = ∂L/∂X  (X = E + P)  + Pᵀ·∂L/∂Y* for a task built from E
 //! ```
 //!
@@ -30,15 +30,15 @@ mod stages;
 pub use cells::{back_cell_work, BackCellWork, BackComputation};
 pub use pass::{BackMatrix, BackwardPass, HeadGrad};
 
-use super::block::Norm;
+use super::block::{Norm, NormType};
 use super::error::AttentionError;
 use super::forward::{concat_columns, forward, Inputs, Trace};
 use super::goal::{Goal, LossKind, Objective};
 use super::weights::check_matrix;
 use super::Matrix;
 use stages::{
-    layer_norm_backward, mask_backward, project_backward, scale_backward, scores_backward,
-    softmax_backward, weighted_sum_backward,
+    layer_norm_backward, mask_backward, project_backward, rms_norm_backward, scale_backward,
+    scores_backward, softmax_backward, weighted_sum_backward,
 };
 
 /// Every intermediate gradient of one head.
@@ -196,7 +196,11 @@ pub fn backward(trace: &Trace, objective: &Objective) -> Result<Gradients, Atten
     };
     let (d_norm_1, d_x) = match &trace.block {
         Some(block) if block.norm == Norm::Pre => {
-            let d_x = layer_norm_backward(&trace.x, &block.params.ln_1_gamma, &d_attention_input);
+            let gamma = &block.params.ln_1_gamma;
+            let d_x = match block.params.norm_type {
+                NormType::LayerNorm => layer_norm_backward(&trace.x, gamma, &d_attention_input),
+                NormType::RmsNorm => rms_norm_backward(&trace.x, gamma, &d_attention_input),
+            };
             (Some(d_attention_input), d_x)
         }
         _ => (None, d_attention_input),

@@ -1,7 +1,7 @@
 //! One small function per backward stage, each the mirror of a forward stage in
 //! `forward.rs`. Every function takes ∂L/∂(the stage's output) and returns ∂L/∂(its inputs).
 
-use super::super::block::{row_stats, LAYER_NORM_EPS};
+use super::super::block::{row_mean_square, row_stats, LAYER_NORM_EPS};
 use super::super::config::Mask;
 use super::super::Matrix;
 
@@ -98,6 +98,22 @@ pub(super) fn layer_norm_backward(x: &Matrix, gamma: &Matrix, d_out: &Matrix) ->
     out
 }
 
+/// Backward of RMSNorm `y = x / r · γ` for each row, r = √(mean(x²) + ε): with ĝ = ∂L/∂y ⊙ γ,
+/// `∂L/∂x = ĝ / r − x · mean(ĝ ⊙ x) / r³`. (rows, d_model) → (rows, d_model)
+pub(super) fn rms_norm_backward(x: &Matrix, gamma: &Matrix, d_out: &Matrix) -> Matrix {
+    let d = x.ncols();
+    let mut out = Matrix::zeros(x.nrows(), d);
+    for i in 0..x.nrows() {
+        let r = (row_mean_square(x, i) + LAYER_NORM_EPS).sqrt();
+        let scaled = |j: usize| d_out[(i, j)] * gamma[(0, j)];
+        let mean_gx = (0..d).map(|j| scaled(j) * x[(i, j)]).sum::<f64>() / d as f64;
+        for j in 0..d {
+            out[(i, j)] = scaled(j) / r - x[(i, j)] * mean_gx / (r * r * r);
+        }
+    }
+    out
+}
+
 /// Sets the cells the mask hides to 0: keys after the query, and before a sliding window.
 fn zero_masked(m: &mut Matrix, mask: Mask) {
     if mask.is_on() {
@@ -141,6 +157,29 @@ mod tests {
         let h = 1e-6;
         for i in 0..2 {
             for j in 0..3 {
+                let (mut up, mut down) = (x.clone(), x.clone());
+                up[(i, j)] += h;
+                down[(i, j)] -= h;
+                let numeric = (loss(&up) - loss(&down)) / (2.0 * h);
+                assert!((numeric - grad[(i, j)]).abs() < 1e-8, "({i}, {j})");
+            }
+        }
+    }
+
+    #[test]
+    fn rms_norm_backward_matches_a_finite_difference() {
+        let x = Matrix::from_row_slice(2, 4, &[0.3, -1.2, 2.0, 0.1, 1.0, 1.5, -0.5, -2.0]);
+        let gamma = Matrix::from_row_slice(1, 4, &[1.5, -0.7, 0.4, 1.1]);
+        let d_out = Matrix::from_row_slice(2, 4, &[0.9, -0.4, 0.25, 0.3, -1.1, 0.6, 0.05, 0.7]);
+        let loss = |x: &Matrix| {
+            crate::attention::rms_norm(x, &gamma)
+                .component_mul(&d_out)
+                .sum()
+        };
+        let grad = rms_norm_backward(&x, &gamma, &d_out);
+        let h = 1e-6;
+        for i in 0..2 {
+            for j in 0..4 {
                 let (mut up, mut down) = (x.clone(), x.clone());
                 up[(i, j)] += h;
                 down[(i, j)] -= h;

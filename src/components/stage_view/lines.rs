@@ -266,6 +266,7 @@ fn block_lines(p: &Panels, trace: Memo<Trace>, s: Stage) -> Vec<Line> {
                 t.block.as_ref().map_or("", |b| match b.activation {
                     crate::attention::Activation::Relu => "ReLU →",
                     crate::attention::Activation::Gelu => "GELU →",
+                    crate::attention::Activation::Swiglu => "⊙ SiLU(gate) →",
                 })
             });
             vec![given(B::Hidden), op(name), Item::Panel(block(B::Activated))]

@@ -21,9 +21,9 @@
 //! | `se`     | edited source embeddings, like `e`                           | none             |
 //! | `blk`    | the transformer block shown, `0` or `1`                      | `0`              |
 //! | `norm`   | `post` or `pre`                                              | `post`           |
-//! | `act`    | `relu` or `gelu`                                             | `relu`           |
+//! | `act`    | `relu`, `gelu` or `swiglu`                                   | `relu`           |
 //! | `dff`    | d_ff, 2 to 64                                                | 4·d_model        |
-//! | `w1` `b1` `w2` `b2` `g1` `be1` `g2` `be2` | the block's W₁, b₁, W₂, b₂, γ₁, β₁, γ₂, β₂, row-major | their defaults |
+//! | `wg` `w1` `b1` `w2` `b2` `g1` `be1` `g2` `be2` | the block's W_gate (SwiGLU), W₁, b₁, W₂, b₂, γ₁, β₁, γ₂, β₂, row-major | their defaults |
 //! | `goal`   | training's goal: a task, or targets joined by `,` (one, or one per head) | `previous` |
 //! | `paint`  | painted targets, seq_len × n_keys numbers each, joined by `;` | none             |
 //! | `train`  | the matrices that learn, joined by `,`                        | the loss's defaults |
@@ -127,6 +127,7 @@ const SOURCE_OVERRIDES_KEY: &str = "se";
 fn block_key(p: BlockParam) -> &'static str {
     match p {
         BlockParam::W1 => "w1",
+        BlockParam::WGate => "wg",
         BlockParam::B1 => "b1",
         BlockParam::W2 => "w2",
         BlockParam::B2 => "b2",

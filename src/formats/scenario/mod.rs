@@ -6,7 +6,7 @@ mod training;
 
 use crate::attention::{
     tokenize, toy_embeddings, Activation, AttentionError, Block, BlockParam, Config, Init, Inputs,
-    Matrix, Norm, Pairing, Rope, ScaleMode, Source, WeightName, Weights, ROPE_THETA,
+    Matrix, Norm, NormType, Pairing, Rope, ScaleMode, Source, WeightName, Weights, ROPE_THETA,
 };
 use crate::state::Model;
 use de::{
@@ -203,6 +203,9 @@ pub struct BlockFields {
     /// `post` (default) or `pre`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub norm: Option<String>,
+    /// Version 4: `layernorm` (default) or `rmsnorm`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub norm_type: Option<String>,
     /// The hidden width, 2 to 64; 4·d_model when absent.
     #[serde(
         default,
@@ -210,9 +213,16 @@ pub struct BlockFields {
         deserialize_with = "optional_whole_number"
     )]
     pub d_ff: Option<usize>,
-    /// `relu` (default) or `gelu`.
+    /// `relu` (default), `gelu` or (version 4) `swiglu`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activation: Option<String>,
+    /// Version 4: SwiGLU's gate, d_model × d_ff.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "matrix"
+    )]
+    pub w_gate: Option<Vec<Vec<f64>>>,
     /// d_model × d_ff.
     #[serde(
         default,
@@ -274,13 +284,22 @@ pub struct BlockFields {
 impl BlockFields {
     /// The first field of version 4 in the block, if any.
     fn version_4_field(&self) -> Option<&'static str> {
-        None
+        if self.norm_type.is_some() {
+            Some("block.norm_type")
+        } else if self.activation.as_deref() == Some(Activation::Swiglu.key()) {
+            Some("block.activation")
+        } else if self.w_gate.is_some() {
+            Some("block.w_gate")
+        } else {
+            None
+        }
     }
 
     /// The matrix fields by parameter.
     fn matrix_field(&self, p: BlockParam) -> Option<&Vec<Vec<f64>>> {
         match p {
             BlockParam::W1 => self.w_1.as_ref(),
+            BlockParam::WGate => self.w_gate.as_ref(),
             BlockParam::W2 => self.w_2.as_ref(),
             _ => None,
         }
@@ -301,11 +320,18 @@ impl BlockFields {
 
     /// Every field of `block` written out.
     fn from_block(block: &Block) -> Self {
-        let row = |p: BlockParam| Some(block.get(p).iter().copied().collect::<Vec<f64>>());
+        // A parameter the block does not read is left out: W_gate without SwiGLU, the β's
+        // with RMSNorm.
+        let used = |p: BlockParam| p.used(block.activation, block.norm_type);
+        let row =
+            |p: BlockParam| used(p).then(|| block.get(p).iter().copied().collect::<Vec<f64>>());
         Self {
             norm: Some(block.norm.key().into()),
+            norm_type: (block.norm_type != NormType::default())
+                .then(|| block.norm_type.key().into()),
             d_ff: Some(block.d_ff()),
             activation: Some(block.activation.key().into()),
+            w_gate: used(BlockParam::WGate).then(|| rows_of(&block.w_gate)),
             w_1: Some(rows_of(&block.w_1)),
             b_1: row(BlockParam::B1),
             w_2: Some(rows_of(&block.w_2)),
@@ -326,6 +352,24 @@ impl BlockFields {
             Some(key) => key.parse::<Norm>().map_err(|e| invalid("block.norm", e))?,
             None => Norm::Post,
         };
+        let norm_type = match &self.norm_type {
+            Some(key) => key
+                .parse::<NormType>()
+                .map_err(|e| invalid("block.norm_type", e))?,
+            None => NormType::LayerNorm,
+        };
+        if norm_type == NormType::RmsNorm {
+            let beta = [
+                ("block.ln_1_beta", &self.ln_1_beta),
+                ("block.ln_2_beta", &self.ln_2_beta),
+            ];
+            if let Some((field, _)) = beta.iter().find(|(_, b)| b.is_some()) {
+                return Err(ScenarioError::Json(format!(
+                    "field `{field}`: RMSNorm has no shift β, so a block with \"norm_type\": \
+                     \"rmsnorm\" takes no `ln_1_beta` or `ln_2_beta`; remove it or use layernorm"
+                )));
+            }
+        }
         let activation = match &self.activation {
             Some(key) => key
                 .parse::<Activation>()
@@ -345,6 +389,7 @@ impl BlockFields {
         }
         let mut block = Block::new(d_model, d_ff);
         block.norm = norm;
+        block.norm_type = norm_type;
         block.activation = activation;
         for p in BlockParam::ALL {
             let shape = p.shape(d_model, d_ff);
@@ -374,6 +419,7 @@ impl BlockFields {
 fn block_field(p: BlockParam) -> &'static str {
     match p {
         BlockParam::W1 => "block.w_1",
+        BlockParam::WGate => "block.w_gate",
         BlockParam::B1 => "block.b_1",
         BlockParam::W2 => "block.w_2",
         BlockParam::B2 => "block.b_2",
@@ -930,6 +976,49 @@ mod tests {
         // Without the new fields a scenario keeps its old version.
         let plain = Scenario::from_inputs("a b", &Scenario::default().to_inputs().unwrap());
         assert_eq!(plain.version, 1);
+    }
+
+    #[test]
+    fn the_llama_block_reads_and_writes_at_version_4() {
+        let text = r#"{"version": 4, "sentence": "a b c", "causal": true,
+            "block": {"norm": "pre", "norm_type": "rmsnorm", "activation": "swiglu", "d_ff": 6,
+            "b_1": [0, 0, 0, 0, 0, 0], "b_2": [0, 0, 0, 0]}}"#;
+        let (scenario, inputs) = Scenario::parse_inputs(text).unwrap();
+        let block = inputs.block.clone().unwrap();
+        assert_eq!(block.norm_type, NormType::RmsNorm);
+        assert_eq!(block.activation, Activation::Swiglu);
+        assert_eq!(block.w_gate, BlockParam::WGate.default_values(4, 6));
+        let written = Scenario::from_inputs(&scenario.sentence, &inputs);
+        assert_eq!(written.version, 4);
+        let fields = written.block.clone().unwrap();
+        assert!(fields.w_gate.is_some() && fields.ln_1_beta.is_none());
+        let again = Scenario::from_json(&written.to_json()).unwrap();
+        assert_eq!(again.to_inputs().unwrap(), inputs);
+        // In version 3 each of them is refused; with RMSNorm a β is refused.
+        for block in [
+            r#"{"norm_type": "rmsnorm"}"#,
+            r#"{"activation": "swiglu"}"#,
+            r#"{"w_gate": [[1]]}"#,
+        ] {
+            let text = format!(r#"{{"version": 3, "sentence": "a", "block": {block}}}"#);
+            assert!(matches!(
+                Scenario::from_json(&text),
+                Err(ScenarioError::NeedsVersion4(_))
+            ));
+        }
+        let beta = r#"{"version": 4, "sentence": "a", "block": {"norm_type": "rmsnorm",
+            "ln_2_beta": [0, 0, 0, 0]}}"#;
+        let err = Scenario::parse_inputs(beta).unwrap_err().to_string();
+        assert!(
+            err.contains("block.ln_2_beta") && err.contains("no shift β"),
+            "{err}"
+        );
+        // A ReLU block does not write W_gate, and stays at version 2.
+        let relu = Scenario::parse_inputs(r#"{"version": 2, "sentence": "a", "block": {}}"#);
+        let (s, i) = relu.unwrap();
+        let written = Scenario::from_inputs(&s.sentence, &i);
+        assert_eq!(written.version, 2);
+        assert!(written.block.unwrap().w_gate.is_none());
     }
 
     #[test]

@@ -205,10 +205,39 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                 notes,
             }
         }
-        (Computation::Activate { activation, input }, _) => {
+        (
+            Computation::Activate {
+                activation,
+                input,
+                gate,
+            },
+            _,
+        ) => {
             let h = num(*input);
             let mut notes = Vec::new();
             let (formula, steps, note) = match activation {
+                Activation::Swiglu => {
+                    let z = gate.unwrap_or_default();
+                    let silu = |v: f64| Activation::Swiglu.apply(v);
+                    rounding_note(&mut notes, silu(rounded(z)) * rounded(*input), work.value);
+                    let n = if trace.norm() == Some(Norm::Pre) { "N₂" } else { "N₁" };
+                    (
+                        format!(
+                            "G[i, c] = SiLU(Z[i, c]) · H[i, c], Z = {n}·W_gate, SiLU(z) = z/(1 + e^(−z))"
+                        ),
+                        format!(
+                            "SiLU({}) × {} = {} × {}",
+                            num(z),
+                            after_op(*input),
+                            num(silu(z)),
+                            after_op(*input)
+                        ),
+                        "Z[i, c], this unit's gate, is row i of the network's input times column \
+                         c of W_gate, as H[i, c] is with W₁. SiLU passes a large gate almost \
+                         unchanged, silences a gate near 0 and turns a negative one into a small \
+                         negative factor, so the gate decides how much of H[i, c] goes on.",
+                    )
+                }
                 Activation::Relu => (
                     "G[i, c] = max(H[i, c], 0)".to_string(),
                     format!("max({h}, 0)"),
@@ -385,6 +414,9 @@ fn block_param_formula(trace: &Trace, p: BlockParam) -> String {
             format!("W₁[m, c]: the weight from column m of {ffn_input} to column c of H")
         }
         BlockParam::B1 => "b₁[c]: the bias added to column c of H".to_string(),
+        BlockParam::WGate => format!(
+            "W_gate[m, c]: the weight from column m of {ffn_input} to the gate of column c of H"
+        ),
         BlockParam::W2 => "W₂[m, c]: the weight from column m of G to column c of F".to_string(),
         BlockParam::B2 => "b₂[c]: the bias added to column c of F".to_string(),
         BlockParam::Ln1Gamma => gamma("₁"),

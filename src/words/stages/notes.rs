@@ -325,7 +325,10 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
                 "d_ff = {f} and d_model = {d}: each token's row is {how} to {f} numbers here, and W₂ brings it back to {d}."
             )]
         }
-        (Stage::Activation, _) => vec![activation_note(b.activation, &b.hidden)],
+        (Stage::Activation, _) => vec![match &b.gate {
+            Some(gate) => gate_note(gate),
+            None => activation_note(b.activation, &b.hidden),
+        }],
         (Stage::FeedForward, _) => vec![
             "Row i of F was computed from row i of H alone: the feed-forward network never mixes tokens.".to_string(),
         ],
@@ -340,6 +343,27 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
         note.push(end);
     }
     Some(note)
+}
+
+/// What SwiGLU's gate did: how many of its numbers are negative, which flip the sign of their
+/// hidden unit and shrink it.
+fn gate_note(gate: &Matrix) -> String {
+    let total = gate.len();
+    let negative = gate.iter().filter(|v| **v < 0.0).count();
+    let lowest = gate.iter().copied().fold(f64::INFINITY, f64::min);
+    let largest = gate.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let silu = crate::attention::Activation::Swiglu;
+    format!(
+        "Each hidden unit H[i, c] is multiplied by SiLU(Z[i, c]), the gate Z = N·W_gate read from the \
+         same row as H. SiLU(z) = z/(1 + e^(−z)) is about z for a large z, 0 at z = 0 and a small \
+         negative number (at least −0.28) for a negative z, so the gate passes, silences or flips \
+         and shrinks each unit. Here {negative} of Z's {total} numbers are negative; Z runs from \
+         {} (SiLU {}) to {} (SiLU {}).",
+        format_value(lowest, 3),
+        format_value(silu.apply(lowest), 3),
+        format_value(largest, 3),
+        format_value(silu.apply(largest), 3)
+    )
 }
 
 /// What the activation did to H's negative numbers.
@@ -370,6 +394,8 @@ fn activation_note(activation: Activation, hidden: &Matrix) -> String {
             "{counted}, and ReLU set {} to 0; the others pass unchanged.",
             if negative == 1 { "it" } else { "each of them" }
         ),
+        // A gated network's note is `gate_note`'s.
+        Activation::Swiglu => String::new(),
         Activation::Gelu => {
             let how = "This app computes GELU by its tanh approximation, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), as GPT-2 does: it stays within 0.0005 of x·Φ(x).";
             let positive = "GELU shrinks each positive one: numbers near 0 to about half, large ones hardly at all.";

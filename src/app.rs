@@ -1,6 +1,7 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
-use crate::attention::{BackMatrix, BackwardPass, MatrixId, Norm, Stage, Trace};
+use crate::attention::Order;
+use crate::attention::{BackMatrix, BackwardPass, MatrixId, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
@@ -46,7 +47,8 @@ fn typing_into_field(ev: &web_sys::KeyboardEvent) -> bool {
 
 /// What an arrow key does to the stage outside presenter mode (which steps with a clicker's
 /// keys of its own).
-pub fn stage_step(key: &str, stage: Stage, order: Option<Norm>) -> Option<Stage> {
+pub fn stage_step(key: &str, stage: Stage, order: impl Into<Order>) -> Option<Stage> {
+    let order = order.into();
     match key {
         "ArrowRight" => stage.next_in(order),
         "ArrowLeft" => stage.prev_in(order),
@@ -95,7 +97,7 @@ pub fn App() -> impl IntoView {
     let head = RwSignal::new(0usize);
     // The stages shown follow the block switch; a stage that is no longer shown gives way to
     // the last one of attention.
-    let order = Memo::new(move |_| outline.with(|o| o.wiring.block));
+    let order = Memo::new(move |_| outline.with(|o| o.wiring.order()));
     let cross = Memo::new(move |_| outline.with(|o| o.wiring.cross));
     Effect::new(move |_| ui.cross.set(cross.get()));
     Effect::new(move |_| {

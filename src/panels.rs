@@ -39,10 +39,19 @@ pub struct HeadPanel {
 }
 
 /// Every per-head matrix, in the order of [`HeadMatrix::ALL`].
-pub const HEAD_PANELS: [HeadPanel; 9] = [
+pub const HEAD_PANELS: [HeadPanel; 12] = [
     row(HeadMatrix::Q, "q", "Q", false, Values::Signed),
     row(HeadMatrix::K, "k", "K", false, Values::Signed),
     row(HeadMatrix::KTransposed, "kt", "Kᵀ", false, Values::Signed),
+    row(HeadMatrix::QRope, "qr", "Q̃", false, Values::Signed),
+    row(HeadMatrix::KRope, "kr", "K̃", false, Values::Signed),
+    row(
+        HeadMatrix::KRopeTransposed,
+        "krt",
+        "K̃ᵀ",
+        false,
+        Values::Signed,
+    ),
     row(HeadMatrix::V, "v", "V", false, Values::Signed),
     row(HeadMatrix::Scores, "scores", "S", true, Values::Signed),
     row(HeadMatrix::Scaled, "scaled", "Z", true, Values::Signed),

@@ -180,6 +180,7 @@ impl ModelOutline {
             cross: self.cross,
             block: self.block_on.then_some(self.norm),
             activation: self.activation,
+            rope: self.config.rope.is_some() && !self.cross,
         }
     }
 }
@@ -233,6 +234,7 @@ impl Model {
             cross: self.cross,
             block: self.block_on.then_some(self.block.norm),
             activation: self.block.activation,
+            rope: self.config.rope.is_some() && !self.cross,
         }
     }
 
@@ -287,7 +289,7 @@ impl Model {
             tokens: self.tokens(),
             embeddings: self.embeddings(),
             weights: self.weights.clone(),
-            config: self.config,
+            config: self.effective_config(),
             source: self.cross.then(|| Source {
                 tokens: self.source_tokens(),
                 embeddings: self.source_embeddings(),
@@ -313,6 +315,88 @@ impl Model {
             EditTarget::Weight(w) => self.weights.get(w).clone(),
             EditTarget::SourceEmbeddings => self.source_embeddings(),
             EditTarget::Block(p) => self.block.get(p).clone(),
+        }
+    }
+
+    /// The configuration the forward pass runs: rotary positions rest while a source sentence
+    /// is on (they belong to one sentence's positions), and the window while the causal mask is
+    /// off (it narrows the mask); both come back as they were.
+    pub fn effective_config(&self) -> Config {
+        let mut config = self.config;
+        if self.cross {
+            config.rope = None;
+        }
+        if !config.causal {
+            config.window = None;
+        }
+        config
+    }
+
+    /// Switches rotary positions on (`Some`) or off; refused, keeping the model as it was, when
+    /// the heads are an odd number of columns wide.
+    pub fn set_rope(&mut self, rope: Option<crate::attention::Rope>) -> Result<(), AttentionError> {
+        let config = Config {
+            rope,
+            ..self.config
+        };
+        Config {
+            window: None,
+            ..config
+        }
+        .validate()?;
+        self.config = config;
+        Ok(())
+    }
+
+    /// Sets the sliding window (`None` for none); it takes effect under the causal mask.
+    pub fn set_window(&mut self, window: Option<usize>) -> Result<(), AttentionError> {
+        if window == Some(0) {
+            return Err(AttentionError::WindowZero);
+        }
+        self.config.window = window;
+        Ok(())
+    }
+
+    /// Sets the number of key/value heads (`n_heads` for standard attention). W_k and W_v
+    /// become `d_model × (n_kv_heads·d_k)`: they keep the columns both widths have, and a new
+    /// column takes its default. Returns what was kept or reset, in words, for the setting's
+    /// note; refused when the number does not divide the heads.
+    pub fn set_kv_heads(&mut self, n_kv_heads: usize) -> Result<String, AttentionError> {
+        let kv_heads = (n_kv_heads != self.config.n_heads).then_some(n_kv_heads);
+        let config = Config {
+            kv_heads,
+            window: None,
+            ..self.config
+        };
+        config.validate()?;
+        let (old, new) = (self.config.kv_width(), config.kv_width());
+        self.config.kv_heads = kv_heads;
+        self.reshape_kv(self.config.d_model);
+        let d = self.config.d_model;
+        Ok(match new.cmp(&old) {
+            std::cmp::Ordering::Equal => String::new(),
+            std::cmp::Ordering::Less => format!(
+                "W_k and W_v are now {d} × {new}: they kept their first {new} columns and dropped the other {}.",
+                old - new
+            ),
+            std::cmp::Ordering::Greater => format!(
+                "W_k and W_v are now {d} × {new}: they kept their {old} columns, and the {} new ones take the default weights.",
+                new - old
+            ),
+        })
+    }
+
+    /// Resizes W_k and W_v to `d_model × kv_width`, keeping the top-left block; new cells take
+    /// the default weights.
+    fn reshape_kv(&mut self, d_model: usize) {
+        let width = self.config.kv_width();
+        for name in [WeightName::K, WeightName::V] {
+            let fresh = Init::Default.shaped(name, d_model, width);
+            let w = self.weights.get(name);
+            let resized = Matrix::from_fn(d_model, width, |i, j| {
+                w.get((i, j)).copied().unwrap_or(fresh[(i, j)])
+            });
+            *self.weights.get_mut(name) = resized;
         }
     }
 
@@ -376,7 +460,7 @@ impl Model {
             d_model,
             ..self.config
         };
-        let valid = Config::valid_head_counts(d_model);
+        let valid = Self::head_counts(d_model, config.rope.is_some());
         if !valid.contains(&config.n_heads) {
             config.n_heads = valid
                 .iter()
@@ -384,7 +468,18 @@ impl Model {
                 .min_by_key(|h| h.abs_diff(self.config.n_heads))
                 .unwrap_or(1);
         }
-        config.validate()?;
+        // Key/value heads that no longer divide the heads go back to one per head.
+        if config
+            .kv_heads
+            .is_some_and(|g| !config.n_heads.is_multiple_of(g))
+        {
+            config.kv_heads = None;
+        }
+        Config {
+            window: None,
+            ..config
+        }
+        .validate()?;
         // A d_ff left at its default, 4·d_model, follows the new width.
         let old_d_ff = self.block.d_ff();
         let d_ff = if old_d_ff == Block::default_d_ff(self.config.d_model) {
@@ -394,7 +489,7 @@ impl Model {
         };
         self.block = self.block.resized(d_model, d_ff);
         let old = self.config.d_model;
-        for name in WeightName::ALL {
+        for name in [WeightName::Q, WeightName::O] {
             let fresh = Init::Default.matrix(name, d_model);
             let w = self.weights.get(name);
             let resized = Matrix::from_fn(d_model, d_model, |i, j| {
@@ -418,7 +513,17 @@ impl Model {
             }
         }
         self.config = config;
+        self.reshape_kv(d_model);
         Ok(())
+    }
+
+    /// The head counts offered for `d_model`: those that divide it, and with rotary positions
+    /// only those that leave an even d_k.
+    pub fn head_counts(d_model: usize, rope: bool) -> Vec<usize> {
+        Config::valid_head_counts(d_model)
+            .into_iter()
+            .filter(|h| !rope || (d_model / h).is_multiple_of(2))
+            .collect()
     }
 
     /// Changes the number of heads if it divides d_model.
@@ -434,11 +539,28 @@ impl Model {
         if config.d_model != self.config.d_model {
             self.set_d_model(config.d_model)?;
         }
-        config.validate()?;
+        let mut config = config;
+        // Key/value heads that no longer divide the heads go back to one per head.
+        if config
+            .kv_heads
+            .is_some_and(|g| !config.n_heads.is_multiple_of(g))
+        {
+            config.kv_heads = None;
+        }
+        // The window rests while the mask is off, so it is not checked here.
+        Config {
+            window: None,
+            ..config
+        }
+        .validate()?;
         if config.causal && self.cross {
             return Err(AttentionError::CausalWithSource);
         }
+        let width = self.config.kv_width();
         self.config = config;
+        if self.config.kv_width() != width {
+            self.reshape_kv(self.config.d_model);
+        }
         Ok(())
     }
 

@@ -7,7 +7,7 @@
 
 use attention_lens::attention::{
     forward, BackMatrix, BackwardPass, Block, Config, Goal, HeadGrad, Init, Inputs, LossKind,
-    Matrix, NamedTarget, Norm, ScaleMode, Source, Stage, Task, Trace, Weights,
+    Matrix, NamedTarget, Norm, Rope, ScaleMode, Source, Stage, Task, Trace, Weights,
 };
 use attention_lens::words::{
     back_formula, back_formula_mathml, back_label, back_note, back_part_formula_mathml, back_title,
@@ -25,6 +25,8 @@ struct Setup {
     temperature: f64,
     cross: bool,
     block: Option<Norm>,
+    /// Rotary positions, two key/value heads (with four heads) and a window of 3.
+    modern: bool,
 }
 
 const BASE: Setup = Setup {
@@ -34,6 +36,7 @@ const BASE: Setup = Setup {
     temperature: 1.0,
     cross: false,
     block: None,
+    modern: false,
 };
 
 fn setups() -> Vec<Setup> {
@@ -68,6 +71,17 @@ fn setups() -> Vec<Setup> {
             block: Some(Norm::Pre),
             ..BASE
         },
+        Setup {
+            n_heads: 4,
+            modern: true,
+            ..BASE
+        },
+        Setup {
+            n_heads: 2,
+            modern: true,
+            block: Some(Norm::Pre),
+            ..BASE
+        },
     ]
 }
 
@@ -79,11 +93,12 @@ fn trace(s: Setup) -> Trace {
         positional_encoding: true,
         scale: s.scale,
         temperature: s.temperature,
-        ..Config::default()
+        rope: s.modern.then(Rope::default),
+        kv_heads: (s.modern && s.n_heads > 1).then_some(s.n_heads / 2),
+        window: s.modern.then_some(3),
     };
-    let mut inputs =
-        Inputs::from_sentence("the cat sat down", config, Weights::new(Init::Random(5), 8))
-            .unwrap();
+    let weights = Weights::shaped(Init::Random(5), 8, config.kv_width());
+    let mut inputs = Inputs::from_sentence("the cat sat down", config, weights).unwrap();
     if s.cross {
         let mut source = Source::from_sentence("le chat dort", 8).unwrap();
         source.embeddings = source.embeddings.map(|v| v * 0.9);

@@ -5,8 +5,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{
-    forward, Config, HeadMatrix, Init, Inputs, Matrix, MatrixId, Operand, ScaleMode, Source, Trace,
-    WeightName, Weights, MAX_TOKENS,
+    forward, Config, HeadMatrix, Init, Inputs, Matrix, MatrixId, Operand, Pairing, Rope, ScaleMode,
+    Source, Trace, WeightName, Weights, MAX_TOKENS,
 };
 use attention_lens::formats::scenario::Scenario;
 use attention_lens::panels::{self, operand_panel, panel_name, panel_names};
@@ -24,7 +24,7 @@ fn default_trace() -> Trace {
 }
 
 fn trace_of(sentence: &str, config: Config) -> Trace {
-    let weights = Weights::new(Init::Default, config.d_model);
+    let weights = Weights::shaped(Init::Default, config.d_model, config.kv_width());
     let inputs = Inputs::from_sentence(sentence, config, weights).expect("valid inputs");
     forward(&inputs).expect("the forward pass runs")
 }
@@ -69,6 +69,33 @@ fn variant_traces() -> Vec<Trace> {
                 n_heads: 1,
                 causal: true,
                 temperature: 3.0,
+                ..base
+            },
+        ),
+        // Today's attention: rotary positions in both pairings, shared key/value heads and a
+        // sliding window.
+        trace_of(
+            "the cat sat on the mat",
+            Config {
+                d_model: 8,
+                n_heads: 4,
+                causal: true,
+                rope: Some(Rope::default()),
+                kv_heads: Some(2),
+                window: Some(3),
+                ..base
+            },
+        ),
+        trace_of(
+            "the cat sat on the mat",
+            Config {
+                d_model: 8,
+                n_heads: 2,
+                rope: Some(Rope {
+                    theta: 100.0,
+                    pairing: Pairing::Interleaved,
+                }),
+                kv_heads: Some(1),
                 ..base
             },
         ),
@@ -612,14 +639,15 @@ fn the_scale_explanation_names_the_divisor_and_the_mode() {
         format!("{s} / √2 ≈ {s} / 1.4142 = {}", e.value_text)
     );
 
-    let [by_length, unscaled, _] = <[Trace; 3]>::try_from(variant_traces()).unwrap();
-    let e = cell(&by_length, head(1, HeadMatrix::Scaled), 2, 0);
+    let variants = variant_traces();
+    let (by_length, unscaled) = (&variants[0], &variants[1]);
+    let e = cell(by_length, head(1, HeadMatrix::Scaled), 2, 0);
     assert_eq!(e.formula, "Z₂[i, j] = S₂[i, j] / √seq_len");
     assert!(e.expansion.contains(" / √3 ≈ "), "{}", e.expansion);
     assert!(e.expansion.contains(" / 1.7321 = "), "{}", e.expansion);
     assert!(e.note.as_deref().unwrap().contains("common mistake"));
 
-    let e = cell(&unscaled, head(0, HeadMatrix::Scaled), 1, 2);
+    let e = cell(unscaled, head(0, HeadMatrix::Scaled), 1, 2);
     assert_eq!(e.formula, "Z₁[i, j] = S₁[i, j]");
     assert!(e.note.as_deref().unwrap().starts_with("Scaling is off"));
 }
@@ -1152,4 +1180,44 @@ fn a_repeated_word_given_two_vectors_by_a_scenario_is_not_said_to_share_one() {
     let note = cell(&trace, MatrixId::Embeddings, 2, 0).note.unwrap();
     assert!(!note.contains("this same vector"), "{note}");
     assert!(note.contains("given different vectors"), "{note}");
+}
+
+#[test]
+fn a_turned_cell_writes_its_rotation_with_the_pair_the_angle_and_its_real_numbers() {
+    let variants = variant_traces();
+    let modern = variants.iter().find(|t| t.config.window.is_some()).unwrap();
+    // Head 2, row 3 (“sat”, position 2), column 1: the pair (d1, d2)'s first column under the
+    // half pairing with d_k = 2.
+    let e = cell(modern, head(1, HeadMatrix::QRope), 2, 0);
+    assert!(
+        e.formula
+            .starts_with("Q̃₂[p, a] = Q₂[p, a]·cos φ − Q₂[p, b]·sin φ"),
+        "{}",
+        e.formula
+    );
+    let note = e.note.as_deref().unwrap();
+    assert!(
+        note.contains("position p = 2") && note.contains("pair i = 0"),
+        "{note}"
+    );
+    assert!(note.contains("φ = p·ω = 2 radians"), "{note}");
+    let q = &modern.heads[1].q;
+    let shown = |v: f64| format_value(v, 2);
+    assert!(
+        e.expansion.contains(&format!("= {} × ", shown(q[(2, 0)]))),
+        "{}",
+        e.expansion
+    );
+    // The scores read the turned rows, and the note says the distance.
+    let s = cell(modern, head(1, HeadMatrix::Scores), 4, 2);
+    assert!(s.formula.contains("Q̃₂"), "{}", s.formula);
+    assert!(s.note.as_deref().unwrap().contains("distance, 2 here"));
+    // The window's mask names W and i − j.
+    let m = cell(modern, head(0, HeadMatrix::Masked), 4, 1);
+    assert!(m.formula.contains("i − j ≥ 3"), "{}", m.formula);
+    assert!(
+        m.expansion.contains("outside the window"),
+        "{}",
+        m.expansion
+    );
 }

@@ -10,6 +10,7 @@ use super::embeddings::encoding_angle;
 use super::forward::Trace;
 use super::matrix_id::{BlockMatrix, HeadMatrix, MatrixId};
 use super::parameter::{key_input, query_input};
+use super::rope::Rope;
 use super::weights::WeightName;
 use super::Matrix;
 
@@ -112,6 +113,29 @@ pub enum Computation {
     },
     /// A cell of Kₕᵀ: `Kₕ[j, m]` for cell `(m, j)`.
     Transposed,
+    /// A cell of Q̃ₕ or K̃ₕ: one column of a pair of Qₕ's (or Kₕ's) row turned by the row's
+    /// angle for that pair: `a·cos φ − b·sin φ` for the pair's first column, `a·sin φ + b·cos φ`
+    /// for its second, with `a` and `b` the pair's first and second values.
+    Rotate {
+        /// Qₕ or Kₕ.
+        of: MatrixId,
+        /// The pair's first column and its value.
+        first: (usize, f64),
+        /// The pair's second column and its value.
+        second: (usize, f64),
+        /// Whether this cell is the pair's first column.
+        is_first: bool,
+        /// Which pair, from 0: it turns by `θ^(−2·pair/d_k)` a position.
+        pair: usize,
+        /// The row's 0-based position.
+        position: usize,
+        /// The turn: position · θ^(−2·pair/d_k), in radians.
+        angle: f64,
+        /// The rotary settings.
+        rope: Rope,
+        /// The head width d_k.
+        head_dim: usize,
+    },
     /// A cell of Sₕ: `Σ_m Qₕ[i, m] · Kₕ[j, m]`.
     Score {
         /// `(Qₕ[i, m], Kₕ[j, m])` for every m.
@@ -132,7 +156,9 @@ pub enum Computation {
     Mask {
         /// Whether the causal mask is on.
         causal: bool,
-        /// Whether this cell is hidden (mask on, j > i).
+        /// The sliding window, under the causal mask.
+        window: Option<usize>,
+        /// Whether this cell is hidden (mask on and j > i, or j ≤ i − W).
         hidden: bool,
     },
     /// A cell of Aₕ: `exp((Mₕ[i, j] − max) / T) / Σ_j′ exp((Mₕ[i, j′] − max) / T)`.
@@ -249,15 +275,21 @@ pub fn cell_work(trace: &Trace, matrix: MatrixId, row: usize, col: usize) -> Opt
         MatrixId::Output => projection(trace, MatrixId::Concat, WeightName::O, i, c)?,
         MatrixId::Head(h, m) => match m {
             HeadMatrix::Q | HeadMatrix::K | HeadMatrix::V => split(trace, h, m, i, c)?,
+            HeadMatrix::QRope | HeadMatrix::KRope => rotate(trace, h, m, i, c)?,
             HeadMatrix::KTransposed => (
                 Computation::Transposed,
                 vec![Operand::cell(MatrixId::Head(h, HeadMatrix::K), c, i)],
+            ),
+            HeadMatrix::KRopeTransposed => (
+                Computation::Transposed,
+                vec![Operand::cell(MatrixId::Head(h, HeadMatrix::KRope), c, i)],
             ),
             HeadMatrix::Scores => score(trace, h, i, c)?,
             HeadMatrix::Scaled => scale(trace, h, i, c)?,
             HeadMatrix::Masked => (
                 Computation::Mask {
                     causal: trace.config.causal,
+                    window: trace.config.mask().window,
                     hidden: trace.config.mask().hides(i, c),
                 },
                 vec![Operand::cell(MatrixId::Head(h, HeadMatrix::Scaled), i, c)],
@@ -474,18 +506,57 @@ fn split(trace: &Trace, h: usize, m: HeadMatrix, i: usize, c: usize) -> Option<W
     ))
 }
 
+fn rotate(trace: &Trace, h: usize, m: HeadMatrix, i: usize, c: usize) -> Option<Work> {
+    let rope = trace.config.rope?;
+    let head = trace.heads.get(h)?;
+    let (of, unturned) = match m {
+        HeadMatrix::QRope => (HeadMatrix::Q, &head.q),
+        _ => (HeadMatrix::K, &head.k),
+    };
+    let d_k = unturned.ncols();
+    let pair = (0..d_k / 2).find(|&p| {
+        let (a, b) = rope.pairing.columns(p, d_k);
+        a == c || b == c
+    })?;
+    let (a, b) = rope.pairing.columns(pair, d_k);
+    let of = MatrixId::Head(h, of);
+    Some((
+        Computation::Rotate {
+            of,
+            first: (a, at(unturned, i, a)?),
+            second: (b, at(unturned, i, b)?),
+            is_first: c == a,
+            pair,
+            position: i,
+            angle: rope.angle(i, pair, d_k),
+            rope,
+            head_dim: d_k,
+        },
+        vec![Operand::cell(of, i, a), Operand::cell(of, i, b)],
+    ))
+}
+
 fn score(trace: &Trace, h: usize, i: usize, j: usize) -> Option<Work> {
     let head = trace.heads.get(h)?;
     let (q, k) = (head.q_scored(), head.k_scored());
+    // With rotary positions the scores read the turned rows.
+    let (q_read, k_read, kt_read) = match trace.config.rope {
+        Some(_) => (
+            HeadMatrix::QRope,
+            HeadMatrix::KRope,
+            HeadMatrix::KRopeTransposed,
+        ),
+        None => (HeadMatrix::Q, HeadMatrix::K, HeadMatrix::KTransposed),
+    };
     let terms = (0..q.ncols())
         .map(|m| Some((at(q, i, m)?, at(k, j, m)?)))
         .collect::<Option<Vec<_>>>()?;
     Some((
         Computation::Score { terms },
         vec![
-            Operand::row(MatrixId::Head(h, HeadMatrix::Q), i),
-            Operand::row(MatrixId::Head(h, HeadMatrix::K), j),
-            Operand::col(MatrixId::Head(h, HeadMatrix::KTransposed), j),
+            Operand::row(MatrixId::Head(h, q_read), i),
+            Operand::row(MatrixId::Head(h, k_read), j),
+            Operand::col(MatrixId::Head(h, kt_read), j),
         ],
     ))
 }

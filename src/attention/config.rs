@@ -1,6 +1,7 @@
 use super::choices::{Activation, Norm};
 use super::error::AttentionError;
 use super::rope::Rope;
+use super::stage::Order;
 use std::fmt;
 use std::ops::{Range, RangeInclusive};
 use std::str::FromStr;
@@ -301,9 +302,19 @@ pub struct Wiring {
     pub block: Option<Norm>,
     /// The block's non-linearity (unused without a block).
     pub activation: Activation,
+    /// Rotary positions turn Qₕ and Kₕ after the split.
+    pub rope: bool,
 }
 
 impl Wiring {
+    /// What decides the stages shown: the block's norm placement and rotary positions.
+    pub fn order(&self) -> Order {
+        Order {
+            block: self.block,
+            rope: self.rope,
+        }
+    }
+
     /// The queries' input symbol: `N₁` in a pre-norm block, else `X`.
     pub fn query_input(&self) -> &'static str {
         if self.block == Some(Norm::Pre) {

@@ -80,6 +80,7 @@ impl Inputs {
                 .as_ref()
                 .map(|b| b.activation)
                 .unwrap_or_default(),
+            rope: self.config.rope.is_some(),
         }
     }
 
@@ -324,6 +325,7 @@ impl Trace {
                 .as_ref()
                 .map(|b| b.activation)
                 .unwrap_or_default(),
+            rope: self.config.rope.is_some(),
         }
     }
 
@@ -341,7 +343,7 @@ impl Trace {
 
     /// The stages shown for this trace, in order.
     pub fn stages(&self) -> &'static [Stage] {
-        Stage::sequence(self.norm())
+        Stage::sequence(self.wiring().order())
     }
 
     /// What the queries are computed from: X, or N₁ in a pre-norm block.

@@ -17,6 +17,12 @@ pub enum HeadMatrix {
     K,
     /// Kₕᵀ: rows are head dimensions, columns are key tokens. (head_dim, seq_len)
     KTransposed,
+    /// Q̃ₕ, Qₕ turned by rotary positions. (seq_len, head_dim)
+    QRope,
+    /// K̃ₕ, Kₕ turned by rotary positions. (seq_len, head_dim)
+    KRope,
+    /// K̃ₕᵀ, what the scores read with rotary positions. (head_dim, seq_len)
+    KRopeTransposed,
     /// Vₕ, the head's columns of V. (seq_len, head_dim)
     V,
     /// Sₕ = Qₕ·Kₕᵀ. (seq_len, seq_len)
@@ -33,10 +39,13 @@ pub enum HeadMatrix {
 
 impl HeadMatrix {
     /// All of them, in the order the stages compute them.
-    pub const ALL: [HeadMatrix; 9] = [
+    pub const ALL: [HeadMatrix; 12] = [
         Self::Q,
         Self::K,
         Self::KTransposed,
+        Self::QRope,
+        Self::KRope,
+        Self::KRopeTransposed,
         Self::V,
         Self::Scores,
         Self::Scaled,
@@ -178,8 +187,20 @@ impl MatrixId {
             Self::K,
             Self::V,
         ]);
+        let turned = |m: &HeadMatrix| {
+            matches!(
+                m,
+                HeadMatrix::QRope | HeadMatrix::KRope | HeadMatrix::KRopeTransposed
+            )
+        };
+        let rope = trace.config.rope.is_some();
         for h in 0..trace.heads.len() {
-            all.extend(HeadMatrix::ALL.map(|m| Self::Head(h, m)));
+            all.extend(
+                HeadMatrix::ALL
+                    .iter()
+                    .filter(|m| rope || !turned(m))
+                    .map(|m| Self::Head(h, *m)),
+            );
         }
         all.extend([Self::Concat, Self::Weight(WeightName::O), Self::Output]);
         if trace.block.is_some() {
@@ -217,7 +238,10 @@ impl MatrixId {
             Self::Weight(_) | Self::Q | Self::K | Self::V => Stage::Projection,
             Self::Head(_, m) => match m {
                 HeadMatrix::Q | HeadMatrix::K | HeadMatrix::V => Stage::SplitHeads,
-                HeadMatrix::KTransposed | HeadMatrix::Scores => Stage::Scores,
+                HeadMatrix::QRope | HeadMatrix::KRope => Stage::Rotary,
+                HeadMatrix::KTransposed | HeadMatrix::KRopeTransposed | HeadMatrix::Scores => {
+                    Stage::Scores
+                }
                 HeadMatrix::Scaled => Stage::Scale,
                 HeadMatrix::Masked => Stage::Mask,
                 HeadMatrix::Weights => Stage::Softmax,
@@ -266,7 +290,7 @@ impl MatrixId {
         }
     }
 
-    /// The matrix as the trace keeps it (Kₕᵀ is kept as Kₕ).
+    /// The matrix as the trace keeps it (Kₕᵀ is kept as Kₕ, K̃ₕᵀ as K̃ₕ).
     pub(super) fn stored<'t>(&self, trace: &'t Trace) -> Option<&'t Matrix> {
         Some(match self {
             Self::Embeddings => &trace.embeddings,
@@ -281,6 +305,8 @@ impl MatrixId {
                 match m {
                     HeadMatrix::Q => &head.q,
                     HeadMatrix::K | HeadMatrix::KTransposed => &head.k,
+                    HeadMatrix::QRope => head.q_rope.as_ref()?,
+                    HeadMatrix::KRope | HeadMatrix::KRopeTransposed => head.k_rope.as_ref()?,
                     HeadMatrix::V => &head.v,
                     HeadMatrix::Scores => &head.scores,
                     HeadMatrix::Scaled => &head.scaled,
@@ -301,7 +327,10 @@ impl MatrixId {
     }
 
     fn is_transposed(&self) -> bool {
-        matches!(self, Self::Head(_, HeadMatrix::KTransposed))
+        matches!(
+            self,
+            Self::Head(_, HeadMatrix::KTransposed | HeadMatrix::KRopeTransposed)
+        )
     }
 }
 

@@ -42,11 +42,17 @@ pub enum Parameter {
     DFf,
     /// The block's activation.
     Activation,
+    /// Rotary positions: on or off, θ and the pairing.
+    Rope,
+    /// The number of key/value heads.
+    KvHeads,
+    /// The sliding window.
+    Window,
 }
 
 /// One matrix of each kind, in stage order; a head stands for every head, since each head
 /// depends on the parameters in the same way.
-const REPRESENTATIVES: [MatrixId; 31] = [
+const REPRESENTATIVES: [MatrixId; 34] = [
     MatrixId::Embeddings,
     MatrixId::Positional,
     MatrixId::X,
@@ -63,6 +69,9 @@ const REPRESENTATIVES: [MatrixId; 31] = [
     MatrixId::Head(0, HeadMatrix::K),
     MatrixId::Head(0, HeadMatrix::V),
     MatrixId::Head(0, HeadMatrix::KTransposed),
+    MatrixId::Head(0, HeadMatrix::QRope),
+    MatrixId::Head(0, HeadMatrix::KRope),
+    MatrixId::Head(0, HeadMatrix::KRopeTransposed),
     MatrixId::Head(0, HeadMatrix::Scores),
     MatrixId::Head(0, HeadMatrix::Scaled),
     MatrixId::Head(0, HeadMatrix::Masked),
@@ -138,6 +147,8 @@ impl Stage {
             Self::Input => false,
             Self::Projection => matrix == query_input(wiring) || matrix == key_input(wiring),
             Self::SplitHeads => matches!(matrix, MatrixId::Q | MatrixId::K | MatrixId::V),
+            Self::Rotary => matches!(matrix, MatrixId::Head(0, H::Q | H::K)),
+            Self::Scores if wiring.rope => matches!(matrix, MatrixId::Head(0, H::QRope)),
             Self::Scores => matrix == MatrixId::Head(0, H::Q),
             Self::Scale => matrix == MatrixId::Head(0, H::Scores),
             Self::Mask => matrix == MatrixId::Head(0, H::Scaled),
@@ -228,18 +239,21 @@ impl MatrixId {
             Self::Weight(w) => is(P::Weight(w)),
             Self::BlockParam(p) => is(P::Block(p)) || (p.is_ffn() && is(P::DFf)),
             Self::Q => on(query_input(wiring)) || is(P::Weight(WeightName::Q)),
-            Self::K => on(key_input(wiring)) || is(P::Weight(WeightName::K)),
-            Self::V => on(key_input(wiring)) || is(P::Weight(WeightName::V)),
+            Self::K => on(key_input(wiring)) || is(P::Weight(WeightName::K)) || is(P::KvHeads),
+            Self::V => on(key_input(wiring)) || is(P::Weight(WeightName::V)) || is(P::KvHeads),
             Self::Head(h, m) => {
                 let head = |m: H| on(Self::Head(h, m));
                 match m {
                     H::Q => on(Self::Q) || is(P::Heads),
-                    H::K | H::KTransposed => on(Self::K) || is(P::Heads),
-                    H::V => on(Self::V) || is(P::Heads),
+                    H::K | H::KTransposed => on(Self::K) || is(P::Heads) || is(P::KvHeads),
+                    H::V => on(Self::V) || is(P::Heads) || is(P::KvHeads),
+                    H::QRope => head(H::Q) || is(P::Rope),
+                    H::KRope => head(H::K) || is(P::Rope),
+                    H::KRopeTransposed => head(H::KRope),
                     // The number of columns is the number of queries' tokens.
-                    H::Scores => head(H::Q) || head(H::K),
+                    H::Scores => head(H::QRope) || head(H::KRope),
                     H::Scaled => head(H::Scores) || is(P::Scale),
-                    H::Masked => head(H::Scaled) || is(P::Causal),
+                    H::Masked => head(H::Scaled) || is(P::Causal) || is(P::Window),
                     H::Weights => head(H::Masked) || is(P::Temperature),
                     H::Context => head(H::Weights) || head(H::V),
                 }
@@ -294,12 +308,13 @@ mod tests {
         cross: false,
         block: None,
         activation: crate::attention::Activation::Relu,
+        rope: false,
     };
 
     fn numbers(p: Parameter) -> Vec<usize> {
         p.changed_stages(ALONE)
             .iter()
-            .map(|s| s.index() + 1)
+            .map(|s| s.position(ALONE.order()).unwrap_or(0) + 1)
             .collect()
     }
 

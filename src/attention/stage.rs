@@ -15,6 +15,8 @@ pub enum Stage {
     Projection,
     /// Q, K and V cut into one slice of columns per head.
     SplitHeads,
+    /// Each head's Qₕ and Kₕ turned by rotary positions (only with them).
+    Rotary,
     /// Raw scores: every query dotted with every key.
     Scores,
     /// Scores divided by √d_k.
@@ -75,6 +77,24 @@ const ATTENTION: [Stage; 10] = [
     Stage::OutputProjection,
 ];
 
+/// Attention with rotary positions: the turn follows the split.
+const ATTENTION_ROPE: [Stage; 11] = join(
+    ATTENTION.split_at(3).0,
+    &[Stage::Rotary],
+    ATTENTION.split_at(3).1,
+);
+
+/// The stages of the block alone, after attention's.
+const BLOCK_ONLY: [Stage; 7] = [
+    Stage::Residual1,
+    Stage::Norm1,
+    Stage::Hidden,
+    Stage::Activation,
+    Stage::FeedForward,
+    Stage::Residual2,
+    Stage::Norm2,
+];
+
 /// The backward stages, in the order the gradient flows: from the loss back to the weights and
 /// the embeddings. They follow the forward stages whatever the block.
 const BACKWARD: [Stage; 8] = [
@@ -117,6 +137,34 @@ const PRE_NORM: [Stage; 17] = join(
     ],
 );
 
+/// A post-norm block with rotary positions.
+const POST_NORM_ROPE: [Stage; 18] = join(&ATTENTION_ROPE, &BLOCK_ONLY, &[]);
+
+/// A pre-norm block with rotary positions.
+const PRE_NORM_ROPE: [Stage; 18] = join(
+    PRE_NORM.split_at(4).0,
+    &[Stage::Rotary],
+    PRE_NORM.split_at(4).1,
+);
+
+/// Every stage in the order they came to the app: see [`Stage::index`].
+const STABLE: [Stage; 26] = join(&POST_NORM, &BACKWARD, &[Stage::Rotary]);
+
+/// What decides which stages are shown: the block's norm placement and rotary positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Order {
+    /// Where the block's norms sit; `None` without a block.
+    pub block: Option<Norm>,
+    /// Rotary positions add the turn after the split.
+    pub rope: bool,
+}
+
+impl From<Option<Norm>> for Order {
+    fn from(block: Option<Norm>) -> Self {
+        Self { block, rope: false }
+    }
+}
+
 /// `a`, `b` and `c` one after the other; their lengths must add up to `N` (checked when the
 /// crate compiles).
 const fn join<const N: usize>(a: &[Stage], b: &[Stage], c: &[Stage]) -> [Stage; N] {
@@ -141,48 +189,55 @@ impl Stage {
     pub const ALL: [Stage; 10] = ATTENTION;
 
     /// Every forward stage there is, attention's first.
-    pub const FORWARD: [Stage; 17] = POST_NORM;
+    pub const FORWARD: [Stage; 18] = POST_NORM_ROPE;
 
     /// Every stage there is: the forward ones, attention's first, then the backward ones.
-    pub const EVERY: [Stage; 25] = join(&POST_NORM, &BACKWARD, &[]);
+    pub const EVERY: [Stage; 26] = join(&POST_NORM_ROPE, &BACKWARD, &[]);
 
     /// The backward stages, from the loss back to the embeddings.
     pub const BACKWARD: [Stage; 8] = BACKWARD;
 
     /// The forward stages shown, in order: attention alone without a block (`None`), else the
     /// block's stages in the order of its norm.
-    pub fn sequence(block: Option<Norm>) -> &'static [Stage] {
-        match block {
-            None => &ATTENTION,
-            Some(Norm::Post) => &POST_NORM,
-            Some(Norm::Pre) => &PRE_NORM,
+    /// With rotary positions, the turn follows the split.
+    pub fn sequence(order: impl Into<Order>) -> &'static [Stage] {
+        let order = order.into();
+        match (order.block, order.rope) {
+            (None, false) => &ATTENTION,
+            (Some(Norm::Post), false) => &POST_NORM,
+            (Some(Norm::Pre), false) => &PRE_NORM,
+            (None, true) => &ATTENTION_ROPE,
+            (Some(Norm::Post), true) => &POST_NORM_ROPE,
+            (Some(Norm::Pre), true) => &PRE_NORM_ROPE,
         }
     }
 
-    /// Every stage the stepper walks, in order: the forward stages of `sequence(block)`, then
+    /// Every stage the stepper walks, in order: the forward stages of `sequence(order)`, then
     /// the backward ones.
-    pub fn walk(block: Option<Norm>) -> impl Iterator<Item = Stage> {
-        Self::sequence(block).iter().chain(&BACKWARD).copied()
+    pub fn walk(order: impl Into<Order>) -> impl Iterator<Item = Stage> {
+        Self::sequence(order).iter().chain(&BACKWARD).copied()
     }
 
     /// Position in [`Stage::walk`], from 0; `None` when the stage is not shown.
-    pub fn position(self, block: Option<Norm>) -> Option<usize> {
-        Self::walk(block).position(|s| s == self)
+    pub fn position(self, order: impl Into<Order>) -> Option<usize> {
+        Self::walk(order).position(|s| s == self)
     }
 
     /// The next stage shown, if any: after the last forward stage, the first backward one.
-    pub fn next_in(self, block: Option<Norm>) -> Option<Stage> {
-        Self::walk(block).nth(self.position(block)? + 1)
+    pub fn next_in(self, order: impl Into<Order>) -> Option<Stage> {
+        let order = order.into();
+        Self::walk(order).nth(self.position(order)? + 1)
     }
 
     /// The previous stage shown, if any.
-    pub fn prev_in(self, block: Option<Norm>) -> Option<Stage> {
-        Self::walk(block).nth(self.position(block)?.checked_sub(1)?)
+    pub fn prev_in(self, order: impl Into<Order>) -> Option<Stage> {
+        let order = order.into();
+        Self::walk(order).nth(self.position(order)?.checked_sub(1)?)
     }
 
     /// Whether the stage belongs to the block rather than to attention.
     pub fn is_block(self) -> bool {
-        !self.is_backward() && self.index() >= ATTENTION.len()
+        BLOCK_ONLY.contains(&self)
     }
 
     /// Whether the stage walks the gradient back rather than the numbers forward.
@@ -195,9 +250,10 @@ impl Stage {
         BACKWARD.iter().position(|s| *s == self)
     }
 
-    /// Position in [`Stage::EVERY`], from 0: a fixed order, for maps and sorting.
+    /// A fixed number per stage, from 0, for maps and seeds: the stages in the order they came
+    /// to the app, the rotary stage last, so a stage added later moves no other stage's number.
     pub fn index(self) -> usize {
-        Self::EVERY.iter().position(|s| *s == self).unwrap_or(0)
+        STABLE.iter().position(|s| *s == self).unwrap_or(0)
     }
 
     /// The stage at `index` of [`Stage::ALL`], if there is one.
@@ -221,6 +277,7 @@ impl Stage {
             Self::Input => "input",
             Self::Projection => "projection",
             Self::SplitHeads => "split",
+            Self::Rotary => "rotary",
             Self::Scores => "scores",
             Self::Scale => "scale",
             Self::Mask => "mask",
@@ -256,6 +313,7 @@ impl Stage {
         matches!(
             self,
             Self::SplitHeads
+                | Self::Rotary
                 | Self::Scores
                 | Self::Scale
                 | Self::Mask
@@ -294,7 +352,21 @@ mod tests {
             let seq = Stage::sequence(Some(norm));
             let mut sorted = seq.to_vec();
             sorted.sort();
-            assert_eq!(sorted, Stage::FORWARD);
+            let mut forward = Stage::FORWARD.to_vec();
+            forward.retain(|s| *s != Stage::Rotary);
+            assert_eq!(sorted, forward);
+            let order = Order {
+                block: Some(norm),
+                rope: true,
+            };
+            let with_turn = Stage::sequence(order);
+            assert_eq!(with_turn.len(), seq.len() + 1);
+            let split = with_turn
+                .iter()
+                .position(|s| *s == Stage::SplitHeads)
+                .unwrap();
+            assert_eq!(with_turn[split + 1], Stage::Rotary);
+            assert_eq!(Stage::Rotary.next_in(order), Some(Stage::Scores));
             let mut stage = seq[0];
             while let Some(next) = stage.next_in(Some(norm)) {
                 assert_eq!(next.prev_in(Some(norm)), Some(stage));

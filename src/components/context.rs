@@ -120,7 +120,7 @@ pub struct UiContext {
     /// Whether the window is narrow (phones, small tablets): one column, stage first.
     pub narrow: RwSignal<bool>,
     /// Which stages are shown, by the block's norm (`None`: attention alone).
-    pub order: RwSignal<Option<crate::attention::Norm>>,
+    pub order: RwSignal<crate::attention::Order>,
     /// Whether keys and values come from a source sentence.
     pub cross: RwSignal<bool>,
     /// Whether the page is being printed: heatmaps are drawn light and sharp for paper.
@@ -161,9 +161,11 @@ impl UiContext {
     /// The wiring the stages follow (cross-attention and the block's norms), with the
     /// activation left at its default: what the stage rail and presenter mode's steps depend on.
     pub fn steps_wiring(&self) -> crate::attention::Wiring {
+        let order = self.order.get();
         crate::attention::Wiring {
             cross: self.cross.get(),
-            block: self.order.get(),
+            block: order.block,
+            rope: order.rope,
             ..Default::default()
         }
     }
@@ -297,7 +299,7 @@ pub fn provide_ui_context(forced_dark: Option<bool>, embed: bool, compact: bool)
         compact,
         embed,
         narrow,
-        order: RwSignal::new(None),
+        order: RwSignal::new(crate::attention::Order::default()),
         cross: RwSignal::new(false),
         printing: RwSignal::new(false),
         magnify: RwSignal::new(1.0),

@@ -5,7 +5,8 @@ use super::context::{backward_context, ui_context, BackwardContext, UiContext};
 use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::quiz::QuizContext;
 use super::training_panel::TrainingButtons;
-use crate::attention::{BackMatrix, LossKind, Norm, Stage, Wiring};
+use crate::attention::Order;
+use crate::attention::{BackMatrix, LossKind, Stage, Wiring};
 use crate::words::{back_label, projection_part_name, stage_name};
 use leptos::prelude::*;
 
@@ -69,8 +70,9 @@ pub fn presenter_step(
     stage: Stage,
     part: usize,
     parts: &dyn Fn(Stage) -> usize,
-    order: Option<Norm>,
+    order: impl Into<Order>,
 ) -> Option<(Stage, usize)> {
+    let order = order.into();
     if forward {
         if part + 1 < parts(stage) {
             return Some((stage, part + 1));
@@ -118,7 +120,8 @@ pub fn magnified(key: &str, magnify: f64) -> Option<f64> {
 }
 
 /// The stage Home (the first) or End (the last, backward) jumps to while presenting.
-pub fn jump_to(key: &str, order: Option<Norm>) -> Option<Stage> {
+pub fn jump_to(key: &str, order: impl Into<Order>) -> Option<Stage> {
+    let order = order.into();
     match key {
         "Home" => Some(Stage::Input),
         "End" => {
@@ -172,7 +175,7 @@ pub fn PresenterBar(
     let can_step = move |forward: bool| {
         let (s, n, wiring) = (stage.get(), n_heads.get(), ui.steps_wiring());
         let parts = move |x: Stage| parts_on_screen(x, n, wiring, backward);
-        presenter_step(forward, s, part(), &parts, wiring.block).is_some()
+        presenter_step(forward, s, part(), &parts, wiring.order()).is_some()
     };
     let first_step = move || !can_step(false);
     let last_step = move || !can_step(true) && !quiz.is_some_and(|q| q.hidden.get());
@@ -373,7 +376,7 @@ fn step_presentation(forward: bool, stepper: Stepper) {
         untrack(|| ui.part_of(from)),
         parts(from),
     );
-    if let Some((s, p)) = presenter_step(forward, from, part, &parts, wiring.block) {
+    if let Some((s, p)) = presenter_step(forward, from, part, &parts, wiring.order()) {
         // The part stepped to belongs to its stage; a stage of heads leaves none, so a stage
         // reached later by a link or Back opens at its first part.
         if has_parts(s) {
@@ -403,6 +406,7 @@ fn listen_before_the_page(event: &str, f: impl Fn(web_sys::KeyboardEvent) + 'sta
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attention::Norm;
 
     #[test]
     fn the_zoom_keys_step_by_a_quarter_and_come_back_to_the_fitted_size() {

@@ -5,9 +5,11 @@ use super::outline::model_outline;
 use crate::attention::{
     Activation, Config, Norm, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
+use crate::attention::{Pairing, Rope};
 use crate::plot::{parse_cell, CellError};
 use crate::state::Model;
 use crate::words::{activation_name, norm_name, scale_mode_label, setting_help, Setting};
+use crate::words::{kv_heads_label, pairing_label};
 use crate::words::{temperature_refusal, TemperatureProblem};
 use leptos::prelude::*;
 
@@ -116,7 +118,7 @@ pub fn Settings(
                     prop:value=move || config.get().n_heads.to_string()>
                     {move || {
                         let c = config.get();
-                        Config::valid_head_counts(c.d_model).into_iter().map(|h| view! {
+                        Model::head_counts(c.d_model, c.rope.is_some()).into_iter().map(|h| view! {
                             <option value=h.to_string() selected=c.n_heads == h>
                                 {format!("{h} (d_k = {})", c.d_model / h)}
                             </option>
@@ -181,8 +183,161 @@ pub fn Settings(
                     " Positional encoding"
                 </label>
             </div>
+            <TodaysAttention model />
             <BeyondOneLayer model />
         </section>
+    }
+}
+
+/// Rotary positions, shared key/value heads and the sliding window: the attention of today's
+/// models. A setting that cannot apply is disabled with the reason beside it, and keeps its
+/// value for when it can.
+#[component]
+fn TodaysAttention(
+    /// The model to update.
+    model: RwSignal<Model>,
+) -> impl IntoView {
+    let outline = model_outline(model);
+    let config = Memo::new(move |_| outline.with(|o| o.config));
+    let cross = Memo::new(move |_| outline.with(|o| o.cross));
+    let rope_error = RwSignal::new(None::<String>);
+    let kv_note = RwSignal::new(String::new());
+    let window_error = RwSignal::new(None::<String>);
+    let set_rope = move |rope: Option<Rope>| {
+        let mut result = Ok(());
+        model.update(|m| result = m.set_rope(rope));
+        rope_error.set(result.err().map(|e| e.to_string()));
+    };
+    let set_theta = move |ev| {
+        let text = event_target_value(&ev);
+        match parse_cell(&text) {
+            Ok(theta) => {
+                let pairing = config.get_untracked().rope.unwrap_or_default().pairing;
+                set_rope(Some(Rope { theta, pairing }));
+            }
+            Err(_) => rope_error.set(Some(format!(
+                "“{text}” is not a number: θ is a number greater than 1, like 10000."
+            ))),
+        }
+    };
+    let set_kv = move |ev| {
+        if let Ok(n) = event_target_value(&ev).parse::<usize>() {
+            let mut note = String::new();
+            model.update(|m| {
+                if let Ok(text) = m.set_kv_heads(n) {
+                    note = text;
+                }
+            });
+            kv_note.set(note);
+        }
+    };
+    let set_window = move |ev| {
+        let text = event_target_value(&ev);
+        let trimmed = text.trim();
+        let window = if trimmed.is_empty() || trimmed.eq_ignore_ascii_case("off") {
+            Ok(None)
+        } else {
+            trimmed
+                .parse::<usize>()
+                .ok()
+                .filter(|w| *w >= 1)
+                .map(Some)
+                .ok_or_else(|| {
+                    format!(
+                        "“{text}” is not a window: write a whole number of tokens, 1 or more, or leave it empty for none."
+                    )
+                })
+        };
+        match window {
+            Ok(w) => {
+                window_error.set(None);
+                model.update(|m| {
+                    let _ = m.set_window(w);
+                });
+            }
+            Err(message) => window_error.set(Some(message)),
+        }
+    };
+    view! {
+        <div class="settings-grid todays-attention" data-testid="todays-attention">
+            {setting_name(Setting::Rope, Some("rope"))}
+            <div>
+                <label class="toggle">
+                    <input id="rope" type="checkbox" data-testid="rope"
+                        prop:checked=move || config.get().rope.is_some()
+                        prop:disabled=move || cross.get()
+                        aria-describedby="help-rope rope-error"
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            set_rope(on.then(|| config.get_untracked().rope.unwrap_or_default()));
+                        } />
+                    " Turn Qₕ and Kₕ"
+                </label>
+                <div class="rope-options" hidden=move || config.get().rope.is_none()>
+                    <label for="rope-theta">"θ "</label>
+                    <input id="rope-theta" data-testid="rope-theta" type="text" inputmode="decimal" size="7"
+                        prop:value=move || config.get().rope.map(|r| r.theta.to_string()).unwrap_or_default()
+                        on:change=set_theta />
+                    <label for="rope-pairing">" pairing "</label>
+                    <select id="rope-pairing" data-testid="rope-pairing"
+                        prop:value=move || config.get().rope.unwrap_or_default().pairing.key().to_string()
+                        on:change=move |ev| {
+                            if let Some(pairing) = Pairing::from_key(&event_target_value(&ev)) {
+                                let theta = config.get_untracked().rope.unwrap_or_default().theta;
+                                set_rope(Some(Rope { theta, pairing }));
+                            }
+                        }>
+                        {Pairing::ALL.map(|p| view! {
+                            <option value=p.key() selected=move || config.get().rope.unwrap_or_default().pairing == p>
+                                {pairing_label(p)}
+                            </option>
+                        }).collect_view()}
+                    </select>
+                </div>
+                <p class="setting-note" hidden=move || !cross.get()>
+                    "Resting while attending to another sentence: rotary positions compare positions within one sentence."
+                </p>
+                <p id="rope-error" class="error" role="alert" data-testid="rope-error">
+                    {move || rope_error.get()}
+                </p>
+            </div>
+
+            {setting_name(Setting::KvHeads, Some("kv-heads"))}
+            <div>
+                <select id="kv-heads" data-testid="kv-heads" on:change=set_kv
+                    aria-describedby="help-kv-heads kv-note"
+                    prop:value=move || config.get().n_kv_heads().to_string()>
+                    {move || {
+                        let c = config.get();
+                        (1..=c.n_heads).filter(|g| c.n_heads.is_multiple_of(*g)).map(|g| view! {
+                            <option value=g.to_string() selected=c.n_kv_heads() == g>
+                                {kv_heads_label(g, c.n_heads)}
+                            </option>
+                        }).collect_view()
+                    }}
+                </select>
+                <p id="kv-note" class="setting-note" data-testid="kv-note" aria-live="polite">
+                    {move || kv_note.get()}
+                </p>
+            </div>
+
+            {setting_name(Setting::Window, Some("window"))}
+            <div>
+                <input id="window" data-testid="window" type="text" inputmode="numeric" size="4"
+                    placeholder="off"
+                    prop:value=move || config.get().window.map(|w| w.to_string()).unwrap_or_default()
+                    prop:disabled=move || !config.get().causal || cross.get()
+                    aria-invalid=move || window_error.with(|e| e.is_some().to_string())
+                    aria-describedby="help-window window-error window-reason"
+                    on:change=set_window />
+                <p id="window-reason" class="setting-note" hidden=move || config.get().causal && !cross.get()>
+                    "Needs the causal mask: a window narrows what the mask lets a token see."
+                </p>
+                <p id="window-error" class="error" role="alert" data-testid="window-error">
+                    {move || window_error.get()}
+                </p>
+            </div>
+        </div>
     }
 }
 

@@ -26,7 +26,7 @@ pub fn StageRail(
     let marked = move |s: Stage| unseen.with(|u| u.is_marked(s));
     let order = ui_context().order;
     // One button per stage; the backward stages are numbered among themselves.
-    let button = move |s: Stage, o: Option<crate::attention::Norm>| {
+    let button = move |s: Stage, o: crate::attention::Order| {
         // A memo per stage: an edit that leaves a stage's mark as it was touches nothing of
         // its button.
         let marked = Memo::new(move |_| marked(s));
@@ -94,7 +94,7 @@ pub fn StageRail(
         });
     });
     view! {
-        <nav class="rail" class:many=move || order.get().is_some() aria-label="Stages">
+        <nav class="rail" class:many=move || order.get().block.is_some() aria-label="Stages">
             <ol data-testid="rail-forward" node_ref=forward_list>
                 {move || {
                     let o = order.get();

@@ -874,6 +874,7 @@ mod tests {
         cross: false,
         block: None,
         activation: crate::attention::Activation::Relu,
+        rope: false,
     };
     use crate::attention::{forward, Config, Init, Inputs, ScaleMode, Weights};
     use crate::formats::scenario::Scenario;

@@ -3,6 +3,7 @@
 
 use super::matrices::label;
 use super::stages::{ffn_input, norm_inputs, residual_2_input, stage_name};
+use crate::attention::Order;
 use crate::attention::{
     BlockMatrix, BlockParam, HeadMatrix, MatrixId, Norm, Parameter, Stage, WeightName, Wiring,
 };
@@ -50,16 +51,19 @@ fn subject(p: Parameter) -> String {
         Parameter::Block(b) => b.label().into(),
         Parameter::DFf => "d_ff".into(),
         Parameter::Activation => "The activation".into(),
+        Parameter::Rope => "Rotary positions".into(),
+        Parameter::KvHeads => "The number of key/value heads".into(),
+        Parameter::Window => "The sliding window".into(),
     }
 }
 
 /// A stage by number and name: `stage 2 (Projections Q, K, V)`.
-fn stage_ref(stage: Stage, block: Option<Norm>) -> String {
+fn stage_ref(stage: Stage, block: impl Into<Order>) -> String {
     format!("stage {} ({})", number(stage, block), stage_name(stage))
 }
 
 /// The stage's number among those shown, from 1.
-fn number(stage: Stage, block: Option<Norm>) -> usize {
+fn number(stage: Stage, block: impl Into<Order>) -> usize {
     stage.position(block).unwrap_or(0) + 1
 }
 
@@ -73,7 +77,7 @@ pub fn edit_note(p: Parameter, next: Stage, wiring: Wiring) -> String {
         | Parameter::Block(_) => "is first used in",
         _ => "first matters in",
     };
-    let at = stage_ref(next, wiring.block);
+    let at = stage_ref(next, wiring.order());
     if next == p.first_stage(wiring) {
         format!("{} {verb} {at}.", subject(p))
     } else {
@@ -85,7 +89,7 @@ pub fn edit_note(p: Parameter, next: Stage, wiring: Wiring) -> String {
 }
 
 /// The button that goes to `stage` from the note.
-pub fn go_to_stage(stage: Stage, block: Option<Norm>) -> String {
+pub fn go_to_stage(stage: Stage, block: impl Into<Order>) -> String {
     format!("Go to stage {} →", number(stage, block))
 }
 
@@ -106,11 +110,17 @@ pub enum Setting {
     Cross,
     /// The transformer block around attention.
     Block,
+    /// Rotary positions on each head's queries and keys.
+    Rope,
+    /// Key/value heads shared by groups of query heads.
+    KvHeads,
+    /// The sliding window under the causal mask.
+    Window,
 }
 
 impl Setting {
     /// Every setting with help, in the panel's order.
-    pub const ALL: [Setting; 7] = [
+    pub const ALL: [Setting; 10] = [
         Self::DModel,
         Self::Heads,
         Self::DK,
@@ -118,6 +128,9 @@ impl Setting {
         Self::Temperature,
         Self::Cross,
         Self::Block,
+        Self::Rope,
+        Self::KvHeads,
+        Self::Window,
     ];
 
     /// A key for element ids and test ids.
@@ -130,6 +143,9 @@ impl Setting {
             Self::Temperature => "temperature",
             Self::Cross => "cross-switch",
             Self::Block => "block-switch",
+            Self::Rope => "rope",
+            Self::KvHeads => "kv-heads",
+            Self::Window => "window",
         }
     }
 
@@ -143,7 +159,32 @@ impl Setting {
             Self::Temperature => "Temperature",
             Self::Cross => "Attend to another sentence",
             Self::Block => "Show the whole block",
+            Self::Rope => "Rotary positions",
+            Self::KvHeads => "Key/value heads",
+            Self::Window => "Sliding window",
         }
+    }
+}
+
+/// A choice of the key/value heads menu: `2 (standard)`, `1 (multi-query)`.
+pub fn kv_heads_label(n_kv_heads: usize, n_heads: usize) -> String {
+    if n_kv_heads == n_heads {
+        format!("{n_kv_heads} (one per head)")
+    } else if n_kv_heads == 1 {
+        "1 (multi-query)".to_string()
+    } else {
+        format!(
+            "{n_kv_heads} (grouped-query, {} heads each)",
+            n_heads / n_kv_heads
+        )
+    }
+}
+
+/// A rotary pairing as the menu names it.
+pub fn pairing_label(p: crate::attention::Pairing) -> &'static str {
+    match p {
+        crate::attention::Pairing::Half => "half: i with i + d_k/2 (Hugging Face)",
+        crate::attention::Pairing::Interleaved => "interleaved: 2i with 2i + 1 (Meta)",
     }
 }
 
@@ -156,6 +197,9 @@ pub fn setting_help(setting: Setting) -> &'static str {
         Setting::Scale => "Scale: what the scores are divided by before the mask and the softmax; √d_k is the formula of the paper.",
         Setting::Temperature => "Temperature T: the softmax reads the scores divided by T, so above 1 the weights spread out and below 1 they sharpen.",
         Setting::Cross => "Attend to another sentence: cross-attention. In the Transformer, each decoder layer runs masked self-attention over its own sentence, then cross-attention, whose queries come from that sentence and whose keys and values come from the encoder's output. Here your sentence gives the queries, and the source sentence, embedded like yours, stands in for the encoder's output. The weights then show a soft alignment: which source tokens each of your tokens draws on.",
+        Setting::Rope => "Rotary positions (RoPE, as in Llama, Mistral and Qwen): after the split, each head's queries and keys are turned pair by pair by angles that grow with the token's position, θ^(−2i/d_k) radians a position for pair i, so a score depends on how far apart its two tokens are. The values are not turned. The pairing says which columns turn together: half (i with i + d_k/2, Hugging Face) or interleaved (2i with 2i + 1, Meta's Llama code).",
+        Setting::KvHeads => "Key/value heads: how many heads of keys and values there are. With fewer than the query heads, each is shared by a group of query heads in a row (grouped-query attention; 1 is multi-query attention), so K, V, W_k and W_v, and a decoder's KV cache, get narrower.",
+        Setting::Window => "Sliding window W (with the causal mask): each token sees itself and the W − 1 tokens before it; keys further back get −∞ like later ones. Off lets a token see every earlier token.",
         Setting::Block => "Show the whole block: attention is followed by a feed-forward network, the two sub-layers of the block shown (a decoder layer that attends to a source sentence has a third, masked self-attention, first; the app leaves it out). Each sub-layer adds its output to the residual stream, the running row per token that starts as X, with LayerNorms after each sum (post-norm) or before each sub-layer (pre-norm).",
     }
 }
@@ -250,6 +294,16 @@ pub fn matrix_help(matrix: MatrixId, w: Wiring) -> String {
                     of(HeadMatrix::Q)
                 ),
                 HeadMatrix::V => format!("{me}: head {n}'s values, its d_k columns of V."),
+                HeadMatrix::QRope => format!(
+                    "{me}: head {n}'s queries turned by rotary positions: row p's pair i turns by p·θ^(−2i/d_k) radians."
+                ),
+                HeadMatrix::KRope => format!(
+                    "{me}: head {n}'s keys turned by rotary positions, each row by its own position's angles."
+                ),
+                HeadMatrix::KRopeTransposed => format!(
+                    "{me}: head {n}'s turned keys on their side, so that {}·{me} compares every turned query with every turned key.",
+                    of(HeadMatrix::QRope)
+                ),
                 HeadMatrix::Scores => format!(
                     "{me} = {}·{}: head {n}'s raw scores, one per query (row) and key (column).",
                     of(HeadMatrix::Q),
@@ -425,6 +479,7 @@ mod tests {
             cross: false,
             block,
             activation: crate::attention::Activation::Relu,
+            rope: false,
         };
         assert_eq!(
             bias_1_note(wiring(Some(Norm::Post))),

@@ -122,12 +122,21 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
             "Causal mask".to_string(),
             if trace.source.is_some() {
                 "off: it belongs to self-attention, and the keys here are another sentence."
+                    .to_string()
+            } else if let (true, Some(w)) = (c.causal, c.window) {
+                format!(
+                    "on with a sliding window of W = {w}: each token attends only to itself and \
+                     the {} before it.",
+                    match w - 1 {
+                        1 => "1 token".to_string(),
+                        n => format!("{n} tokens"),
+                    }
+                )
             } else if c.causal {
-                "on, each token attends only to itself and the tokens before it."
+                "on, each token attends only to itself and the tokens before it.".to_string()
             } else {
-                "off, every token attends to every token."
-            }
-            .to_string(),
+                "off, every token attends to every token.".to_string()
+            },
         ),
         line(
             "Positional encoding".to_string(),
@@ -140,7 +149,11 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
                 } else {
                     "off"
                 },
-                word_order_after_switch(c.positional_encoding, c.causal, trace.source.is_some())
+                if c.rope.is_some() {
+                    super::settings::rotary_word_order_text(c.positional_encoding, c.causal)
+                } else {
+                    word_order_after_switch(c.positional_encoding, c.causal, trace.source.is_some())
+                }
             ),
         ),
         line(
@@ -167,6 +180,27 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
                 ),
             ),
         );
+    }
+    if let Some(rope) = c.rope {
+        lines.push(line(
+            "Rotary positions".to_string(),
+            format!(
+                "on, θ = {}, {} pairing: each head's queries and keys are turned by their positions after the split.",
+                super::number::format_value(rope.theta, 0),
+                rope.pairing.key()
+            ),
+        ));
+    }
+    if c.grouped() {
+        lines.push(line(
+            format!("{} key/value heads", c.n_kv_heads()),
+            format!(
+                "the {} query heads share them in groups of {}: K and V are {} columns wide.",
+                c.n_heads,
+                c.n_heads / c.n_kv_heads(),
+                c.kv_width()
+            ),
+        ));
     }
     if let Some(block) = &trace.block {
         lines.push(line(
@@ -316,6 +350,8 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
         | Stage::BackScores
         | Stage::BackProjection
         | Stage::BackInput => String::new(),
+        Stage::Rotary => rotary_note(trace),
+        Stage::SplitHeads if c.grouped() => grouped_note(trace),
         Stage::SplitHeads if c.n_heads == 1 => format!(
             "With one head, head 1 takes all {} columns, {}: Q₁ = Q, K₁ = K and V₁ = V.",
             c.d_model,
@@ -370,6 +406,17 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
         Stage::Mask if cross => format!(
             "The causal mask belongs to self-attention and is off: the keys are the source \
              sentence, known in full, so Mₕ equals Zₕ. {QUERY_KEY_NOTE}"
+        ),
+        Stage::Mask if c.causal && c.window.is_some() => format!(
+            "The mask is on with a sliding window of W = {w}: entries above the diagonal (the key \
+             comes after the query) and entries where the key is {w} or more tokens before the \
+             query (i − j ≥ {w}) are −∞, so each token sees itself and the {} before it. \
+             {QUERY_KEY_NOTE}",
+            match c.window.unwrap_or(1) - 1 {
+                1 => "1 token".to_string(),
+                n => format!("{n} tokens"),
+            },
+            w = c.window.unwrap_or(1)
         ),
         Stage::Mask if c.causal && trace.seq_len() == 1 => {
             format!("The mask is on. {ONE_TOKEN_MASK} {QUERY_KEY_NOTE}")
@@ -579,6 +626,74 @@ pub fn matrix_caption(key: &str, head: Option<usize>, wiring: Wiring) -> String 
     format!("{description} {source}")
 }
 
+/// What the rotary stage's tables show: which columns pair up and how fast each pair turns.
+pub fn rotary_note(trace: &Trace) -> String {
+    let Some(rope) = trace.config.rope else {
+        return String::new();
+    };
+    let d_k = trace.head_dim();
+    let pairs = match rope.pairing {
+        crate::attention::Pairing::Half => {
+            "column i pairs with column i + d_k/2 (the “half” pairing of Hugging Face's rotate_half)"
+        }
+        crate::attention::Pairing::Interleaved => {
+            "column 2i pairs with column 2i + 1 (the “interleaved” pairing of Meta's Llama code)"
+        }
+    };
+    let speeds: Vec<String> = (0..d_k / 2)
+        .map(|i| {
+            format!(
+                "pair {i} turns {} rad a position",
+                super::number::format_value(rope.frequency(i, d_k), 4)
+            )
+        })
+        .collect();
+    format!(
+        "Rotary positions turn each head's queries and keys, never its values: in each row, {pairs}, \
+         and the pair at position p turns by p·θ^(−2i/d_k) radians with θ = {}: {}. The row at \
+         position 0 is not turned. A score Q̃ₕ[i]·K̃ₕ[j] then depends on the positions only \
+         through i − j.",
+        super::number::format_value(rope.theta, 0),
+        speeds.join(", ")
+    )
+}
+
+/// Which query heads share which key/value head's columns.
+pub fn grouped_note(trace: &Trace) -> String {
+    let c = &trace.config;
+    let d_k = trace.head_dim();
+    let groups: Vec<String> = (0..c.n_kv_heads())
+        .map(|g| {
+            let heads = c.query_heads(g);
+            let who = if heads.len() == 1 {
+                format!("head {}", heads.start + 1)
+            } else {
+                format!("heads {}–{}", heads.start + 1, heads.end)
+            };
+            format!(
+                "{who} read{} key/value head {} ({} of K and V)",
+                if heads.len() == 1 { "s" } else { "" },
+                g + 1,
+                columns(g * d_k..(g + 1) * d_k)
+            )
+        })
+        .collect();
+    let kind = if c.n_kv_heads() == 1 {
+        "multi-query attention"
+    } else {
+        "grouped-query attention"
+    };
+    format!(
+        "Each query head takes its own {d_k} columns of Q, but {} query heads share {} key/value \
+         heads ({kind}), in contiguous groups: {}. K and V are {} columns wide, not {}.",
+        c.n_heads,
+        c.n_kv_heads(),
+        groups.join("; "),
+        c.kv_width(),
+        c.d_model
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -680,6 +795,7 @@ mod tests {
             cross,
             block,
             activation: Activation::Relu,
+            rope: false,
         };
         let alone = wiring(false, None);
         assert_eq!(matrix_caption("q", None, alone), "queries X·W_q");

@@ -104,7 +104,7 @@ pub fn rows_are_keys(matrix: MatrixId) -> bool {
             | MatrixId::SourceEmbeddings
             | MatrixId::SourcePositional
             | MatrixId::SourceX
-            | MatrixId::Head(_, HeadMatrix::K | HeadMatrix::V)
+            | MatrixId::Head(_, HeadMatrix::K | HeadMatrix::V | HeadMatrix::KRope)
     )
 }
 
@@ -137,7 +137,9 @@ pub fn row_label(trace: &Trace, matrix: MatrixId, r: usize) -> String {
         MatrixId::Back(b) if back_is_weight(b) => dim(r),
         MatrixId::Back(b) if back_rows_are_keys(b, trace.source.is_some()) => key_token(trace, r),
         MatrixId::Back(_) => token(trace, r),
-        MatrixId::Head(h, HeadMatrix::KTransposed) => dim(h * trace.head_dim() + r),
+        MatrixId::Head(h, HeadMatrix::KTransposed | HeadMatrix::KRopeTransposed) => {
+            dim(trace.config.kv_head(h) * trace.head_dim() + r)
+        }
         MatrixId::BlockParam(BlockParam::W1) => dim(r),
         MatrixId::BlockParam(BlockParam::W2) => hidden_unit(r),
         MatrixId::BlockParam(p) => block_param_symbol(p).to_string(),
@@ -154,8 +156,14 @@ pub fn col_label(trace: &Trace, matrix: MatrixId, c: usize) -> String {
             h,
             HeadGrad::Context | HeadGrad::V | HeadGrad::Q | HeadGrad::K,
         )) => dim(h * trace.head_dim() + c),
-        MatrixId::Head(_, HeadMatrix::KTransposed) => key_token(trace, c),
+        MatrixId::Head(_, HeadMatrix::KTransposed | HeadMatrix::KRopeTransposed) => {
+            key_token(trace, c)
+        }
         MatrixId::Head(_, m) if head_panel(m).square => key_token(trace, c),
+        // Keys and values are their key/value head's columns.
+        MatrixId::Head(h, HeadMatrix::K | HeadMatrix::V | HeadMatrix::KRope) => {
+            dim(trace.config.kv_head(h) * trace.head_dim() + c)
+        }
         MatrixId::BlockParam(BlockParam::W1 | BlockParam::B1)
         | MatrixId::Block(BlockMatrix::Hidden | BlockMatrix::Activated) => hidden_unit(c),
         MatrixId::Head(h, _) => dim(h * trace.head_dim() + c),
@@ -188,6 +196,8 @@ pub fn cell_kind(matrix: MatrixId) -> &'static str {
         MatrixId::Weight(_) => "Weight",
         MatrixId::Q | MatrixId::Head(_, HeadMatrix::Q) => "Query",
         MatrixId::K | MatrixId::Head(_, HeadMatrix::K | HeadMatrix::KTransposed) => "Key",
+        MatrixId::Head(_, HeadMatrix::QRope) => "Turned query",
+        MatrixId::Head(_, HeadMatrix::KRope | HeadMatrix::KRopeTransposed) => "Turned key",
         MatrixId::V | MatrixId::Head(_, HeadMatrix::V) => "Value",
         MatrixId::Head(_, HeadMatrix::Scores) => "Score",
         MatrixId::Head(_, HeadMatrix::Scaled) => "Scaled score",

@@ -47,6 +47,25 @@ pub fn word_order_text(positional: bool, causal: bool) -> &'static str {
     }
 }
 
+/// What word order does with rotary positions on: X holds positions only when the added
+/// encoding is on too, and the queries and keys are turned by their positions after the split.
+pub fn rotary_word_order_text(positional: bool, causal: bool) -> &'static str {
+    match (positional, causal) {
+        (false, false) => {
+            "Rotary positions are on: X holds no positions, but after the split each head's queries and keys are turned by their token's position, so a score depends on how far apart its two tokens are."
+        }
+        (false, true) => {
+            "Rotary positions are on: X holds no positions, but after the split each head's queries and keys are turned by their token's position, so a score depends on how far apart its two tokens are; the causal mask lets each token see only itself and the tokens before it."
+        }
+        (true, false) => {
+            "Order shows twice here: positional encoding adds each position to X first, and rotary positions then turn each head's queries and keys by it after the split."
+        }
+        (true, true) => {
+            "Order shows three times here: positional encoding adds each position to X, rotary positions turn each head's queries and keys by it, and the causal mask lets each token see only itself and the tokens before it."
+        }
+    }
+}
+
 /// Whether word order shows in a cross-attention layer, where the causal mask is off: the
 /// queries come from the sentence, the keys and values from the source.
 pub fn cross_word_order_text(positional: bool) -> &'static str {

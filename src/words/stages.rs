@@ -8,6 +8,7 @@ mod notes;
 pub use explanation::{stage_explanation, PARAGRAPH_BREAK};
 pub use notes::{score_spreads, stage_note};
 
+use crate::attention::Order;
 use crate::attention::{Activation, Config, Norm, Outline, ScaleMode, Stage, Wiring};
 
 /// The name shown to people.
@@ -16,6 +17,7 @@ pub fn stage_name(stage: Stage) -> &'static str {
         Stage::Input => "Input X",
         Stage::Projection => "Projections Q, K, V",
         Stage::SplitHeads => "Split into heads",
+        Stage::Rotary => "Rotary positions Q̃ₕ, K̃ₕ",
         Stage::Scores => "Scores QₕKₕᵀ",
         Stage::Scale => "Scale the scores",
         Stage::Mask => "Causal mask",
@@ -52,6 +54,7 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
         Stage::Input => ("", "Input", " X"),
         Stage::Projection => ("Projections ", "Q, K, V", ""),
         Stage::SplitHeads => ("Split into ", "heads", ""),
+        Stage::Rotary => ("", "Rotary", " positions Q̃ₕ, K̃ₕ"),
         Stage::Scores => ("", "Scores", " QₕKₕᵀ"),
         Stage::Scale => ("", "Scale", " the scores"),
         Stage::Mask => ("Causal ", "mask", ""),
@@ -91,6 +94,18 @@ pub fn norm_name(n: Norm) -> &'static str {
 /// they depart from standard attention or switch the stage off.
 pub fn stage_title(stage: Stage, c: &Config, w: Wiring) -> String {
     match stage {
+        Stage::Scores if w.rope => "Scores Q̃ₕK̃ₕᵀ (rotary)".into(),
+        Stage::SplitHeads if c.grouped() && c.n_kv_heads() == 1 => {
+            "Split into heads (one shared K, V)".into()
+        }
+        Stage::SplitHeads if c.grouped() => format!(
+            "Split into heads ({} share {} K, V)",
+            c.n_heads,
+            c.n_kv_heads()
+        ),
+        Stage::Mask if c.causal && !w.cross && c.window.is_some() => {
+            format!("Causal mask, window W = {}", c.window.unwrap_or_default())
+        }
         Stage::Mask if w.cross => "Causal mask: off (cross-attention)".into(),
         Stage::Activation => format!("Activation: {}", activation_name(w.activation)),
         Stage::Scale => match c.scale {
@@ -126,7 +141,21 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
             q = w.query_input(),
             k = w.key_input()
         ),
+        Stage::SplitHeads if c.grouped() => format!(
+            "Qₕ = columns (h−1)·d_k + 1 … h·d_k of Q;  Kₕ, Vₕ = key/value head g's columns of K, V, g = ⌈h / {}⌉",
+            c.n_heads / c.n_kv_heads()
+        ),
         Stage::SplitHeads => "Qₕ = columns (h−1)·d_k + 1 … h·d_k of Q,  likewise Kₕ, Vₕ".into(),
+        Stage::Rotary => {
+            let pair = match c.rope.map(|r| r.pairing).unwrap_or_default() {
+                crate::attention::Pairing::Half => "(a, b) = columns (i, i + d_k/2)",
+                crate::attention::Pairing::Interleaved => "(a, b) = columns (2i, 2i + 1)",
+            };
+            format!(
+                "Q̃ₕ[p, a] = Qₕ[p, a]·cos φ − Qₕ[p, b]·sin φ,  Q̃ₕ[p, b] = Qₕ[p, a]·sin φ + Qₕ[p, b]·cos φ,  φ = p·θ^(−2i/d_k),  {pair};  likewise K̃ₕ"
+            )
+        }
+        Stage::Scores if w.rope => "Sₕ = Q̃ₕ·K̃ₕᵀ".into(),
         Stage::Scores => "Sₕ = Qₕ·Kₕᵀ".into(),
         Stage::Scale => match c.scale {
             ScaleMode::SqrtHeadDim => "Zₕ = Sₕ / √d_k".into(),
@@ -134,6 +163,10 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
             ScaleMode::SqrtSeqLen => "Zₕ = Sₕ / √seq_len".into(),
             ScaleMode::None => "Zₕ = Sₕ".into(),
         },
+        Stage::Mask if c.causal && !w.cross && c.window.is_some() => format!(
+            "Mₕ[i, j] = −∞ if j > i or i − j ≥ {}, else Zₕ[i, j]",
+            c.window.unwrap_or_default()
+        ),
         Stage::Mask if c.causal && !w.cross => "Mₕ[i, j] = −∞ if j > i, else Zₕ[i, j]".into(),
         Stage::Mask => "Mₕ = Zₕ".into(),
         Stage::Softmax if c.temperature != 1.0 => {
@@ -299,6 +332,18 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
                 )
             })
             .join(sep),
+        Stage::Rotary => format!(
+            "{}<mo>=</mo><mi>rot</mi><mo>(</mo>{}<mo>,</mo><mi>p</mi><mo>)</mo>{sep}{}<mo>=</mo><mi>rot</mi><mo>(</mo>{}<mo>,</mo><mi>p</mi><mo>)</mo>{sep}<mi>φ</mi><mo>=</mo><mi>p</mi><mo>·</mo><msup><mi>θ</mi><mrow><mo>−</mo><mn>2</mn><mi>i</mi><mo>/</mo>{dk}</mrow></msup>",
+            msub("Q̃", "h"),
+            msub("Q", "h"),
+            msub("K̃", "h"),
+            msub("K", "h")
+        ),
+        Stage::Scores if w.rope => format!(
+            "{}<mo>=</mo>{}<msubsup><mi>K̃</mi><mi>h</mi><mi>T</mi></msubsup>",
+            msub("S", "h"),
+            msub("Q̃", "h")
+        ),
         Stage::Scores => format!(
             "{}<mo>=</mo>{}<msubsup><mi>K</mi><mi>h</mi><mi>T</mi></msubsup>",
             msub("S", "h"),
@@ -317,6 +362,10 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
                 ScaleMode::None => format!("{z}<mo>=</mo>{s}"),
             }
         }
+        Stage::Mask if c.causal && !w.cross && c.window.is_some() => format!(
+            "<msub><mi>M</mi>{ij}</msub><mo>=</mo><mrow><mo>{{</mo><mtable><mtr><mtd><mo>−</mo><mi>∞</mi></mtd><mtd><mtext>if </mtext><mi>j</mi><mo>&gt;</mo><mi>i</mi><mtext> or </mtext><mi>i</mi><mo>−</mo><mi>j</mi><mo>≥</mo><mn>{}</mn></mtd></mtr><mtr><mtd><msub><mi>Z</mi>{ij}</msub></mtd><mtd><mtext>otherwise</mtext></mtd></mtr></mtable></mrow>",
+            c.window.unwrap_or_default()
+        ),
         Stage::Mask if c.causal && !w.cross => format!(
             "<msub><mi>M</mi>{ij}</msub><mo>=</mo><mrow><mo>{{</mo><mtable><mtr><mtd><mo>−</mo><mi>∞</mi></mtd><mtd><mtext>if </mtext><mi>j</mi><mo>&gt;</mo><mi>i</mi></mtd></mtr><mtr><mtd><msub><mi>Z</mi>{ij}</msub></mtd><mtd><mtext>otherwise</mtext></mtd></mtr></mtable></mrow>"
         ),
@@ -383,10 +432,11 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
 }
 
 /// Where the stage is among those shown: `Stage 3 of 10`, or `Backward 3 of 8`.
-pub fn stage_progress(stage: Stage, block: Option<Norm>) -> String {
+pub fn stage_progress(stage: Stage, block: impl Into<Order>) -> String {
     if stage.is_backward() {
         return super::backward::back_progress(stage);
     }
+    let block = block.into();
     let seq = Stage::sequence(block);
     format!(
         "Stage {} of {}",
@@ -412,13 +462,31 @@ pub fn shape_text(stage: Stage, outline: &Outline) -> String {
             "{q} ({s} × {d}) · W_q ({d} × {d}) = Q ({s} × {d}); X_src ({n} × {d}) · W_k, W_v = K, V (src_len × d_model = {n} × {d})",
             q = w.query_input()
         ),
+        Stage::Projection if c.grouped() => format!(
+            "{q} ({s} × {d}) · W_q ({d} × {d}) = Q ({rows}); · W_k, W_v ({d} × {kv}) = K, V ({s} × {kv})",
+            q = w.query_input(),
+            kv = c.kv_width()
+        ),
         Stage::Projection => format!(
             "{q} ({s} × {d}) · W ({d} × {d}) = Q, K, V ({rows})",
             q = w.query_input()
         ),
+        Stage::SplitHeads if c.grouped() => format!(
+            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {kv}) → {g} key/value heads × ({n} × {dk}), each read by {per} query heads",
+            kv = c.kv_width(),
+            g = c.n_kv_heads(),
+            per = n_heads / c.n_kv_heads()
+        ),
         Stage::SplitHeads => format!(
             "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {d}) → Kₕ, Vₕ ({n} × {dk})"
         ),
+        Stage::Rotary => format!(
+            "Qₕ ({s} × {dk}) → Q̃ₕ ({s} × {dk}); Kₕ ({n} × {dk}) → K̃ₕ ({n} × {dk}); {} pairs of columns a row",
+            dk / 2
+        ),
+        Stage::Scores if w.rope => {
+            format!("Q̃ₕ ({s} × {dk}) · K̃ₕᵀ ({dk} × {n}) = Sₕ (seq_len × {keys} = {s} × {n})")
+        }
         Stage::Scores => {
             format!("Qₕ ({s} × {dk}) · Kₕᵀ ({dk} × {n}) = Sₕ (seq_len × {keys} = {s} × {n})")
         }
@@ -459,6 +527,7 @@ mod tests {
         cross: false,
         block: None,
         activation: crate::attention::Activation::Relu,
+        rope: false,
     };
     use crate::attention::{forward, Config, Init, Inputs, Trace, Weights};
 

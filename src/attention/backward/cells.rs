@@ -54,6 +54,38 @@ pub enum BackComputation {
         /// The factors, in the order they are added.
         terms: Vec<(f64, f64)>,
     },
+    /// A cell of ∂L/∂Qₕ or ∂L/∂Kₕ with rotary positions: the turned rows' gradient turned back
+    /// by the same angle (a rotation's transpose): `a·cos φ + b·sin φ` for the pair's first
+    /// column, `−a·sin φ + b·cos φ` for its second, with `a` and `b` the pair's two cells of
+    /// ∂L/∂Q̃ₕ (or ∂L/∂K̃ₕ).
+    TurnBack {
+        /// ∂L/∂Q̃ₕ or ∂L/∂K̃ₕ.
+        from: BackMatrix,
+        /// The pair's first column and its gradient.
+        first: (usize, f64),
+        /// The pair's second column and its gradient.
+        second: (usize, f64),
+        /// Whether this cell is the pair's first column.
+        is_first: bool,
+        /// Which pair, from 0.
+        pair: usize,
+        /// The row's 0-based position.
+        position: usize,
+        /// The row's angle for the pair, in radians.
+        angle: f64,
+    },
+    /// A cell of ∂L/∂K or ∂L/∂V when query heads share key/value heads: the sum of the
+    /// gradients of every query head that read this key/value head's column.
+    GroupSum {
+        /// ∂L/∂Kₕ or ∂L/∂Vₕ.
+        grad: HeadGrad,
+        /// The key/value head, from 0.
+        kv_head: usize,
+        /// The column within a head.
+        column: usize,
+        /// `(query head, its ∂L/∂Kₕ[i, column])` for every query head of the group.
+        parts: Vec<(usize, f64)>,
+    },
     /// A copy of one cell of another gradient: a head's columns of a whole one, or back.
     Slice {
         /// The gradient the cell is copied from.
@@ -264,6 +296,32 @@ pub fn back_cell_work(
             )
         }
         BackMatrix::Head(h, m) => head_cell(trace, pass, h, m, i, c)?,
+        BackMatrix::K | BackMatrix::V if trace.config.grouped() => {
+            let hd = trace.head_dim().max(1);
+            let (kv_head, column) = (c / hd, c % hd);
+            let grad = if matrix == BackMatrix::K {
+                HeadGrad::K
+            } else {
+                HeadGrad::V
+            };
+            let heads = trace.config.query_heads(kv_head);
+            let parts = heads
+                .clone()
+                .map(|h| Some((h, BackMatrix::Head(h, grad).value(pass, i, column)?)))
+                .collect::<Option<Vec<_>>>()?;
+            let operands = heads
+                .map(|h| Operand::cell(back(BackMatrix::Head(h, grad)), i, column))
+                .collect();
+            (
+                BackComputation::GroupSum {
+                    grad,
+                    kv_head,
+                    column,
+                    parts,
+                },
+                operands,
+            )
+        }
         BackMatrix::Q | BackMatrix::K | BackMatrix::V => {
             let hd = trace.head_dim();
             let head = c / hd.max(1);
@@ -484,6 +542,41 @@ fn head_cell(
                 vec![Operand::cell(bk(HeadGrad::Masked), i, c)],
             )
         }
+        HeadGrad::QRope | HeadGrad::KRope if trace.config.rope.is_none() => return None,
+        HeadGrad::Q | HeadGrad::K if trace.config.rope.is_some() => {
+            let from = if m == HeadGrad::Q {
+                HeadGrad::QRope
+            } else {
+                HeadGrad::KRope
+            };
+            turn_back(trace, pass, h, from, i, c)?
+        }
+        HeadGrad::QRope => (
+            BackComputation::Product {
+                terms: pairs(
+                    head.k_scored().nrows(),
+                    |k| grads.d_scores[(i, k)],
+                    |k| head.k_scored()[(k, c)],
+                ),
+            },
+            vec![
+                Operand::row(bk(HeadGrad::Scores), i),
+                Operand::col(fwd(HeadMatrix::KRope), c),
+            ],
+        ),
+        HeadGrad::KRope => (
+            BackComputation::Product {
+                terms: pairs(
+                    head.q_scored().nrows(),
+                    |k| grads.d_scores[(k, i)],
+                    |k| head.q_scored()[(k, c)],
+                ),
+            },
+            vec![
+                Operand::col(bk(HeadGrad::Scores), i),
+                Operand::col(fwd(HeadMatrix::QRope), c),
+            ],
+        ),
         HeadGrad::Q => (
             BackComputation::Product {
                 terms: pairs(
@@ -511,6 +604,41 @@ fn head_cell(
             ],
         ),
     })
+}
+
+/// A cell of ∂L/∂Qₕ (or ∂L/∂Kₕ) turned back from ∂L/∂Q̃ₕ (or ∂L/∂K̃ₕ), `from`.
+fn turn_back(
+    trace: &Trace,
+    pass: &BackwardPass,
+    h: usize,
+    from: HeadGrad,
+    i: usize,
+    c: usize,
+) -> Option<Work> {
+    let rope = trace.config.rope?;
+    let d_k = trace.head_dim();
+    let turned = BackMatrix::Head(h, from).get(pass)?;
+    let pair = (0..d_k / 2).find(|&p| {
+        let (a, b) = rope.pairing.columns(p, d_k);
+        a == c || b == c
+    })?;
+    let (a, b) = rope.pairing.columns(pair, d_k);
+    let from = BackMatrix::Head(h, from);
+    Some((
+        BackComputation::TurnBack {
+            from,
+            first: (a, at(turned, i, a)?),
+            second: (b, at(turned, i, b)?),
+            is_first: c == a,
+            pair,
+            position: i,
+            angle: rope.angle(i, pair, d_k),
+        },
+        vec![
+            Operand::cell(back(from), i, a),
+            Operand::cell(back(from), i, b),
+        ],
+    ))
 }
 
 /// ∂L/∂in[i, r] for what the queries read (`source` false: X or N₁, and the keys' and values'

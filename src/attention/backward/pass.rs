@@ -67,6 +67,10 @@ pub enum HeadGrad {
     Masked,
     /// ∂L/∂Sₕ, the raw scores' gradient. (seq_len, n_keys)
     Scores,
+    /// ∂L/∂Q̃ₕ, the turned queries' gradient, with rotary positions. (seq_len, head_dim)
+    QRope,
+    /// ∂L/∂K̃ₕ, the turned keys' gradient, with rotary positions. (n_keys, head_dim)
+    KRope,
     /// ∂L/∂Qₕ. (seq_len, head_dim)
     Q,
     /// ∂L/∂Kₕ. (n_keys, head_dim)
@@ -75,12 +79,14 @@ pub enum HeadGrad {
 
 impl HeadGrad {
     /// All of them, in the order the gradient reaches them.
-    pub const ALL: [HeadGrad; 7] = [
+    pub const ALL: [HeadGrad; 9] = [
         Self::Context,
         Self::V,
         Self::Weights,
         Self::Masked,
         Self::Scores,
+        Self::QRope,
+        Self::KRope,
         Self::Q,
         Self::K,
     ];
@@ -93,6 +99,8 @@ impl HeadGrad {
             Self::Weights => "d_weights",
             Self::Masked => "d_masked",
             Self::Scores => "d_scores",
+            Self::QRope => "d_q_rope",
+            Self::KRope => "d_k_rope",
             Self::Q => "d_q",
             Self::K => "d_k",
         }
@@ -152,7 +160,9 @@ impl BackMatrix {
             Self::Head(_, HeadGrad::Context | HeadGrad::V) => Stage::BackWeightedSum,
             Self::Head(_, HeadGrad::Masked) => Stage::BackSoftmax,
             Self::Head(_, HeadGrad::Scores) => Stage::BackScale,
-            Self::Head(_, HeadGrad::Q | HeadGrad::K) => Stage::BackScores,
+            Self::Head(_, HeadGrad::Q | HeadGrad::K | HeadGrad::QRope | HeadGrad::KRope) => {
+                Stage::BackScores
+            }
             Self::Q | Self::K | Self::V | Self::WQ | Self::WK | Self::WV => Stage::BackProjection,
             Self::Norm1
             | Self::X
@@ -224,6 +234,8 @@ impl BackMatrix {
                     HeadGrad::Weights => Some(&head.d_weights),
                     HeadGrad::Masked => Some(&head.d_masked),
                     HeadGrad::Scores => Some(&head.d_scores),
+                    HeadGrad::QRope => head.d_q_rope.as_ref(),
+                    HeadGrad::KRope => head.d_k_rope.as_ref(),
                     HeadGrad::Q => Some(&head.d_q),
                     HeadGrad::K => Some(&head.d_k),
                 }
@@ -247,16 +259,20 @@ impl BackMatrix {
     /// matrix (a head that does not exist, N₁ outside pre-norm, the source's without one).
     pub fn shape(self, trace: &Trace) -> Option<(usize, usize)> {
         let (s, n, d) = (trace.seq_len(), trace.n_keys(), trace.config.d_model);
-        let hd = trace.head_dim();
+        let (hd, kv) = (trace.head_dim(), trace.config.kv_width());
+        let rope = trace.config.rope.is_some();
         let heads = trace.heads.len();
         Some(match self {
             Self::TargetPattern(h) | Self::Head(h, _) if h >= heads => return None,
             Self::TargetPattern(_)
             | Self::Head(_, HeadGrad::Weights | HeadGrad::Masked | HeadGrad::Scores) => (s, n),
-            Self::Head(_, HeadGrad::Context | HeadGrad::Q) => (s, hd),
-            Self::Head(_, HeadGrad::V | HeadGrad::K) => (n, hd),
-            Self::WO | Self::WQ | Self::WK | Self::WV => (d, d),
-            Self::K | Self::V | Self::ViaTarget => (n, d),
+            Self::Head(_, HeadGrad::QRope | HeadGrad::KRope) if !rope => return None,
+            Self::Head(_, HeadGrad::Context | HeadGrad::Q | HeadGrad::QRope) => (s, hd),
+            Self::Head(_, HeadGrad::V | HeadGrad::K | HeadGrad::KRope) => (n, hd),
+            Self::WO | Self::WQ => (d, d),
+            Self::WK | Self::WV => (d, kv),
+            Self::K | Self::V => (n, kv),
+            Self::ViaTarget => (n, d),
             Self::Norm1 if trace.norm() != Some(super::super::block::Norm::Pre) => return None,
             Self::SourceX | Self::SourceEmbeddings => (trace.source.as_ref()?.x.nrows(), d),
             Self::TaskTarget

@@ -465,7 +465,7 @@ pub fn HeatmapView(
                         let (shown, id) = (title.clone(), format!("panel-{scope}{name}"));
                         // The help names the inputs of the wiring on screen (N₁, X_src).
                         (move || {
-                            let wiring = Wiring { cross: ui.cross.get(), block: ui.order.get(), ..Wiring::default() };
+                            let wiring = Wiring { cross: ui.cross.get(), block: ui.order.get().block, rope: ui.order.get().rope, ..Wiring::default() };
                             let (shown, id) = (shown.clone(), id.clone());
                             view! {
                                 <Help id text=matrix_help(matrix, wiring) class="heatmap-title">{shown}</Help>

@@ -147,6 +147,32 @@ pub(super) fn backward_lines(
                 });
             }
         }
+        Stage::BackScores if wiring.rope => {
+            for &h in heads {
+                lines.push(Line {
+                    heading: heading(h),
+                    items: vec![
+                        given_back(BackMatrix::Head(h, HeadGrad::Scores)),
+                        op("·"),
+                        fwd(HeadMatrix::KRope, h),
+                        op("="),
+                        back(BackMatrix::Head(h, HeadGrad::QRope)),
+                        op("turn back →"),
+                        back(BackMatrix::Head(h, HeadGrad::Q)),
+                    ],
+                });
+                lines.push(Line {
+                    heading: None,
+                    items: vec![
+                        fwd(HeadMatrix::QRope, h),
+                        op("with ∂L/∂Sₕᵀ →"),
+                        back(BackMatrix::Head(h, HeadGrad::KRope)),
+                        op("turn back →"),
+                        back(BackMatrix::Head(h, HeadGrad::K)),
+                    ],
+                });
+            }
+        }
         Stage::BackScores => {
             for &h in heads {
                 lines.push(Line {

@@ -105,21 +105,59 @@ pub(super) fn stage_lines(
         })
         .collect(),
         Stage::SplitHeads => {
+            let config = trace.with_untracked(|t| t.config);
+            let n_kv = config.n_kv_heads();
+            let heading = if n_kv == n {
+                "Before: one band of columns per head".to_string()
+            } else {
+                format!("Before: {n} bands of Q, {n_kv} of K and V")
+            };
             let mut out = vec![Line {
-                heading: Some("Before: one band of columns per head".into()),
-                items: [MatrixId::Q, MatrixId::K, MatrixId::V]
-                    .map(|m| Item::Given(p.whole(m, n)))
+                heading: Some(heading),
+                items: [(MatrixId::Q, n), (MatrixId::K, n_kv), (MatrixId::V, n_kv)]
+                    .map(|(m, bands)| Item::Given(p.whole(m, bands)))
                     .into(),
             }];
-            out.extend(per_head(&|h| {
-                vec![
+            out.extend(heads.iter().map(|&h| {
+                let items = vec![
                     head(HeadMatrix::Q, h),
                     head(HeadMatrix::K, h),
                     head(HeadMatrix::V, h),
-                ]
+                ];
+                if config.grouped() {
+                    Line {
+                        heading: Some(format!(
+                            "Head {} · key/value head {}",
+                            h + 1,
+                            config.kv_head(h) + 1
+                        )),
+                        items,
+                    }
+                } else {
+                    head_line(h, items)
+                }
             }));
             out
         }
+        Stage::Rotary => per_head(&|h| {
+            vec![
+                given(HeadMatrix::Q, h),
+                op("turn by p·ω →"),
+                head(HeadMatrix::QRope, h),
+                given(HeadMatrix::K, h),
+                op("turn by p·ω →"),
+                head(HeadMatrix::KRope, h),
+            ]
+        }),
+        Stage::Scores if layout.rope => per_head(&|h| {
+            vec![
+                given(HeadMatrix::QRope, h),
+                op("·"),
+                given(HeadMatrix::KRopeTransposed, h),
+                op("="),
+                head(HeadMatrix::Scores, h),
+            ]
+        }),
         Stage::Scores => per_head(&|h| {
             vec![
                 given(HeadMatrix::Q, h),
@@ -298,6 +336,7 @@ fn block_lines(p: &Panels, trace: Memo<Trace>, s: Stage) -> Vec<Line> {
 pub(super) fn compare_line(p: &Panels, s: Stage, n: usize) -> Line {
     let m = match s {
         Stage::SplitHeads => HeadMatrix::Q,
+        Stage::Rotary => HeadMatrix::QRope,
         Stage::Scores => HeadMatrix::Scores,
         Stage::Scale => HeadMatrix::Scaled,
         Stage::Mask => HeadMatrix::Masked,

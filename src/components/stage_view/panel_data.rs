@@ -27,6 +27,10 @@ pub(super) struct Layout {
     pub cross: bool,
     /// The block's hidden width (0 without a block).
     pub d_ff: usize,
+    /// Rotary positions turn Qₕ and Kₕ before the scores.
+    pub rope: bool,
+    /// Key/value heads, shared by groups of query heads when fewer than `n_heads`.
+    pub n_kv_heads: usize,
 }
 
 impl Layout {
@@ -79,6 +83,8 @@ impl Panels {
                 positional: o.config.positional_encoding,
                 cross: o.wiring.cross,
                 d_ff: o.d_ff,
+                rope: o.config.rope.is_some(),
+                n_kv_heads: o.config.n_kv_heads(),
             })
         });
         // One colour scale per kind of matrix across the heads, so the heads compare.
@@ -268,10 +274,22 @@ impl Panels {
     /// Matrix `m` of head `h`, as the head table describes it.
     pub fn head(&self, m: HeadMatrix, h: usize) -> PanelData {
         let row = head_panel(m);
-        let hd = self.layout.get_untracked().head_dim();
-        let head_dims = Signal::derive(move || dims(h * hd..(h + 1) * hd));
+        let layout = self.layout.get_untracked();
+        let hd = layout.head_dim();
+        // Keys and values are their key/value head's columns.
+        let keys = matches!(
+            m,
+            HeadMatrix::K
+                | HeadMatrix::V
+                | HeadMatrix::KTransposed
+                | HeadMatrix::KRope
+                | HeadMatrix::KRopeTransposed
+        );
+        let group = (layout.n_heads / layout.n_kv_heads.max(1)).max(1);
+        let owner = if keys { h / group } else { h };
+        let head_dims = Signal::derive(move || dims(owner * hd..(owner + 1) * hd));
         let matrix = MatrixId::Head(h, m);
-        let transposed = m == HeadMatrix::KTransposed;
+        let transposed = matches!(m, HeadMatrix::KTransposed | HeadMatrix::KRopeTransposed);
         let palette = palette(row.values);
         PanelData {
             name: panel_name(matrix),
@@ -279,7 +297,7 @@ impl Panels {
             values: self.values(matrix),
             rows: if transposed {
                 head_dims
-            } else if matches!(m, HeadMatrix::K | HeadMatrix::V) {
+            } else if matches!(m, HeadMatrix::K | HeadMatrix::V | HeadMatrix::KRope) {
                 self.key_tokens
             } else {
                 self.tokens

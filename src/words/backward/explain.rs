@@ -160,6 +160,22 @@ fn product_formula(trace: &Trace, m: BackMatrix) -> Option<(String, (Shown, Show
                     ),
                     (G, F),
                 ),
+                HeadGrad::QRope => (
+                    format!(
+                        "{l}[i, m] = Σⱼ {}[i, j] · {}[j, m]",
+                        d(HeadGrad::Scores),
+                        sub("K̃")
+                    ),
+                    (G, F),
+                ),
+                HeadGrad::KRope => (
+                    format!(
+                        "{l}[j, m] = Σᵢ {}[i, j] · {}[i, m]",
+                        d(HeadGrad::Scores),
+                        sub("Q̃")
+                    ),
+                    (G, F),
+                ),
                 _ => return None,
             }
         }
@@ -173,6 +189,8 @@ fn head_matrix(symbol: &str) -> crate::attention::HeadMatrix {
         "A" => H::Weights,
         "V" => H::V,
         "K" => H::K,
+        "K̃" => H::KRope,
+        "Q̃" => H::QRope,
         _ => H::Q,
     }
 }
@@ -288,6 +306,87 @@ pub fn explain_back(
                 notes.push(direction_note(&cell, value));
             }
             (formula, text)
+        }
+        BackComputation::TurnBack {
+            from,
+            first: (a_col, a),
+            second: (b_col, b),
+            is_first,
+            pair,
+            position,
+            angle,
+        } => {
+            let from_label = back_label(*from);
+            let (cos, sin) = (angle.cos(), angle.sin());
+            // A negative factor after an operator goes in brackets.
+            let g = |v: f64| {
+                let t = g3(v);
+                if v < 0.0 {
+                    format!("({t})")
+                } else {
+                    t
+                }
+            };
+            let f = |v: f64| {
+                let t = f2(v);
+                if v < 0.0 {
+                    format!("({t})")
+                } else {
+                    t
+                }
+            };
+            let (formula, text) = if *is_first {
+                (
+                    format!("{l}[p, a] = {from_label}[p, a]·cos φ + {from_label}[p, b]·sin φ"),
+                    format!("{} × {} + {} × {}", g3(*a), f(cos), g(*b), f(sin)),
+                )
+            } else {
+                (
+                    format!("{l}[p, b] = −{from_label}[p, a]·sin φ + {from_label}[p, b]·cos φ"),
+                    format!("−{} × {} + {} × {}", g(*a), f(sin), g(*b), f(cos)),
+                )
+            };
+            notes.push(format!(
+                "The forward pass turned this row's pair {pair} (columns {} and {}) by φ = p·θ^(−2i/d_k) ≈ {} radians, p = {position}. A turn's transpose is the turn back by −φ, so the gradient of the unturned row is {from_label}'s row turned back: cos φ ≈ {}, sin φ ≈ {}.",
+                col_label(trace, MatrixId::Back(*from), *a_col),
+                col_label(trace, MatrixId::Back(*from), *b_col),
+                format_value(*angle, 4),
+                f2(cos),
+                f2(sin)
+            ));
+            (formula, text)
+        }
+        BackComputation::GroupSum {
+            grad,
+            kv_head,
+            parts,
+            ..
+        } => {
+            let letter = if *grad == HeadGrad::K { "K" } else { "V" };
+            let terms: Vec<String> = parts
+                .iter()
+                .enumerate()
+                .map(|(n, (_, v))| {
+                    if n > 0 && *v < 0.0 {
+                        format!("({})", g3(*v))
+                    } else {
+                        g3(*v)
+                    }
+                })
+                .collect();
+            let heads: Vec<String> = parts.iter().map(|(h, _)| (h + 1).to_string()).collect();
+            notes.push(format!(
+                "Key/value head {} is read by query heads {}: each used this column of {letter}, so its gradient is the sum of theirs. Without sharing, each head's slice would just be copied.",
+                kv_head + 1,
+                heads.join(", ")
+            ));
+            (
+                format!(
+                    "{l}[i, c] = Σ over the query heads h that read key/value head {} of ∂L/∂{letter}ₕ[i, c]",
+                    kv_head + 1
+                ),
+                terms.join(" + "),
+            )
         }
         BackComputation::Slice { from, head, column } => {
             let from_label = back_label(*from);

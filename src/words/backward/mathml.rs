@@ -135,6 +135,15 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
                 main
             }
         }
+        Stage::BackScores if w.rope => format!(
+            "{}{eq}{}{}{SEP}{}{eq}<msup><mrow>{}</mrow><mi>T</mi></msup>{}",
+            d("Q̃ₕ"),
+            d("Sₕ"),
+            sym("K̃ₕ"),
+            d("K̃ₕ"),
+            d("Sₕ"),
+            sym("Q̃ₕ")
+        ),
         Stage::BackScores => format!(
             "{}{eq}{}{}{SEP}{}{eq}<msup><mrow>{}</mrow><mi>T</mi></msup>{}",
             d("Qₕ"),

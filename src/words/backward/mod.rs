@@ -31,6 +31,8 @@ pub fn back_label(m: BackMatrix) -> String {
                 HeadGrad::Weights => "A",
                 HeadGrad::Masked => "M",
                 HeadGrad::Scores => "S",
+                HeadGrad::QRope => "Q̃",
+                HeadGrad::KRope => "K̃",
                 HeadGrad::Q => "Q",
                 HeadGrad::K => "K",
             };
@@ -109,6 +111,8 @@ pub fn back_help(m: BackMatrix) -> String {
             HeadGrad::Weights => "this head's attention weights Aₕ",
             HeadGrad::Masked => "this head's masked scores Mₕ",
             HeadGrad::Scores => "this head's raw scores Sₕ",
+            HeadGrad::QRope => "this head's turned queries Q̃ₕ",
+            HeadGrad::KRope => "this head's turned keys K̃ₕ",
             HeadGrad::Q => "this head's queries Qₕ",
             HeadGrad::K => "this head's keys Kₕ",
         },
@@ -249,16 +253,18 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
             format!("∂L/∂Mₕ = Aₕ ⊙ (D − rowsum(D ⊙ Aₕ)){t},  D = ∂L/∂Aₕ")
         }
         Stage::BackScale => {
+            let window = c.window.map(|w| format!(" or i − j ≥ {w}"));
             let masked = if c.causal && !w.cross {
-                ",  0 where j > i"
+                format!(",  0 where j > i{}", window.unwrap_or_default())
             } else {
-                ""
+                String::new()
             };
             match divisor_symbol(c, w) {
                 Some(d) => format!("∂L/∂Sₕ = ∂L/∂Mₕ / {d}{masked}"),
                 None => format!("∂L/∂Sₕ = ∂L/∂Mₕ{masked}"),
             }
         }
+        Stage::BackScores if w.rope => "∂L/∂Q̃ₕ = ∂L/∂Sₕ·K̃ₕ,  ∂L/∂K̃ₕ = ∂L/∂Sₕᵀ·Q̃ₕ,  then ∂L/∂Qₕ, ∂L/∂Kₕ = each row turned back by −φ".into(),
         Stage::BackScores => "∂L/∂Qₕ = ∂L/∂Sₕ·Kₕ,  ∂L/∂Kₕ = ∂L/∂Sₕᵀ·Qₕ".into(),
         Stage::BackProjection => {
             let mut f = format!("∂L/∂W_q = {q_in}ᵀ·∂L/∂Q,  ∂L/∂W_k = {k_in}ᵀ·∂L/∂K");
@@ -318,6 +324,9 @@ pub fn back_shape_text(stage: Stage, outline: &Outline, kind: LossKind) -> Strin
         Stage::BackSoftmax | Stage::BackScale => {
             format!("seq_len × {keys} = {s} × {n}, per head")
         }
+        Stage::BackScores if w.rope => format!(
+            "∂L/∂Sₕ ({s} × {n}) · K̃ₕ ({n} × {dk}) = ∂L/∂Q̃ₕ ({s} × {dk}), turned back to ∂L/∂Qₕ ({s} × {dk}); ∂L/∂Sₕᵀ ({n} × {s}) · Q̃ₕ ({s} × {dk}) = ∂L/∂K̃ₕ ({n} × {dk}), turned back to ∂L/∂Kₕ ({n} × {dk})"
+        ),
         Stage::BackScores => format!(
             "∂L/∂Sₕ ({s} × {n}) · Kₕ ({n} × {dk}) = ∂L/∂Qₕ ({s} × {dk}); ∂L/∂Sₕᵀ ({n} × {s}) · Qₕ ({s} × {dk}) = ∂L/∂Kₕ ({n} × {dk})"
         ),
@@ -325,8 +334,9 @@ pub fn back_shape_text(stage: Stage, outline: &Outline, kind: LossKind) -> Strin
             let (q_in, k_in) = inputs(w);
             let which = if pattern { "∂L/∂W_k" } else { "∂L/∂W_k, ∂L/∂W_v" };
             let kv = if pattern { "∂L/∂K" } else { "∂L/∂K, ∂L/∂V" };
+            let kw = outline.config.kv_width();
             format!(
-                "{q_in}ᵀ ({d} × {s}) · ∂L/∂Q ({s} × {d}) = ∂L/∂W_q ({d} × {d}); {k_in}ᵀ ({d} × {n}) · {kv} ({n} × {d}) = {which} ({d} × {d})"
+                "{q_in}ᵀ ({d} × {s}) · ∂L/∂Q ({s} × {d}) = ∂L/∂W_q ({d} × {d}); {k_in}ᵀ ({d} × {n}) · {kv} ({n} × {kw}) = {which} ({d} × {kw})"
             )
         }
         _ if w.cross => format!(

@@ -6,7 +6,7 @@ use super::terms::{
     DECIMALS, REDONE,
 };
 use super::{Text, ONE_TOKEN_MASK, ONE_TOKEN_NO_MASK};
-use crate::attention::{CellWork, Computation, HeadMatrix, MatrixId, ScaleMode, Trace};
+use crate::attention::{CellWork, Computation, HeadMatrix, MatrixId, Rope, ScaleMode, Trace};
 use crate::words::matrices::{cell_name, col_label, key_token, token};
 use crate::words::number::{self, format_value, subscript};
 
@@ -21,6 +21,22 @@ pub(super) fn text(
     let (i, j) = (work.row, work.col);
     let s = subscript(h + 1);
     Some(match computation {
+        Computation::Transposed
+            if work.matrix == MatrixId::Head(h, HeadMatrix::KRopeTransposed) =>
+        {
+            Text {
+                formula: format!("K̃{s}ᵀ[m, j] = K̃{s}[j, m]"),
+                steps: format!(
+                    "{name} = {}",
+                    cell_name(trace, MatrixId::Head(h, HeadMatrix::KRope), j, i)
+                ),
+                notes: vec![
+                    "K̃ᵀ is the turned keys K̃ on their side: each key token becomes a column, so \
+                     Q̃·K̃ᵀ dots every turned query with every turned key."
+                        .to_string(),
+                ],
+            }
+        }
         Computation::Transposed => Text {
             formula: format!("K{s}ᵀ[m, j] = K{s}[j, m]"),
             steps: format!(
@@ -33,6 +49,47 @@ pub(super) fn text(
                     .to_string(),
             ],
         },
+        Computation::Rotate {
+            of,
+            first,
+            second,
+            is_first,
+            pair,
+            position,
+            angle,
+            rope,
+            head_dim,
+        } => rotate(
+            trace,
+            work,
+            h,
+            name,
+            *of,
+            (*first, *second),
+            *is_first,
+            (*pair, *position, *angle),
+            rope,
+            *head_dim,
+        ),
+        Computation::Score { terms } if trace.config.rope.is_some() => {
+            let (sum, mut notes) = dot(terms, work.value);
+            notes.push(format!(
+                "With rotary positions the scores read the turned rows: Q̃{s}'s row for “{}” \
+                 turned by its position {}, K̃{s}'s row for “{}” by its position {}. Turning both \
+                 keeps their lengths, and the score depends on the positions only through their \
+                 distance, {} here.",
+                token(trace, i),
+                i,
+                key_token(trace, j),
+                j,
+                i as i64 - j as i64
+            ));
+            Text {
+                formula: format!("q̃_i · k̃_j = Σ_m Q̃{s}[i, m] · K̃{s}[j, m]"),
+                steps: format!("q̃_{} · k̃_{} = {sum}", token(trace, i), key_token(trace, j)),
+                notes,
+            }
+        }
         Computation::Score { terms } => {
             let (sum, notes) = dot(terms, work.value);
             Text {
@@ -47,7 +104,11 @@ pub(super) fn text(
             mode,
             root_of,
         } => scale(trace, work, h, *score, *divisor, *mode, *root_of),
-        Computation::Mask { causal, hidden } => mask(trace, work, h, name, *causal, *hidden),
+        Computation::Mask {
+            causal,
+            window,
+            hidden,
+        } => mask(trace, work, h, name, *causal, *window, *hidden),
         Computation::Softmax {
             scores,
             temperature,
@@ -180,6 +241,7 @@ fn mask(
     h: usize,
     name: String,
     causal: bool,
+    window: Option<usize>,
     hidden: bool,
 ) -> Text {
     let (i, j) = (work.row, work.col);
@@ -215,6 +277,9 @@ fn mask(
     if one_token {
         notes.push(ONE_TOKEN_MASK.to_string());
     }
+    if let Some(w) = window {
+        return windowed(trace, work, h, name, w, hidden, notes);
+    }
     let steps = if hidden {
         notes.push(
             "With the causal mask on, a token may not look at the tokens after it: in the \
@@ -238,6 +303,164 @@ fn mask(
         steps,
         notes,
     }
+}
+
+/// A cell of the mask under a sliding window of `w`.
+fn windowed(
+    trace: &Trace,
+    work: &CellWork,
+    h: usize,
+    name: String,
+    w: usize,
+    hidden: bool,
+    mut notes: Vec<String>,
+) -> Text {
+    let (i, j) = (work.row, work.col);
+    let s = subscript(h + 1);
+    let (query, key) = (token(trace, i), key_token(trace, j));
+    let scaled_name = cell_name(trace, MatrixId::Head(h, HeadMatrix::Scaled), i, j);
+    let (qp, kp) = (i + 1, j + 1);
+    let tokens = |n: usize| {
+        if n == 1 {
+            "1 token".to_string()
+        } else {
+            format!("{n} tokens")
+        }
+    };
+    notes.push(format!(
+        "The sliding window of W = {w} lets each token see itself and the {} before it, and \
+         nothing later (the causal mask). A hidden key gets −∞, and exp(−∞) = 0 in the softmax: \
+         no weight at all.",
+        tokens(w - 1)
+    ));
+    let steps = if j > i {
+        format!(
+            "key “{key}” (position {kp}) comes after query “{query}” (position {qp}): j > i, so \
+             {name}"
+        )
+    } else if hidden {
+        format!(
+            "key “{key}” (position {kp}) is {} before query “{query}” (position {qp}): i − j = \
+             {} ≥ W = {w}, outside the window, so {name}",
+            tokens(i - j),
+            i - j
+        )
+    } else if j == i {
+        format!("key “{key}” (position {kp}) is the query itself: j = i, so {name} = {scaled_name}")
+    } else {
+        format!(
+            "key “{key}” (position {kp}) is {} before query “{query}” (position {qp}): i − j = \
+             {} < W = {w}, inside the window, so {name} = {scaled_name}",
+            tokens(i - j),
+            i - j
+        )
+    };
+    Text {
+        formula: format!("M{s}[i, j] = −∞ if j > i or i − j ≥ {w}, else Z{s}[i, j]"),
+        steps,
+        notes,
+    }
+}
+
+/// A cell of Q̃ₕ or K̃ₕ: one column of a pair turned by its row's angle.
+#[allow(clippy::too_many_arguments)]
+fn rotate(
+    trace: &Trace,
+    work: &CellWork,
+    h: usize,
+    name: String,
+    of: MatrixId,
+    ((a_col, a), (b_col, b)): ((usize, f64), (usize, f64)),
+    is_first: bool,
+    (pair, position, angle): (usize, usize, f64),
+    rope: &Rope,
+    head_dim: usize,
+) -> Text {
+    let s = subscript(h + 1);
+    let is_query = of == MatrixId::Head(h, HeadMatrix::Q);
+    let (m, t) = if is_query { ("Q", "Q̃") } else { ("K", "K̃") };
+    let row = if is_query {
+        token(trace, work.row)
+    } else {
+        key_token(trace, work.row)
+    };
+    let (cos, sin) = (angle.cos(), angle.sin());
+    let (ra, rb, rc, rs) = (rounded(a), rounded(b), rounded(cos), rounded(sin));
+    let (formula, steps, by_hand) = if is_first {
+        (
+            format!("{t}{s}[p, a] = {m}{s}[p, a]·cos φ − {m}{s}[p, b]·sin φ"),
+            format!(
+                "{} × {} − {} × {}",
+                num(a),
+                after_op(cos),
+                after_op(b),
+                after_op(sin)
+            ),
+            ra * rc - rb * rs,
+        )
+    } else {
+        (
+            format!("{t}{s}[p, b] = {m}{s}[p, a]·sin φ + {m}{s}[p, b]·cos φ"),
+            format!(
+                "{} × {} + {} × {}",
+                num(a),
+                after_op(sin),
+                after_op(b),
+                after_op(cos)
+            ),
+            ra * rs + rb * rc,
+        )
+    };
+    let mut notes = Vec::new();
+    rounding_note(&mut notes, by_hand, work.value);
+    let omega = rope.frequency(pair, head_dim);
+    notes.insert(
+        0,
+        format!(
+            "Row “{row}” is at position p = {position} (counted from 0). Its columns {} and {} \
+             are pair i = {pair} ({} pairing), which turns by ω = θ^(−2i/d_k) = {}^(−{}/{head_dim}) \
+             {} radians a position, so φ = p·ω {} radians here; cos φ ≈ {}, sin φ ≈ {}. The \
+             pair turns like a point in the plane: its length stays √(a² + b²).",
+            dim_of(trace, of, a_col),
+            dim_of(trace, of, b_col),
+            rope.pairing.key(),
+            format_value(rope.theta, 0),
+            2 * pair,
+            short(omega),
+            short(angle),
+            num(cos),
+            num(sin)
+        ),
+    );
+    if position == 0 {
+        notes.push(
+            "At position 0 the angle is 0, so the first token is not turned at all: cos 0 = 1, \
+             sin 0 = 0."
+                .to_string(),
+        );
+    }
+    Text {
+        formula: format!("{formula}, φ = p·θ^(−2i/d_k)"),
+        steps: format!("{name} = {steps}"),
+        notes,
+    }
+}
+
+/// `= 2` for a number that four decimals write exactly, else `≈ 0.0316`.
+fn short(v: f64) -> String {
+    let text = format_value(v, 4);
+    let trimmed = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    let exact = ((v * 1e4).round() / 1e4 - v).abs() < 1e-12;
+    format!("{} {trimmed}", if exact { "=" } else { "≈" })
+}
+
+/// Column `c` of head matrix `of` as its heatmap labels it.
+fn dim_of(trace: &Trace, of: MatrixId, c: usize) -> String {
+    col_label(trace, of, c)
 }
 
 /// A row of masked scores and its shifted exponentials.

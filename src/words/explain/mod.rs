@@ -611,6 +611,8 @@ fn input(trace: &Trace, work: &CellWork, e: f64, p: Option<f64>) -> Text {
                 "{x} = {e_label}: positional encoding is off. {}",
                 if source {
                     SOURCE_WITHOUT_POSITIONS
+                } else if trace.config.rope.is_some() {
+                    crate::words::settings::rotary_word_order_text(false, trace.config.causal)
                 } else {
                     word_order_after_switch(false, trace.config.causal, trace.source.is_some())
                 }

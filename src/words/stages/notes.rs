@@ -4,7 +4,7 @@
 
 use super::super::explain::{ONE_TOKEN_MASK, ONE_TOKEN_NO_MASK};
 use super::super::number::format_value;
-use super::super::settings::{cross_word_order_text, word_order_text};
+use super::super::settings::{cross_word_order_text, rotary_word_order_text, word_order_text};
 use super::explanation::PARAGRAPH_BREAK;
 use super::residual_2_input;
 use crate::attention::{row_stats, Activation, Matrix, Norm, ScaleMode, Stage, Trace};
@@ -75,7 +75,12 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             cross_word_order_text(false).to_string(),
             "The source sentence's rows form X_src, one row per source token.".to_string(),
         ],
+        Stage::Input if c.rope.is_some() => {
+            vec![rotary_word_order_text(c.positional_encoding, c.causal).to_string()]
+        }
         Stage::Input => vec![word_order_text(c.positional_encoding, c.causal).to_string()],
+        Stage::Rotary => vec![super::super::handout::rotary_note(trace)],
+        Stage::SplitHeads if c.grouped() => vec![super::super::handout::grouped_note(trace)],
         Stage::Projection => {
             let mut note = Vec::new();
             if w.cross {
@@ -135,6 +140,16 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
                 .to_string(),
         ],
         Stage::Mask if s == 1 => vec![ONE_TOKEN_MASK.to_string()],
+        Stage::Mask if c.window.is_some() => {
+            let w = c.window.unwrap_or_default();
+            vec![format!(
+                "Cells above the diagonal (a key after its query) and cells {w} or more tokens left of it (a key at least W = {w} tokens before its query) are −∞ and drawn hatched: each token sees a band of {w} keys at most, itself and {} before it.",
+                match w - 1 {
+                    1 => "the 1 token".to_string(),
+                    n => format!("the {n} tokens"),
+                }
+            )]
+        }
         Stage::Mask => vec![
             "Cells above the diagonal (a key that comes after its query) are −∞ and drawn hatched."
                 .to_string(),

@@ -275,7 +275,7 @@ const fn weight(head: usize, query: usize, key: usize) -> Opening {
 
 // Token indices, from 0, are noted beside each claim. Each preset opens on the weight its
 // caption discusses first.
-const SOURCES: [Source; 8] = [
+const SOURCES: [Source; 9] = [
     Source {
         key: "first-look",
         json: include_str!("../assets/presets/first-look.json"),
@@ -370,6 +370,22 @@ const SOURCES: [Source; 8] = [
         // (`tests/presets.rs` checks that it does).
         claims: &[],
         // the(0) cat(1) sat(2): sat's row, where training moves the weight onto cat.
+        opening: weight(0, 2, 1),
+    },
+    Source {
+        key: "llama",
+        json: include_str!("../assets/presets/llama.json"),
+        claims: &[
+            // the(0) cat(1) sat(2) on(3) the(4) mat(5) and(6) purred(7): head 1 looks one
+            // back, head 2 at itself.
+            claim(0, 1, &[0], 0.95),
+            claim(0, 2, &[1], 0.95),
+            claim(0, 3, &[2], 0.95),
+            claim(0, 7, &[6], 0.95),
+            claim(1, 2, &[2], 0.95),
+            claim(1, 7, &[7], 0.95),
+        ],
+        // sat → cat in head 1.
         opening: weight(0, 2, 1),
     },
     Source {

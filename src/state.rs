@@ -157,6 +157,8 @@ pub struct ModelOutline {
     pub norm: Norm,
     /// The block's activation.
     pub activation: Activation,
+    /// The block's norms: LayerNorm or RMSNorm.
+    pub norm_type: crate::attention::NormType,
     /// The block's hidden width.
     pub d_ff: usize,
     /// The training settings, the goal fitted to the heads and sentences.
@@ -180,6 +182,7 @@ impl ModelOutline {
             cross: self.cross,
             block: self.block_on.then_some(self.norm),
             activation: self.activation,
+            norm_type: self.norm_type,
             rope: self.config.rope.is_some() && !self.cross,
         }
     }
@@ -235,6 +238,7 @@ impl Model {
             block: self.block_on.then_some(self.block.norm),
             activation: self.block.activation,
             rope: self.config.rope.is_some() && !self.cross,
+            norm_type: self.block.norm_type,
         }
     }
 
@@ -250,6 +254,7 @@ impl Model {
             block_on: self.block_on,
             norm: self.block.norm,
             activation: self.block.activation,
+            norm_type: self.block.norm_type,
             d_ff: self.block.d_ff(),
             training: Training::default(),
         };

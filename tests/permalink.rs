@@ -1113,3 +1113,44 @@ fn switching_the_source_or_the_block_and_its_menus_is_a_back_step() {
     );
     assert_eq!(history_step(&block, &filled), HistoryStep::Push);
 }
+
+#[test]
+fn rotary_positions_shared_heads_and_the_window_survive_a_round_trip() {
+    let mut model = Model::default();
+    model.set_d_model(8).unwrap();
+    model.set_n_heads(4).unwrap();
+    model
+        .set_config(Config {
+            causal: true,
+            ..model.config
+        })
+        .unwrap();
+    model
+        .set_rope(Some(attention_lens::attention::Rope {
+            theta: 500.0,
+            pairing: attention_lens::attention::Pairing::Interleaved,
+        }))
+        .unwrap();
+    let note = model.set_kv_heads(2).unwrap();
+    assert!(note.contains("W_k and W_v are now 8 × 4"), "{note}");
+    model.set_window(Some(3)).unwrap();
+    model.weights.w_k[(1, 3)] = 0.25;
+    let state = ShareState {
+        model,
+        ..ShareState::default()
+    };
+    let fragment = encode(&state);
+    assert!(fragment.contains("&rope=500,i&kv=2&win=3"), "{fragment}");
+    let decoded = decode(&fragment);
+    assert_eq!(decoded.notices, Vec::<String>::new());
+    assert_eq!(decoded.state, state);
+    // A link that asks for what cannot be keeps the rest, with a notice each.
+    let bad = decode("v=1&d=6&h=2&rope=10000&kv=4&win=0");
+    assert_eq!(bad.notices.len(), 3, "{:?}", bad.notices);
+    assert!(
+        bad.notices[0].contains("d_k must be even"),
+        "{:?}",
+        bad.notices
+    );
+    assert_eq!(bad.state.model.config.rope, None);
+}

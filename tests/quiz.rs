@@ -1124,7 +1124,7 @@ fn no_worksheet_asks_the_same_question_twice() {
                             // In the order of the stages, the sheet's numbering of them.
                             let positions: Vec<usize> = questions
                                 .iter()
-                                .map(|q| q.stage.position(trace.norm()).unwrap())
+                                .map(|q| q.stage.position(trace.wiring().order()).unwrap())
                                 .collect();
                             assert!(positions.windows(2).all(|w| w[0] <= w[1]));
                             sheets += 1;

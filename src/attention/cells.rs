@@ -4,7 +4,9 @@
 //!
 //! Matrices are named by [`MatrixId`], a plain enum; rows and columns are counted from 0.
 
-use super::block::{row_stats, Activation, BlockParam, Norm, LAYER_NORM_EPS};
+use super::block::{
+    row_mean_square, row_stats, Activation, BlockParam, Norm, NormType, LAYER_NORM_EPS,
+};
 use super::config::ScaleMode;
 use super::embeddings::encoding_angle;
 use super::forward::Trace;
@@ -216,6 +218,21 @@ pub enum Computation {
         /// β[c].
         beta: f64,
     },
+    /// A cell of an RMSNorm: `input[i, c] / √(mean of row i's squares + ε) · γ[c]`.
+    RmsNorm {
+        /// The matrix normalised.
+        input: MatrixId,
+        /// 1 or 2.
+        which: usize,
+        /// `input[i, c]`.
+        x: f64,
+        /// The mean of the squares of row i.
+        mean_square: f64,
+        /// ε.
+        eps: f64,
+        /// γ[c].
+        gamma: f64,
+    },
     /// A cell of H or F: `Σ_m input[i, m] · W[m, c] + b[c]`.
     Affine {
         /// The left factor.
@@ -346,6 +363,22 @@ fn block_cell(trace: &Trace, b: BlockMatrix, i: usize, c: usize) -> Option<Work>
         } else {
             (BlockParam::Ln2Gamma, BlockParam::Ln2Beta)
         };
+        if block.params.norm_type == NormType::RmsNorm {
+            return Some((
+                Computation::RmsNorm {
+                    input,
+                    which,
+                    x: at(m, i, c)?,
+                    mean_square: row_mean_square(m, i),
+                    eps: LAYER_NORM_EPS,
+                    gamma: at(block.params.get(gamma), 0, c)?,
+                },
+                vec![
+                    Operand::row(input, i),
+                    Operand::cell(MatrixId::BlockParam(gamma), 0, c),
+                ],
+            ));
+        }
         let (mean, var) = row_stats(m, i);
         Some((
             Computation::LayerNorm {

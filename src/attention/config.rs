@@ -1,4 +1,4 @@
-use super::choices::{Activation, Norm};
+use super::choices::{Activation, Norm, NormType};
 use super::error::AttentionError;
 use super::rope::Rope;
 use super::stage::Order;
@@ -304,6 +304,8 @@ pub struct Wiring {
     pub activation: Activation,
     /// Rotary positions turn Qₕ and Kₕ after the split.
     pub rope: bool,
+    /// The block's norms: LayerNorm or RMSNorm (unused without a block).
+    pub norm_type: NormType,
 }
 
 impl Wiring {
@@ -312,6 +314,14 @@ impl Wiring {
         Order {
             block: self.block,
             rope: self.rope,
+        }
+    }
+
+    /// The block's norm by name: `LayerNorm` or `RMSNorm`.
+    pub fn norm_word(&self) -> &'static str {
+        match self.norm_type {
+            NormType::LayerNorm => "LayerNorm",
+            NormType::RmsNorm => "RMSNorm",
         }
     }
 

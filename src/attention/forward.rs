@@ -81,6 +81,7 @@ impl Inputs {
                 .map(|b| b.activation)
                 .unwrap_or_default(),
             rope: self.config.rope.is_some(),
+            norm_type: self.block.as_ref().map(|b| b.norm_type).unwrap_or_default(),
         }
     }
 
@@ -326,6 +327,11 @@ impl Trace {
                 .map(|b| b.activation)
                 .unwrap_or_default(),
             rope: self.config.rope.is_some(),
+            norm_type: self
+                .block
+                .as_ref()
+                .map(|b| b.params.norm_type)
+                .unwrap_or_default(),
         }
     }
 

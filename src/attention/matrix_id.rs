@@ -224,8 +224,8 @@ impl MatrixId {
                 Self::Block(B::Norm2),
             ]);
             // Pre-norm moves N₁ before attention and N₂ before the feed-forward network.
-            let norm = trace.norm();
-            all.sort_by_key(|m| m.stage().position(norm));
+            let order = trace.wiring().order();
+            all.sort_by_key(|m| m.stage().position(order));
         }
         all
     }

@@ -93,7 +93,7 @@ impl Parameter {
     /// Every stage shown with `wiring` whose matrices change when this parameter does, in
     /// order.
     pub fn changed_stages(self, wiring: Wiring) -> Vec<Stage> {
-        Stage::sequence(wiring.block)
+        Stage::sequence(wiring.order())
             .iter()
             .copied()
             .filter(|s| s.is_changed_by(self, wiring))
@@ -102,7 +102,7 @@ impl Parameter {
 
     /// The first stage whose numbers it changes: where it first matters.
     pub fn first_stage(self, wiring: Wiring) -> Stage {
-        let seq = Stage::sequence(wiring.block);
+        let seq = Stage::sequence(wiring.order());
         seq.iter()
             .copied()
             .find(|s| s.is_changed_by(self, wiring))
@@ -112,10 +112,10 @@ impl Parameter {
 
     /// The first stage after `stage` that it changes, if any.
     pub fn next_stage_after(self, stage: Stage, wiring: Wiring) -> Option<Stage> {
-        let seq = Stage::sequence(wiring.block);
+        let seq = Stage::sequence(wiring.order());
         seq.iter()
             .copied()
-            .skip(stage.position(wiring.block)? + 1)
+            .skip(stage.position(wiring.order())? + 1)
             .find(|s| s.is_changed_by(self, wiring))
     }
 }
@@ -309,6 +309,7 @@ mod tests {
         block: None,
         activation: crate::attention::Activation::Relu,
         rope: false,
+        norm_type: crate::attention::NormType::LayerNorm,
     };
 
     fn numbers(p: Parameter) -> Vec<usize> {

@@ -221,8 +221,11 @@ pub fn MatrixEditor(
             let (rows, cols) = match target {
                 EditTarget::Embeddings => (m.tokens.clone(), dims(d)),
                 EditTarget::SourceEmbeddings => (m.source_tokens.clone(), dims(d)),
-                EditTarget::Weight(_) => (dims(d), dims(d)),
-                EditTarget::Block(BlockParam::W1) => (dims(d), units(f)),
+                EditTarget::Weight(w) => (
+                    dims(d),
+                    dims(crate::attention::Weights::shape_of(w, d, m.config.kv_width()).1),
+                ),
+                EditTarget::Block(BlockParam::W1 | BlockParam::WGate) => (dims(d), units(f)),
                 EditTarget::Block(BlockParam::W2) => (units(f), dims(d)),
                 EditTarget::Block(p) => {
                     let cols = if p == BlockParam::B1 {
@@ -504,7 +507,7 @@ pub fn MatrixEditor(
         match target {
             EditTarget::Embeddings => "One row per token. Editing a word's row changes every copy of that word.",
             EditTarget::SourceEmbeddings => "One row per source token. Editing a word's row changes every copy of it in the source.",
-            EditTarget::Block(BlockParam::W1) => "Rows are model dimensions, columns the d_ff hidden units f1, f2, ….",
+            EditTarget::Block(BlockParam::W1 | BlockParam::WGate) => "Rows are model dimensions, columns the d_ff hidden units f1, f2, ….",
             EditTarget::Block(BlockParam::W2) => "Rows are the d_ff hidden units, columns model dimensions.",
             EditTarget::Block(BlockParam::B1) => bias_1_note(outline.with(|o| o.wiring())),
             EditTarget::Block(BlockParam::B2) => "One number per model dimension, added to every token's row of G·W₂.",

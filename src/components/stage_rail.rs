@@ -149,7 +149,7 @@ pub fn EditNote(
                 <p class="edit-note" data-testid="edit-note">
                     <span>{edit_note(edited, next, wiring)}</span>
                     <button type="button" data-testid="edit-note-go" on:click=move |_| stage.set(next)>
-                        {go_to_stage(next, wiring.block)}
+                        {go_to_stage(next, wiring.order())}
                     </button>
                 </p>
             })}

@@ -875,6 +875,7 @@ mod tests {
         block: None,
         activation: crate::attention::Activation::Relu,
         rope: false,
+        norm_type: crate::attention::NormType::LayerNorm,
     };
     use crate::attention::{forward, Config, Init, Inputs, ScaleMode, Weights};
     use crate::formats::scenario::Scenario;

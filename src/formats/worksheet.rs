@@ -169,7 +169,7 @@ pub fn worksheet_markdown(
     }
     let _ = writeln!(out, "## Questions\n");
     for (n, q) in questions.iter().enumerate() {
-        let position = q.stage.position(trace.norm()).unwrap_or(0) + 1;
+        let position = q.stage.position(trace.wiring().order()).unwrap_or(0) + 1;
         let _ = writeln!(
             out,
             "**{}.** (Stage {position}: {}) {}\n",
@@ -222,7 +222,10 @@ fn write_goal(out: &mut String, trace: &Trace, pass: &BackwardPass) {
     let unreached: Vec<String> = Stage::BACKWARD
         .iter()
         .filter(|&&s| why_unasked(Some(pass), s).is_some_and(|w| w != Unasked::TooSmall))
-        .filter_map(|s| s.position(trace.norm()).map(|p| (p + 1).to_string()))
+        .filter_map(|s| {
+            s.position(trace.wiring().order())
+                .map(|p| (p + 1).to_string())
+        })
         .collect();
     if !unreached.is_empty() {
         let _ = writeln!(out, "{}\n", unreached_stages_line(&unreached));

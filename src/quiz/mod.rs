@@ -195,7 +195,7 @@ pub fn question_in_view(
     in_view: InView,
 ) -> Option<Question> {
     let part = in_view.part;
-    stage.position(trace.norm())?;
+    stage.position(trace.wiring().order())?;
     // Each part a presenter steps through draws its own cell: Q, K and V at the projection are
     // three questions, not one cell asked three times.
     let part_salt = part.map_or(0, |p| (p as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));

@@ -223,7 +223,8 @@ fn block_param_help(p: BlockParam, w: Wiring) -> String {
         BlockParam::WGate => format!("W_gate: SwiGLU's gate matrix, d_model × d_ff: SiLU of each token's row of {into}·W_gate scales that token's hidden units."),
         BlockParam::W2 => "W₂: the feed-forward network's second matrix, d_ff × d_model, bringing each row back to d_model numbers.".into(),
         BlockParam::B2 => "b₂: the bias added to every row of G·W₂.".into(),
-        BlockParam::Ln1Gamma | BlockParam::Ln2Gamma => "γ: LayerNorm's scale, one number per column, multiplying the normalised rows (1 by default).".into(),
+        BlockParam::Ln1Gamma | BlockParam::Ln2Gamma => format!("γ: {}'s scale, one number per column, multiplying the normalised rows (1 by default).", w.norm_word()),
+        BlockParam::Ln1Beta | BlockParam::Ln2Beta if w.norm_type == crate::attention::NormType::RmsNorm => "β: LayerNorm's shift, which RMSNorm does not have: it is not used here.".into(),
         BlockParam::Ln1Beta | BlockParam::Ln2Beta => "β: LayerNorm's shift, one number per column, added after scaling (0 by default).".into(),
     }
 }
@@ -233,11 +234,13 @@ fn block_matrix_help(b: BlockMatrix, w: Wiring) -> String {
     let (n1_in, n2_in) = norm_inputs(w);
     match b {
         BlockMatrix::Sum1 => "R₁ = X + Y: the input plus attention's output, the first residual sum.".into(),
+        BlockMatrix::Norm1 if w.norm_type == crate::attention::NormType::RmsNorm => format!("N₁ = RMSNorm₁({n1_in}): the first RMSNorm, each row divided by its root mean square, then scaled by γ₁."),
         BlockMatrix::Norm1 => format!("N₁ = LN₁({n1_in}): the first LayerNorm, each row brought to mean 0 and standard deviation about 1, then scaled by γ₁ and shifted by β₁."),
         BlockMatrix::Hidden => format!("H = {}·W₁ + b₁: the feed-forward network's hidden layer, d_ff numbers per token.", ffn_input(w)),
         BlockMatrix::Activated => "G = act(H): the hidden layer after the activation chosen under Settings in Sentence & weights, cell by cell.".into(),
         BlockMatrix::Ffn => "F = G·W₂ + b₂: the feed-forward output, d_model numbers per token again.".into(),
         BlockMatrix::Sum2 => format!("R₂ = {} + F: the second residual sum, the feed-forward output added back.", residual_2_input(w)),
+        BlockMatrix::Norm2 if w.norm_type == crate::attention::NormType::RmsNorm => format!("N₂ = RMSNorm₂({n2_in}): the second RMSNorm, each row normalised on its own."),
         BlockMatrix::Norm2 => format!("N₂ = LN₂({n2_in}): the second LayerNorm, each row normalised on its own."),
     }
 }
@@ -480,6 +483,7 @@ mod tests {
             block,
             activation: crate::attention::Activation::Relu,
             rope: false,
+            norm_type: Default::default(),
         };
         assert_eq!(
             bias_1_note(wiring(Some(Norm::Post))),

@@ -796,6 +796,7 @@ mod tests {
             block,
             activation: Activation::Relu,
             rope: false,
+            norm_type: Default::default(),
         };
         let alone = wiring(false, None);
         assert_eq!(matrix_caption("q", None, alone), "queries X·W_q");

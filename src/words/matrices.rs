@@ -140,7 +140,7 @@ pub fn row_label(trace: &Trace, matrix: MatrixId, r: usize) -> String {
         MatrixId::Head(h, HeadMatrix::KTransposed | HeadMatrix::KRopeTransposed) => {
             dim(trace.config.kv_head(h) * trace.head_dim() + r)
         }
-        MatrixId::BlockParam(BlockParam::W1) => dim(r),
+        MatrixId::BlockParam(BlockParam::W1 | BlockParam::WGate) => dim(r),
         MatrixId::BlockParam(BlockParam::W2) => hidden_unit(r),
         MatrixId::BlockParam(p) => block_param_symbol(p).to_string(),
         m if rows_are_keys(m) => key_token(trace, r),
@@ -164,7 +164,7 @@ pub fn col_label(trace: &Trace, matrix: MatrixId, c: usize) -> String {
         MatrixId::Head(h, HeadMatrix::K | HeadMatrix::V | HeadMatrix::KRope) => {
             dim(trace.config.kv_head(h) * trace.head_dim() + c)
         }
-        MatrixId::BlockParam(BlockParam::W1 | BlockParam::B1)
+        MatrixId::BlockParam(BlockParam::W1 | BlockParam::WGate | BlockParam::B1)
         | MatrixId::Block(BlockMatrix::Hidden | BlockMatrix::Activated) => hidden_unit(c),
         MatrixId::Head(h, _) => dim(h * trace.head_dim() + c),
         _ => dim(c),
@@ -175,7 +175,9 @@ pub fn col_label(trace: &Trace, matrix: MatrixId, c: usize) -> String {
 /// labelled with its own symbol, by its column alone: `β₁[d1]`.
 pub fn cell_name(trace: &Trace, matrix: MatrixId, r: usize, c: usize) -> String {
     match matrix {
-        MatrixId::BlockParam(p) if !matches!(p, BlockParam::W1 | BlockParam::W2) => {
+        MatrixId::BlockParam(p)
+            if !matches!(p, BlockParam::W1 | BlockParam::W2 | BlockParam::WGate) =>
+        {
             format!("{}[{}]", label(matrix), col_label(trace, matrix, c))
         }
         _ => format!(

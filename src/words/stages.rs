@@ -108,6 +108,8 @@ pub fn stage_title(stage: Stage, c: &Config, w: Wiring) -> String {
         }
         Stage::Mask if w.cross => "Causal mask: off (cross-attention)".into(),
         Stage::Activation => format!("Activation: {}", activation_name(w.activation)),
+        Stage::Norm1 if w.norm_type == crate::attention::NormType::RmsNorm => "RMSNorm N₁".into(),
+        Stage::Norm2 if w.norm_type == crate::attention::NormType::RmsNorm => "RMSNorm N₂".into(),
         Stage::Scale => match c.scale {
             ScaleMode::SqrtHeadDim => "Scale ÷√d_k".into(),
             ScaleMode::SqrtSeqLen if w.cross => "Scale ÷√src_len (a common mistake)".into(),
@@ -126,8 +128,13 @@ pub fn stage_title(stage: Stage, c: &Config, w: Wiring) -> String {
 /// from 1, like the labels beside the pictures.
 pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
     let (n_in, n_sum) = norm_inputs(w);
-    let ln = |n: &str, sub: &str, of: &str| {
-        format!("{n} = LN{sub}({of}) = ({of} − μ) / √(σ² + ε) · γ{sub} + β{sub}, per row")
+    let ln = |n: &str, sub: &str, of: &str| match w.norm_type {
+        crate::attention::NormType::LayerNorm => {
+            format!("{n} = LN{sub}({of}) = ({of} − μ) / √(σ² + ε) · γ{sub} + β{sub}, per row")
+        }
+        crate::attention::NormType::RmsNorm => {
+            format!("{n} = RMSNorm{sub}({of}) = {of} / √(mean({of}²) + ε) · γ{sub}, per row")
+        }
     };
     match stage {
         Stage::Input if w.cross && c.positional_encoding => {
@@ -253,6 +260,16 @@ fn layer_norm_mathml(n: usize, of: &str) -> String {
         msub_n("N", n),
         msub_n("γ", n),
         msub_n("β", n)
+    )
+}
+
+/// `N = S / √(mean(S²) + ε) · γ` as MathML, for RMSNorm `n` reading `of`.
+fn rms_norm_mathml(n: usize, of: &str) -> String {
+    let of = symbol_mathml(of);
+    format!(
+        "{}<mo>=</mo><mfrac>{of}<msqrt><mi>mean</mi><mo>(</mo><msup>{of}<mn>2</mn></msup><mo>)</mo><mo>+</mo><mi>ε</mi></msqrt></mfrac><mo>·</mo>{}",
+        msub_n("N", n),
+        msub_n("γ", n)
     )
 }
 
@@ -400,6 +417,9 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
         }
         Stage::OutputProjection => format!("<mi>Y</mi><mo>=</mo><mi>C</mi>{}", msub("W", "o")),
         Stage::Residual1 => format!("{}<mo>=</mo><mi>X</mi><mo>+</mo><mi>Y</mi>", msub_n("R", 1)),
+        Stage::Norm1 if w.norm_type == crate::attention::NormType::RmsNorm => {
+            rms_norm_mathml(1, norm_inputs(w).0)
+        }
         Stage::Norm1 => layer_norm_mathml(1, norm_inputs(w).0),
         Stage::Hidden => format!(
             "<mi>H</mi><mo>=</mo>{}{}<mo>+</mo>{}",
@@ -426,6 +446,9 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             msub_n("R", 2),
             symbol_mathml(residual_2_input(w))
         ),
+        Stage::Norm2 if w.norm_type == crate::attention::NormType::RmsNorm => {
+            rms_norm_mathml(2, norm_inputs(w).1)
+        }
         Stage::Norm2 => layer_norm_mathml(2, norm_inputs(w).1),
         _ => super::backward::back_formula_mathml(stage, c, w, crate::attention::LossKind::Pattern),
     }
@@ -528,6 +551,7 @@ mod tests {
         block: None,
         activation: crate::attention::Activation::Relu,
         rope: false,
+        norm_type: crate::attention::NormType::LayerNorm,
     };
     use crate::attention::{forward, Config, Init, Inputs, Trace, Weights};
 

@@ -2,7 +2,7 @@
 //! produced it ([`BackComputation`]), the numbers that went in, and the operand cells it read,
 //! so a view can write the arithmetic out and light the operands up, as forward cells do.
 
-use super::super::block::{row_stats, Norm, LAYER_NORM_EPS};
+use super::super::block::{row_mean_square, row_stats, Norm, NormType, LAYER_NORM_EPS};
 use super::super::cells::Operand;
 use super::super::config::ScaleMode;
 use super::super::forward::Trace;
@@ -155,6 +155,22 @@ pub enum BackComputation {
         mean_gn: f64,
         /// √(σ² + ε) of row i of X, σ² its variance.
         sd: f64,
+    },
+    /// RMSNorm₁'s backward in a pre-norm block: `(ĝ[c] − x̂[c]·mean(ĝ ⊙ x̂)) / r`, with
+    /// ĝ = ∂L/∂N₁[i, :] ⊙ γ₁, r = √(mean(X[i, :]²) + ε) and x̂ = X[i, :] / r.
+    RmsNormBack {
+        /// ∂L/∂N₁[i, c].
+        d_norm: f64,
+        /// γ₁[c].
+        gamma: f64,
+        /// ĝ[c] = ∂L/∂N₁[i, c] · γ₁[c].
+        g_hat: f64,
+        /// x̂[c].
+        x_hat: f64,
+        /// The mean of ĝ ⊙ x̂ over the row.
+        mean_gx: f64,
+        /// r = √(mean(x²) + ε) of row i of X.
+        rms: f64,
     },
     /// ∂L/∂E[i, c] = ∂L/∂X[i, c] (X = E + P, the positions are constants), plus the task
     /// target's path where it lands.
@@ -679,6 +695,26 @@ fn layer_norm_cell(trace: &Trace, pass: &BackwardPass, i: usize, c: usize) -> Op
         return None;
     }
     let d = x.ncols();
+    if block.params.norm_type == NormType::RmsNorm {
+        let rms = (row_mean_square(x, i) + LAYER_NORM_EPS).sqrt();
+        let x_hat = |k: usize| x[(i, k)] / rms;
+        let g_hat = |k: usize| d_norm[(i, k)] * gamma[(0, k)];
+        let mean_gx = (0..d).map(|k| g_hat(k) * x_hat(k)).sum::<f64>() / d as f64;
+        return Some((
+            BackComputation::RmsNormBack {
+                d_norm: d_norm[(i, c)],
+                gamma: gamma[(0, c)],
+                g_hat: g_hat(c),
+                x_hat: x_hat(c),
+                mean_gx,
+                rms,
+            },
+            vec![
+                Operand::row(back(BackMatrix::Norm1), i),
+                Operand::row(MatrixId::X, i),
+            ],
+        ));
+    }
     let (mean, var) = row_stats(x, i);
     let sd = (var + LAYER_NORM_EPS).sqrt();
     let n_hat = |k: usize| (x[(i, k)] - mean) / sd;

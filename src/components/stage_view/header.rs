@@ -110,7 +110,7 @@ pub(super) fn StageHeader(
     view! {
         <header class="stage-header">
             <div class="stage-heading">
-                <p class="stage-kicker">{move || outline.with(|o| stage_progress(stage.get(), o.wiring.block))}</p>
+                <p class="stage-kicker">{move || outline.with(|o| stage_progress(stage.get(), o.wiring.order()))}</p>
                 <h2 id=title_id data-testid=title_testid tabindex="-1">{title}</h2>
             </div>
             <div class="formula" data-testid="formula"

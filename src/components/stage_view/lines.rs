@@ -5,7 +5,7 @@ use super::line::{op, Item, Line};
 use super::panel_data::Panels;
 use crate::attention::{
     key_input, query_input, BlockMatrix, BlockParam, HeadMatrix, LossKind, MatrixId, Norm,
-    ScaleMode, Stage, Trace, WeightName,
+    NormType, ScaleMode, Stage, Trace, WeightName,
 };
 use crate::components::heatmap::PanelData;
 use crate::panels::input_copy_panel;
@@ -279,14 +279,29 @@ fn block_lines(p: &Panels, trace: Memo<Trace>, s: Stage) -> Vec<Line> {
                     B::Norm2,
                 ),
             };
+            let rms = trace.with_untracked(|t| {
+                t.block
+                    .as_ref()
+                    .is_some_and(|b| b.params.norm_type == NormType::RmsNorm)
+            });
+            // RMSNorm has a scale γ and no shift β.
+            let (norm_op, params, heading) = if rms {
+                ("RMSNorm →", vec![param(gamma)], "Per column: scale γ")
+            } else {
+                (
+                    "LayerNorm →",
+                    vec![param(gamma), param(beta)],
+                    "Per column: scale γ and shift β",
+                )
+            };
             return vec![
                 Line {
                     heading: None,
-                    items: vec![input, op("LayerNorm →"), Item::Panel(block(out))],
+                    items: vec![input, op(norm_op), Item::Panel(block(out))],
                 },
                 Line {
-                    heading: Some("Per column: scale γ and shift β".into()),
-                    items: vec![param(gamma), param(beta)],
+                    heading: Some(heading.into()),
+                    items: params,
                 },
             ];
         }
@@ -304,9 +319,26 @@ fn block_lines(p: &Panels, trace: Memo<Trace>, s: Stage) -> Vec<Line> {
                 t.block.as_ref().map_or("", |b| match b.activation {
                     crate::attention::Activation::Relu => "ReLU →",
                     crate::attention::Activation::Gelu => "GELU →",
-                    crate::attention::Activation::Swiglu => "⊙ SiLU(gate) →",
+                    crate::attention::Activation::Swiglu => "⊙ SiLU(N·W_gate) →",
                 })
             });
+            let gated = trace.with_untracked(|t| {
+                t.block
+                    .as_ref()
+                    .is_some_and(|b| b.activation == crate::attention::Activation::Swiglu)
+            });
+            if gated {
+                return vec![
+                    Line {
+                        heading: None,
+                        items: vec![given(B::Hidden), op(name), Item::Panel(block(B::Activated))],
+                    },
+                    Line {
+                        heading: Some("The gate's weights".into()),
+                        items: vec![param(BlockParam::WGate)],
+                    },
+                ];
+            }
             vec![given(B::Hidden), op(name), Item::Panel(block(B::Activated))]
         }
         Stage::FeedForward => vec![

@@ -359,7 +359,7 @@ impl Panels {
         let matrix = MatrixId::BlockParam(p);
         let title = label(matrix);
         let (rows, cols, axes): (Signal<Vec<String>>, Signal<Vec<String>>, _) = match p {
-            BlockParam::W1 => (
+            BlockParam::W1 | BlockParam::WGate => (
                 Signal::derive(move || labels(false, d)),
                 Signal::derive(move || labels(true, f)),
                 ("input dims", "hidden units"),

@@ -14,8 +14,11 @@
 //! | `pe`     | positional encoding, `0` or `1`                              | `0`              |
 //! | `scale`  | `sqrt_head_dim`, `sqrt_seq_len` or `none`                    | `sqrt_head_dim`  |
 //! | `t`      | softmax temperature, 0.01 to 100                             | `1`              |
+//! | `rope`   | rotary positions: θ, and `,i` for the interleaved pairing   | none (off)       |
+//! | `kv`     | key/value heads, dividing n_heads                            | n_heads          |
+//! | `win`    | the sliding window, 1 or more (acts with the causal mask)   | none (off)       |
 //! | `seed`   | seed of the Random buttons                                   | `42`             |
-//! | `wq` `wk` `wv` `wo` | d_model² numbers, row-major, comma-separated      | `Init::Default`  |
+//! | `wq` `wk` `wv` `wo` | d_model² numbers (W_k, W_v: d_model·n_kv_heads·d_k), row-major, comma-separated | `Init::Default`  |
 //! | `e`      | edited embeddings: `token:n,n,…` entries joined by `;`       | none             |
 //! | `src`    | the source sentence (cross-attention on), percent-encoded    | none (off)       |
 //! | `se`     | edited source embeddings, like `e`                           | none             |
@@ -112,10 +115,11 @@ pub struct Decoded {
 }
 
 /// The keys this version reads, in the order [`encode`] writes them.
-const KEYS: [&str; 38] = [
-    "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "src",
-    "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2", "be2", "goal",
-    "paint", "train", "opt", "lr", "quiz", "qn", "stage", "head", "cell",
+const KEYS: [&str; 42] = [
+    "v", "s", "d", "h", "causal", "pe", "scale", "t", "rope", "kv", "win", "seed", "wq", "wk",
+    "wv", "wo", "e", "src", "se", "blk", "norm", "act", "dff", "wg", "w1", "b1", "w2", "b2", "g1",
+    "be1", "g2", "be2", "goal", "paint", "train", "opt", "lr", "quiz", "qn", "stage", "head",
+    "cell",
 ];
 
 /// The first question set of a quiz.

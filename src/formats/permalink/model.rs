@@ -7,10 +7,71 @@ use super::percent::percent_decode;
 use super::{block_key, SOURCE_OVERRIDES_KEY};
 use super::{weight_key, MAX_OVERRIDES};
 use crate::attention::{
-    tokenize, Activation, AttentionError, Block, BlockParam, Config, Init, Matrix, Norm, ScaleMode,
-    WeightName, Weights, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
+    tokenize, Activation, AttentionError, Block, BlockParam, Config, Init, Matrix, Norm, Pairing,
+    Rope, ScaleMode, WeightName, Weights, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
 use crate::state::{Model, Overrides};
+
+/// Reads rotary positions (`rope`: θ, then `,i` for the interleaved pairing), the key/value
+/// heads (`kv`) and the window (`win`); each bad one is left off with a notice.
+fn read_modern(
+    fields: &Fields<'_>,
+    d_model: usize,
+    n_heads: usize,
+    notices: &mut Notices,
+) -> (Option<Rope>, Option<usize>, Option<usize>) {
+    let rope = fields.get("rope").and_then(|raw| {
+        let (theta, pairing) = match raw.split_once(',') {
+            Some((theta, "i")) => (theta, Pairing::Interleaved),
+            Some((theta, "h")) | Some((theta, "")) => (theta, Pairing::Half),
+            Some(_) => ("", Pairing::Half),
+            None => (raw, Pairing::Half),
+        };
+        let rope = parse_number(theta).map(|theta| Rope { theta, pairing });
+        match rope.map(|r| r.check(d_model / n_heads.max(1)).map(|_| r)) {
+            Some(Ok(rope)) => Some(rope),
+            Some(Err(error)) => {
+                notices.add(format!(
+                    "The link asks for rotary positions, but {error} They are off."
+                ));
+                None
+            }
+            None => {
+                notices.add(format!(
+                    "The link's rotary positions {} are not θ, or θ and a pairing (`10000` or \
+                     `10000,i`): they are off.",
+                    shown(raw)
+                ));
+                None
+            }
+        }
+    });
+    let kv_heads = fields.get("kv").and_then(|raw| match raw.parse::<usize>() {
+        Ok(g) if g >= 1 && n_heads.is_multiple_of(g) => (g != n_heads).then_some(g),
+        _ => {
+            notices.add(format!(
+                "The link asks for {} key/value heads, but the number must divide the {n_heads} \
+                 heads: each head has its own.",
+                shown(raw)
+            ));
+            None
+        }
+    });
+    let window = fields
+        .get("win")
+        .and_then(|raw| match raw.parse::<usize>() {
+            Ok(w) if w >= 1 => Some(w),
+            _ => {
+                notices.add(format!(
+                "The link's sliding window {} is not a whole number of tokens, 1 or more: there \
+                 is no window.",
+                shown(raw)
+            ));
+                None
+            }
+        });
+    (rope, kv_heads, window)
+}
 
 pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
     let defaults = Model::default();
@@ -128,6 +189,7 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
                 .to_string(),
         );
     }
+    let (rope, kv_heads, window) = read_modern(fields, d_model, n_heads, notices);
     let config = Config {
         d_model,
         n_heads,
@@ -135,9 +197,12 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         positional_encoding,
         scale,
         temperature,
-        ..Config::default()
+        rope,
+        kv_heads,
+        window,
     };
-    let mut weights = Weights::new(Init::Default, d_model);
+    let kv_width = config.kv_width();
+    let mut weights = Weights::shaped(Init::Default, d_model, kv_width);
     let mut embedding_overrides = Overrides::new();
     let mut source_overrides = Overrides::new();
 
@@ -147,16 +212,21 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
                 continue;
             };
             let label = name.label();
+            let (rows, cols) = Weights::shape_of(name, d_model, kv_width);
             let values = percent_decode(raw)
                 .ok_or(NumberError::Damaged)
-                .and_then(|text| parse_numbers(&text, d_model * d_model));
+                .and_then(|text| parse_numbers(&text, rows * cols));
             match values {
                 Ok(values) => {
-                    *weights.get_mut(name) = Matrix::from_row_slice(d_model, d_model, &values);
+                    *weights.get_mut(name) = Matrix::from_row_slice(rows, cols, &values);
                 }
                 Err(error) => notices.add(format!(
                     "The link's {label} {}: {label} was reset to its default.",
-                    error.describe(d_model * d_model)
+                    if rows == cols {
+                        error.describe(rows * cols)
+                    } else {
+                        error.describe_shape((rows, cols))
+                    }
                 )),
             }
         }

@@ -6,7 +6,7 @@ use super::percent::percent_encode;
 use super::{
     block_key, weight_key, ShareState, FIRST_QUESTION_SET, LINK_VERSION, SOURCE_OVERRIDES_KEY,
 };
-use crate::attention::{Block, BlockParam, Init, Matrix, Stage, WeightName};
+use crate::attention::{Block, BlockParam, Init, Matrix, Pairing, Stage, WeightName, Weights};
 use crate::state::{Model, Overrides};
 
 thread_local! {
@@ -51,12 +51,26 @@ fn encode_against(state: &ShareState, defaults: &Model) -> String {
     if config.temperature.to_bits() != defaults.config.temperature.to_bits() {
         pair("t", &number(config.temperature));
     }
+    if let Some(rope) = config.rope {
+        let pairing = match rope.pairing {
+            Pairing::Half => "",
+            Pairing::Interleaved => ",i",
+        };
+        pair("rope", &format!("{}{pairing}", number(rope.theta)));
+    }
+    if let Some(g) = config.kv_heads {
+        pair("kv", &g.to_string());
+    }
+    if let Some(w) = config.window {
+        pair("win", &w.to_string());
+    }
     if model.seed != defaults.seed {
         pair("seed", &model.seed.to_string());
     }
     for name in WeightName::ALL {
         let w = model.weights.get(name);
-        if !same_numbers(w, &Init::Default.matrix(name, config.d_model)) {
+        let (rows, cols) = Weights::shape_of(name, config.d_model, config.kv_width());
+        if !same_numbers(w, &Init::Default.shaped(name, rows, cols)) {
             pair(weight_key(name), &row_major(w));
         }
     }

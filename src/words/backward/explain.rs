@@ -619,6 +619,41 @@ pub fn explain_back(
                 ),
             )
         }
+        BackComputation::RmsNormBack {
+            d_norm,
+            gamma,
+            g_hat,
+            x_hat,
+            mean_gx,
+            rms,
+        } => {
+            notes.push(format!(
+                "ĝ[c] = ∂L/∂N₁[{}, {}] × γ₁[{}] = {} × {} = {}; x̂[c] = X / r for this cell {}; over the row, mean(ĝ ⊙ x̂) = {}; r = √(mean(x²) + ε) {}, the number the forward pass divided the row by (ε = 0.00001). RMSNorm subtracts no mean, so unlike LayerNorm's backward no mean(ĝ) is taken out.",
+                row_label(trace, id, row),
+                col_label(trace, id, col),
+                col_label(trace, id, col),
+                g3(*d_norm),
+                after(Shown::Forward, *gamma),
+                g3(*g_hat),
+                eq_shown(*x_hat, NORMALIZED_DECIMALS),
+                g3(*mean_gx),
+                eq_shown(*rms, ROOT_DECIMALS)
+            ));
+            let by_hand = (rounded(*g_hat, 3)
+                - rounded(*x_hat, NORMALIZED_DECIMALS) * rounded(*mean_gx, 3))
+                / rounded(*rms, ROOT_DECIMALS);
+            rounding_note(&mut notes, by_hand, value);
+            (
+                format!("{l}[i, c] = (ĝ[c] − x̂[c]·mean(ĝ ⊙ x̂)) / r,  ĝ = ∂L/∂N₁[i, :] ⊙ γ₁"),
+                format!(
+                    "({} − {} × {}) / {}",
+                    g3(*g_hat),
+                    bracketed(format_value(*x_hat, NORMALIZED_DECIMALS)),
+                    after(Shown::Gradient, *mean_gx),
+                    format_value(*rms, ROOT_DECIMALS)
+                ),
+            )
+        }
         BackComputation::DEmbeddings {
             along_attention,
             via_target,

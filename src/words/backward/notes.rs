@@ -384,10 +384,14 @@ pub fn back_note(
         _ => {
             if w.block == Some(Norm::Pre) {
                 let reader = if w.cross { "the queries" } else { "attention" };
-                note.push(format!("Pre-norm: {reader} read N₁ = LN₁(X), so the gradient of N₁ goes back through LayerNorm's backward: γ₁ scales it, and the parts that would only shift a row's mean or stretch its spread are taken out, divided by the row's √(σ² + ε), σ² being its variance and ε = 0.00001, as in the forward pass. γ₁ and β₁ are not trained here."));
+                note.push(if w.norm_type == crate::attention::NormType::RmsNorm {
+                    format!("Pre-norm: {reader} read N₁ = RMSNorm₁(X), so the gradient of N₁ goes back through RMSNorm's backward: γ₁ scales it, the part that would only stretch a row's root mean square is taken out, and the rest is divided by the row's √(mean(x²) + ε), ε = 0.00001, as in the forward pass. γ₁ is not trained here.")
+                } else {
+                    format!("Pre-norm: {reader} read N₁ = LN₁(X), so the gradient of N₁ goes back through LayerNorm's backward: γ₁ scales it, and the parts that would only shift a row's mean or stretch its spread are taken out, divided by the row's √(σ² + ε), σ² being its variance and ε = 0.00001, as in the forward pass. γ₁ and β₁ are not trained here.")
+                });
             }
             if w.block.is_some() {
-                note.push("The loss reads attention's own A or Y, so nothing flows back through the block's later stages (the residual sums, the feed-forward network, the norms after attention).".into());
+                note.push("The loss reads attention's own A or Y, so nothing flows back through the block's later stages (the residual sums, the feed-forward network with its W₁, W₂ and, with SwiGLU, W_gate, the norms after attention): they get no gradient and do not train.".into());
             }
             // A task on the sentence itself adds the target's path to ∂L/∂E, said below.
             let path = if pattern || w.cross {

@@ -179,6 +179,47 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
             }
         }
         (
+            Computation::RmsNorm {
+                input,
+                which,
+                x,
+                mean_square,
+                eps,
+                gamma,
+            },
+            _,
+        ) => {
+            let src = label(*input);
+            let sub = if *which == 1 { "₁" } else { "₂" };
+            let mut notes = Vec::new();
+            let by_hand = rounded(*x) / (rounded(*mean_square) + eps).sqrt() * rounded(*gamma);
+            rounding_note(&mut notes, by_hand, work.value);
+            notes.push(format!(
+                "mean(xᵢ²) = {} is the mean of the squares of row {} (“{}”) of {src}, over its \
+                 d_model = {} numbers. RMSNorm does not subtract the mean and has no shift β: it \
+                 only rescales the row to a root mean square of about 1, then multiplies column \
+                 c by γ{sub}[c].",
+                format_value(*mean_square, STATS_DECIMALS),
+                i + 1,
+                token(trace, i),
+                trace.config.d_model
+            ));
+            Text {
+                formula: format!(
+                    "{}[i, c] = {src}[i, c] / √(mean(xᵢ²) + ε) · γ{sub}[c]",
+                    label(work.matrix)
+                ),
+                steps: format!(
+                    "{} / √({} + {}) · {}",
+                    num(*x),
+                    num(*mean_square),
+                    eps,
+                    after_op(*gamma)
+                ),
+                notes,
+            }
+        }
+        (
             Computation::Affine {
                 input,
                 weight,

@@ -262,7 +262,7 @@ fn row_summary(m: &Matrix, row: usize) -> (String, String) {
 }
 
 /// What pre-norm is, and why it exists: the block's first stage in pre-norm.
-const PRE_NORM_WHAT: &str = "Pre-norm (GPT-2 and most models since): the block shown has two sub-layers, attention and then a feed-forward network. Each reads a normalised copy of the residual stream, the running row per token that starts as X and to which each sub-layer adds its output. This LayerNorm makes attention's copy, N₁ = LN₁(X).";
+const PRE_NORM_WHAT: &str = "Pre-norm (GPT-2 and most models since): the block shown has two sub-layers, attention and then a feed-forward network. Each reads a normalised copy of the residual stream, the running row per token that starts as X and to which each sub-layer adds its output.";
 
 /// What a block with a source sentence leaves out: a decoder layer's first sub-layer.
 const DECODER_LAYER: &str = "A Transformer decoder layer has three sub-layers: masked self-attention, cross-attention, feed-forward. This block leaves out the first, so X stands in for its output.";
@@ -275,7 +275,22 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
     let b = trace.block.as_ref()?;
     let w = trace.wiring();
     let token = trace.tokens.first().map(String::as_str).unwrap_or("");
+    let rms = b.params.norm_type == crate::attention::NormType::RmsNorm;
+    // The norm's name in formulas and in words: LN and LayerNorm, or RMSNorm.
+    let (ln, norm_word) = if rms {
+        ("RMSNorm", "RMSNorm")
+    } else {
+        ("LN", "LayerNorm")
+    };
     let numbers = |before: &Matrix, after: &Matrix| {
+        if rms {
+            let r = |m: &Matrix| format_value(crate::attention::row_mean_square(m, 0).sqrt(), 2);
+            return format!(
+                "Row 1 (“{token}”): root mean square {} → {}. With γ = 1 every row would leave with a root mean square of about 1; γ then rescales each column. RMSNorm leaves the mean where it is.",
+                r(before),
+                r(after)
+            );
+        }
         let (m0, s0) = row_summary(before, 0);
         let (m1, s1) = row_summary(after, 0);
         format!(
@@ -294,10 +309,9 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
                     size(&b.sum_1)
                 ),
                 match norm {
-                    Norm::Post => "Post-norm normalises this sum next: N₁ = LN₁(R₁).",
-                    Norm::Pre => "In pre-norm R₁ itself is not normalised: it carries on as the residual stream, and only the feed-forward network's copy of it, N₂, is.",
-                }
-                .to_string(),
+                    Norm::Post => format!("Post-norm normalises this sum next: N₁ = {ln}₁(R₁)."),
+                    Norm::Pre => "In pre-norm R₁ itself is not normalised: it carries on as the residual stream, and only the feed-forward network's copy of it, N₂, is.".to_string(),
+                },
             ];
             if w.cross {
                 note.push(DECODER_LAYER.to_string());
@@ -305,16 +319,18 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             note
         }
         (Stage::Norm1, Norm::Post) => vec![
-            "Post-norm, as in the original Transformer: N₁ = LN₁(R₁) normalises the sum just made, and N₁ is what the feed-forward network reads and what its output is added to.".to_string(),
+            format!("Post-norm, as in the original Transformer: N₁ = {ln}₁(R₁) normalises the sum just made, and N₁ is what the feed-forward network reads and what its output is added to."),
             numbers(&b.sum_1, &b.norm_1),
         ],
         (Stage::Norm1, Norm::Pre) => {
             let reads = if w.cross {
-                "Attention's queries read N₁, not X. Its keys and values read X_src, the source sentence, which this LayerNorm does not touch."
+                format!("Attention's queries read N₁, not X. Its keys and values read X_src, the source sentence, which this {norm_word} does not touch.")
             } else {
-                "Attention's queries, keys and values all read N₁, not X."
+                "Attention's queries, keys and values all read N₁, not X.".to_string()
             };
-            let mut note = vec![format!("{PRE_NORM_WHAT} {reads}")];
+            let mut note = vec![format!(
+                "{PRE_NORM_WHAT} This {norm_word} makes attention's copy, N₁ = {ln}₁(X). {reads}"
+            )];
             if w.cross {
                 note.push(DECODER_LAYER.to_string());
             }
@@ -322,11 +338,11 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             note
         }
         (Stage::Norm2, Norm::Post) => vec![
-            "N₂ = LN₂(R₂) normalises the second sum.".to_string(),
+            format!("N₂ = {ln}₂(R₂) normalises the second sum."),
             numbers(b.norm_2_input(), &b.norm_2),
         ],
         (Stage::Norm2, Norm::Pre) => vec![
-            "Pre-norm: the feed-forward network reads N₂ = LN₂(R₁), a normalised copy of the residual stream; R₁ itself goes on, unnormalised, to the second residual sum R₂ = R₁ + F.".to_string(),
+            format!("Pre-norm: the feed-forward network reads N₂ = {ln}₂(R₁), a normalised copy of the residual stream; R₁ itself goes on, unnormalised, to the second residual sum R₂ = R₁ + F."),
             numbers(b.norm_2_input(), &b.norm_2),
         ],
         (Stage::Hidden, _) => {

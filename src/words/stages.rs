@@ -380,7 +380,7 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             }
         }
         Stage::Mask if c.causal && !w.cross && c.window.is_some() => format!(
-            "<msub><mi>M</mi>{ij}</msub><mo>=</mo><mrow><mo>{{</mo><mtable><mtr><mtd><mo>−</mo><mi>∞</mi></mtd><mtd><mtext>if </mtext><mi>j</mi><mo>&gt;</mo><mi>i</mi><mtext> or </mtext><mi>i</mi><mo>−</mo><mi>j</mi><mo>≥</mo><mn>{}</mn></mtd></mtr><mtr><mtd><msub><mi>Z</mi>{ij}</msub></mtd><mtd><mtext>otherwise</mtext></mtd></mtr></mtable></mrow>",
+            "<msub><mi>M</mi>{ij}</msub><mo>=</mo><mrow><mo>{{</mo><mtable><mtr><mtd><mo>−</mo><mi>∞</mi></mtd><mtd><mtext>if </mtext><mi>j</mi><mo>&gt;</mo><mi>i</mi><mtext>\u{a0}or\u{a0}</mtext><mi>i</mi><mo>−</mo><mi>j</mi><mo>≥</mo><mn>{}</mn></mtd></mtr><mtr><mtd><msub><mi>Z</mi>{ij}</msub></mtd><mtd><mtext>otherwise</mtext></mtd></mtr></mtable></mrow>",
             c.window.unwrap_or_default()
         ),
         Stage::Mask if c.causal && !w.cross => format!(
@@ -526,6 +526,9 @@ pub fn shape_text(stage: Stage, outline: &Outline) -> String {
             format!("C ({s} × {d}) · W_o ({d} × {d}) = Y ({rows})")
         }
         Stage::Residual1 | Stage::Residual2 => format!("{s} × {d} + {s} × {d} = {rows}"),
+        Stage::Norm1 | Stage::Norm2 if w.norm_type == crate::attention::NormType::RmsNorm => {
+            format!("{rows}, each row normalised on its own; γ: 1 × {d}")
+        }
         Stage::Norm1 | Stage::Norm2 => {
             format!("{rows}, each row normalised on its own; γ and β: 1 × {d}")
         }

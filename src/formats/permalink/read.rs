@@ -86,7 +86,16 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
     let stage = match fields.get("stage") {
         None => Stage::Input,
         Some(raw) => match Stage::from_key(raw) {
-            Some(stage) if stage.position(model.wiring().block).is_some() => stage,
+            Some(stage) if stage.position(model.wiring().order()).is_some() => stage,
+            Some(Stage::Rotary) => {
+                notices.add(format!(
+                    "The link shows the stage {}, but rotary positions are off: the first stage, \
+                     {}, is shown.",
+                    stage_name(Stage::Rotary),
+                    stage_name(Stage::Input)
+                ));
+                Stage::Input
+            }
             Some(stage) => {
                 notices.add(format!(
                     "The link shows the stage {}, which belongs to the transformer block, but \

@@ -1,0 +1,184 @@
+// Today's attention in the browser: rotary positions, shared key/value heads, the sliding
+// window and the Llama-style block, at the places of the layout rule, against the CLI.
+import type { Page } from "@playwright/test";
+import path from "node:path";
+import { test, expect, box, expectInside, expectMatrixClose, runCli, type Matrix } from "./fixtures";
+
+/** A link with rotary positions, one key/value head for two query heads and a window of 3. */
+const MODERN = "#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&s=the%20cat%20sat%20on%20the%20mat";
+
+interface Head {
+  kv_head: number;
+  q: Matrix;
+  q_rope: Matrix;
+  k_rope: Matrix;
+  weights: Matrix;
+}
+
+function cliHeads(args: string[]): Head[] {
+  return JSON.parse(runCli(["trace", "--format", "json", ...args])).heads;
+}
+
+async function openStage(page: Page, key: string): Promise<void> {
+  await page.getByTestId(`stage-${key}`).click();
+  await expect(page.getByTestId(`stage-${key}`)).toHaveAttribute("aria-current", "step");
+}
+
+/** Clicks cell (row, col) of a heatmap canvas, using the grid geometry the canvas reports. */
+async function clickCell(page: Page, testId: string, row: number, col: number): Promise<void> {
+  const canvas = page.getByTestId(testId);
+  await expect(canvas).toHaveAttribute("data-grid", /\d/);
+  const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
+  const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
+  const k = css / Number(await canvas.getAttribute("data-width"));
+  await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
+}
+
+test("the Llama-style preset turns queries and keys as the CLI does, and a turned cell writes its rotation", async ({ app, page }) => {
+  const heads = cliHeads(["--scenario", path.resolve(__dirname, "../../assets/presets/llama.json")]);
+  await app.goto();
+  await app.openPlace("inputs");
+  await page.getByTestId("preset").selectOption("llama");
+  await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(18);
+  await app.openPlace("share");
+  await page.getByTestId("show-tables").check();
+  await page.keyboard.press("Escape");
+  await openStage(page, "rotary");
+  await expect(page.getByTestId("stage-title")).toHaveText("Rotary positions Q̃ₕ, K̃ₕ");
+  expectMatrixClose(await app.tableValues("qr-h0"), heads[0].q_rope, 1e-9, "Q̃₁");
+  expectMatrixClose(await app.tableValues("kr-h1"), heads[1].k_rope, 1e-9, "K̃₂");
+  await app.openPlace("share");
+  await page.getByTestId("show-tables").uncheck();
+  await page.keyboard.press("Escape");
+  // “sat” at position 2, pair 0 turns by 2 radians: 2.42·cos 2 − (−3.76)·sin 2 ≈ 2.41 … written
+  // with the shown numbers.
+  await clickCell(page, "canvas-qr-h0", 2, 0);
+  await expect(page.getByTestId("explain-expansion")).toContainText("2.42 × (−0.42) − (−3.76) × 0.91");
+  await expect(page.getByTestId("explain-note")).toContainText("position p = 2");
+  await expect(page.getByTestId("explain-note")).toContainText("φ = p·ω = 2 radians");
+  await expect(page.getByTestId("canvas-q-h0")).toHaveAttribute("data-highlight", /cell:2,0/);
+  // The two heads share one key/value head; the split says so.
+  await openStage(page, "split");
+  await expect(page.getByTestId("stage-title")).toHaveText("Split into heads (one shared K, V)");
+  expect(heads.map((h) => h.kv_head)).toEqual([0, 0]);
+  // The claims of the caption hold: head 1 looks one token back.
+  await openStage(page, "softmax");
+  expect(heads[0].weights[3][2] as number).toBeGreaterThan(0.95);
+  await expect(page.getByTestId("preset-caption-text")).toContainText("0.98");
+  await app.screenshot("llama-rotary");
+});
+
+test("settings switch rotary positions, share key/value heads and set the window, and the link keeps them", async ({ app, page }) => {
+  await app.goto();
+  await app.openPlace("inputs");
+  await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(10);
+  await page.getByTestId("rope").check();
+  await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(11);
+  await expect(page.getByTestId("stage-rotary")).toBeVisible();
+  // The head width 2 is even; θ and the pairing are offered.
+  await page.getByTestId("rope-pairing").selectOption("interleaved");
+  await page.getByTestId("rope-theta").fill("500");
+  await page.getByTestId("rope-theta").press("Enter");
+  await expect(page).toHaveURL(/rope=500,i/);
+  await page.getByTestId("rope-theta").fill("0.5");
+  await page.getByTestId("rope-theta").press("Enter");
+  await expect(page.getByTestId("rope-error")).toContainText("greater than 1");
+  await expect(page).toHaveURL(/rope=500,i/);
+
+  await page.getByTestId("kv-heads").selectOption("1");
+  await expect(page.getByTestId("kv-note")).toHaveText(
+    "W_k and W_v are now 4 × 2: they kept their first 2 columns and dropped the other 2.",
+  );
+  await expect(page).toHaveURL(/kv=1/);
+
+  // The window needs the causal mask, and rests while it is off.
+  await expect(page.getByTestId("window")).toBeDisabled();
+  await page.getByTestId("causal").check();
+  await expect(page.getByTestId("window")).toBeEnabled();
+  await page.getByTestId("window").fill("two");
+  await page.getByTestId("window").press("Enter");
+  await expect(page.getByTestId("window-error")).toContainText("whole number of tokens");
+  await page.getByTestId("window").fill("2");
+  await page.getByTestId("window").press("Enter");
+  await expect(page).toHaveURL(/win=2/);
+  await page.keyboard.press("Escape");
+  await openStage(page, "mask");
+  await expect(page.getByTestId("stage-title")).toHaveText("Causal mask, window W = 2");
+  await expect(page.getByTestId("stage-note")).toContainText("2 or more tokens left of it");
+
+  // The link carries it all.
+  const url = page.url();
+  await page.goto("about:blank");
+  await page.goto(url);
+  await expect(page.getByTestId("stage-title")).toHaveText("Causal mask, window W = 2");
+  await expect(page.getByTestId("stage-rotary")).toBeVisible();
+});
+
+test("the backward stages turn the turned gradients back and sum a shared head's", async ({ app, page }) => {
+  await app.goto(`./${MODERN}&stage=back-scores`);
+  await expect(page.getByTestId("stage-title")).toHaveText("∂L/∂Qₕ and ∂L/∂Kₕ");
+  await expect(page.getByTestId("canvas-d_q_rope-h0")).toHaveAttribute("data-drawn", "true");
+  await clickCell(page, "canvas-d_q-h0", 1, 0);
+  await expect(page.getByTestId("explain-note")).toContainText("A turn's transpose is the turn back");
+  await openStage(page, "back-projection");
+  await expect(page.getByTestId("stage-title")).toBeVisible();
+});
+
+for (const viewport of [
+  { width: 1024, height: 768 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`presenter mode at ${viewport.width}×${viewport.height} steps through the rotary stage per head, each step on the screen`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    await app.goto(`./?present=1${MODERN}`);
+    const bar = page.getByTestId("presenter-bar");
+    const steps: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const step = (await bar.getAttribute("data-step"))!;
+      steps.push(step);
+      const scroll = await page.evaluate(() => document.scrollingElement!.scrollHeight - window.innerHeight);
+      expect(scroll, `${step}: the page scrolls`).toBeLessThanOrEqual(1);
+      for (const canvas of await page.locator(".stage canvas").all()) {
+        expectInside(await box(canvas), viewport, `${step}: a heatmap`);
+      }
+      if (step === "output-0") break;
+      await page.keyboard.press("PageDown");
+      await expect(bar).not.toHaveAttribute("data-step", step);
+    }
+    expect(steps).toContain("rotary-0");
+    expect(steps).toContain("rotary-1");
+    expect(steps.indexOf("rotary-0")).toBe(steps.indexOf("split-1") + 1);
+  });
+}
+
+test("on a phone the rotary stage fits the column and a tapped cell explains its turn", async ({ app, page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  await app.goto(`./${MODERN}&stage=rotary`);
+  const canvas = page.getByTestId("canvas-qr-h0");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  const b = await box(canvas);
+  expect(b.x).toBeGreaterThanOrEqual(0);
+  expect(b.x + b.width).toBeLessThanOrEqual(375);
+  await clickCell(page, "canvas-qr-h0", 1, 1);
+  await expect(page.getByTestId("explain-expansion")).toContainText("×");
+  await expect(page.getByTestId("explain-note")).toContainText("position p = 1");
+  await app.screenshot("phone-rotary");
+});
+
+test("an embed of the rotary stage draws and explains in a narrow column", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(`./${MODERN}&stage=rotary`);
+  await page.getByTestId("place-share").click();
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  const code = await page.evaluate(() => navigator.clipboard.readText());
+  expect(code).toContain("rope=10000");
+  const host = await context.newPage();
+  await host.setViewportSize({ width: 420, height: 760 });
+  await host.setContent(`<!doctype html><html><body style="margin:0"><article style="max-width:400px;margin:0 auto;padding:0 10px">
+    <p style="height:200px">Before.</p>${code}<p style="height:1200px">After.</p></article></body></html>`);
+  const inner = host.frameLocator("iframe.attention-lens");
+  const canvas = inner.getByTestId("canvas-qr-h0");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  await expect(inner.getByTestId("stage-title")).toContainText("Rotary");
+});

@@ -35,7 +35,7 @@ impl EditTarget {
             all.extend(
                 BlockParam::ALL
                     .into_iter()
-                    .filter(|p| *p != BlockParam::WGate || wiring.activation.gated())
+                    .filter(|p| p.used(wiring.activation, wiring.norm_type))
                     .map(Self::Block),
             );
         }

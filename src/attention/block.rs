@@ -278,15 +278,6 @@ impl Block {
         for param in BlockParam::ALL {
             check_matrix(param.label(), self.get(param), param.shape(d_model, d_ff))?;
         }
-        if self.norm_type == NormType::RmsNorm {
-            for param in [BlockParam::Ln1Beta, BlockParam::Ln2Beta] {
-                if self.get(param).iter().any(|b| *b != 0.0) {
-                    return Err(AttentionError::RmsNormBeta {
-                        name: param.label().to_string(),
-                    });
-                }
-            }
-        }
         Ok(())
     }
 

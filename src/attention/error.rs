@@ -234,12 +234,6 @@ pub enum AttentionError {
         list_or(&divisors(*n_heads))
     )]
     KvHeadsDoNotDivide { n_kv_heads: usize, n_heads: usize },
-    /// RMSNorm was given a shift β, which it does not have.
-    #[error(
-        "{name} is not zero, but RMSNorm has no shift β: it only rescales each row by its root \
-         mean square and by γ. Set {name} to zeros, or use LayerNorm."
-    )]
-    RmsNormBeta { name: String },
     /// The sliding window is empty.
     #[error(
         "The window is 0 tokens, but it must hold at least the token itself: a window of W \

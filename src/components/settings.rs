@@ -5,11 +5,11 @@ use super::outline::model_outline;
 use crate::attention::{
     Activation, Config, Norm, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
-use crate::attention::{Pairing, Rope};
+use crate::attention::{NormType, Pairing, Rope};
 use crate::plot::{parse_cell, CellError};
 use crate::state::Model;
 use crate::words::{activation_name, norm_name, scale_mode_label, setting_help, Setting};
-use crate::words::{kv_heads_label, pairing_label};
+use crate::words::{kv_heads_label, norm_type_name, pairing_label};
 use crate::words::{temperature_refusal, TemperatureProblem};
 use leptos::prelude::*;
 
@@ -351,6 +351,7 @@ fn BeyondOneLayer(
     let cross = Memo::new(move |_| outline.with(|o| o.cross));
     let block_on = Memo::new(move |_| outline.with(|o| o.block_on));
     let norm = Memo::new(move |_| outline.with(|o| o.norm));
+    let norm_type = Memo::new(move |_| outline.with(|o| o.norm_type));
     let activation = Memo::new(move |_| outline.with(|o| o.activation));
     let d_ff = Memo::new(move |_| outline.with(|o| o.d_ff));
     // A memo, so an edit elsewhere does not write the box's value again.
@@ -431,6 +432,18 @@ fn BeyondOneLayer(
                     }>
                     {Norm::ALL.iter().map(|&n| view! {
                         <option value=n.key() selected=move || norm.get() == n>{norm_name(n)}</option>
+                    }).collect_view()}
+                </select>
+                <label for="norm-type">"Norm type"</label>
+                <select id="norm-type" data-testid="norm-type"
+                    prop:value=move || norm_type.get().key().to_string()
+                    on:change=move |ev| {
+                        if let Ok(t) = event_target_value(&ev).parse::<NormType>() {
+                            model.update(|m| m.block.norm_type = t);
+                        }
+                    }>
+                    {NormType::ALL.iter().map(|&t| view! {
+                        <option value=t.key() selected=move || norm_type.get() == t>{norm_type_name(t)}</option>
                     }).collect_view()}
                 </select>
                 <label for="activation">"Activation"</label>

@@ -180,6 +180,14 @@ pub fn kv_heads_label(n_kv_heads: usize, n_heads: usize) -> String {
     }
 }
 
+/// A norm type as the menu names it.
+pub fn norm_type_name(t: crate::attention::NormType) -> &'static str {
+    match t {
+        crate::attention::NormType::LayerNorm => "LayerNorm (original, GPT-2)",
+        crate::attention::NormType::RmsNorm => "RMSNorm (Llama)",
+    }
+}
+
 /// A rotary pairing as the menu names it.
 pub fn pairing_label(p: crate::attention::Pairing) -> &'static str {
     match p {

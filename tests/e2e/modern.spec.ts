@@ -106,6 +106,16 @@ test("settings switch rotary positions, share key/value heads and set the window
   await expect(page.getByTestId("stage-title")).toHaveText("Causal mask, window W = 2");
   await expect(page.getByTestId("stage-note")).toContainText("2 or more tokens left of it");
 
+  // The block's norms: RMSNorm has a scale γ and no shift β.
+  await app.openPlace("inputs");
+  await page.getByTestId("block").check();
+  await page.getByTestId("norm-type").selectOption("rmsnorm");
+  await page.keyboard.press("Escape");
+  await openStage(page, "norm-1");
+  await expect(page.getByTestId("stage-title")).toHaveText("RMSNorm N₁");
+  await expect(page.getByTestId("canvas-ln_1_beta")).toHaveCount(0);
+  await openStage(page, "mask");
+
   // The link carries it all.
   const url = page.url();
   await page.goto("about:blank");

@@ -495,6 +495,11 @@ async function main() {
         BUDGETS.editLargestMedian,
         "32 tokens, d_model 16, 8 heads, block with d_ff 64, 32-token source",
       ],
+      [
+        "largest-llama",
+        BUDGETS.editLargestMedian,
+        "32 tokens, d_model 16, 8 heads sharing 2 key/value heads, rotary, Llama's block",
+      ],
     ]) {
       const { painted, frame, split, canvases } = await editToRepaint(
         browser,
@@ -513,7 +518,7 @@ async function main() {
         figure(`edit to next frame median, ${label}`, median(frame), "ms", null, frameNote),
       );
       // Where an edit's time goes, as means, which add up to the mean of `al-edit`.
-      if (!scenario.endsWith("-block")) {
+      if (!scenario.endsWith("-block") && !scenario.endsWith("-llama")) {
         SPLIT.forEach(({ part }, i) => {
           figures.push(
             figure(
@@ -531,6 +536,7 @@ async function main() {
     for (const [scenario, label] of [
       ["default", "default scenario"],
       ["largest", "32 tokens, d_model 16, 8 heads"],
+      ["largest-llama", "the Llama-style preset at 32 tokens, d_model 16, 8 heads, 2 key/value heads"],
     ]) {
       const rate = await trainingSpeed(browser, server.url, scenario, 3, problems);
       figures.push(
@@ -540,7 +546,7 @@ async function main() {
           "steps/s",
           null,
           "Train for 3 s on the Scores stage, every head's scores drawn; 60 steps a second at most, up to 4 in a frame that came late",
-          scenario === "largest" ? BUDGETS.trainingLargestMin : null,
+          scenario.startsWith("largest") ? BUDGETS.trainingLargestMin : null,
         ),
       );
     }

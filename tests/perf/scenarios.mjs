@@ -18,12 +18,21 @@ export async function prepare(page, scenario) {
   // The inputs are one of the places of the top bar, mounted when first opened.
   const inputs = page.getByTestId("place-inputs");
   if ((await inputs.getAttribute("aria-expanded")) !== "true") await inputs.click();
+  // Llama's attention and block: the Llama-style preset (pre-norm RMSNorm, SwiGLU, rotary
+  // positions, a window), grown to 8 heads sharing 2 key/value heads.
+  if (scenario.endsWith("-llama")) await page.getByTestId("preset").selectOption("llama");
   if (largest) {
     await page.getByTestId("sentence-input").fill(LONGEST_SENTENCE);
     await page.getByTestId("d-model").selectOption("16");
     await page.getByTestId("n-heads").selectOption("8");
     const tokens = await page.getByTestId("token").count();
     if (tokens !== 32) throw new Error(`the largest scenario has ${tokens} tokens, not 32`);
+  }
+  if (scenario.endsWith("-llama")) {
+    await page.getByTestId("kv-heads").selectOption("2");
+    if ((await page.getByTestId("stage-rotary").count()) !== 1) {
+      throw new Error("the Llama scenario has no rotary stage");
+    }
   }
   if (scenario.endsWith("-block")) {
     await page.getByTestId("block").check();

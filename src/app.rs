@@ -103,8 +103,11 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         let o = order.get();
         ui.order.set(o);
-        if stage.get_untracked().position(o).is_none() {
-            stage.set(Stage::OutputProjection);
+        match stage.get_untracked() {
+            // The turn rests with rotary positions: the split comes just before it.
+            Stage::Rotary if Stage::Rotary.position(o).is_none() => stage.set(Stage::SplitHeads),
+            s if s.position(o).is_none() => stage.set(Stage::OutputProjection),
+            _ => {}
         }
     });
     // The goal is the model's, fitted to its heads and sentence, so the backward stages follow

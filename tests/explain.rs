@@ -1200,7 +1200,7 @@ fn a_turned_cell_writes_its_rotation_with_the_pair_the_angle_and_its_real_number
         note.contains("position p = 2") && note.contains("pair i = 0"),
         "{note}"
     );
-    assert!(note.contains("φ = p·ω = 2 radians"), "{note}");
+    assert!(note.contains("φ = p·ω = 2 rad"), "{note}");
     let q = &modern.heads[1].q;
     let shown = |v: f64| format_value(v, 2);
     assert!(
@@ -1211,7 +1211,7 @@ fn a_turned_cell_writes_its_rotation_with_the_pair_the_angle_and_its_real_number
     // The scores read the turned rows, and the note says the distance.
     let s = cell(modern, head(1, HeadMatrix::Scores), 4, 2);
     assert!(s.formula.contains("Q̃₂"), "{}", s.formula);
-    assert!(s.note.as_deref().unwrap().contains("distance, 2 here"));
+    assert!(s.note.as_deref().unwrap().contains("i − j = 2 here"));
     // The window's mask names W and i − j.
     let m = cell(modern, head(0, HeadMatrix::Masked), 4, 1);
     assert!(m.formula.contains("i − j ≥ 3"), "{}", m.formula);

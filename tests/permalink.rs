@@ -1154,3 +1154,17 @@ fn rotary_positions_shared_heads_and_the_window_survive_a_round_trip() {
     );
     assert_eq!(bad.state.model.config.rope, None);
 }
+
+#[test]
+fn the_llama_preset_s_block_survives_a_round_trip() {
+    let preset = attention_lens::presets::find("llama").unwrap();
+    let state = ShareState {
+        model: preset.scenario().to_model().unwrap(),
+        ..ShareState::default()
+    };
+    let fragment = encode(&state);
+    assert!(fragment.contains("&nt=rmsnorm&act=swiglu"), "{fragment}");
+    let decoded = decode(&fragment);
+    assert_eq!(decoded.notices, Vec::<String>::new());
+    assert_eq!(decoded.state, state);
+}

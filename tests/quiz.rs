@@ -6,8 +6,8 @@
 use attention_lens::attention::Stage;
 use attention_lens::attention::{
     forward, Activation, BackMatrix, BackwardPass, Block, Config, Goal, HeadGrad, HeadTarget, Init,
-    Inputs, LossKind, Matrix, MatrixId, NamedTarget, Norm, ScaleMode, Source, SplitMix64, Task,
-    Trace, Weights,
+    Inputs, LossKind, Matrix, MatrixId, NamedTarget, Norm, NormType, Rope, ScaleMode, Source,
+    SplitMix64, Task, Trace, Weights,
 };
 use attention_lens::formats::worksheet::{
     worksheet_markdown, worksheet_questions, Backward, Picks,
@@ -61,6 +61,29 @@ fn scenario(seed: u64) -> Trace {
         block.activation = [Activation::Relu, Activation::Gelu][pick(2)];
         inputs.block = Some(block);
     }
+    // Today's attention: rotary positions, shared key/value heads, a window, Llama's block.
+    let d_k = d_model / n_heads;
+    if !cross && d_k.is_multiple_of(2) && pick(2) == 0 {
+        inputs.config.rope = Some(Rope::default());
+    }
+    let groups: Vec<usize> = (1..=n_heads)
+        .filter(|g| n_heads.is_multiple_of(*g))
+        .collect();
+    let g = groups[pick(groups.len() as u64)];
+    if g != n_heads {
+        inputs.config.kv_heads = Some(g);
+        inputs.weights.w_k = inputs.weights.w_k.columns(0, g * d_k).into_owned();
+        inputs.weights.w_v = inputs.weights.w_v.columns(0, g * d_k).into_owned();
+    }
+    if inputs.config.causal && pick(2) == 0 {
+        inputs.config.window = Some(2 + pick(2));
+    }
+    if let Some(block) = &mut inputs.block {
+        if pick(2) == 0 {
+            block.norm_type = NormType::RmsNorm;
+            block.activation = Activation::Swiglu;
+        }
+    }
     forward(&inputs).unwrap()
 }
 
@@ -78,7 +101,9 @@ fn every_stage_of_every_scenario_gets_a_question_whose_answer_is_the_trace() {
                 let q = question(&trace, stage, seed).unwrap_or_else(|| panic!("{stage:?}"));
                 assert_eq!(q.stage, stage);
                 let (m, r, c) = q.cell;
-                let cell_value = m.value(&trace, r, c).expect("the question's cell exists");
+                let cell_value = m
+                    .value(&trace, r, c)
+                    .unwrap_or_else(|| panic!("{stage:?} {m:?} ({r}, {c}) {:?}", trace.config));
                 let worked = q.worked(&trace, None).expect("the cell is explained");
                 assert_eq!(worked.value.to_bits(), cell_value.to_bits());
                 match &q.answer {

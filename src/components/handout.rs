@@ -50,7 +50,7 @@ pub fn Handout(
     let backward = backward_context();
     let reached = Memo::new(move |_| backward.is_some_and(|b| b.pass.with(|p| p.is_ok())));
     let stages = Memo::new(move |_| {
-        let order = trace.with(|t| t.norm());
+        let order = trace.with(|t| t.wiring().order());
         if reached.get() {
             Stage::walk(order).collect::<Vec<_>>()
         } else {

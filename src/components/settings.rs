@@ -108,7 +108,9 @@ pub fn Settings(
                     aria-describedby="help-d-model"
                     prop:value=move || config.get().d_model.to_string()>
                     {D_MODEL_RANGE.map(|d| view! {
-                        <option value=d.to_string() selected=move || config.get().d_model == d>{d}</option>
+                        // Rotary positions need an even d_k: a width no head count allows is not offered.
+                        <option value=d.to_string() selected=move || config.get().d_model == d
+                            disabled=move || config.get().rope.is_some() && Model::head_counts(d, true).is_empty()>{d}</option>
                     }.into_any()).collect_view()}
                 </select>
 

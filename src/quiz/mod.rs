@@ -218,8 +218,13 @@ pub fn question_in_view(
         Stage::Projection => {
             let drawn = pick(3);
             let m = [MatrixId::Q, MatrixId::K, MatrixId::V][part.map_or(drawn, |p| p.min(2))];
-            let rows = if m == MatrixId::Q { seq_len } else { n_keys };
-            number(trace, stage, m, pick(rows), pick(d))
+            // K and V are n_kv_heads·d_k wide when key/value heads are shared.
+            let (rows, cols) = if m == MatrixId::Q {
+                (seq_len, d)
+            } else {
+                (n_keys, trace.config.kv_width())
+            };
+            number(trace, stage, m, pick(rows), pick(cols))
         }
         Stage::SplitHeads if heads > 1 => {
             let (prompt, choices) = words::split_prompt(h, trace.head_dim(), heads);
@@ -243,6 +248,21 @@ pub fn question_in_view(
             cell: (MatrixId::Head(0, HeadMatrix::Q), i, 0),
             note: None,
         },
+        // A turned cell, worked out from its pair and its position's angle.
+        Stage::Rotary => {
+            let m = if pick(2) == 0 {
+                HeadMatrix::QRope
+            } else {
+                HeadMatrix::KRope
+            };
+            number(
+                trace,
+                stage,
+                MatrixId::Head(h, m),
+                i,
+                pick(trace.head_dim()),
+            )
+        }
         Stage::Scores => top_key(
             trace,
             (stage, MatrixId::Head(h, HeadMatrix::Scores), i),

@@ -169,7 +169,7 @@ impl Setting {
 /// A choice of the key/value heads menu: `2 (standard)`, `1 (multi-query)`.
 pub fn kv_heads_label(n_kv_heads: usize, n_heads: usize) -> String {
     if n_kv_heads == n_heads {
-        format!("{n_kv_heads} (one per head)")
+        format!("{n_kv_heads} (standard)")
     } else if n_kv_heads == 1 {
         "1 (multi-query)".to_string()
     } else {
@@ -245,6 +245,7 @@ fn block_matrix_help(b: BlockMatrix, w: Wiring) -> String {
         BlockMatrix::Norm1 if w.norm_type == crate::attention::NormType::RmsNorm => format!("N₁ = RMSNorm₁({n1_in}): the first RMSNorm, each row divided by its root mean square, then scaled by γ₁."),
         BlockMatrix::Norm1 => format!("N₁ = LN₁({n1_in}): the first LayerNorm, each row brought to mean 0 and standard deviation about 1, then scaled by γ₁ and shifted by β₁."),
         BlockMatrix::Hidden => format!("H = {}·W₁ + b₁: the feed-forward network's hidden layer, d_ff numbers per token.", ffn_input(w)),
+        BlockMatrix::Activated if w.activation.gated() => format!("G = SiLU({}·W_gate) ⊙ H: each cell of H multiplied by the SiLU of its own gate, made from the same input by W_gate.", ffn_input(w)),
         BlockMatrix::Activated => "G = act(H): the hidden layer after the activation chosen under Settings in Sentence & weights, cell by cell.".into(),
         BlockMatrix::Ffn => "F = G·W₂ + b₂: the feed-forward output, d_model numbers per token again.".into(),
         BlockMatrix::Sum2 => format!("R₂ = {} + F: the second residual sum, the feed-forward output added back.", residual_2_input(w)),

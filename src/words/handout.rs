@@ -125,12 +125,8 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
                     .to_string()
             } else if let (true, Some(w)) = (c.causal, c.window) {
                 format!(
-                    "on with a sliding window of W = {w}: each token attends only to itself and \
-                     the {} before it.",
-                    match w - 1 {
-                        1 => "1 token".to_string(),
-                        n => format!("{n} tokens"),
-                    }
+                    "on with a sliding window of W = {w}: each token attends to {}.",
+                    super::settings::window_reach(w)
                 )
             } else if c.causal {
                 "on, each token attends only to itself and the tokens before it.".to_string()
@@ -410,12 +406,8 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
         Stage::Mask if c.causal && c.window.is_some() => format!(
             "The mask is on with a sliding window of W = {w}: entries above the diagonal (the key \
              comes after the query) and entries where the key is {w} or more tokens before the \
-             query (i − j ≥ {w}) are −∞, so each token sees itself and the {} before it. \
-             {QUERY_KEY_NOTE}",
-            match c.window.unwrap_or(1) - 1 {
-                1 => "1 token".to_string(),
-                n => format!("{n} tokens"),
-            },
+             query (i − j ≥ {w}) are −∞, so each token sees {}. {QUERY_KEY_NOTE}",
+            super::settings::window_reach(c.window.unwrap_or(1)),
             w = c.window.unwrap_or(1)
         ),
         Stage::Mask if c.causal && trace.seq_len() == 1 => {
@@ -642,9 +634,17 @@ pub fn rotary_note(trace: &Trace) -> String {
     };
     let speeds: Vec<String> = (0..d_k / 2)
         .map(|i| {
+            let f = rope.frequency(i, d_k);
+            let exact = ((f * 1e4).round() / 1e4 - f).abs() < 1e-12;
+            let text = super::number::format_value(f, 4);
+            let text = if text.contains('.') {
+                text.trim_end_matches('0').trim_end_matches('.').to_string()
+            } else {
+                text
+            };
             format!(
-                "pair {i} turns {} rad a position",
-                super::number::format_value(rope.frequency(i, d_k), 4)
+                "pair {i} turns {}{text} rad a position",
+                if exact { "" } else { "≈ " }
             )
         })
         .collect();
@@ -683,11 +683,14 @@ pub fn grouped_note(trace: &Trace) -> String {
     } else {
         "grouped-query attention"
     };
+    let shared = match c.n_kv_heads() {
+        1 => "one key/value head".to_string(),
+        n => format!("{n} key/value heads"),
+    };
     format!(
-        "Each query head takes its own {d_k} columns of Q, but {} query heads share {} key/value \
-         heads ({kind}), in contiguous groups: {}. K and V are {} columns wide, not {}.",
+        "Each query head takes its own {d_k} columns of Q, but the {} query heads share \
+         {shared} ({kind}), in contiguous groups: {}. K and V are {} columns wide, not {}.",
         c.n_heads,
-        c.n_kv_heads(),
         groups.join("; "),
         c.kv_width(),
         c.d_model

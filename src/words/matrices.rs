@@ -152,10 +152,13 @@ pub fn row_label(trace: &Trace, matrix: MatrixId, r: usize) -> String {
 pub fn col_label(trace: &Trace, matrix: MatrixId, c: usize) -> String {
     match matrix {
         MatrixId::Back(b) if back_cols_are_keys(b) => key_token(trace, c),
-        MatrixId::Back(BackMatrix::Head(
-            h,
-            HeadGrad::Context | HeadGrad::V | HeadGrad::Q | HeadGrad::K,
-        )) => dim(h * trace.head_dim() + c),
+        // Keys' and values' gradients are their key/value head's columns.
+        MatrixId::Back(BackMatrix::Head(h, HeadGrad::V | HeadGrad::K | HeadGrad::KRope)) => {
+            dim(trace.config.kv_head(h) * trace.head_dim() + c)
+        }
+        MatrixId::Back(BackMatrix::Head(h, HeadGrad::Context | HeadGrad::Q | HeadGrad::QRope)) => {
+            dim(h * trace.head_dim() + c)
+        }
         MatrixId::Head(_, HeadMatrix::KTransposed | HeadMatrix::KRopeTransposed) => {
             key_token(trace, c)
         }

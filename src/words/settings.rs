@@ -47,6 +47,15 @@ pub fn word_order_text(positional: bool, causal: bool) -> &'static str {
     }
 }
 
+/// What a window of `w` lets a token see: `only itself`, `itself and the 2 tokens before it`.
+pub fn window_reach(w: usize) -> String {
+    match w {
+        0 | 1 => "only itself".to_string(),
+        2 => "itself and the 1 token before it".to_string(),
+        w => format!("itself and the {} tokens before it", w - 1),
+    }
+}
+
 /// What word order does with rotary positions on: X holds positions only when the added
 /// encoding is on too, and the queries and keys are turned by their positions after the split.
 pub fn rotary_word_order_text(positional: bool, causal: bool) -> &'static str {

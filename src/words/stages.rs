@@ -341,6 +341,24 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             })
             .collect::<Vec<_>>()
             .join(sep),
+        Stage::SplitHeads if c.grouped() => {
+            let q = format!(
+                "{}<mo>=</mo><mi>Q</mi><mo>[</mo><mo>:</mo><mo>,</mo><mo>(</mo><mi>h</mi><mo>−</mo><mn>1</mn><mo>)</mo><mo>·</mo>{dk}<mo>+</mo><mn>1</mn><mo>…</mo><mi>h</mi><mo>·</mo>{dk}<mo>]</mo>",
+                msub("Q", "h")
+            );
+            let kv = ["K", "V"]
+                .map(|m| {
+                    format!(
+                        "{}<mo>=</mo><mi>{m}</mi><mo>[</mo><mo>:</mo><mo>,</mo><mo>(</mo><mi>g</mi><mo>−</mo><mn>1</mn><mo>)</mo><mo>·</mo>{dk}<mo>+</mo><mn>1</mn><mo>…</mo><mi>g</mi><mo>·</mo>{dk}<mo>]</mo>",
+                        msub(m, "h")
+                    )
+                })
+                .join(sep);
+            format!(
+                "{q}{sep}{kv}{sep}<mi>g</mi><mo>=</mo><mo>⌈</mo><mi>h</mi><mo>/</mo><mn>{}</mn><mo>⌉</mo>",
+                c.n_heads / c.n_kv_heads()
+            )
+        }
         Stage::SplitHeads => ["Q", "K", "V"]
             .map(|m| {
                 format!(
@@ -495,9 +513,12 @@ pub fn shape_text(stage: Stage, outline: &Outline) -> String {
             q = w.query_input()
         ),
         Stage::SplitHeads if c.grouped() => format!(
-            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {kv}) → {g} key/value heads × ({n} × {dk}), each read by {per} query heads",
+            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {kv}) → {g} × ({n} × {dk}), each read by {per} query heads",
             kv = c.kv_width(),
-            g = c.n_kv_heads(),
+            g = match c.n_kv_heads() {
+                1 => "1 key/value head".to_string(),
+                n => format!("{n} key/value heads"),
+            },
             per = n_heads / c.n_kv_heads()
         ),
         Stage::SplitHeads => format!(
@@ -534,6 +555,10 @@ pub fn shape_text(stage: Stage, outline: &Outline) -> String {
         }
         Stage::Hidden => format!(
             "{s} × {d} · W₁ ({d} × {f}) + b₁ (1 × {f}) = H (seq_len × d_ff = {s} × {f})"
+        ),
+        Stage::Activation if w.activation.gated() => format!(
+            "H and the gate {}·W_gate ({d} × {f}) → G: seq_len × d_ff = {s} × {f}, cell by cell",
+            ffn_input(w)
         ),
         Stage::Activation => format!("H → G: seq_len × d_ff = {s} × {f}, cell by cell"),
         Stage::FeedForward => format!(

@@ -55,7 +55,7 @@ test("the Llama-style preset turns queries and keys as the CLI does, and a turne
   await clickCell(page, "canvas-qr-h0", 2, 0);
   await expect(page.getByTestId("explain-expansion")).toContainText("2.42 × (−0.42) − (−3.76) × 0.91");
   await expect(page.getByTestId("explain-note")).toContainText("position p = 2");
-  await expect(page.getByTestId("explain-note")).toContainText("φ = p·ω = 2 radians");
+  await expect(page.getByTestId("explain-note")).toContainText("φ = p·ω = 2 rad");
   await expect(page.getByTestId("canvas-q-h0")).toHaveAttribute("data-highlight", /cell:2,0/);
   // The two heads share one key/value head; the split says so.
   await openStage(page, "split");

@@ -270,7 +270,11 @@ pub fn compare(inputs: &Inputs, what: WhatIf) -> Result<Comparison, AttentionErr
             match what {
                 WhatIf::ScaleBySeqLen => config.scale = ScaleMode::SqrtSeqLen,
                 WhatIf::NoScaling => config.scale = ScaleMode::None,
-                WhatIf::NoCausalMask => config.causal = false,
+                // The window narrows the causal mask: without the mask it goes too.
+                WhatIf::NoCausalMask => {
+                    config.causal = false;
+                    config.window = None;
+                }
                 WhatIf::Temperature(t) => config.temperature = t,
                 WhatIf::SoftmaxOverColumns
                 | WhatIf::UnstableSoftmax

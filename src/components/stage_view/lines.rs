@@ -139,16 +139,30 @@ pub(super) fn stage_lines(
             }));
             out
         }
-        Stage::Rotary => per_head(&|h| {
-            vec![
-                given(HeadMatrix::Q, h),
-                op("turn by p·ω →"),
-                head(HeadMatrix::QRope, h),
-                given(HeadMatrix::K, h),
-                op("turn by p·ω →"),
-                head(HeadMatrix::KRope, h),
-            ]
-        }),
+        // Two lines a head, queries then keys, so a turned matrix always sits beside its own.
+        Stage::Rotary => heads
+            .iter()
+            .flat_map(|&h| {
+                [
+                    head_line(
+                        h,
+                        vec![
+                            given(HeadMatrix::Q, h),
+                            op("turn by p·ω →"),
+                            head(HeadMatrix::QRope, h),
+                        ],
+                    ),
+                    Line {
+                        heading: None,
+                        items: vec![
+                            given(HeadMatrix::K, h),
+                            op("turn by p·ω →"),
+                            head(HeadMatrix::KRope, h),
+                        ],
+                    },
+                ]
+            })
+            .collect(),
         Stage::Scores if layout.rope => per_head(&|h| {
             vec![
                 given(HeadMatrix::QRope, h),

@@ -54,8 +54,8 @@ pub fn history_step(previous: &ShareState, next: &ShareState) -> HistoryStep {
 }
 
 /// The block's switches and width: what a learner picks from a menu, not a number they scrub.
-fn block_shape(b: &Block) -> (Norm, Activation, usize) {
-    (b.norm, b.activation, b.w_1.ncols())
+fn block_shape(b: &Block) -> (Norm, crate::attention::NormType, Activation, usize) {
+    (b.norm, b.norm_type, b.activation, b.w_1.ncols())
 }
 
 /// How many matrix entries differ between two models of the same d_model, counting an edited

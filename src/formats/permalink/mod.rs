@@ -24,6 +24,7 @@
 //! | `se`     | edited source embeddings, like `e`                           | none             |
 //! | `blk`    | the transformer block shown, `0` or `1`                      | `0`              |
 //! | `norm`   | `post` or `pre`                                              | `post`           |
+//! | `nt`     | the block's norms, `layernorm` or `rmsnorm`                  | `layernorm`      |
 //! | `act`    | `relu`, `gelu` or `swiglu`                                   | `relu`           |
 //! | `dff`    | d_ff, 2 to 64                                                | 4·d_model        |
 //! | `wg` `w1` `b1` `w2` `b2` `g1` `be1` `g2` `be2` | the block's W_gate (SwiGLU), W₁, b₁, W₂, b₂, γ₁, β₁, γ₂, β₂, row-major | their defaults |
@@ -115,10 +116,10 @@ pub struct Decoded {
 }
 
 /// The keys this version reads, in the order [`encode`] writes them.
-const KEYS: [&str; 42] = [
+const KEYS: [&str; 43] = [
     "v", "s", "d", "h", "causal", "pe", "scale", "t", "rope", "kv", "win", "seed", "wq", "wk",
-    "wv", "wo", "e", "src", "se", "blk", "norm", "act", "dff", "wg", "w1", "b1", "w2", "b2", "g1",
-    "be1", "g2", "be2", "goal", "paint", "train", "opt", "lr", "quiz", "qn", "stage", "head",
+    "wv", "wo", "e", "src", "se", "blk", "norm", "nt", "act", "dff", "wg", "w1", "b1", "w2", "b2",
+    "g1", "be1", "g2", "be2", "goal", "paint", "train", "opt", "lr", "quiz", "qn", "stage", "head",
     "cell",
 ];
 

@@ -7,8 +7,8 @@ use super::percent::percent_decode;
 use super::{block_key, SOURCE_OVERRIDES_KEY};
 use super::{weight_key, MAX_OVERRIDES};
 use crate::attention::{
-    tokenize, Activation, AttentionError, Block, BlockParam, Config, Init, Matrix, Norm, Pairing,
-    Rope, ScaleMode, WeightName, Weights, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
+    tokenize, Activation, AttentionError, Block, BlockParam, Config, Init, Matrix, Norm, NormType,
+    Pairing, Rope, ScaleMode, WeightName, Weights, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
 use crate::state::{Model, Overrides};
 
@@ -374,6 +374,12 @@ impl Choices for Norm {
     }
 }
 
+impl Choices for NormType {
+    fn choices() -> &'static [Self] {
+        NormType::ALL
+    }
+}
+
 impl Choices for Activation {
     fn choices() -> &'static [Self] {
         Activation::ALL
@@ -383,6 +389,7 @@ impl Choices for Activation {
 /// Reads the block's settings and parameters; each bad part keeps its default with a notice.
 fn read_block(fields: &Fields<'_>, d_model: usize, width_ok: bool, notices: &mut Notices) -> Block {
     let norm = read_choice(fields, "norm", "norm", "post-norm", notices);
+    let norm_type = read_choice(fields, "nt", "norm type", "LayerNorm", notices);
     let activation = read_choice(fields, "act", "activation", "ReLU", notices);
     let default_d_ff = Block::default_d_ff(d_model);
     let d_ff = match fields.get("dff") {
@@ -403,6 +410,7 @@ fn read_block(fields: &Fields<'_>, d_model: usize, width_ok: bool, notices: &mut
     };
     let mut block = Block::new(d_model, d_ff);
     block.norm = norm;
+    block.norm_type = norm_type;
     block.activation = activation;
     for p in BlockParam::ALL {
         let Some(raw) = fields.get(block_key(p)) else {

@@ -90,6 +90,9 @@ fn encode_against(state: &ShareState, defaults: &Model) -> String {
         if block.norm != defaults.block.norm {
             pair("norm", block.norm.key());
         }
+        if block.norm_type != defaults.block.norm_type {
+            pair("nt", block.norm_type.key());
+        }
         if block.activation != defaults.block.activation {
             pair("act", block.activation.key());
         }

@@ -282,8 +282,20 @@ pub fn explain_back(
             )
         }
         BackComputation::Hidden => {
-            notes.push("This key comes after the query, so the causal mask hid it: the mask holds its weight at 0 whatever the scores, and no gradient flows through it.".into());
-            (format!("{l}[i, j] = 0 where j > i"), "0".into())
+            let window = trace.config.window;
+            if col > row {
+                notes.push("This key comes after the query, so the causal mask hid it: the mask holds its weight at 0 whatever the scores, and no gradient flows through it.".into());
+            } else {
+                notes.push(format!(
+                    "This key is {} tokens before the query, outside the sliding window of W = {}, so the mask hid it: the mask holds its weight at 0 whatever the scores, and no gradient flows through it.",
+                    row - col,
+                    window.unwrap_or_default()
+                ));
+            }
+            let beyond = window
+                .map(|w| format!(" or i − j ≥ {w}"))
+                .unwrap_or_default();
+            (format!("{l}[i, j] = 0 where j > i{beyond}"), "0".into())
         }
         BackComputation::Product { terms } => {
             let (formula, shown) = product_formula(trace, m)?;
@@ -347,7 +359,7 @@ pub fn explain_back(
                 )
             };
             notes.push(format!(
-                "The forward pass turned this row's pair {pair} (columns {} and {}) by φ = p·θ^(−2i/d_k) ≈ {} radians, p = {position}. A turn's transpose is the turn back by −φ, so the gradient of the unturned row is {from_label}'s row turned back: cos φ ≈ {}, sin φ ≈ {}.",
+                "The forward pass turned this row's pair {pair} (columns {} and {}) by φ = p·θ^(−2i/d_k) ≈ {} radians, p = {position}. A turn's transpose is the turn by −φ, the turn back, so the gradient of the unturned row is {from_label}'s row turned back: cos φ ≈ {}, sin φ ≈ {}.",
                 col_label(trace, MatrixId::Back(*from), *a_col),
                 col_label(trace, MatrixId::Back(*from), *b_col),
                 format_value(*angle, 4),

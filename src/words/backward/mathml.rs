@@ -36,9 +36,12 @@ fn tr(x: &str) -> String {
 }
 
 /// A*ₕ.
-/// "0 where j > i": the cells the causal mask hides.
-fn hidden_zero() -> String {
-    "<mn>0</mn><mspace width=\"0.4em\"/><mtext>where</mtext><mspace width=\"0.4em\"/><mi>j</mi><mo>&gt;</mo><mi>i</mi>".to_string()
+/// "0 where j > i" (or i − j ≥ W under a window): the cells the mask hides.
+fn hidden_zero(window: Option<usize>) -> String {
+    let beyond = window.map_or(String::new(), |w| {
+        format!("<mspace width=\"0.4em\"/><mtext>or</mtext><mspace width=\"0.4em\"/><mi>i</mi><mo>−</mo><mi>j</mi><mo>≥</mo><mn>{w}</mn>")
+    });
+    format!("<mn>0</mn><mspace width=\"0.4em\"/><mtext>where</mtext><mspace width=\"0.4em\"/><mi>j</mi><mo>&gt;</mo><mi>i</mi>{beyond}")
 }
 
 fn target() -> String {
@@ -130,7 +133,7 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
                 None => format!("{}{eq}{}", d("Sₕ"), d("Mₕ")),
             };
             if c.causal && !w.cross {
-                format!("{main}{SEP}{}", hidden_zero())
+                format!("{main}{SEP}{}", hidden_zero(c.window))
             } else {
                 main
             }
@@ -244,7 +247,13 @@ fn input_equations(w: Wiring, kind: LossKind) -> Vec<(BackMatrix, String)> {
             ),
         ));
     }
-    if pre {
+    if pre && w.norm_type == crate::attention::NormType::RmsNorm {
+        parts.push((BackMatrix::X, format!(
+                    "{}{eq}<mfrac><mrow><mi>ĝ</mi><mo>−</mo><mi>x̂</mi><mo>·</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>⊙</mo><mi>x̂</mi><mo>)</mo></mrow><mi>r</mi></mfrac>{SEP}<mi>ĝ</mi>{eq}{}<mo>⊙</mo><msub><mi>γ</mi><mn>1</mn></msub>",
+                    d("X"),
+                    d("N₁")
+                )));
+    } else if pre {
         parts.push((BackMatrix::X, format!(
                     "{}{eq}<mfrac><mrow><mi>ĝ</mi><mo>−</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>)</mo><mo>−</mo><mi>n̂</mi><mo>·</mo><mtext>mean</mtext><mo>(</mo><mi>ĝ</mi><mo>⊙</mo><mi>n̂</mi><mo>)</mo></mrow><msqrt><msup><mi>σ</mi><mn>2</mn></msup><mo>+</mo><mi>ε</mi></msqrt></mfrac>{SEP}<mi>ĝ</mi>{eq}{}<mo>⊙</mo><msub><mi>γ</mi><mn>1</mn></msub>",
                     d("X"),

@@ -218,10 +218,10 @@ pub fn back_title(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> String
         Stage::BackProjection if pattern => "∂L/∂W_q and ∂L/∂W_k (W_v not reached)".into(),
         Stage::BackProjection => "∂L/∂W_q, ∂L/∂W_k, ∂L/∂W_v".into(),
         _ => {
-            let x = if w.block == Some(Norm::Pre) {
-                "∂L/∂X through LN₁"
-            } else {
-                "∂L/∂X"
+            let x = match (w.block, w.norm_type) {
+                (Some(Norm::Pre), crate::attention::NormType::RmsNorm) => "∂L/∂X through RMSNorm₁",
+                (Some(Norm::Pre), _) => "∂L/∂X through LN₁",
+                _ => "∂L/∂X",
             };
             if w.cross {
                 format!("{x}, ∂L/∂E and ∂L/∂E_src")
@@ -241,9 +241,10 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
         Stage::BackLoss if pattern => "L = −1/(n_heads·n) · Σₕ Σᵢ Σⱼ A*ₕ[i, j] · log Aₕ[i, j],  ∂L/∂Aₕ = −A*ₕ / (n_heads·n·Aₕ)".into(),
         Stage::BackLoss => "L = 1/(n·d_model) · Σ (Y − Y*)²,  ∂L/∂Y = 2·(Y − Y*) / (n·d_model)".into(),
         Stage::BackOutput => "∂L/∂W_o = Cᵀ·∂L/∂Y,  ∂L/∂C = ∂L/∂Y·W_oᵀ".into(),
-        Stage::BackWeightedSum if c.causal && !w.cross => {
-            "∂L/∂Aₕ = ∂L/∂Cₕ·Vₕᵀ, 0 where j > i,  ∂L/∂Vₕ = Aₕᵀ·∂L/∂Cₕ".into()
-        }
+        Stage::BackWeightedSum if c.causal && !w.cross => format!(
+            "∂L/∂Aₕ = ∂L/∂Cₕ·Vₕᵀ, 0 where j > i{},  ∂L/∂Vₕ = Aₕᵀ·∂L/∂Cₕ",
+            c.window.map(|w| format!(" or i − j ≥ {w}")).unwrap_or_default()
+        ),
         Stage::BackWeightedSum => "∂L/∂Aₕ = ∂L/∂Cₕ·Vₕᵀ,  ∂L/∂Vₕ = Aₕᵀ·∂L/∂Cₕ".into(),
         Stage::BackSoftmax if pattern => {
             format!("∂L/∂Mₕ = (Aₕ − A*ₕ) / (n_heads·n{over_t})")
@@ -264,7 +265,7 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
                 None => format!("∂L/∂Sₕ = ∂L/∂Mₕ{masked}"),
             }
         }
-        Stage::BackScores if w.rope => "∂L/∂Q̃ₕ = ∂L/∂Sₕ·K̃ₕ,  ∂L/∂K̃ₕ = ∂L/∂Sₕᵀ·Q̃ₕ,  then ∂L/∂Qₕ, ∂L/∂Kₕ = each row turned back by −φ".into(),
+        Stage::BackScores if w.rope => "∂L/∂Q̃ₕ = ∂L/∂Sₕ·K̃ₕ,  ∂L/∂K̃ₕ = ∂L/∂Sₕᵀ·Q̃ₕ,  then ∂L/∂Qₕ, ∂L/∂Kₕ = each row turned by −φ (turned back)".into(),
         Stage::BackScores => "∂L/∂Qₕ = ∂L/∂Sₕ·Kₕ,  ∂L/∂Kₕ = ∂L/∂Sₕᵀ·Qₕ".into(),
         Stage::BackProjection => {
             let mut f = format!("∂L/∂W_q = {q_in}ᵀ·∂L/∂Q,  ∂L/∂W_k = {k_in}ᵀ·∂L/∂K");
@@ -284,7 +285,9 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
             } else {
                 parts.push(format!("{d_in} = ∂L/∂Q·W_qᵀ + ∂L/∂K·W_kᵀ{v}"));
             }
-            if w.block == Some(Norm::Pre) {
+            if w.block == Some(Norm::Pre) && w.norm_type == crate::attention::NormType::RmsNorm {
+                parts.push("∂L/∂X = (ĝ − x̂·mean(ĝ ⊙ x̂)) / r per row, ĝ = ∂L/∂N₁ ⊙ γ₁, r = √(mean(x²) + ε), x̂ = X / r".into());
+            } else if w.block == Some(Norm::Pre) {
                 parts.push("∂L/∂X = (ĝ − mean(ĝ) − n̂·mean(ĝ ⊙ n̂)) / √(σ² + ε) per row, ĝ = ∂L/∂N₁ ⊙ γ₁".into());
             }
             if w.cross {

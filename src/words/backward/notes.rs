@@ -135,11 +135,13 @@ fn loss_floor_text(trace: &Trace) -> String {
     if single == s {
         let why = if trace.source.is_some() {
             "the source has one token"
+        } else if s > 1 {
+            "the window of 1 hides every other key"
         } else {
             "the sentence has one token"
         };
         return format!(
-            "Here every row has a single key ({why}), whose weight is exactly 1 whatever the scores, so each row's term is 0 and L = 0 for any weights."
+            "Here every row has a single visible key ({why}), whose weight is exactly 1 whatever the scores, so each row's term is 0 and L = 0 for any weights."
         );
     }
     let one_key_rows = match single {
@@ -331,7 +333,10 @@ pub fn back_note(
                 }
             }
             if c.causal && !w.cross {
-                let hidden = s * s.saturating_sub(1) / 2;
+                let mask = c.mask();
+                let hidden = (0..s)
+                    .map(|i| (0..s).filter(|&j| mask.hides(i, j)).count())
+                    .sum::<usize>();
                 note.push(if hidden == 0 {
                     "With one token the mask hides nothing.".into()
                 } else {

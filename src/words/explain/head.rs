@@ -75,14 +75,15 @@ pub(super) fn text(
             let (sum, mut notes) = dot(terms, work.value);
             notes.push(format!(
                 "With rotary positions the scores read the turned rows: Q̃{s}'s row for “{}” \
-                 turned by its position {}, K̃{s}'s row for “{}” by its position {}. Turning both \
-                 keeps their lengths, and the score depends on the positions only through their \
-                 distance, {} here.",
+                 turned by its position p = {} (counting from 0, as the turn's formula does), \
+                 K̃{s}'s row for “{}” by its position {}. Turning both keeps their lengths, and \
+                 the score depends on the positions only through their difference, i − j = {} \
+                 here.",
                 token(trace, i),
                 i,
                 key_token(trace, j),
                 j,
-                i as i64 - j as i64
+                signed(i as i64 - j as i64)
             ));
             Text {
                 formula: format!("q̃_i · k̃_j = Σ_m Q̃{s}[i, m] · K̃{s}[j, m]"),
@@ -328,10 +329,9 @@ fn windowed(
         }
     };
     notes.push(format!(
-        "The sliding window of W = {w} lets each token see itself and the {} before it, and \
-         nothing later (the causal mask). A hidden key gets −∞, and exp(−∞) = 0 in the softmax: \
-         no weight at all.",
-        tokens(w - 1)
+        "The sliding window of W = {w} lets each token see {}, and nothing later (the causal \
+         mask). A hidden key gets −∞, and exp(−∞) = 0 in the softmax: no weight at all.",
+        crate::words::settings::window_reach(w)
     ));
     let steps = if j > i {
         format!(
@@ -417,10 +417,11 @@ fn rotate(
     notes.insert(
         0,
         format!(
-            "Row “{row}” is at position p = {position} (counted from 0). Its columns {} and {} \
+            "Row “{row}”, token {}, is at position p = {position} (the turn counts from 0). Its columns {} and {} \
              are pair i = {pair} ({} pairing), which turns by ω = θ^(−2i/d_k) = {}^(−{}/{head_dim}) \
-             {} radians a position, so φ = p·ω {} radians here; cos φ ≈ {}, sin φ ≈ {}. The \
+             {} rad a position, so φ = p·ω {} rad here; cos φ ≈ {}, sin φ ≈ {}. The \
              pair turns like a point in the plane: its length stays √(a² + b²).",
+            position + 1,
             dim_of(trace, of, a_col),
             dim_of(trace, of, b_col),
             rope.pairing.key(),
@@ -443,6 +444,15 @@ fn rotate(
         formula: format!("{formula}, φ = p·θ^(−2i/d_k)"),
         steps: format!("{name} = {steps}"),
         notes,
+    }
+}
+
+/// A whole number with a real minus sign: `−1`.
+fn signed(n: i64) -> String {
+    if n < 0 {
+        format!("−{}", -n)
+    } else {
+        n.to_string()
     }
 }
 

@@ -307,11 +307,19 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                     )
                 }
             };
-            notes.push(format!(
-                "{note} Unit {} of token “{}”: the activation reads this one number only.",
-                hidden_unit(c),
-                token(trace, i)
-            ));
+            notes.push(if gate.is_some() {
+                format!(
+                    "{note} Unit {} of token “{}”: the activation reads this cell of H and its gate.",
+                    hidden_unit(c),
+                    token(trace, i)
+                )
+            } else {
+                format!(
+                    "{note} Unit {} of token “{}”: the activation reads this one number only.",
+                    hidden_unit(c),
+                    token(trace, i)
+                )
+            });
             Text {
                 formula,
                 steps,
@@ -371,6 +379,29 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
             MatrixId::Head(h, _),
         ) => {
             let symbol = label(*whole);
+            let config = &trace.config;
+            let shared = *whole != MatrixId::Q && config.grouped();
+            if shared {
+                let g = config.kv_head(h);
+                let heads = config.query_heads(g);
+                return Some(Text {
+                        formula: format!(
+                            "{symbol}ₕ[i, c] = {symbol}[i, c], for c in the columns of head h's \
+                             key/value head g = ⌈h / {}⌉",
+                            config.n_heads / config.n_kv_heads()
+                        ),
+                        steps: format!("{name} = {}", cell_name(trace, *whole, i, *column)),
+                        notes: vec![format!(
+                            "Query heads {}–{} share key/value head {}, which takes {} of \
+                             {symbol} (d_k = {head_dim}); this cell is column {}.",
+                            heads.start + 1,
+                            heads.end,
+                            g + 1,
+                            columns_text(g, *head_dim),
+                            dim(*column)
+                        )],
+                });
+            }
             Text {
                 formula: format!(
                     "{symbol}ₕ[i, c] = {symbol}[i, c], for c in the head's columns \
@@ -438,11 +469,22 @@ fn block_param_formula(trace: &Trace, p: BlockParam) -> String {
     } else {
         "N₁"
     };
+    let rms = trace
+        .block
+        .as_ref()
+        .is_some_and(|b| b.params.norm_type == crate::attention::NormType::RmsNorm);
     let gamma = |n: &str| {
-        format!(
-            "γ{n}[c]: LayerNorm's scale for column c: the normalised value is multiplied by it, \
-             then β{n}[c] is added, giving N{n}[i, c]"
-        )
+        if rms {
+            format!(
+                "γ{n}[c]: RMSNorm's scale for column c: the normalised value is multiplied by it, \
+                 giving N{n}[i, c]"
+            )
+        } else {
+            format!(
+                "γ{n}[c]: LayerNorm's scale for column c: the normalised value is multiplied by \
+                 it, then β{n}[c] is added, giving N{n}[i, c]"
+            )
+        }
     };
     let beta = |n: &str| {
         format!(

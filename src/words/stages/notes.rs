@@ -143,11 +143,8 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
         Stage::Mask if c.window.is_some() => {
             let w = c.window.unwrap_or_default();
             vec![format!(
-                "Cells above the diagonal (a key after its query) and cells {w} or more tokens left of it (a key at least W = {w} tokens before its query) are −∞ and drawn hatched: each token sees a band of {w} keys at most, itself and {} before it.",
-                match w - 1 {
-                    1 => "the 1 token".to_string(),
-                    n => format!("the {n} tokens"),
-                }
+                "Cells above the diagonal (a key after its query) and cells {w} or more places left of it (a key at least W = {w} tokens before its query) are −∞ and drawn hatched: each token sees {}.",
+                super::super::settings::window_reach(w)
             )]
         }
         Stage::Mask => vec![
@@ -268,7 +265,7 @@ const PRE_NORM_WHAT: &str = "Pre-norm (GPT-2 and most models since): the block s
 const DECODER_LAYER: &str = "A Transformer decoder layer has three sub-layers: masked self-attention, cross-attention, feed-forward. This block leaves out the first, so X stands in for its output.";
 
 /// Why pre-norm exists.
-const PRE_NORM_WHY: &str = "Why: in post-norm, every residual sum passes through a LayerNorm, so the gradients' path back to the input crosses every norm of the stack, and deep post-norm stacks train well only with a careful warm-up of the learning rate. In pre-norm the residual stream itself is never normalised, so gradients flow straight along it and deep stacks train more steadily. The stream's scale can then grow from block to block, so GPT-2 adds one final LayerNorm after its last block.";
+const PRE_NORM_WHY: &str = "Why: in post-norm, every residual sum passes through a LayerNorm, so the gradients' path back to the input crosses every norm of the stack, and deep post-norm stacks train well only with a careful warm-up of the learning rate. In pre-norm the residual stream itself is never normalised, so gradients flow straight along it and deep stacks train more steadily. The stream's scale can then grow from block to block, so GPT-2 adds one final LayerNorm after its last block (Llama a final RMSNorm).";
 
 /// What the numbers say about one of the block's stages.
 fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
@@ -286,7 +283,7 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
         if rms {
             let r = |m: &Matrix| format_value(crate::attention::row_mean_square(m, 0).sqrt(), 2);
             return format!(
-                "Row 1 (“{token}”): root mean square {} → {}. With γ = 1 every row would leave with a root mean square of about 1; γ then rescales each column. RMSNorm leaves the mean where it is.",
+                "Row 1 (“{token}”): root mean square {} → {}. With γ = 1 every row would leave with a root mean square of about 1; γ then rescales each column. RMSNorm does not subtract the mean: the mean is only rescaled along with the row.",
                 r(before),
                 r(after)
             );
@@ -357,7 +354,7 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             )]
         }
         (Stage::Activation, _) => vec![match &b.gate {
-            Some(gate) => gate_note(gate),
+            Some(gate) => gate_note(gate, if b.norm == Norm::Pre { "N₂" } else { "N₁" }),
             None => activation_note(b.activation, &b.hidden),
         }],
         (Stage::FeedForward, _) => vec![
@@ -369,7 +366,11 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
     if last {
         let mut end = "This is the block's output: one row per token, d_model wide like X, ready to be the next block's input.".to_string();
         if b.norm == Norm::Pre {
-            end.push_str(" After the last block of a stack, GPT-2 normalises it once more with a final LayerNorm.");
+            end.push_str(if rms {
+                " After the last block of a stack, Llama normalises it once more with a final RMSNorm."
+            } else {
+                " After the last block of a stack, GPT-2 normalises it once more with a final LayerNorm."
+            });
         }
         note.push(end);
     }
@@ -378,17 +379,17 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
 
 /// What SwiGLU's gate did: how many of its numbers are negative, which flip the sign of their
 /// hidden unit and shrink it.
-fn gate_note(gate: &Matrix) -> String {
+fn gate_note(gate: &Matrix, input: &str) -> String {
     let total = gate.len();
     let negative = gate.iter().filter(|v| **v < 0.0).count();
     let lowest = gate.iter().copied().fold(f64::INFINITY, f64::min);
     let largest = gate.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let silu = crate::attention::Activation::Swiglu;
     format!(
-        "Each hidden unit H[i, c] is multiplied by SiLU(Z[i, c]), the gate Z = N·W_gate read from the \
-         same row as H. SiLU(z) = z/(1 + e^(−z)) is about z for a large z, 0 at z = 0 and a small \
-         negative number (at least −0.28) for a negative z, so the gate passes, silences or flips \
-         and shrinks each unit. Here {negative} of Z's {total} numbers are negative; Z runs from \
+        "Each hidden unit H[i, c] is multiplied by SiLU(Z[i, c]), the gate Z = {input}·W_gate read \
+         from the same row as H. SiLU(z) = z/(1 + e^(−z)) is about z for a large z, 0 at z = 0 and \
+         a small negative number (at least −0.28) for a negative z, so the gate scales each unit \
+         (by about z), silences it, or flips and shrinks it. Here {negative} of Z's {total} numbers are negative; Z runs from \
          {} (SiLU {}) to {} (SiLU {}).",
         format_value(lowest, 3),
         format_value(silu.apply(lowest), 3),

@@ -104,7 +104,7 @@ test("settings switch rotary positions, share key/value heads and set the window
   await page.keyboard.press("Escape");
   await openStage(page, "mask");
   await expect(page.getByTestId("stage-title")).toHaveText("Causal mask, window W = 2");
-  await expect(page.getByTestId("stage-note")).toContainText("2 or more tokens left of it");
+  await expect(page.getByTestId("stage-note")).toContainText("2 or more places left of it");
 
   // The block's norms: RMSNorm has a scale γ and no shift β.
   await app.openPlace("inputs");
@@ -129,7 +129,7 @@ test("the backward stages turn the turned gradients back and sum a shared head's
   await expect(page.getByTestId("stage-title")).toHaveText("∂L/∂Qₕ and ∂L/∂Kₕ");
   await expect(page.getByTestId("canvas-d_q_rope-h0")).toHaveAttribute("data-drawn", "true");
   await clickCell(page, "canvas-d_q-h0", 1, 0);
-  await expect(page.getByTestId("explain-note")).toContainText("A turn's transpose is the turn back");
+  await expect(page.getByTestId("explain-note")).toContainText("A turn's transpose is the turn by −φ");
   await openStage(page, "back-projection");
   await expect(page.getByTestId("stage-title")).toBeVisible();
 });

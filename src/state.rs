@@ -188,6 +188,16 @@ impl ModelOutline {
     }
 }
 
+/// Key/value heads that no longer divide the heads go back to one per head.
+fn fit_kv_heads(config: &mut Config) {
+    if config
+        .kv_heads
+        .is_some_and(|g| !config.n_heads.is_multiple_of(g))
+    {
+        config.kv_heads = None;
+    }
+}
+
 /// Rows of `overrides` or the toy embedding of each token. (tokens, d)
 fn embedding_rows(tokens: &[String], overrides: &Overrides, d: usize) -> Matrix {
     let rows: Vec<Vec<f64>> = tokens
@@ -473,13 +483,7 @@ impl Model {
                 .min_by_key(|h| h.abs_diff(self.config.n_heads))
                 .unwrap_or(1);
         }
-        // Key/value heads that no longer divide the heads go back to one per head.
-        if config
-            .kv_heads
-            .is_some_and(|g| !config.n_heads.is_multiple_of(g))
-        {
-            config.kv_heads = None;
-        }
+        fit_kv_heads(&mut config);
         Config {
             window: None,
             ..config
@@ -545,13 +549,7 @@ impl Model {
             self.set_d_model(config.d_model)?;
         }
         let mut config = config;
-        // Key/value heads that no longer divide the heads go back to one per head.
-        if config
-            .kv_heads
-            .is_some_and(|g| !config.n_heads.is_multiple_of(g))
-        {
-            config.kv_heads = None;
-        }
+        fit_kv_heads(&mut config);
         // The window rests while the mask is off, so it is not checked here.
         Config {
             window: None,

@@ -547,10 +547,7 @@ fn rotate(trace: &Trace, h: usize, m: HeadMatrix, i: usize, c: usize) -> Option<
         _ => (HeadMatrix::K, &head.k),
     };
     let d_k = unturned.ncols();
-    let pair = (0..d_k / 2).find(|&p| {
-        let (a, b) = rope.pairing.columns(p, d_k);
-        a == c || b == c
-    })?;
+    let pair = rope.pairing.pair_of(c, d_k)?;
     let (a, b) = rope.pairing.columns(pair, d_k);
     let of = MatrixId::Head(h, of);
     Some((

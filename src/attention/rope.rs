@@ -46,6 +46,14 @@ impl Pairing {
         Pairing::ALL.into_iter().find(|p| p.key() == key)
     }
 
+    /// The pair that column `c` of a head `d_k` wide belongs to, if any.
+    pub fn pair_of(self, c: usize, d_k: usize) -> Option<usize> {
+        (0..d_k / 2).find(|&p| {
+            let (a, b) = self.columns(p, d_k);
+            a == c || b == c
+        })
+    }
+
     /// The two columns of pair `i` in a head `d_k` wide.
     pub fn columns(self, i: usize, d_k: usize) -> (usize, usize) {
         match self {

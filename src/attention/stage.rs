@@ -109,19 +109,7 @@ const BACKWARD: [Stage; 8] = [
 ];
 
 /// A post-norm block: attention, then add & norm, feed-forward, add & norm.
-const POST_NORM: [Stage; 17] = join(
-    &ATTENTION,
-    &[
-        Stage::Residual1,
-        Stage::Norm1,
-        Stage::Hidden,
-        Stage::Activation,
-        Stage::FeedForward,
-        Stage::Residual2,
-        Stage::Norm2,
-    ],
-    &[],
-);
+const POST_NORM: [Stage; 17] = join(&ATTENTION, &BLOCK_ONLY, &[]);
 
 /// A pre-norm block: norm, attention, add; norm, feed-forward, add.
 const PRE_NORM: [Stage; 17] = join(

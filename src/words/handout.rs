@@ -634,17 +634,10 @@ pub fn rotary_note(trace: &Trace) -> String {
     };
     let speeds: Vec<String> = (0..d_k / 2)
         .map(|i| {
-            let f = rope.frequency(i, d_k);
-            let exact = ((f * 1e4).round() / 1e4 - f).abs() < 1e-12;
-            let text = super::number::format_value(f, 4);
-            let text = if text.contains('.') {
-                text.trim_end_matches('0').trim_end_matches('.').to_string()
-            } else {
-                text
-            };
+            let rate = super::number::equals_short(rope.frequency(i, d_k));
             format!(
-                "pair {i} turns {}{text} rad a position",
-                if exact { "" } else { "≈ " }
+                "pair {i} turns {} rad a position",
+                rate.trim_start_matches("= ")
             )
         })
         .collect();

@@ -3,6 +3,19 @@
 
 /// A number for display: `decimals` places, a real minus sign, `−∞` for minus infinity, and no
 /// negative zero.
+/// `= 2` for a number that four decimals write exactly, else `≈ 0.0316`: an angle or a rate
+/// with no trailing zeros.
+pub fn equals_short(v: f64) -> String {
+    let text = format_value(v, 4);
+    let trimmed = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    let exact = ((v * 1e4).round() / 1e4 - v).abs() < 1e-12;
+    format!("{} {trimmed}", if exact { "=" } else { "≈" })
+}
+
 pub fn format_value(value: f64, decimals: usize) -> String {
     if value == f64::NEG_INFINITY {
         return "−∞".to_string();

@@ -360,3 +360,13 @@ export const test = base.extend<Fixtures>({
     await use(new AppPage(page, requests));
   },
 });
+
+/** Clicks cell (row, col) of a heatmap canvas, using the grid geometry the canvas reports. */
+export async function clickCell(page: Page, testId: string, row: number, col: number): Promise<void> {
+  const canvas = page.getByTestId(testId);
+  await expect(canvas).toHaveAttribute("data-grid", /\d/);
+  const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
+  const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
+  const k = css / Number(await canvas.getAttribute("data-width"));
+  await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
+}

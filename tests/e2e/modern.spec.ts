@@ -2,7 +2,7 @@
 // window and the Llama-style block, at the places of the layout rule, against the CLI.
 import type { Page } from "@playwright/test";
 import path from "node:path";
-import { test, expect, box, expectInside, expectMatrixClose, runCli, type Matrix } from "./fixtures";
+import { test, expect, box, clickCell, expectInside, expectMatrixClose, runCli, type Matrix } from "./fixtures";
 
 /** A link with rotary positions, one key/value head for two query heads and a window of 3. */
 const MODERN = "#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&s=the%20cat%20sat%20on%20the%20mat";
@@ -22,16 +22,6 @@ function cliHeads(args: string[]): Head[] {
 async function openStage(page: Page, key: string): Promise<void> {
   await page.getByTestId(`stage-${key}`).click();
   await expect(page.getByTestId(`stage-${key}`)).toHaveAttribute("aria-current", "step");
-}
-
-/** Clicks cell (row, col) of a heatmap canvas, using the grid geometry the canvas reports. */
-async function clickCell(page: Page, testId: string, row: number, col: number): Promise<void> {
-  const canvas = page.getByTestId(testId);
-  await expect(canvas).toHaveAttribute("data-grid", /\d/);
-  const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
-  const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
-  const k = css / Number(await canvas.getAttribute("data-width"));
-  await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
 }
 
 test("the Llama-style preset turns queries and keys as the CLI does, and a turned cell writes its rotation", async ({ app, page }) => {

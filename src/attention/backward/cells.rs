@@ -634,10 +634,7 @@ fn turn_back(
     let rope = trace.config.rope?;
     let d_k = trace.head_dim();
     let turned = BackMatrix::Head(h, from).get(pass)?;
-    let pair = (0..d_k / 2).find(|&p| {
-        let (a, b) = rope.pairing.columns(p, d_k);
-        a == c || b == c
-    })?;
+    let pair = rope.pairing.pair_of(c, d_k)?;
     let (a, b) = rope.pairing.columns(pair, d_k);
     let from = BackMatrix::Head(h, from);
     Some((

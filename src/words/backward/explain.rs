@@ -362,16 +362,7 @@ pub fn explain_back(
                 "The forward pass turned this row's pair {pair} (columns {} and {}) by φ = p·θ^(−2i/d_k) {} rad, p = {position}. A turn's transpose is the turn by −φ, the turn back, so the gradient of the unturned row is {from_label}'s row turned back: cos φ ≈ {}, sin φ ≈ {}.",
                 col_label(trace, MatrixId::Back(*from), *a_col),
                 col_label(trace, MatrixId::Back(*from), *b_col),
-                {
-                    let text = format_value(*angle, 4);
-                    let text = if text.contains('.') {
-                        text.trim_end_matches('0').trim_end_matches('.').to_string()
-                    } else {
-                        text
-                    };
-                    let exact = ((*angle * 1e4).round() / 1e4 - *angle).abs() < 1e-12;
-                    format!("{} {text}", if exact { "=" } else { "≈" })
-                },
+                super::super::number::equals_short(*angle),
                 f2(cos),
                 f2(sin)
             ));

@@ -8,7 +8,7 @@ use super::terms::{
 use super::{Text, ONE_TOKEN_MASK, ONE_TOKEN_NO_MASK};
 use crate::attention::{CellWork, Computation, HeadMatrix, MatrixId, Rope, ScaleMode, Trace};
 use crate::words::matrices::{cell_name, col_label, key_token, token};
-use crate::words::number::{self, format_value, subscript};
+use crate::words::number::{self, equals_short, format_value, subscript};
 
 /// The text of `computation`, a cell of head `h`; `name` is the cell's name.
 pub(super) fn text(
@@ -427,8 +427,8 @@ fn rotate(
             rope.pairing.key(),
             format_value(rope.theta, 0),
             2 * pair,
-            short(omega),
-            short(angle),
+            equals_short(omega),
+            equals_short(angle),
             num(cos),
             num(sin)
         ),
@@ -454,18 +454,6 @@ fn signed(n: i64) -> String {
     } else {
         n.to_string()
     }
-}
-
-/// `= 2` for a number that four decimals write exactly, else `≈ 0.0316`.
-fn short(v: f64) -> String {
-    let text = format_value(v, 4);
-    let trimmed = if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    };
-    let exact = ((v * 1e4).round() / 1e4 - v).abs() < 1e-12;
-    format!("{} {trimmed}", if exact { "=" } else { "≈" })
 }
 
 /// Column `c` of head matrix `of` as its heatmap labels it.

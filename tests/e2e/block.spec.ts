@@ -4,7 +4,7 @@ import type { Page } from "@playwright/test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { test, expect, expectMatrixClose, runCli, type Matrix } from "./fixtures";
+import { test, expect, clickCell, expectMatrixClose, runCli, type Matrix } from "./fixtures";
 
 
 /** The block part of the CLI's JSON trace. */
@@ -241,16 +241,6 @@ test("the block's first LayerNorm, as the guide shows it", async ({ app, page })
   await expect(page.getByTestId("canvas-ln_1_gamma")).toHaveAttribute("data-drawn", "true");
   await app.screenshot("block-norm-1");
 });
-
-/** Clicks cell (row, col) of a heatmap canvas, using the grid geometry the canvas reports. */
-async function clickCell(page: Page, testId: string, row: number, col: number): Promise<void> {
-  const canvas = page.getByTestId(testId);
-  await expect(canvas).toHaveAttribute("data-grid", /\d/);
-  const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
-  const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
-  const k = css / Number(await canvas.getAttribute("data-width"));
-  await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
-}
 
 test("a LayerNorm cell and a ReLU cell explain themselves with the real numbers", async ({ app, page }) => {
   const block = cli(["--block"]).block!;

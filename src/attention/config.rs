@@ -198,12 +198,12 @@ impl Config {
     /// The key/value head query head `h` reads: heads are shared by contiguous groups of
     /// `n_heads / n_kv_heads` query heads, as Hugging Face's `repeat_kv` lays them out.
     pub fn kv_head(&self, h: usize) -> usize {
-        h / (self.n_heads / self.n_kv_heads()).max(1)
+        kv_head_of(h, self.n_heads, self.n_kv_heads())
     }
 
     /// The query heads that read key/value head `g`.
     pub fn query_heads(&self, g: usize) -> Range<usize> {
-        let group = (self.n_heads / self.n_kv_heads()).max(1);
+        let group = group_size(self.n_heads, self.n_kv_heads());
         g * group..(g + 1) * group
     }
 
@@ -236,6 +236,17 @@ impl Config {
             .filter(|h| d_model.is_multiple_of(*h))
             .collect()
     }
+}
+
+/// How many query heads share each of `n_kv_heads` key/value heads.
+fn group_size(n_heads: usize, n_kv_heads: usize) -> usize {
+    (n_heads / n_kv_heads.max(1)).max(1)
+}
+
+/// The key/value head query head `h` reads, of `n_kv_heads` shared by `n_heads` query heads in
+/// contiguous groups: [`Config::kv_head`] for a layout that keeps only the counts.
+pub fn kv_head_of(h: usize, n_heads: usize, n_kv_heads: usize) -> usize {
+    h / group_size(n_heads, n_kv_heads)
 }
 
 /// Which keys a query cannot see: none, the later ones (the causal mask), and under a sliding

@@ -54,7 +54,8 @@ pub use block::{
 };
 pub use cells::{cell_work, CellWork, Computation, Operand, Wave};
 pub use config::{
-    Config, Limits, Mask, ScaleMode, Wiring, D_MODEL_RANGE, N_HEADS_RANGE, TEMPERATURE_RANGE,
+    kv_head_of, Config, Limits, Mask, ScaleMode, Wiring, D_MODEL_RANGE, N_HEADS_RANGE,
+    TEMPERATURE_RANGE,
 };
 pub use decode::{check_prefill, decode, Decode, DecodeHead, DecodeStep, Macs};
 pub use embeddings::{positional_encoding, toy_embedding, toy_embeddings};

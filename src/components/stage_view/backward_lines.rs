@@ -147,51 +147,39 @@ pub(super) fn backward_lines(
                 });
             }
         }
-        Stage::BackScores if wiring.rope => {
-            for &h in heads {
-                lines.push(Line {
-                    heading: heading(h),
-                    items: vec![
-                        given_back(BackMatrix::Head(h, HeadGrad::Scores)),
-                        op("·"),
-                        fwd(HeadMatrix::KRope, h),
-                        op("="),
-                        back(BackMatrix::Head(h, HeadGrad::QRope)),
-                        op("turn back →"),
-                        back(BackMatrix::Head(h, HeadGrad::Q)),
-                    ],
-                });
-                lines.push(Line {
-                    heading: None,
-                    items: vec![
-                        fwd(HeadMatrix::QRope, h),
-                        op("with ∂L/∂Sₕᵀ →"),
-                        back(BackMatrix::Head(h, HeadGrad::KRope)),
-                        op("turn back →"),
-                        back(BackMatrix::Head(h, HeadGrad::K)),
-                    ],
-                });
-            }
-        }
+        // With rotary positions the products give the turned rows' gradients, which are then
+        // turned back.
         Stage::BackScores => {
+            let (q, k) = if wiring.rope {
+                (HeadMatrix::QRope, HeadMatrix::KRope)
+            } else {
+                (HeadMatrix::Q, HeadMatrix::K)
+            };
             for &h in heads {
+                let grad = |g: HeadGrad| back(BackMatrix::Head(h, g));
+                let turned_back = |turned: HeadGrad, unturned: HeadGrad| {
+                    if wiring.rope {
+                        vec![grad(turned), op("turn back →"), grad(unturned)]
+                    } else {
+                        vec![grad(unturned)]
+                    }
+                };
+                let mut queries = vec![
+                    given_back(BackMatrix::Head(h, HeadGrad::Scores)),
+                    op("·"),
+                    fwd(k, h),
+                    op("="),
+                ];
+                queries.extend(turned_back(HeadGrad::QRope, HeadGrad::Q));
+                let mut keys = vec![fwd(q, h), op("with ∂L/∂Sₕᵀ →")];
+                keys.extend(turned_back(HeadGrad::KRope, HeadGrad::K));
                 lines.push(Line {
                     heading: heading(h),
-                    items: vec![
-                        given_back(BackMatrix::Head(h, HeadGrad::Scores)),
-                        op("·"),
-                        fwd(HeadMatrix::K, h),
-                        op("="),
-                        back(BackMatrix::Head(h, HeadGrad::Q)),
-                    ],
+                    items: queries,
                 });
                 lines.push(Line {
                     heading: None,
-                    items: vec![
-                        fwd(HeadMatrix::Q, h),
-                        op("with ∂L/∂Sₕᵀ →"),
-                        back(BackMatrix::Head(h, HeadGrad::K)),
-                    ],
+                    items: keys,
                 });
             }
         }

@@ -163,24 +163,23 @@ pub(super) fn stage_lines(
                 ]
             })
             .collect(),
-        Stage::Scores if layout.rope => per_head(&|h| {
-            vec![
-                given(HeadMatrix::QRope, h),
-                op("·"),
-                given(HeadMatrix::KRopeTransposed, h),
-                op("="),
-                head(HeadMatrix::Scores, h),
-            ]
-        }),
-        Stage::Scores => per_head(&|h| {
-            vec![
-                given(HeadMatrix::Q, h),
-                op("·"),
-                given(HeadMatrix::KTransposed, h),
-                op("="),
-                head(HeadMatrix::Scores, h),
-            ]
-        }),
+        // With rotary positions the scores read the turned rows.
+        Stage::Scores => {
+            let (q, kt) = if layout.rope {
+                (HeadMatrix::QRope, HeadMatrix::KRopeTransposed)
+            } else {
+                (HeadMatrix::Q, HeadMatrix::KTransposed)
+            };
+            per_head(&|h| {
+                vec![
+                    given(q, h),
+                    op("·"),
+                    given(kt, h),
+                    op("="),
+                    head(HeadMatrix::Scores, h),
+                ]
+            })
+        }
         Stage::Scale => {
             let div = trace.with_untracked(|t| match t.config.scale {
                 ScaleMode::SqrtHeadDim => format!("÷ √{}", t.config.head_dim()),

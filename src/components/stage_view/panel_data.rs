@@ -3,8 +3,8 @@
 //! `crate::words`, values from the one trace.
 
 use crate::attention::{
-    BackMatrix, BackwardPass, BlockMatrix, BlockParam, HeadGrad, HeadMatrix, HeadTrace, Matrix,
-    MatrixId, Trace, WeightName,
+    kv_head_of, BackMatrix, BackwardPass, BlockMatrix, BlockParam, HeadGrad, HeadMatrix, HeadTrace,
+    Matrix, MatrixId, Trace, WeightName,
 };
 use crate::components::context::backward_context;
 use crate::components::heatmap::PanelData;
@@ -285,8 +285,11 @@ impl Panels {
                 | HeadMatrix::KRope
                 | HeadMatrix::KRopeTransposed
         );
-        let group = (layout.n_heads / layout.n_kv_heads.max(1)).max(1);
-        let owner = if keys { h / group } else { h };
+        let owner = if keys {
+            kv_head_of(h, layout.n_heads, layout.n_kv_heads)
+        } else {
+            h
+        };
         let head_dims = Signal::derive(move || dims(owner * hd..(owner + 1) * hd));
         let matrix = MatrixId::Head(h, m);
         let transposed = matches!(m, HeadMatrix::KTransposed | HeadMatrix::KRopeTransposed);

@@ -11,8 +11,8 @@ use crate::components::{
     provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled, step_on_swipe,
     step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
     ExportMenu, Handout, MatrixEditors, Place, PlaceBody, PlacesBar, PresenterBar, QuizCard,
-    QuizToggle, SentenceInput, Settings, ShareButtons, Shared, StageControls, StageRail, StageView,
-    TrainingPanel, WhatIfLab,
+    QuizToggle, RunContext, SentenceInput, Settings, ShareButtons, Shared, StageControls,
+    StageRail, StageView, TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_query;
 use crate::state::Model;
@@ -97,7 +97,14 @@ pub fn App() -> impl IntoView {
     let head = RwSignal::new(0usize);
     // The stages shown follow the block switch; a stage that is no longer shown gives way to
     // the last one of attention.
-    let order = Memo::new(move |_| outline.with(|o| o.wiring.order()));
+    let order = Memo::new(move |_| {
+        let asked = inputs_outline.with(|o| o.order);
+        outline.with(|o| crate::attention::Order {
+            tiles: asked.tiles,
+            decode: asked.decode && o.config.causal && !o.wiring.cross,
+            ..o.wiring.order()
+        })
+    });
     let cross = Memo::new(move |_| outline.with(|o| o.wiring.cross));
     Effect::new(move |_| ui.cross.set(cross.get()));
     Effect::new(move |_| {
@@ -106,6 +113,7 @@ pub fn App() -> impl IntoView {
         match stage.get_untracked() {
             // The turn rests with rotary positions: the split comes just before it.
             Stage::Rotary if Stage::Rotary.position(o).is_none() => stage.set(Stage::SplitHeads),
+            Stage::Tiles if Stage::Tiles.position(o).is_none() => stage.set(Stage::WeightedSum),
             s if s.position(o).is_none() => stage.set(Stage::OutputProjection),
             _ => {}
         }
@@ -130,6 +138,19 @@ pub fn App() -> impl IntoView {
         }),
     };
     provide_context(backward);
+    let row = RwSignal::new(None::<usize>);
+    let prefill = Memo::new(move |_| model.with(|m| m.prefill));
+    provide_context(RunContext {
+        decode: Memo::new(move |_| {
+            let p = prefill.get()?;
+            Some(trace.with(|t| {
+                crate::attention::decode(t, p.min(t.seq_len())).map_err(|e| e.to_string())
+            }))
+        }),
+        tile: Memo::new(move |_| model.with(|m| m.tile)),
+        row,
+        model,
+    });
     let (picked, explanation) = provide_selection(trace, pass);
     let quiz = provide_quiz(trace, backward, stage, head, picked);
     let presenting = ui.presenting;
@@ -166,6 +187,7 @@ pub fn App() -> impl IntoView {
             model,
             stage,
             head,
+            row,
             selection: picked.selection,
             quiz: quiz.set,
         },

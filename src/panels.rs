@@ -276,6 +276,38 @@ pub fn parse(name: &str) -> Option<MatrixId> {
     Some(MatrixId::Head(head.parse().ok()?, panel.matrix))
 }
 
+/// The cell of the whole pass that a cell of the decoding stage or of the tiles equals: each
+/// step computes the query row `at`'s numbers alone, and a cache's row `r` is row `r` of its
+/// key/value head's keys (turned with `rope`) or values, which `owner` gives a query head of.
+/// `None` for a panel of neither stage, and for what only the tiles keep (`m`, `ℓ`, `o`).
+pub fn run_cell(
+    panel: &str,
+    (row, col): (usize, usize),
+    at: usize,
+    rope: bool,
+    owner: impl Fn(usize) -> usize,
+) -> Option<(MatrixId, usize, usize)> {
+    let (kind, index) = panel.rsplit_once('-')?;
+    let index: Option<usize> = index.get(1..).and_then(|i| i.parse().ok());
+    let (q, k) = if rope {
+        (HeadMatrix::QRope, HeadMatrix::KRope)
+    } else {
+        (HeadMatrix::Q, HeadMatrix::K)
+    };
+    let head = |m: HeadMatrix, r: usize| Some((MatrixId::Head(index?, m), r, col));
+    match (kind, panel) {
+        (_, "dec-y" | "dec-full-y") => Some((MatrixId::Output, at, col)),
+        ("dec-k", _) => Some((MatrixId::Head(owner(index?), k), row, col)),
+        ("dec-v", _) => Some((MatrixId::Head(owner(index?), HeadMatrix::V), row, col)),
+        ("dec-q", _) => head(q, at),
+        ("dec-s", _) => head(HeadMatrix::Scores, at),
+        ("dec-a", _) => head(HeadMatrix::Weights, at),
+        ("dec-c" | "tile-out" | "tile-c", _) => head(HeadMatrix::Context, at),
+        ("tile-x", _) => head(HeadMatrix::Masked, at),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,5 +402,37 @@ mod tests {
             .collect();
         assert_eq!(square, ["scores", "scaled", "masked", "weights"]);
         assert_eq!(head_panel(HeadMatrix::Weights).values, Values::Weights);
+    }
+
+    #[test]
+    fn a_cell_of_decoding_or_the_tiles_is_a_cell_of_the_whole_pass() {
+        let owner = |g: usize| g * 2;
+        let at = 4;
+        assert_eq!(
+            run_cell("dec-k-g1", (3, 1), at, true, owner),
+            Some((MatrixId::Head(2, HeadMatrix::KRope), 3, 1))
+        );
+        assert_eq!(
+            run_cell("dec-v-g0", (2, 0), at, true, owner),
+            Some((MatrixId::Head(0, HeadMatrix::V), 2, 0))
+        );
+        assert_eq!(
+            run_cell("dec-q-h1", (0, 2), at, false, owner),
+            Some((MatrixId::Head(1, HeadMatrix::Q), 4, 2))
+        );
+        assert_eq!(
+            run_cell("dec-a-h0", (0, 3), at, true, owner),
+            Some((MatrixId::Head(0, HeadMatrix::Weights), 4, 3))
+        );
+        assert_eq!(
+            run_cell("dec-full-y", (0, 5), at, true, owner),
+            Some((MatrixId::Output, 4, 5))
+        );
+        assert_eq!(
+            run_cell("tile-x-h1", (0, 2), at, true, owner),
+            Some((MatrixId::Head(1, HeadMatrix::Masked), 4, 2))
+        );
+        assert_eq!(run_cell("tile-o-h0", (1, 1), at, true, owner), None);
+        assert_eq!(run_cell("weights-h0", (1, 1), at, true, owner), None);
     }
 }

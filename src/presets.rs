@@ -223,6 +223,7 @@ pub fn first_screen() -> Option<ShareState> {
     let model = preset.scenario().to_model().ok()?;
     let opening = preset.opening;
     Some(ShareState {
+        row: None,
         model,
         stage: opening.stage(),
         head: opening.head(),

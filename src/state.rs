@@ -2,9 +2,9 @@
 //! change or returns an error and leaves the model as it was.
 
 use crate::attention::{
-    forward, forward_reusing, tokenize, toy_embedding, Activation, AttentionError, Block,
-    BlockParam, Config, Init, Inputs, Limits, Matrix, Norm, ScaleMode, Source, SplitMix64, Trace,
-    Training, WeightName, Weights, Wiring,
+    check_prefill, forward, forward_reusing, tokenize, toy_embedding, Activation, AttentionError,
+    Block, BlockParam, Config, Init, Inputs, Limits, Matrix, Norm, Order, ScaleMode, Source,
+    SplitMix64, Trace, Training, WeightName, Weights, Wiring,
 };
 use std::collections::BTreeMap;
 
@@ -112,6 +112,11 @@ pub struct Model {
     /// What training aims at and how: the goal, the matrices that learn, the optimizer and
     /// its rate.
     pub training: Training,
+    /// Decoding from a KV cache is shown, after a prefill of this many tokens (it needs the
+    /// causal mask and no source sentence).
+    pub prefill: Option<usize>,
+    /// The tiled softmax is shown, with blocks of this many keys.
+    pub tile: Option<usize>,
 }
 
 impl Default for Model {
@@ -130,6 +135,8 @@ impl Default for Model {
             block: Block::new(config.d_model, Block::default_d_ff(config.d_model)),
             block_on: false,
             training: Training::default(),
+            prefill: None,
+            tile: None,
         }
     }
 }
@@ -163,6 +170,8 @@ pub struct ModelOutline {
     pub d_ff: usize,
     /// The training settings, the goal fitted to the heads and sentences.
     pub training: Training,
+    /// The stages shown.
+    pub order: Order,
 }
 
 impl ModelOutline {
@@ -267,6 +276,7 @@ impl Model {
             norm_type: self.block.norm_type,
             d_ff: self.block.d_ff(),
             training: Training::default(),
+            order: self.order(),
         };
         // Fitted to the tokens just made, rather than tokenizing both sentences again.
         outline.training =
@@ -360,6 +370,35 @@ impl Model {
         }
         .validate()?;
         self.config = config;
+        Ok(())
+    }
+
+    /// The stages shown: the wiring's, with the tiles when asked for, and decoding when asked
+    /// for where it can be (under the causal mask, without a source sentence).
+    pub fn order(&self) -> Order {
+        Order {
+            tiles: self.tile.is_some(),
+            decode: self.prefill.is_some() && self.config.causal && !self.cross,
+            ..self.wiring().order()
+        }
+    }
+
+    /// Shows decoding from a KV cache after a prefill of `prefill` tokens (`None` hides it);
+    /// refused below 1.
+    pub fn set_prefill(&mut self, prefill: Option<usize>) -> Result<(), AttentionError> {
+        if let Some(p) = prefill {
+            check_prefill(p, p, true, false)?;
+        }
+        self.prefill = prefill;
+        Ok(())
+    }
+
+    /// Shows the tiled softmax with blocks of `tile` keys (`None` hides it); refused below 1.
+    pub fn set_tile(&mut self, tile: Option<usize>) -> Result<(), AttentionError> {
+        if tile == Some(0) {
+            return Err(AttentionError::TileZero);
+        }
+        self.tile = tile;
         Ok(())
     }
 

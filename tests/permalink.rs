@@ -18,10 +18,10 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 
 /// The keys of the documented format, in the order they are written.
-const KEYS: [&str; 33] = [
-    "v", "s", "d", "h", "causal", "pe", "scale", "t", "seed", "wq", "wk", "wv", "wo", "e", "src",
-    "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2", "be2", "quiz",
-    "qn", "stage", "head", "cell",
+const KEYS: [&str; 36] = [
+    "v", "s", "d", "h", "causal", "pe", "scale", "t", "pf", "tile", "seed", "wq", "wk", "wv", "wo",
+    "e", "src", "se", "blk", "norm", "act", "dff", "w1", "b1", "w2", "b2", "g1", "be1", "g2",
+    "be2", "quiz", "qn", "stage", "head", "row", "cell",
 ];
 
 /// Cases of the round-trip and damage properties.
@@ -122,10 +122,13 @@ fn rich_state() -> ShareState {
     model.set_cell(EditTarget::Embeddings, 1, 2, 0.125).unwrap();
     model.set_cell(EditTarget::Embeddings, 2, 0, -3.0).unwrap();
     model.set_cell(EditTarget::Embeddings, 9, 5, 2.5).unwrap();
+    model.set_prefill(Some(4)).unwrap();
+    model.set_tile(Some(3)).unwrap();
     ShareState {
         model,
         stage: Stage::Softmax,
         head: 2,
+        row: Some(5),
         cell: Some(("weights-h2".to_string(), 1, 3)),
         quiz: Some(3),
     }
@@ -320,6 +323,7 @@ fn state_for(model: Model) -> impl Strategy<Value = ShareState> {
             model,
             stage,
             head,
+            row: None,
             cell: cell.map(|((name, (rows, cols)), r, c)| (name, r % rows, c % cols)),
             quiz,
         })
@@ -1028,6 +1032,7 @@ fn the_source_and_the_block_survive_a_round_trip_and_bad_parts_are_named() {
         model,
         stage: Stage::Norm1,
         head: 0,
+        row: None,
         cell: Some(("norm_1".to_string(), 1, 2)),
         quiz: None,
     };

@@ -96,7 +96,7 @@ fn shown(v: f64) -> f64 {
 fn every_stage_of_every_scenario_gets_a_question_whose_answer_is_the_trace() {
     for s in 0..60u64 {
         let trace = scenario(s);
-        for &stage in trace.stages() {
+        for stage in trace.stages() {
             for seed in 0..4u64 {
                 let q = question(&trace, stage, seed).unwrap_or_else(|| panic!("{stage:?}"));
                 assert_eq!(q.stage, stage);
@@ -316,7 +316,7 @@ fn a_quiz_set_sheet_asks_the_app_questions_one_per_stage() {
         assert_eq!(stages, trace.stages());
         let key = worksheet_markdown(&trace, None, Picks::QuizSet(set), true);
         assert!(key.contains(&format!("Question set {set}")));
-        for (q, &stage) in questions.iter().zip(trace.stages()) {
+        for (q, stage) in questions.iter().zip(trace.stages()) {
             assert_eq!(Some(q), question(&trace, stage, quiz_seed(set)).as_ref());
             assert!(key.contains(&format!("**Answer:** {}", q.answer_text())));
         }
@@ -544,7 +544,7 @@ fn repeated_words_are_told_apart_in_every_question_choice_and_answer() {
                 ..config(4, 2)
             };
             let trace = traced(sentence, source, c, 5);
-            for &stage in trace.stages() {
+            for stage in trace.stages() {
                 for q in asked(&trace, stage, 12) {
                     for bare in [
                         format!("“{word}”"),

@@ -524,7 +524,7 @@ fn no_stage_or_what_if_paragraph_runs_longer_than_a_lecturer_says_in_one_breath(
     );
     for s in every_switch() {
         let t = run("I am hungry", s);
-        for &stage in t.stages() {
+        for stage in t.stages() {
             if let Some(note) = stage_note(stage, &t) {
                 texts.push((format!("{stage:?} note for {s:?}"), note));
             }
@@ -545,7 +545,7 @@ fn no_stage_or_what_if_paragraph_runs_longer_than_a_lecturer_says_in_one_breath(
 fn with_one_head_no_text_names_a_second_head() {
     for s in every_switch().into_iter().filter(|s| s.config.n_heads == 1) {
         let t = run("I am hungry", s);
-        for &stage in t.stages() {
+        for stage in t.stages() {
             let read = stage_words(stage, &t);
             for second in ["head 2", "C₂", "Q₂", "A₂"] {
                 assert!(!read.contains(second), "{stage:?} {s:?}: {read}");
@@ -559,7 +559,7 @@ fn every_note_follows_the_switches_on_screen() {
     for s in every_switch() {
         let t = run("the cat saw the dog", s);
         let w = t.wiring();
-        for &stage in t.stages() {
+        for stage in t.stages() {
             let read = stage_words(stage, &t);
             let note = stage_note(stage, &t).unwrap_or_default();
             if w.cross {

@@ -556,8 +556,8 @@ fn the_handout_names_each_heads_columns_in_words_that_fit_their_number() {
         let config = configuration(&trace, &tokens, 3);
         let texts = trace
             .stages()
-            .iter()
-            .map(|s| handout_stage_note(&trace, *s, 3))
+            .into_iter()
+            .map(|s| handout_stage_note(&trace, s, 3))
             .chain(config.into_iter().map(|l| l.text));
         for text in texts {
             assert!(!text.contains(" 1 columns"), "{text}");

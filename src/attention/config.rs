@@ -325,6 +325,7 @@ impl Wiring {
         Order {
             block: self.block,
             rope: self.rope,
+            ..Order::default()
         }
     }
 

@@ -218,6 +218,12 @@ pub enum AttentionError {
          sentence's length in tokens."
     )]
     PrefillOutOfRange { prefill: usize, seq_len: usize },
+    /// The tiled softmax's blocks are empty.
+    #[error(
+        "A block of 0 keys holds nothing: the tiled softmax reads the keys in blocks of 1 or \
+         more."
+    )]
+    TileZero,
     /// Rotary positions were asked for together with a source sentence.
     #[error(
         "Rotary positions turn a query and a key by their positions in one sentence, so the \

@@ -348,7 +348,7 @@ impl Trace {
     }
 
     /// The stages shown for this trace, in order.
-    pub fn stages(&self) -> &'static [Stage] {
+    pub fn stages(&self) -> Vec<Stage> {
         Stage::sequence(self.wiring().order())
     }
 

@@ -159,6 +159,13 @@ impl Stage {
                     MatrixId::Head(0, H::Weights) | MatrixId::Head(0, H::V)
                 )
             }
+            Self::Tiles => {
+                matches!(
+                    matrix,
+                    MatrixId::Head(0, H::Masked) | MatrixId::Head(0, H::V)
+                )
+            }
+            Self::Decode => matrix == MatrixId::Output,
             Self::Concat => matrix == MatrixId::Head(0, H::Context),
             Self::OutputProjection => matrix == MatrixId::Concat,
             Self::Residual1 => matches!(matrix, MatrixId::X | MatrixId::Output),

@@ -61,6 +61,12 @@ pub enum Stage {
     BackProjection,
     /// Backward to the input: ∂L/∂X and ∂L/∂E.
     BackInput,
+    /// One query row's softmax and weighted sum computed over blocks of keys, as
+    /// FlashAttention does (only when asked for).
+    Tiles,
+    /// Decoding one token at a time from a KV cache (only when asked for, under the causal
+    /// mask and without a source sentence).
+    Decode,
 }
 
 /// The stages of attention alone.
@@ -76,13 +82,6 @@ const ATTENTION: [Stage; 10] = [
     Stage::Concat,
     Stage::OutputProjection,
 ];
-
-/// Attention with rotary positions: the turn follows the split.
-const ATTENTION_ROPE: [Stage; 11] = join(
-    ATTENTION.split_at(3).0,
-    &[Stage::Rotary],
-    ATTENTION.split_at(3).1,
-);
 
 /// The stages of the block alone, after attention's.
 const BLOCK_ONLY: [Stage; 7] = [
@@ -125,31 +124,33 @@ const PRE_NORM: [Stage; 17] = join(
     ],
 );
 
-/// A post-norm block with rotary positions.
-const POST_NORM_ROPE: [Stage; 18] = join(&ATTENTION_ROPE, &BLOCK_ONLY, &[]);
-
-/// A pre-norm block with rotary positions.
-const PRE_NORM_ROPE: [Stage; 18] = join(
-    PRE_NORM.split_at(4).0,
-    &[Stage::Rotary],
-    PRE_NORM.split_at(4).1,
+/// Every stage in the order they came to the app: see [`Stage::index`].
+const STABLE: [Stage; 28] = join(
+    &POST_NORM,
+    &BACKWARD,
+    &[Stage::Rotary, Stage::Tiles, Stage::Decode],
 );
 
-/// Every stage in the order they came to the app: see [`Stage::index`].
-const STABLE: [Stage; 26] = join(&POST_NORM, &BACKWARD, &[Stage::Rotary]);
-
-/// What decides which stages are shown: the block's norm placement and rotary positions.
+/// What decides which stages are shown: the block's norm placement, rotary positions, and the
+/// two ways of running attention a learner may ask to see.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Order {
     /// Where the block's norms sit; `None` without a block.
     pub block: Option<Norm>,
     /// Rotary positions add the turn after the split.
     pub rope: bool,
+    /// The tiled softmax follows the weighted sum.
+    pub tiles: bool,
+    /// Decoding from a KV cache follows the output projection.
+    pub decode: bool,
 }
 
 impl From<Option<Norm>> for Order {
     fn from(block: Option<Norm>) -> Self {
-        Self { block, rope: false }
+        Self {
+            block,
+            ..Self::default()
+        }
     }
 }
 
@@ -176,34 +177,40 @@ impl Stage {
     /// The stages of attention alone, in order.
     pub const ALL: [Stage; 10] = ATTENTION;
 
-    /// Every forward stage there is, attention's first.
-    pub const FORWARD: [Stage; 18] = POST_NORM_ROPE;
-
-    /// Every stage there is: the forward ones, attention's first, then the backward ones.
-    pub const EVERY: [Stage; 26] = join(&POST_NORM_ROPE, &BACKWARD, &[]);
+    /// Every stage there is: attention's, the block's, the backward ones, then the turn, the
+    /// tiles and decoding.
+    pub const EVERY: [Stage; 28] = STABLE;
 
     /// The backward stages, from the loss back to the embeddings.
     pub const BACKWARD: [Stage; 8] = BACKWARD;
 
-    /// The forward stages shown, in order: attention alone without a block (`None`), else the
-    /// block's stages in the order of its norm.
-    /// With rotary positions, the turn follows the split.
-    pub fn sequence(order: impl Into<Order>) -> &'static [Stage] {
+    /// The forward stages shown, in order: attention alone without a block, else the block's
+    /// stages in the order of its norm. With rotary positions the turn follows the split; the
+    /// tiles follow the weighted sum, and decoding follows the output projection.
+    pub fn sequence(order: impl Into<Order>) -> Vec<Stage> {
         let order = order.into();
-        match (order.block, order.rope) {
-            (None, false) => &ATTENTION,
-            (Some(Norm::Post), false) => &POST_NORM,
-            (Some(Norm::Pre), false) => &PRE_NORM,
-            (None, true) => &ATTENTION_ROPE,
-            (Some(Norm::Post), true) => &POST_NORM_ROPE,
-            (Some(Norm::Pre), true) => &PRE_NORM_ROPE,
+        let base: &[Stage] = match order.block {
+            None => &ATTENTION,
+            Some(Norm::Post) => &POST_NORM,
+            Some(Norm::Pre) => &PRE_NORM,
+        };
+        let mut out = Vec::with_capacity(base.len() + 3);
+        for &s in base {
+            out.push(s);
+            match s {
+                Stage::SplitHeads if order.rope => out.push(Stage::Rotary),
+                Stage::WeightedSum if order.tiles => out.push(Stage::Tiles),
+                Stage::OutputProjection if order.decode => out.push(Stage::Decode),
+                _ => {}
+            }
         }
+        out
     }
 
     /// Every stage the stepper walks, in order: the forward stages of `sequence(order)`, then
     /// the backward ones.
     pub fn walk(order: impl Into<Order>) -> impl Iterator<Item = Stage> {
-        Self::sequence(order).iter().chain(&BACKWARD).copied()
+        Self::sequence(order).into_iter().chain(BACKWARD)
     }
 
     /// Position in [`Stage::walk`], from 0; `None` when the stage is not shown.
@@ -288,6 +295,8 @@ impl Stage {
             Self::BackScores => "back-scores",
             Self::BackProjection => "back-projection",
             Self::BackInput => "back-input",
+            Self::Tiles => "tiles",
+            Self::Decode => "decode",
         }
     }
 
@@ -307,6 +316,8 @@ impl Stage {
                 | Self::Mask
                 | Self::Softmax
                 | Self::WeightedSum
+                | Self::Tiles
+                | Self::Decode
                 | Self::BackWeightedSum
                 | Self::BackSoftmax
                 | Self::BackScale
@@ -340,12 +351,17 @@ mod tests {
             let seq = Stage::sequence(Some(norm));
             let mut sorted = seq.to_vec();
             sorted.sort();
-            let mut forward = Stage::FORWARD.to_vec();
-            forward.retain(|s| *s != Stage::Rotary);
+            let mut forward: Vec<Stage> = Stage::EVERY
+                .into_iter()
+                .filter(|s| !s.is_backward())
+                .filter(|s| ![Stage::Rotary, Stage::Tiles, Stage::Decode].contains(s))
+                .collect();
+            forward.sort();
             assert_eq!(sorted, forward);
             let order = Order {
                 block: Some(norm),
                 rope: true,
+                ..Order::default()
             };
             let with_turn = Stage::sequence(order);
             assert_eq!(with_turn.len(), seq.len() + 1);
@@ -382,6 +398,29 @@ mod tests {
         assert!(Stage::BACKWARD
             .iter()
             .all(|s| s.is_backward() && !s.is_block()));
+    }
+
+    #[test]
+    fn the_tiles_follow_the_weighted_sum_and_decoding_the_output_projection() {
+        for block in [None, Some(Norm::Post), Some(Norm::Pre)] {
+            let order = Order {
+                block,
+                rope: true,
+                tiles: true,
+                decode: true,
+            };
+            let seq = Stage::sequence(order);
+            assert_eq!(seq.len(), Stage::sequence(block).len() + 3);
+            assert_eq!(Stage::WeightedSum.next_in(order), Some(Stage::Tiles));
+            assert_eq!(Stage::Tiles.next_in(order), Some(Stage::Concat));
+            assert_eq!(Stage::OutputProjection.next_in(order), Some(Stage::Decode));
+            assert_eq!(Stage::Decode.prev_in(order), Some(Stage::OutputProjection));
+            assert_eq!(Stage::Tiles.position(block), None);
+            assert_eq!(Stage::Decode.position(block), None);
+        }
+        // Numbers given earlier stay where they were.
+        assert_eq!(Stage::Rotary.index(), 25);
+        assert_eq!((Stage::Tiles.index(), Stage::Decode.index()), (26, 27));
     }
 
     #[test]

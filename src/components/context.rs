@@ -59,6 +59,43 @@ pub fn backward_context() -> Option<BackwardContext> {
     use_context::<BackwardContext>()
 }
 
+/// Decoding from a KV cache and the tiled softmax, where the learner asked to see them.
+#[derive(Clone, Copy)]
+pub struct RunContext {
+    /// Each decoding step after the prefill, or why there is none; `None` when decoding is not
+    /// asked for.
+    pub decode: Memo<Option<Result<crate::attention::Decode, String>>>,
+    /// The tiled softmax's block of keys; `None` when it is not asked for.
+    pub tile: Memo<Option<usize>>,
+    /// The query row the two views show, from 0; `None` for each view's own.
+    pub row: RwSignal<Option<usize>>,
+    /// The model, whose prefill and block of keys the views' tools set.
+    pub model: RwSignal<crate::state::Model>,
+}
+
+impl RunContext {
+    /// The position decoded: the row asked for, kept among the decoded ones (from the prefill
+    /// to the last token); the first of them by default.
+    pub fn decoded_row(&self, prefill: usize, seq_len: usize) -> usize {
+        let last = seq_len.saturating_sub(1);
+        self.row
+            .get()
+            .unwrap_or(prefill)
+            .clamp(prefill.min(last), last)
+    }
+
+    /// The query row tiled: the row asked for, the last one by default.
+    pub fn tiled_row(&self, seq_len: usize) -> usize {
+        let last = seq_len.saturating_sub(1);
+        self.row.get().unwrap_or(last).min(last)
+    }
+}
+
+/// The views of decoding and tiles, where the app provides them.
+pub fn run_context() -> Option<RunContext> {
+    use_context::<RunContext>()
+}
+
 /// A place one click from the first screen, where what is not the stage lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {

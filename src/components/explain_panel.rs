@@ -1,16 +1,62 @@
 //! The arithmetic behind the selected cell, announced to screen readers.
 
-use super::context::{ui_context, Selection, SelectionContext};
+use super::context::{run_context, ui_context, RunContext, Selection, SelectionContext};
 use crate::attention::{BackwardPass, MatrixId, Trace};
 use crate::panels;
 use crate::plot::Highlight;
-use crate::words::{explain, explain_back, Explanation, NO_CELL};
+use crate::words::{
+    explain, explain_back, explain_tile, run_cell_note, Explanation, TileCell, NO_CELL,
+};
 use leptos::prelude::*;
 
 /// The explanation of `selection` in `trace`, if the cell exists.
 pub fn explain_selection(trace: &Trace, selection: &Selection) -> Option<Explanation> {
+    if let Some(run) = run_context() {
+        if selection.panel.starts_with("dec-") || selection.panel.starts_with("tile-") {
+            return explain_run(trace, selection, run);
+        }
+    }
     let matrix = panels::parse(&selection.panel)?;
     explain(trace, matrix, selection.row, selection.col)
+}
+
+/// The explanation of a cell of the decoding stage or of the tiles: the whole pass's cell it
+/// equals, or the arithmetic of what the tiles keep.
+fn explain_run(trace: &Trace, s: &Selection, run: RunContext) -> Option<Explanation> {
+    let c = &trace.config;
+    let per_group = c.n_heads / c.n_kv_heads().max(1);
+    let seq_len = trace.seq_len();
+    let decoding = s.panel.starts_with("dec-");
+    let at = if decoding {
+        let prefill = run
+            .decode
+            .with(|d| d.as_ref()?.as_ref().ok().map(|d| d.prefill))?;
+        run.decoded_row(prefill, seq_len)
+    } else {
+        run.tiled_row(seq_len)
+    };
+    let kept = |prefix: &str| -> Option<usize> { s.panel.strip_prefix(prefix)?.parse().ok() };
+    if let Some(h) = kept("tile-state-h") {
+        let cell = match s.col {
+            0 => TileCell::Max,
+            1 => TileCell::Rescale,
+            _ => TileCell::Sum,
+        };
+        return explain_tile(trace, (h, at), run.tile.get()?, s.row, cell);
+    }
+    if let Some(h) = kept("tile-o-h") {
+        let cell = TileCell::Output(s.col);
+        return explain_tile(trace, (h, at), run.tile.get()?, s.row, cell);
+    }
+    let rope = c.rope.is_some();
+    let (m, row, col) = panels::run_cell(&s.panel, (s.row, s.col), at, rope, |g| g * per_group)?;
+    let mut e = explain(trace, m, row, col)?;
+    let lead = run_cell_note(decoding, c.temperature);
+    e.note = Some(match e.note.take() {
+        Some(note) => format!("{lead} {note}"),
+        None => lead.to_string(),
+    });
+    Some(e)
 }
 
 /// The explanation of `selection`, a cell of a forward matrix or of the backward `pass`.

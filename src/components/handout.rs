@@ -50,7 +50,9 @@ pub fn Handout(
     let backward = backward_context();
     let reached = Memo::new(move |_| backward.is_some_and(|b| b.pass.with(|p| p.is_ok())));
     let stages = Memo::new(move |_| {
-        let order = trace.with(|t| t.wiring().order());
+        // The stages the page shows, with decoding and the tiles where they are asked for.
+        trace.track();
+        let order = ui.order.get();
         if reached.get() {
             Stage::walk(order).collect::<Vec<_>>()
         } else {

@@ -36,8 +36,8 @@ mod whatif_lab;
 
 pub use attention_lines::AttentionLines;
 pub use context::{
-    backward_context, provide_ui_context, BackwardContext, Place, Selection, SelectionContext,
-    UiContext,
+    backward_context, provide_ui_context, run_context, BackwardContext, Place, RunContext,
+    Selection, SelectionContext, UiContext,
 };
 pub use explain_panel::{provide_selection, ExplainPanel};
 pub use export::{import_file, ExportMenu};

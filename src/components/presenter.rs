@@ -175,7 +175,7 @@ pub fn PresenterBar(
     let can_step = move |forward: bool| {
         let (s, n, wiring) = (stage.get(), n_heads.get(), ui.steps_wiring());
         let parts = move |x: Stage| parts_on_screen(x, n, wiring, backward);
-        presenter_step(forward, s, part(), &parts, wiring.order()).is_some()
+        presenter_step(forward, s, part(), &parts, ui.order.get()).is_some()
     };
     let first_step = move || !can_step(false);
     let last_step = move || !can_step(true) && !quiz.is_some_and(|q| q.hidden.get());
@@ -376,7 +376,8 @@ fn step_presentation(forward: bool, stepper: Stepper) {
         untrack(|| ui.part_of(from)),
         parts(from),
     );
-    if let Some((s, p)) = presenter_step(forward, from, part, &parts, wiring.order()) {
+    let order = ui.order.get_untracked();
+    if let Some((s, p)) = presenter_step(forward, from, part, &parts, order) {
         // The part stepped to belongs to its stage; a stage of heads leaves none, so a stage
         // reached later by a link or Back opens at its first part.
         if has_parts(s) {

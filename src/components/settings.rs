@@ -205,6 +205,8 @@ fn TodaysAttention(
     let rope_error = RwSignal::new(None::<String>);
     let kv_note = RwSignal::new(String::new());
     let window_error = RwSignal::new(None::<String>);
+    let prefill = Memo::new(move |_| model.with(|m| m.prefill));
+    let tile = Memo::new(move |_| model.with(|m| m.tile));
     let set_rope = move |rope: Option<Rope>| {
         let mut result = Ok(());
         model.update(|m| result = m.set_rope(rope));
@@ -338,6 +340,44 @@ fn TodaysAttention(
                 <p id="window-error" class="error" role="alert" data-testid="window-error">
                     {move || window_error.get()}
                 </p>
+            </div>
+
+            {setting_name(Setting::Decode, Some("decode"))}
+            <div>
+                <label class="toggle">
+                    <input id="decode" type="checkbox" data-testid="decode"
+                        prop:checked=move || prefill.get().is_some()
+                        prop:disabled=move || !config.get().causal || cross.get()
+                        aria-describedby="help-decode decode-reason"
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            model.update(|m| {
+                                // The first half of the sentence is the prompt.
+                                let p = on.then(|| (m.tokens().len() / 2).max(1));
+                                let _ = m.set_prefill(p);
+                            });
+                        } />
+                    " Show decoding step by step"
+                </label>
+                <p id="decode-reason" class="setting-note" hidden=move || config.get().causal && !cross.get()>
+                    "Needs the causal mask, and no source sentence: a decoder writes one sentence token by token."
+                </p>
+            </div>
+
+            {setting_name(Setting::Tiles, Some("tiles"))}
+            <div>
+                <label class="toggle">
+                    <input id="tiles" type="checkbox" data-testid="tiles"
+                        prop:checked=move || tile.get().is_some()
+                        aria-describedby="help-tiles"
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            model.update(|m| {
+                                let _ = m.set_tile(on.then_some(2));
+                            });
+                        } />
+                    " Show FlashAttention's tiles"
+                </label>
             </div>
         </div>
     }

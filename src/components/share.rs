@@ -18,6 +18,8 @@ pub struct Shared {
     pub stage: RwSignal<Stage>,
     /// The head at per-head stages.
     pub head: RwSignal<usize>,
+    /// The query row decoding and the tiles show.
+    pub row: RwSignal<Option<usize>>,
     /// The selected cell.
     pub selection: RwSignal<Option<Selection>>,
     /// Quiz mode and its question set.
@@ -30,6 +32,7 @@ impl Shared {
             model: self.model.get(),
             stage: self.stage.get(),
             head: self.head.get(),
+            row: self.row.get(),
             cell: self.selection.get().map(|s| (s.panel, s.row, s.col)),
             quiz: self.quiz.get(),
         }
@@ -39,6 +42,7 @@ impl Shared {
         self.model.set(state.model);
         self.stage.set(state.stage);
         self.head.set(state.head);
+        self.row.set(state.row);
         self.quiz.set(state.quiz);
         self.selection.set(
             state

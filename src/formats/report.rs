@@ -101,7 +101,7 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
         rows,
         cols: Axis::Dims,
     };
-    for &stage in trace.stages() {
+    for stage in trace.stages() {
         match stage {
             Stage::Input => {
                 out.push(whole(stage, "embeddings", &trace.embeddings, Axis::Tokens));

@@ -116,11 +116,15 @@ pub enum Setting {
     KvHeads,
     /// The sliding window under the causal mask.
     Window,
+    /// Decoding from a KV cache, shown after the output projection.
+    Decode,
+    /// FlashAttention's tiled softmax, shown after the weighted sum.
+    Tiles,
 }
 
 impl Setting {
     /// Every setting with help, in the panel's order.
-    pub const ALL: [Setting; 10] = [
+    pub const ALL: [Setting; 12] = [
         Self::DModel,
         Self::Heads,
         Self::DK,
@@ -131,6 +135,8 @@ impl Setting {
         Self::Rope,
         Self::KvHeads,
         Self::Window,
+        Self::Decode,
+        Self::Tiles,
     ];
 
     /// A key for element ids and test ids.
@@ -146,6 +152,8 @@ impl Setting {
             Self::Rope => "rope",
             Self::KvHeads => "kv-heads",
             Self::Window => "window",
+            Self::Decode => "decode",
+            Self::Tiles => "tiles",
         }
     }
 
@@ -162,6 +170,8 @@ impl Setting {
             Self::Rope => "Rotary positions",
             Self::KvHeads => "Key/value heads",
             Self::Window => "Sliding window",
+            Self::Decode => "KV cache",
+            Self::Tiles => "Tiled softmax",
         }
     }
 }
@@ -207,6 +217,8 @@ pub fn setting_help(setting: Setting) -> &'static str {
         Setting::Cross => "Attend to another sentence: cross-attention. In the Transformer, each decoder layer runs masked self-attention over its own sentence, then cross-attention, whose queries come from that sentence and whose keys and values come from the encoder's output. Here your sentence gives the queries, and the source sentence, embedded like yours, stands in for the encoder's output. The weights then show a soft alignment: which source tokens each of your tokens draws on.",
         Setting::Rope => "Rotary positions (RoPE, as in Llama, Mistral and Qwen): after the split, each head's queries and keys are turned pair by pair by angles that grow with the token's position, θ^(−2i/d_k) radians a position for pair i, so a score depends on how far apart its two tokens are. The values are not turned. The pairing says which columns turn together: half (i with i + d_k/2, Hugging Face) or interleaved (2i with 2i + 1, Meta's Llama code).",
         Setting::KvHeads => "Key/value heads: how many heads of keys and values there are. With fewer than the query heads, each is shared by a group of query heads in a row (grouped-query attention; 1 is multi-query attention), so K, V, W_k and W_v, and a decoder's KV cache, get narrower.",
+        Setting::Decode => "KV cache: adds a stage after the output projection: the sentence decoded one token at a time from a KV cache, as a model writes text, each step's output set beside the whole sentence's. Needs the causal mask.",
+        Setting::Tiles => "Tiled softmax: adds a stage after the weighted sum: one query row's softmax and weighted sum computed block by block of keys, as FlashAttention does, with the same result.",
         Setting::Window => "Sliding window W (with the causal mask): each token sees itself and the W − 1 tokens before it; keys further back get −∞ like later ones. Off lets a token see every earlier token.",
         Setting::Block => "Show the whole block: attention is followed by a feed-forward network, the two sub-layers of the block shown (a decoder layer that attends to a source sentence has a third, masked self-attention, first; the app leaves it out). Each sub-layer adds its output to the residual stream, the running row per token that starts as X, with LayerNorms after each sum (post-norm) or before each sub-layer (pre-norm).",
     }

@@ -347,6 +347,8 @@ pub fn handout_stage_note(trace: &Trace, stage: Stage, decimals: usize) -> Strin
         | Stage::BackProjection
         | Stage::BackInput => String::new(),
         Stage::Rotary => rotary_note(trace),
+        // Printed with the settings the page shows them with.
+        Stage::Tiles | Stage::Decode => String::new(),
         Stage::SplitHeads if c.grouped() => grouped_note(trace),
         Stage::SplitHeads if c.n_heads == 1 => format!(
             "With one head, head 1 takes all {} columns, {}: Q₁ = Q, K₁ = K and V₁ = V.",

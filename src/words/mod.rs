@@ -17,6 +17,7 @@ mod matrices;
 mod number;
 mod presets;
 mod quiz;
+mod running;
 mod settings;
 mod stages;
 mod training;
@@ -57,6 +58,12 @@ pub use quiz::{
     tie_note, top_score_prompt, top_weight_prompt, top_weight_value_prompt, unreached_stages_line,
     Unasked, DIVISOR_PROMPT, NONE_OF_THEM, ONE_HEAD_PROMPT, PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN,
     QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE, SIGN_CHOICES, STEP_CHOICES,
+};
+pub use running::{
+    decode_formula, decode_formula_mathml, decode_heading, decode_note, decode_nothing,
+    decode_shapes, decode_status, explain_tile, run_cell_note, run_panel_title, tiles_formula,
+    tiles_formula_mathml, tiles_heading, tiles_note, tiles_shapes, DecodeLine, RunPanel, TileCell,
+    DECODE_EXPLANATION, DECODE_NAME, TILES_EXPLANATION, TILES_NAME,
 };
 pub use settings::{
     cross_word_order_text, scale_mode_help, scale_mode_label, temperature_refusal,

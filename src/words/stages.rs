@@ -32,6 +32,8 @@ pub fn stage_name(stage: Stage) -> &'static str {
         Stage::FeedForward => "Feed-forward output F",
         Stage::Residual2 => "Residual sum R₂",
         Stage::Norm2 => "LayerNorm N₂",
+        Stage::Tiles => super::running::TILES_NAME,
+        Stage::Decode => super::running::DECODE_NAME,
         _ => super::backward::back_stage_name(stage),
     }
 }
@@ -69,6 +71,8 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
         Stage::FeedForward => ("Feed-forward ", "output", " F"),
         Stage::Residual2 => ("", "Residual", " sum R₂"),
         Stage::Norm2 => ("Layer", "Norm", " N₂"),
+        Stage::Tiles => ("FlashAttention's ", "tiles", "d softmax"),
+        Stage::Decode => ("Decoding from the ", "KV cache", ""),
         _ => super::backward::back_rail_name(stage),
     }
 }
@@ -204,6 +208,8 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
         Stage::FeedForward => "F = G·W₂ + b₂".into(),
         Stage::Residual2 => format!("R₂ = {} + F", residual_2_input(w)),
         Stage::Norm2 => ln("N₂", "₂", n_sum),
+        Stage::Tiles => super::running::tiles_formula(),
+        Stage::Decode => super::running::decode_formula(c, w),
         // The backward stages' formulas follow the loss too: `back_formula` is the one shown.
         _ => super::backward::back_formula(stage, c, w, crate::attention::LossKind::Pattern),
     }
@@ -468,6 +474,8 @@ pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
             rms_norm_mathml(2, norm_inputs(w).1)
         }
         Stage::Norm2 => layer_norm_mathml(2, norm_inputs(w).1),
+        Stage::Tiles => super::running::tiles_formula_mathml(),
+        Stage::Decode => super::running::decode_formula_mathml(c, w),
         _ => super::backward::back_formula_mathml(stage, c, w, crate::attention::LossKind::Pattern),
     }
 }
@@ -564,6 +572,8 @@ pub fn shape_text(stage: Stage, outline: &Outline) -> String {
         Stage::FeedForward => format!(
             "G ({s} × {f}) · W₂ ({f} × {d}) + b₂ (1 × {d}) = F ({rows})"
         ),
+        Stage::Tiles => super::running::tiles_shapes(outline, None),
+        Stage::Decode => super::running::decode_shapes(outline),
         _ => super::backward::back_shape_text(stage, outline, crate::attention::LossKind::Pattern),
     }
 }

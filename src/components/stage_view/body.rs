@@ -65,13 +65,16 @@ pub(super) fn StageBody(
         let n = panels.layout().get().n_heads;
         let selected = head.get().min(n.saturating_sub(1));
         // A lecture hall and a compact embed see one head at a time.
-        let heads: Vec<usize> = if !every_head && (n > 2 || ui.compact || ui.presenting.get()) {
+        // The tiles follow one query of one head.
+        let one = n > 2 || ui.compact || ui.presenting.get() || s == Stage::Tiles;
+        let heads: Vec<usize> = if !every_head && one {
             vec![selected]
         } else {
             (0..n).collect()
         };
         let comparing = compare.get() && !ui.presenting.get() && !every_head;
-        let compared = match (comparing && s.is_per_head() && n > 1, s.is_backward()) {
+        let comparable = s.is_per_head() && !matches!(s, Stage::Tiles | Stage::Decode);
+        let compared = match (comparing && comparable && n > 1, s.is_backward()) {
             (false, _) => None,
             (true, false) => Some(compare_line(&panels, s, n)),
             (true, true) => backward_compare_line(&panels, s, n, kind),

@@ -26,8 +26,11 @@ pub(super) fn HeadTools(
             return view! { <div class="head-tools"></div> }.into_any();
         }
         let n = n_heads.get();
-        let per_head_stage = stage.get().is_per_head();
-        let compare_toggle = (per_head_stage && n > 1).then(|| {
+        let s = stage.get();
+        let per_head_stage = s.is_per_head();
+        // Decoding and the tiles draw no matrix every head has at once.
+        let runs = matches!(s, Stage::Tiles | Stage::Decode);
+        let compare_toggle = (per_head_stage && !runs && n > 1).then(|| {
             view! {
                 <button type="button" class="compare-toggle" data-testid="compare-heads"
                     aria-pressed=move || compare.get().to_string()
@@ -36,7 +39,9 @@ pub(super) fn HeadTools(
                 </button>
             }
         });
-        let buttons = (n >= picker_from && per_head_stage && !compare.get()).then(|| {
+        // The tiles show one head, whatever the number.
+        let picker_from = if s == Stage::Tiles { 2 } else { picker_from };
+        let buttons = (n >= picker_from && per_head_stage && (runs || !compare.get())).then(|| {
             view! {
                 <div class="head-picker" role="group" aria-label="Head to show">
                     {(0..n).map(|h| view! {

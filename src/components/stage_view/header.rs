@@ -2,13 +2,14 @@
 //! shapes; after them, the plain-language explanation and a note on the current numbers.
 
 use crate::attention::{BackMatrix, LossKind, Stage, Trace};
-use crate::components::context::{backward_context, ui_context};
+use crate::components::context::{backward_context, run_context, ui_context};
 use crate::components::presenter::{has_parts, presenter_parts};
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
     back_formula_mathml, back_note, back_part_formula_mathml, back_shape_text, back_title,
-    formula_equation, formula_equations, shape_text, stage_explanation, stage_formula_mathml,
-    stage_note, stage_progress, stage_title, unreached_text,
+    decode_note, formula_equation, formula_equations, shape_text, stage_explanation,
+    stage_formula_mathml, stage_note, stage_progress, stage_title, tiles_note, tiles_shapes,
+    unreached_text,
 };
 
 /// The loss of the goal's gradients; `None` when the goal cannot be used (the stage then says
@@ -53,6 +54,9 @@ pub(super) fn StageHeader(
         if s.is_backward() {
             let k = kind.get();
             outline.with(|o| back_shape_text(s, o, k))
+        } else if s == Stage::Tiles {
+            let block = run_context().and_then(|r| r.tile.get());
+            outline.with(|o| tiles_shapes(o, block))
         } else {
             outline.with(|o| shape_text(s, o))
         }
@@ -110,7 +114,7 @@ pub(super) fn StageHeader(
     view! {
         <header class="stage-header">
             <div class="stage-heading">
-                <p class="stage-kicker">{move || outline.with(|o| stage_progress(stage.get(), o.wiring.order()))}</p>
+                <p class="stage-kicker">{move || stage_progress(stage.get(), ui.order.get())}</p>
                 <h2 id=title_id data-testid=title_testid tabindex="-1">{title}</h2>
             </div>
             <div class="formula" data-testid="formula"
@@ -128,6 +132,9 @@ pub(super) fn StageNotes(
     trace: Memo<Trace>,
     /// The stage to show.
     stage: RwSignal<Stage>,
+    /// The head shown, which the tiles' note follows (the first without one).
+    #[prop(optional)]
+    head: Option<RwSignal<usize>>,
 ) -> impl IntoView {
     let backward = backward_context();
     // A memo: an edit that leaves the note's words as they were rebuilds none of its paragraphs.
@@ -148,6 +155,9 @@ pub(super) fn StageNotes(
                     })
                 })
                 .unwrap_or_default();
+        }
+        if matches!(s, Stage::Decode | Stage::Tiles) {
+            return run_note(s, trace, head.map_or(0, |h| h.get())).unwrap_or_default();
         }
         trace.with(|t| stage_note(s, t)).unwrap_or_default()
     });
@@ -172,4 +182,27 @@ pub(super) fn StageNotes(
             <Paragraphs text=note class="note" testid="stage-note" />
         </section>
     }
+}
+
+/// The note under a decoding step or the tiles, for the row, head and block on screen.
+fn run_note(stage: Stage, trace: Memo<Trace>, head: usize) -> Option<String> {
+    let run = run_context()?;
+    let seq_len = trace.with(|t| t.seq_len());
+    let paragraphs = if stage == Stage::Decode {
+        run.decode.with(|d| {
+            let d = d.as_ref()?.as_ref().ok()?;
+            let row = run.decoded_row(d.prefill, seq_len);
+            Some(trace.with(|t| decode_note(t, d, row)))
+        })?
+    } else {
+        let block = run.tile.get()?;
+        let row = run.tiled_row(seq_len);
+        let n = trace.with(|t| t.heads.len());
+        let h = head.min(n.saturating_sub(1));
+        trace.with(|t| {
+            let tiles = crate::attention::head_tiles(t.heads.get(h)?, t.config.temperature, block);
+            Some(tiles_note(t, h, row, block, tiles.get(row)?))
+        })?
+    };
+    Some(paragraphs.join("\n\n"))
 }

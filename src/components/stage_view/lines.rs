@@ -32,6 +32,11 @@ pub(super) fn stage_lines(
     if s.is_backward() {
         return super::backward_lines::backward_lines(p, trace, s, heads, kind, source);
     }
+    match s {
+        Stage::Decode => return super::run_lines::decode_lines(p, trace, heads),
+        Stage::Tiles => return super::run_lines::tiles_lines(p, trace, heads),
+        _ => {}
+    }
     let layout = p.layout().get_untracked();
     let n = layout.n_heads;
     // One line per shown head, each with the head's panels in `row`.

@@ -14,6 +14,8 @@ mod header;
 mod line;
 mod lines;
 mod panel_data;
+mod run_lines;
+mod run_tools;
 
 use crate::attention::{Stage, Trace};
 use body::StageBody;
@@ -21,6 +23,7 @@ use head_tools::HeadTools;
 use header::{StageHeader, StageNotes};
 use leptos::prelude::*;
 use panel_data::Panels;
+use run_tools::RunTools;
 
 /// The current stage in full.
 #[component]
@@ -65,8 +68,9 @@ pub fn StageView(
             <StageHeader trace stage compare />
             {children.map(|c| c())}
             <HeadTools n_heads stage head compare />
+            <RunTools trace stage />
             <StageBody trace panels stage head compare hidden />
-            {move || (!hidden.get()).then(|| view! { <StageNotes trace stage /> })}
+            {move || (!hidden.get()).then(|| view! { <StageNotes trace stage head /> })}
         </article>
     }
     .into_any()

@@ -17,6 +17,8 @@
 //! | `rope`   | rotary positions: θ, and `,i` for the interleaved pairing   | none (off)       |
 //! | `kv`     | key/value heads, dividing n_heads                            | n_heads          |
 //! | `win`    | the sliding window, 1 or more (acts with the causal mask)   | none (off)       |
+//! | `pf`     | decoding from a KV cache shown, after a prefill of 1 or more tokens | none (not shown) |
+//! | `tile`   | the tiled softmax shown, with blocks of 1 or more keys      | none (not shown) |
 //! | `seed`   | seed of the Random buttons                                   | `42`             |
 //! | `wq` `wk` `wv` `wo` | d_model² numbers (W_k, W_v: d_model·n_kv_heads·d_k), row-major, comma-separated | `Init::Default`  |
 //! | `e`      | edited embeddings: `token:n,n,…` entries joined by `;`       | none             |
@@ -37,6 +39,7 @@
 //! | `qn`     | the quiz's question set, 1 or more (with `quiz=1`)           | `1`              |
 //! | `stage`  | a [`Stage::key`]                                             | `input`          |
 //! | `head`   | the head shown, from 0                                       | `0`              |
+//! | `row`    | the query row decoded or tiled, from 0                       | the view's own   |
 //! | `cell`   | highlighted cell, `panel.row.col`, from 0                    | none             |
 //!
 //! Numbers use the shortest text that reads back as exactly the same `f64`, in plain or
@@ -87,6 +90,9 @@ pub struct ShareState {
     pub stage: Stage,
     /// The head shown at per-head stages, from 0.
     pub head: usize,
+    /// The query row decoding and the tiles show, from 0; `None` for each view's own (the
+    /// first token decoded, the last row tiled).
+    pub row: Option<usize>,
     /// The highlighted cell: panel name (as in `panel-<name>` test ids, e.g. `scores-h0`),
     /// row and column, from 0.
     pub cell: Option<(String, usize, usize)>,
@@ -100,6 +106,7 @@ impl Default for ShareState {
             model: Model::default(),
             stage: Stage::Input,
             head: 0,
+            row: None,
             cell: None,
             quiz: None,
         }
@@ -116,11 +123,11 @@ pub struct Decoded {
 }
 
 /// The keys this version reads, in the order [`encode`] writes them.
-const KEYS: [&str; 43] = [
-    "v", "s", "d", "h", "causal", "pe", "scale", "t", "rope", "kv", "win", "seed", "wq", "wk",
-    "wv", "wo", "e", "src", "se", "blk", "norm", "nt", "act", "dff", "wg", "w1", "b1", "w2", "b2",
-    "g1", "be1", "g2", "be2", "goal", "paint", "train", "opt", "lr", "quiz", "qn", "stage", "head",
-    "cell",
+const KEYS: [&str; 46] = [
+    "v", "s", "d", "h", "causal", "pe", "scale", "t", "rope", "kv", "win", "pf", "tile", "seed",
+    "wq", "wk", "wv", "wo", "e", "src", "se", "blk", "norm", "nt", "act", "dff", "wg", "w1", "b1",
+    "w2", "b2", "g1", "be1", "g2", "be2", "goal", "paint", "train", "opt", "lr", "quiz", "qn",
+    "stage", "head", "row", "cell",
 ];
 
 /// The first question set of a quiz.

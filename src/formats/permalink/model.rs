@@ -300,6 +300,25 @@ pub(super) fn read_model(fields: &Fields<'_>, notices: &mut Notices) -> Model {
         block,
         block_on,
         training: defaults.training,
+        prefill: read_count(fields, "pf", "prefill", notices),
+        tile: read_count(fields, "tile", "tiled softmax's block", notices),
+    }
+}
+
+/// Reads a count of tokens, 1 or more, that shows a view when present (`pf`, `tile`); a bad
+/// one leaves the view hidden, with a notice.
+fn read_count(fields: &Fields<'_>, key: &str, what: &str, notices: &mut Notices) -> Option<usize> {
+    let raw = fields.get(key)?;
+    match raw.parse::<usize>() {
+        Ok(n) if n >= 1 => Some(n),
+        _ => {
+            notices.add(format!(
+                "The link's {what} {} is not a whole number of tokens, 1 or more: it is not \
+                 shown.",
+                shown(raw)
+            ));
+            None
+        }
     }
 }
 

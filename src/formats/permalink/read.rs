@@ -86,7 +86,16 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
     let stage = match fields.get("stage") {
         None => Stage::Input,
         Some(raw) => match Stage::from_key(raw) {
-            Some(stage) if stage.position(model.wiring().order()).is_some() => stage,
+            Some(stage) if stage.position(model.order()).is_some() => stage,
+            Some(stage @ (Stage::Decode | Stage::Tiles)) => {
+                notices.add(format!(
+                    "The link shows the stage {}, which is not switched on here: the first \
+                     stage, {}, is shown.",
+                    stage_name(stage),
+                    stage_name(Stage::Input)
+                ));
+                Stage::Input
+            }
             Some(Stage::Rotary) => {
                 notices.add(format!(
                     "The link shows the stage {}, but rotary positions are off: the first stage, \
@@ -139,6 +148,22 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
         },
     };
 
+    let seq_len = model.tokens().len();
+    let row = fields
+        .get("row")
+        .and_then(|raw| match raw.parse::<usize>() {
+            Ok(r) if r < seq_len => Some(r),
+            _ => {
+                notices.add(format!(
+                    "The link's row {} is not a token of the sentence, 0 to {}: the view's own \
+                 row is shown.",
+                    shown(raw),
+                    seq_len.saturating_sub(1)
+                ));
+                None
+            }
+        });
+
     let cell = fields
         .get("cell")
         .and_then(|raw| read_cell(raw, &model, notices));
@@ -149,6 +174,7 @@ fn read_state(fields: &Fields<'_>, notices: &mut Notices) -> ShareState {
         model,
         stage,
         head,
+        row,
         cell,
         quiz,
     }

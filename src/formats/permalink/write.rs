@@ -64,6 +64,12 @@ fn encode_against(state: &ShareState, defaults: &Model) -> String {
     if let Some(w) = config.window {
         pair("win", &w.to_string());
     }
+    if let Some(p) = model.prefill {
+        pair("pf", &p.to_string());
+    }
+    if let Some(b) = model.tile {
+        pair("tile", &b.to_string());
+    }
     if model.seed != defaults.seed {
         pair("seed", &model.seed.to_string());
     }
@@ -119,6 +125,9 @@ fn encode_against(state: &ShareState, defaults: &Model) -> String {
     }
     if state.head != 0 {
         pair("head", &state.head.to_string());
+    }
+    if let Some(row) = state.row {
+        pair("row", &row.to_string());
     }
     if let Some((panel, row, col)) = &state.cell {
         pair("cell", &format!("{}.{row}.{col}", percent_encode(panel)));

@@ -50,6 +50,8 @@ pub fn stage_explanation(stage: Stage) -> &'static str {
             SwiGLU (Llama) is gated: a second matrix W_gate makes a gate Z = N·W_gate from the same input as H, and G = SiLU(Z) ⊙ H, SiLU(z) = z·σ(z). Each hidden cell is multiplied by its own gate's SiLU, which is about z for a large z, 0 at z = 0 and a small negative number for a negative z.",
         Stage::FeedForward => "The activated rows are multiplied by W₂ and the bias b₂ is added, bringing each token back from d_ff to d_model numbers, so the result can be added to the residual stream. Still one token at a time: nothing mixes between rows.",
         Stage::Residual2 => "The feed-forward output F is added back to the residual stream, row by row: the second residual connection. As before, each token keeps what it had, the network only adds to it, and gradients get a short path back (through each LayerNorm, in post-norm).",
+        Stage::Tiles => super::super::running::TILES_EXPLANATION,
+        Stage::Decode => super::super::running::DECODE_EXPLANATION,
         _ => super::super::backward::back_explanation(stage),
     }
 }

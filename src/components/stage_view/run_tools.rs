@@ -1,0 +1,185 @@
+//! The tools above a decoding step and the tiles: which token is decoded (Previous, Next,
+//! Play) after which prefill, and which query row is tiled in blocks of how many keys, with a
+//! line that says where the view is and what it costs.
+
+use crate::attention::{Stage, Trace};
+use crate::components::context::{run_context, ui_context};
+use crate::words::{decode_status, token_label};
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// A menu of token positions, labelled by their tokens.
+fn token_options(tokens: &[String], range: std::ops::Range<usize>, selected: usize) -> AnyView {
+    range
+        .map(|i| {
+            let label = format!("{} · {}", i, token_label(tokens, i).unwrap_or_default());
+            view! { <option value=i.to_string() selected=i == selected>{label}</option> }
+        })
+        .collect_view()
+        .into_any()
+}
+
+/// The decoding step's and the tiles' tools, on those stages only.
+#[component]
+pub(super) fn RunTools(
+    /// The one trace.
+    trace: Memo<Trace>,
+    /// The stage shown.
+    stage: RwSignal<Stage>,
+) -> impl IntoView {
+    let Some(run) = run_context() else {
+        return ().into_any();
+    };
+    let ui = ui_context();
+    let seq_len = Memo::new(move |_| trace.with(|t| t.seq_len()));
+    let tokens = Memo::new(move |_| trace.with(|t| t.tokens.clone()));
+    let prefill = Memo::new(move |_| {
+        run.decode
+            .with(|d| d.as_ref().and_then(|d| d.as_ref().ok()).map(|d| d.prefill))
+    });
+    let decoded = Memo::new(move |_| prefill.get().map(|p| run.decoded_row(p, seq_len.get())));
+    let last = Memo::new(move |_| seq_len.get().saturating_sub(1));
+    let playing = RwSignal::new(false);
+    let timer = StoredValue::new(None::<IntervalHandle>);
+    let stop = move || {
+        if let Some(handle) = timer.get_value() {
+            handle.clear();
+        }
+        timer.set_value(None);
+        playing.set(false);
+    };
+    let step_to = move |i: usize| run.row.set(Some(i));
+    let step_by = move |by: isize| {
+        if let Some(i) = decoded.get_untracked() {
+            step_to(i.saturating_add_signed(by));
+        }
+    };
+    let pick_row = move |ev| {
+        if let Ok(i) = event_target_value(&ev).parse::<usize>() {
+            step_to(i);
+        }
+    };
+    let toggle_play = move |_| {
+        if playing.get_untracked() {
+            stop();
+            return;
+        }
+        let Some(p) = prefill.get_untracked() else {
+            return;
+        };
+        if decoded.get_untracked() == Some(last.get_untracked()) {
+            step_to(p);
+        }
+        let period = if ui.reduced_motion { 3000 } else { 1500 };
+        let handle = set_interval_with_handle(
+            move || match decoded.get_untracked() {
+                Some(i) if i < last.get_untracked() => step_to(i + 1),
+                _ => stop(),
+            },
+            Duration::from_millis(period),
+        );
+        timer.set_value(handle.ok());
+        playing.set(true);
+    };
+    on_cleanup(move || {
+        if let Some(handle) = timer.get_value() {
+            handle.clear();
+        }
+    });
+    // Leaving the stage stops the play.
+    Effect::new(move |_| {
+        if stage.get() != Stage::Decode && playing.get_untracked() {
+            stop();
+        }
+    });
+
+    let decode_tools = move || {
+        let p = prefill.get()?;
+        let at = decoded.get().unwrap_or(p);
+        let n = seq_len.get();
+        let status = move || {
+            run.decode.with(|d| {
+                let d = d.as_ref()?.as_ref().ok()?;
+                let step = d.steps.iter().find(|s| Some(s.position) == decoded.get())?;
+                let first = d.steps.first()?.position;
+                Some(trace.with(|t| decode_status(t, step, d.steps.len(), first)))
+            })
+        };
+        let set_prefill = move |ev| {
+            if let Ok(p) = event_target_value(&ev).parse::<usize>() {
+                run.model.update(|m| {
+                    let _ = m.set_prefill(Some(p));
+                });
+                run.row.set(None);
+            }
+        };
+        Some(view! {
+            <div class="run-tools" data-testid="decode-tools">
+                <label for="decode-prefill">"Prefill P "</label>
+                <select id="decode-prefill" data-testid="decode-prefill" on:change=set_prefill>
+                    {(1..=n).map(|k| view! {
+                        <option value=k.to_string() selected=k == p>{k.to_string()}</option>
+                    }).collect_view()}
+                </select>
+                <button type="button" data-testid="decode-prev"
+                    disabled=move || decoded.get().zip(prefill.get()).is_none_or(|(i, p)| i <= p)
+                    on:click=move |_| step_by(-1)>
+                    <span aria-hidden="true">"← "</span>"Previous token"
+                </button>
+                <label for="decode-row" class="visually-hidden">"Token decoded"</label>
+                <select id="decode-row" data-testid="decode-row"
+                    on:change=pick_row>
+                    {tokens.with(|t| token_options(t, p.min(n)..n, at))}
+                </select>
+                <button type="button" data-testid="decode-next"
+                    disabled=move || decoded.get().is_none_or(|i| i >= last.get())
+                    on:click=move |_| step_by(1)>
+                    "Next token"<span aria-hidden="true">" →"</span>
+                </button>
+                <button type="button" class="play" data-testid="decode-play"
+                    aria-pressed=move || playing.get().to_string() on:click=toggle_play>
+                    {move || if playing.get() { "Pause" } else { "Play" }}
+                </button>
+                <p class="run-status" data-testid="decode-status" aria-live="polite">{status}</p>
+            </div>
+        })
+    };
+
+    let tile_tools = move || {
+        let block = run.tile.get()?;
+        let n = seq_len.get();
+        let row = run.tiled_row(n);
+        let set_block = move |ev| {
+            if let Ok(b) = event_target_value(&ev).parse::<usize>() {
+                run.model.update(|m| {
+                    let _ = m.set_tile(Some(b));
+                });
+            }
+        };
+        let n_keys = trace.with(|t| t.n_keys());
+        Some(view! {
+            <div class="run-tools" data-testid="tile-tools">
+                <label for="tile-row">"Query "</label>
+                <select id="tile-row" data-testid="tile-row"
+                    on:change=pick_row>
+                    {tokens.with(|t| token_options(t, 0..n, row))}
+                </select>
+                <label for="tile-block">" Block of keys B "</label>
+                <select id="tile-block" data-testid="tile-block" on:change=set_block>
+                    {(1..=n_keys.max(block)).map(|b| view! {
+                        <option value=b.to_string() selected=b == block>{b.to_string()}</option>
+                    }).collect_view()}
+                </select>
+            </div>
+        })
+    };
+
+    view! {
+        {move || match stage.get() {
+            Stage::Decode => decode_tools().into_any(),
+            Stage::Tiles => tile_tools().into_any(),
+            _ => ().into_any(),
+        }}
+    }
+    .into_any()
+}

@@ -1,0 +1,703 @@
+//! What a learner reads about two ways of running attention shown after the stages that compute
+//! the same numbers whole: decoding one token at a time from a KV cache, and FlashAttention's
+//! tiled softmax.
+
+use super::backward::divisor_symbol;
+use super::matrices::token_label;
+use super::number::{format_value, scientific};
+use super::stages::EQUATION_SEPARATOR;
+use crate::attention::{Config, Decode, DecodeStep, Outline, ScaleMode, Tile, Trace, Wiring};
+
+/// The name of the decoding stage.
+pub const DECODE_NAME: &str = "Decoding from the KV cache";
+
+/// The name of the tiles' stage.
+pub const TILES_NAME: &str = "FlashAttention's tiled softmax";
+
+/// What decoding from a KV cache is and why, true for every setting.
+pub const DECODE_EXPLANATION: &str = "A model that writes text produces one token at a time. The first P tokens (the prompt) go through attention together, the prefill. Then each new token goes through alone: its query meets the keys and values of every token so far.\n\n\
+    Those keys and values do not change when a token is added, because under the causal mask no token reads a later one. So a decoder keeps them in a cache and adds one row per step, instead of computing every earlier token's key and value again. Only the new token's query is needed: a past query is never read again, so it is not kept.\n\n\
+    Each step's output row is the same row the whole sentence gives at once: the cache changes the cost, not the numbers.";
+
+/// What the tiled softmax is and why, true for every setting.
+pub const TILES_EXPLANATION: &str = "FlashAttention (Dao et al., 2022) computes a row of softmax(…)·V without ever holding the whole row of weights. It reads the keys in blocks. After each block it keeps three things: the largest softmax input so far, m; the sum ℓ of e^(x − m) over the keys so far; and o, the same exponentials times their value rows, summed.\n\n\
+    When a block brings a larger maximum m′, what came before is multiplied by e^(m − m′), so every exponential is measured from the same maximum. After the last block, o ÷ ℓ is exactly the weighted sum's row: o and ℓ carry the same factor, which cancels. A block whose keys are all hidden adds nothing.\n\n\
+    This is not an approximation: it is the same sum taken in another order. It saves memory: between blocks only m, ℓ and o are kept, d_k + 2 numbers for a query, instead of a weight for every key. On a GPU the blocks fit in fast on-chip memory, so the seq_len × seq_len matrix of weights is never written to the slower main memory.";
+
+/// The query's symbol in the decoding formula: `q̃` with rotary positions.
+fn q_symbol(w: Wiring) -> &'static str {
+    if w.rope {
+        "q̃"
+    } else {
+        "q"
+    }
+}
+
+/// The keys' symbol in the decoding formula: `K̃` with rotary positions.
+fn k_symbol(w: Wiring) -> &'static str {
+    if w.rope {
+        "K̃"
+    } else {
+        "K"
+    }
+}
+
+/// What the softmax's input is divided by, as text: ` / √d_k`, ` / (√d_k·T)`, or nothing.
+fn divided(c: &Config, w: Wiring) -> String {
+    let t = c.temperature != 1.0;
+    match (divisor_symbol(c, w), t) {
+        (Some(d), true) => format!(" / ({d}·T)"),
+        (Some(d), false) => format!(" / {d}"),
+        (None, true) => " / T".into(),
+        (None, false) => String::new(),
+    }
+}
+
+/// The decoding formula in plain text, for the settings in `c`.
+pub fn decode_formula(c: &Config, w: Wiring) -> String {
+    let x = w.query_input();
+    let (q, k) = (q_symbol(w), k_symbol(w));
+    let (turn_q, turn_k) = if w.rope {
+        (format!("rot({x}[i]·W_q, i)"), format!("rot({x}[i]·W_k, i)"))
+    } else {
+        (format!("{x}[i]·W_q"), format!("{x}[i]·W_k"))
+    };
+    format!(
+        "{q} = {turn_q};  {k} ← [{k}; {turn_k}],  V ← [V; {x}[i]·W_v];  aₕ = softmax({q}ₕ·{k}_gᵀ{});  y = [a₁·V_g | …]·W_o",
+        divided(c, w)
+    )
+}
+
+fn mi(s: &str) -> String {
+    format!("<mi>{s}</mi>")
+}
+
+fn msub(base: &str, sub: &str) -> String {
+    format!("<msub><mi>{base}</mi><mi>{sub}</mi></msub>")
+}
+
+/// The softmax's input divided as the settings divide it, in MathML.
+fn divided_mathml(product: &str, c: &Config, w: Wiring) -> String {
+    let t = c.temperature != 1.0;
+    let root = |s: &str| match s {
+        "d_k" => "<msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt>".to_string(),
+        other => format!("<msqrt><mi>{other}</mi></msqrt>"),
+    };
+    let divisor = match c.scale {
+        ScaleMode::SqrtHeadDim => Some(root("d_k")),
+        ScaleMode::SqrtSeqLen if w.cross => Some(root("src_len")),
+        ScaleMode::SqrtSeqLen => Some(root("seq_len")),
+        ScaleMode::None => None,
+    };
+    let below = match (divisor, t) {
+        (Some(d), true) => Some(format!("<mrow>{d}<mi>T</mi></mrow>")),
+        (Some(d), false) => Some(d),
+        (None, true) => Some(mi("T")),
+        (None, false) => None,
+    };
+    match below {
+        Some(b) => format!("<mfrac><mrow>{product}</mrow>{b}</mfrac>"),
+        None => product.to_string(),
+    }
+}
+
+/// The decoding formula in MathML, its equations separated as the other stages' are.
+pub fn decode_formula_mathml(c: &Config, w: Wiring) -> String {
+    let x = format!("{}<mo>[</mo><mi>i</mi><mo>]</mo>", symbol(w.query_input()));
+    let (q, k) = (q_symbol(w), k_symbol(w));
+    let turned = |m: &str| {
+        let product = format!("{x}{}", msub("W", m));
+        if w.rope {
+            format!("<mi>rot</mi><mo>(</mo>{product}<mo>,</mo><mi>i</mi><mo>)</mo>")
+        } else {
+            product
+        }
+    };
+    let sep = EQUATION_SEPARATOR;
+    let product = format!(
+        "{}<msubsup><mi>{k}</mi><mi>g</mi><mi>T</mi></msubsup>",
+        msub(q, "h")
+    );
+    [
+        format!("<mi>{q}</mi><mo>=</mo>{}", turned("q")),
+        format!(
+            "<mi>{k}</mi><mo>←</mo><mo>[</mo><mi>{k}</mi><mo>;</mo>{}<mo>]</mo>",
+            turned("k")
+        ),
+        format!(
+            "<mi>V</mi><mo>←</mo><mo>[</mo><mi>V</mi><mo>;</mo>{x}{}<mo>]</mo>",
+            msub("W", "v")
+        ),
+        format!(
+            "{}<mo>=</mo><mi>softmax</mi><mo>(</mo>{}<mo>)</mo>",
+            msub("a", "h"),
+            divided_mathml(&product, c, w)
+        ),
+        format!(
+            "<mi>y</mi><mo>=</mo><mo>[</mo>{}{}<mo>|</mo><mo>…</mo><mo>]</mo>{}",
+            msub("a", "1"),
+            msub("V", "g"),
+            msub("W", "o")
+        ),
+    ]
+    .join(sep)
+}
+
+/// A matrix's symbol in MathML: `N₁` as N with subscript 1.
+fn symbol(s: &str) -> String {
+    match s.strip_suffix('₁') {
+        Some(base) => format!("<msub><mi>{base}</mi><mn>1</mn></msub>"),
+        None => mi(s),
+    }
+}
+
+/// The tiles' formula in plain text.
+pub fn tiles_formula() -> String {
+    "m′ = max(m, maxⱼ xⱼ);  ℓ′ = ℓ·e^(m − m′) + Σⱼ e^(xⱼ − m′);  o′ = o·e^(m − m′) + Σⱼ e^(xⱼ − m′)·vⱼ;  row of Cₕ = o ÷ ℓ after the last block"
+        .into()
+}
+
+/// The tiles' formula in MathML.
+pub fn tiles_formula_mathml() -> String {
+    let e = |power: &str| format!("<msup><mi>e</mi><mrow>{power}</mrow></msup>");
+    let m2 = "<msup><mi>m</mi><mo>′</mo></msup>";
+    let xj = msub("x", "j");
+    let rescale = e(&format!("<mi>m</mi><mo>−</mo>{m2}"));
+    let term = e(&format!("{xj}<mo>−</mo>{m2}"));
+    let sum = "<munder><mo>∑</mo><mi>j</mi></munder>";
+    [
+        format!("{m2}<mo>=</mo><mi>max</mi><mo>(</mo><mi>m</mi><mo>,</mo><munder><mi>max</mi><mi>j</mi></munder>{xj}<mo>)</mo>"),
+        format!("<msup><mi>ℓ</mi><mo>′</mo></msup><mo>=</mo><mi>ℓ</mi>{rescale}<mo>+</mo>{sum}{term}"),
+        format!("<msup><mi>o</mi><mo>′</mo></msup><mo>=</mo><mi>o</mi>{rescale}<mo>+</mo>{sum}{term}{}", msub("v", "j")),
+        format!("{}<mo>[</mo><mi>i</mi><mo>]</mo><mo>=</mo><mi>o</mi><mo>/</mo><mi>ℓ</mi>", msub("C", "h")),
+    ]
+    .join(EQUATION_SEPARATOR)
+}
+
+/// The shapes of a decoding step.
+pub fn decode_shapes(outline: &Outline) -> String {
+    let c = &outline.config;
+    let (d, dk, g) = (c.d_model, c.head_dim(), c.n_kv_heads());
+    format!(
+        "one row {x}[i] (1 × {d}) → a query 1 × {dk} per head; the cache: {g} × (K and V, (i + 1) × {dk}); weights 1 × (i + 1); y: 1 × {d}",
+        x = outline.wiring.query_input()
+    )
+}
+
+/// The shapes of the tiles.
+pub fn tiles_shapes(outline: &Outline, block: Option<usize>) -> String {
+    let (n, dk) = (outline.n_keys(), outline.config.head_dim());
+    let blocks = match block {
+        Some(b) => format!(
+            "{} blocks of at most {b} {}",
+            n.div_ceil(b.max(1)),
+            if b == 1 { "key" } else { "keys" }
+        ),
+        None => "blocks of keys".into(),
+    };
+    format!(
+        "one query row: {n} softmax inputs and Vₕ ({n} × {dk}), in {blocks}; kept between blocks: m, ℓ (numbers) and o (1 × {dk})"
+    )
+}
+
+/// `“word”` for token `i`, labelled as the heatmaps label it.
+fn quoted_token(tokens: &[String], i: usize) -> String {
+    format!("“{}”", token_label(tokens, i).unwrap_or_default())
+}
+
+/// Numbers a person reads: thousands apart by a thin space.
+fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push('\u{2009}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The line above a decoding step: which token, and what it costs with the cache and without.
+pub fn decode_status(trace: &Trace, step: &DecodeStep, n_steps: usize, first: usize) -> String {
+    let c = &trace.config;
+    let i = step.position;
+    let cache = 2 * (i + 1) * c.n_kv_heads() * c.head_dim();
+    format!(
+        "Step {} of {n_steps}: {}, position {} (counting from 0). Multiply-adds: {} with the cache, {} recomputing the earlier keys and values. The cache holds {} numbers.",
+        i - first + 1,
+        quoted_token(&trace.tokens, i),
+        i,
+        count(step.macs.cached),
+        count(step.macs.recomputed),
+        count(cache)
+    )
+}
+
+/// The note under a decoding step, paragraph by paragraph: that it equals the full pass, what
+/// the counts count, what sharing key/value heads saves, and the mistakes.
+pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
+    let c = &trace.config;
+    let w = trace.wiring();
+    let Some(step) = decode.steps.iter().find(|s| s.position == row) else {
+        return Vec::new();
+    };
+    let (i, d, dk, n, g) = (row, c.d_model, c.head_dim(), c.n_heads, c.n_kv_heads());
+    let token = quoted_token(&trace.tokens, i);
+    let mut out = Vec::new();
+    let largest = step
+        .output
+        .iter()
+        .enumerate()
+        .map(|(col, y)| (y - trace.output[(i, col)]).abs())
+        .fold(0.0, f64::max);
+    let same = if largest == 0.0 {
+        "exactly, to the last bit".to_string()
+    } else {
+        format!(
+            "to rounding: the largest difference is {}",
+            scientific(largest)
+        )
+    };
+    let y = if w.block.is_some() {
+        "attention's output Y (before the residual sum)"
+    } else {
+        "the output Y"
+    };
+    out.push(format!(
+        "{token}'s row y equals its row of {y} from the whole sentence at once, {same}. {}",
+        if decode.matches_full_pass {
+            "So does every step."
+        } else {
+            "Not every step matches."
+        }
+    ));
+    let kv = c.kv_width();
+    out.push(format!(
+        "Counted with the cache: the new token's query ({d}·{d} = {}), its key and value (2·{d}·{kv} = {}), each head's scores and weighted sum over the keys it can see (2·{dk} a key), and the output projection ({}). Recomputing the {i} earlier tokens' keys and values as well would add 2·{i}·{d}·{kv} = {}, for {} in all: the gap grows with every token.",
+        count(d * d),
+        count(2 * d * kv),
+        count(d * d),
+        count(2 * i * d * kv),
+        count(step.macs.recomputed)
+    ));
+    let cache = 2 * (i + 1) * g * dk;
+    if g < n {
+        out.push(format!(
+            "The cache holds 2·{}·{g}·{dk} = {} numbers: keys and values for {} tokens and {g} key/value {}. With a key/value head for each of the {n} query heads it would hold {}; sharing divides it by {}.",
+            i + 1,
+            count(cache),
+            i + 1,
+            if g == 1 { "head" } else { "heads" },
+            count(2 * (i + 1) * n * dk),
+            n / g
+        ));
+    } else {
+        out.push(format!(
+            "The cache holds 2·{}·{n}·{dk} = {} numbers: a key and a value row of {dk} for each token and head. Sharing key/value heads between query heads (grouped-query attention) would make it smaller.",
+            i + 1,
+            count(cache)
+        ));
+    }
+    out.push(format!(
+        "Keeping past queries too would be a mistake: {} more numbers that no later step reads, since only the newest token's query meets the cache.",
+        count(i * d)
+    ));
+    if let Some(window) = c.window {
+        out.push(format!(
+            "With the window W = {window}, the query reads only the last {window} keys: the counts above count only their scores and sums. The cache here keeps every row; a decoder may keep only the last {window} (a rolling cache, as in Mistral)."
+        ));
+    }
+    if c.rope.is_some() {
+        out.push(wrong_position_note(trace, step));
+    }
+    if c.scale == ScaleMode::SqrtSeqLen {
+        out.push(format!(
+            "The scale here is the mistaken √seq_len = √{} of the whole sentence, so each step equals the full pass. A real decoder could not do this: while it writes a token it does not know how long the sentence will be.",
+            trace.seq_len()
+        ));
+    }
+    out
+}
+
+/// What turning the new token's query as if it stood at position 0 would do to head 1.
+fn wrong_position_note(trace: &Trace, step: &DecodeStep) -> String {
+    let i = step.position;
+    let head = &trace.heads[0];
+    let Some(cache) = step.k_cache.get(trace.config.kv_head(0)) else {
+        return String::new();
+    };
+    // Turned by position 0 is not turned at all.
+    let unturned = head.q.rows(i, 1) * cache.transpose();
+    let right = &step.heads[0].scores;
+    let top = |m: &crate::attention::Matrix| {
+        (0..m.ncols())
+            .filter(|&j| !trace.config.mask().hides(i, j))
+            .max_by(|&a, &b| m[(0, a)].total_cmp(&m[(0, b)]))
+            .unwrap_or(0)
+    };
+    let show = |m: &crate::attention::Matrix| {
+        (0..m.ncols())
+            .map(|j| format_value(m[(0, j)], 2))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "Turning the new token's query as if it stood at position 0, as a decoder that forgets to count the cached tokens does, gives head 1 the raw scores ({}) instead of ({}): its largest score moves {} to {}.",
+        show(&unturned),
+        show(right),
+        if top(&unturned) == top(right) {
+            "nowhere: it stays on".to_string()
+        } else {
+            format!("from {} to", quoted_token(&trace.tokens, top(right)))
+        },
+        quoted_token(&trace.tokens, top(&unturned))
+    )
+}
+
+/// The note of the tiles for head `h`'s query row `i` in blocks of `block` keys.
+pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile]) -> Vec<String> {
+    let Some(last) = tiles.last() else {
+        return Vec::new();
+    };
+    let head = &trace.heads[h];
+    let out_row = last.output();
+    let largest = out_row
+        .iter()
+        .enumerate()
+        .map(|(c, o)| (o - head.context[(i, c)]).abs())
+        .fold(0.0, f64::max);
+    let token = quoted_token(&trace.tokens, i);
+    let same = if largest == 0.0 {
+        "exactly, to the last bit".to_string()
+    } else {
+        format!("to rounding (largest difference {})", scientific(largest))
+    };
+    let mut out = vec![format!(
+        "After the last of {} blocks, o ÷ ℓ = ({}) is {token}'s row of C{} from the weighted sum, {same}.",
+        tiles.len(),
+        out_row
+            .iter()
+            .map(|v| format_value(*v, 2))
+            .collect::<Vec<_>>()
+            .join(", "),
+        super::number::subscript(h + 1)
+    )];
+    let mut previous = f64::NEG_INFINITY;
+    let mut moves = Vec::new();
+    let mut hidden = Vec::new();
+    // The first block with a key the mask lets through.
+    let mut first_seen = None;
+    for (b, t) in tiles.iter().enumerate() {
+        if first_seen.is_none() && t.m != f64::NEG_INFINITY {
+            first_seen = Some(b);
+        }
+        let first = b * block + 1;
+        let keys = if block == 1 {
+            format!("key {first}")
+        } else {
+            format!(
+                "keys {first}–{}",
+                ((b + 1) * block).min(head.masked.ncols())
+            )
+        };
+        if t.m == previous && t.m == f64::NEG_INFINITY || (b > 0 && tiles[b - 1] == *t) {
+            hidden.push(format!("block {} ({keys})", b + 1));
+        } else if previous != f64::NEG_INFINITY && t.m > previous {
+            moves.push(format!(
+                "block {} raises m from {} to {}, so what came before is multiplied by e^({} − {}) ≈ {}",
+                b + 1,
+                format_value(previous, 2),
+                format_value(t.m, 2),
+                format_value(previous, 2),
+                format_value(t.m, 2),
+                format_value(crate::attention::rescale(previous, t.m), 3)
+            ));
+        }
+        previous = t.m;
+    }
+    if !moves.is_empty() {
+        out.push(format!("Rescaling: {}.", moves.join("; ")));
+    } else if let Some(b) = first_seen.filter(|b| b + 1 < tiles.len()) {
+        out.push(format!(
+            "No later block raises the maximum here, so nothing is rescaled: the m of block {}, the first with a key the mask lets through, is the row's.",
+            b + 1
+        ));
+    }
+    if !hidden.is_empty() {
+        out.push(format!(
+            "Every key of {} is hidden by the mask: m, ℓ and o stay as they were (before any key: m = −∞, ℓ = 0, o = 0).",
+            hidden.join(" and ")
+        ));
+    }
+    let n = head.masked.ncols();
+    let dk = trace.config.head_dim();
+    out.push(format!(
+        "Between blocks the tiles keep {} numbers (m, ℓ and o), where the whole softmax holds {n} weights for this row; with n tokens it is d_k + 2 against n, for each query.",
+        dk + 2
+    ));
+    out
+}
+
+/// A matrix a decoding step or the tiles show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunPanel {
+    /// Key/value head `g`'s cached keys.
+    KeyCache(usize),
+    /// Key/value head `g`'s cached values.
+    ValueCache(usize),
+    /// Head `h`'s query for the new token.
+    Query(usize),
+    /// Head `h`'s raw scores over the cache.
+    Scores(usize),
+    /// Head `h`'s weights over the cache.
+    Weights(usize),
+    /// Head `h`'s weighted sum.
+    Context(usize),
+    /// The step's output row.
+    Output,
+    /// The same row of the whole sentence's output.
+    FullOutput,
+    /// Head `h`'s softmax inputs for the query row.
+    Inputs(usize),
+    /// m, the rescale factor and ℓ after each block.
+    State,
+    /// o after each block.
+    Running,
+    /// o ÷ ℓ after the last block.
+    Result,
+    /// Head `h`'s row of C from the weighted sum.
+    FullContext(usize),
+}
+
+/// The title of a decoding step's or the tiles' panel; `rope` says whether queries and keys
+/// are turned.
+pub fn run_panel_title(panel: RunPanel, rope: bool) -> String {
+    use super::number::subscript;
+    let tilde = if rope { "\u{303}" } else { "" };
+    match panel {
+        RunPanel::KeyCache(g) => format!("K{tilde}{} cache", subscript(g + 1)),
+        RunPanel::ValueCache(g) => format!("V{} cache", subscript(g + 1)),
+        RunPanel::Query(h) => format!("q{tilde}{} (new token)", subscript(h + 1)),
+        RunPanel::Scores(h) => format!("s{} raw scores", subscript(h + 1)),
+        RunPanel::Weights(h) => format!("a{} weights", subscript(h + 1)),
+        RunPanel::Context(h) => format!("c{}", subscript(h + 1)),
+        RunPanel::Output => "y (decoded)".into(),
+        RunPanel::FullOutput => "Y's row (whole sentence)".into(),
+        RunPanel::Inputs(h) => format!("x: M{}'s row ÷ T", subscript(h + 1)),
+        RunPanel::State => "m, e^(m − m′), ℓ after each block".into(),
+        RunPanel::Running => "o after each block".into(),
+        RunPanel::Result => "o ÷ ℓ".into(),
+        RunPanel::FullContext(h) => format!("C{}'s row (weighted sum)", subscript(h + 1)),
+    }
+}
+
+/// The heading of a decoding step's line; the step's token is named above the lines.
+pub fn decode_heading(line: DecodeLine, grouped: bool) -> String {
+    match line {
+        DecodeLine::Cache => {
+            "The cache: the keys and values of every token so far, the new one last".into()
+        }
+        DecodeLine::Head { h, g } if grouped => {
+            format!("Head {}, reading key/value head {}", h + 1, g + 1)
+        }
+        DecodeLine::Head { h, .. } => format!("Head {}", h + 1),
+        DecodeLine::Output => {
+            "The new token's output, and the same row of the whole sentence's".into()
+        }
+    }
+}
+
+/// A line of a decoding step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeLine {
+    /// The caches after the new token's row is added.
+    Cache,
+    /// Query head `h`, which reads key/value head `g`.
+    Head { h: usize, g: usize },
+    /// The output row.
+    Output,
+}
+
+/// The heading of the tiles' lines: the inputs, the running state, the result; the query is
+/// named above the lines.
+pub fn tiles_heading(part: usize, h: usize, block: usize) -> String {
+    match part {
+        0 => format!(
+            "Head {}: the query's softmax inputs, read in blocks of {block} {}",
+            h + 1,
+            if block == 1 { "key" } else { "keys" }
+        ),
+        1 => "What is kept after each block".into(),
+        _ => "After the last block: o ÷ ℓ, and the weighted sum's row".into(),
+    }
+}
+
+/// Why a decoding step cannot be shown: every token was in the prefill.
+pub fn decode_nothing(prefill: usize, seq_len: usize) -> String {
+    format!(
+        "All {seq_len} tokens are in the prefill (P = {prefill}), so no token is left to decode: choose a smaller P."
+    )
+}
+
+/// A number of the tiles' running state: `m`, the rescale factor, `ℓ`, or a column of `o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileCell {
+    /// The running maximum.
+    Max,
+    /// e^(m − m′), what the state before the block is multiplied by.
+    Rescale,
+    /// The running sum ℓ.
+    Sum,
+    /// Column `c` of the running output o.
+    Output(usize),
+}
+
+/// The arithmetic of one number the tiles keep after block `b`, for head `h`'s query row `row`
+/// read in blocks of `block` keys.
+pub fn explain_tile(
+    trace: &Trace,
+    (h, row): (usize, usize),
+    block: usize,
+    b: usize,
+    cell: TileCell,
+) -> Option<super::Explanation> {
+    use super::explain::Explanation;
+    use crate::attention::{head_tiles, rescale, HeadMatrix, MatrixId};
+    let head = trace.heads.get(h)?;
+    let tiles = head_tiles(head, trace.config.temperature, block);
+    let row_tiles = tiles.get(row)?;
+    let tile = row_tiles.get(b)?;
+    let before = if b == 0 { None } else { row_tiles.get(b - 1) };
+    let (m0, l0) = before.map_or((f64::NEG_INFINITY, 0.0), |t| (t.m, t.l));
+    let keep = rescale(m0, tile.m);
+    let n = head.masked.ncols();
+    let keys: Vec<usize> = (b * block..((b + 1) * block).min(n)).collect();
+    let t = trace.config.temperature;
+    let x = |j: usize| head.masked[(row, j)] / t;
+    let f = |v: f64| format_value(v, 2);
+    let e = |j: usize| {
+        if x(j) == f64::NEG_INFINITY || tile.m == f64::NEG_INFINITY {
+            0.0
+        } else {
+            (x(j) - tile.m).exp()
+        }
+    };
+    let term = |j: usize| {
+        if x(j) == f64::NEG_INFINITY {
+            format!("0 ({} hidden)", quoted_token(&trace.tokens, j))
+        } else {
+            format!("e^({} − {})", f(x(j)), f(tile.m))
+        }
+    };
+    let keys_text = keys
+        .iter()
+        .map(|&j| quoted_token(&trace.tokens, j))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let block_name = format!("block {} ({keys_text})", b + 1);
+    let first = b == 0;
+    let (what, formula, expansion, value) = match cell {
+        TileCell::Max => (
+            "m",
+            "m′ = max(m, maxⱼ xⱼ)".to_string(),
+            format!(
+                "max({}, {}) = {}",
+                f(m0),
+                keys.iter().map(|&j| f(x(j))).collect::<Vec<_>>().join(", "),
+                f(tile.m)
+            ),
+            tile.m,
+        ),
+        TileCell::Rescale => (
+            "e^(m − m′)",
+            "e^(m − m′), m before the block and m′ after it".to_string(),
+            if m0 == f64::NEG_INFINITY {
+                "0: no key was seen before, m = −∞".to_string()
+            } else {
+                format!("e^({} − {}) ≈ {}", f(m0), f(tile.m), format_value(keep, 3))
+            },
+            keep,
+        ),
+        TileCell::Sum => (
+            "ℓ",
+            "ℓ′ = ℓ·e^(m − m′) + Σⱼ e^(xⱼ − m′)".to_string(),
+            format!(
+                "{} × {} + {} ≈ {}",
+                f(l0),
+                format_value(keep, 3),
+                keys.iter()
+                    .map(|&j| term(j))
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+                format_value(tile.l, 3)
+            ),
+            tile.l,
+        ),
+        TileCell::Output(c) => {
+            let o0 = before.map_or(0.0, |t| t.o[c]);
+            let v = |j: usize| head.v[(j, c)];
+            (
+                "o",
+                "o′ = o·e^(m − m′) + Σⱼ e^(xⱼ − m′)·vⱼ".to_string(),
+                format!(
+                    "{} × {} + {} ≈ {}",
+                    f(o0),
+                    format_value(keep, 3),
+                    keys.iter()
+                        .map(|&j| if x(j) == f64::NEG_INFINITY {
+                            term(j)
+                        } else {
+                            format!("{} × {}", format_value(e(j), 3), f(v(j)))
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" + "),
+                    f(*tile.o.get(c)?)
+                ),
+                *tile.o.get(c)?,
+            )
+        }
+    };
+    let column = match cell {
+        TileCell::Output(c) => format!(", column d{}", c + 1),
+        _ => String::new(),
+    };
+    let note = if first {
+        "Before the first block nothing is kept: m = −∞, ℓ = 0, o = 0.".to_string()
+    } else {
+        format!(
+            "What block {} left is multiplied by e^(m − m′), so that every exponential is measured from the new maximum.",
+            b
+        )
+    };
+    Some(Explanation {
+        matrix: MatrixId::Head(h, HeadMatrix::Context),
+        title: format!(
+            "{what} after {block_name}, query {}{column}",
+            quoted_token(&trace.tokens, row)
+        ),
+        formula,
+        expansion,
+        value,
+        value_text: format_value(
+            value,
+            if matches!(cell, TileCell::Output(_)) {
+                2
+            } else {
+                3
+            },
+        ),
+        note: Some(note),
+        operands: Vec::new(),
+    })
+}
+
+/// What a cell of the decoding stage or of the tiles adds to the explanation of the whole
+/// pass's cell it equals.
+pub fn run_cell_note(decoding: bool, temperature: f64) -> &'static str {
+    match (decoding, temperature != 1.0) {
+        (true, _) => "The decoding step computes this number alone, from the cache, and gets the whole sentence's number: this is how it is computed.",
+        (false, true) => "The tiles read this number divided by the temperature T.",
+        (false, false) => "The tiles compute the same numbers in blocks.",
+    }
+}

@@ -1,0 +1,198 @@
+// Running attention another way, in the browser: decoding token by token from a KV cache and
+// FlashAttention's tiles, against the CLI's `--prefill` and `--tile`, at the places of the
+// layout rule.
+import { test, expect, box, expectInside, expectMatrixClose, runCli, type Matrix } from "./fixtures";
+
+/** Rotary positions, one key/value head for two query heads, a window of 3, decoding after 3
+ * tokens and tiles of 2 keys. */
+const RUNNING =
+  "#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&pf=3&tile=2&s=the%20cat%20sat%20on%20the%20mat";
+const CLI_ARGS = [
+  "--sentence", "the cat sat on the mat", "--d-model", "8", "--heads", "2", "--causal", "--rope",
+  "--kv-heads", "1", "--window", "3",
+];
+
+interface Step {
+  position: number;
+  k_cache: Matrix[];
+  v_cache: Matrix[];
+  heads: { q: Matrix; scores: Matrix; weights: Matrix; context: Matrix }[];
+  output: Matrix;
+  macs: { cached: number; recomputed: number };
+}
+interface Tile {
+  m: number | null;
+  l: number;
+  o: number[];
+}
+interface CliTrace {
+  output: Matrix;
+  decode: { prefill: number; steps: Step[]; matches_full_pass: boolean };
+  heads: { context: Matrix; tiles: Tile[][] }[];
+}
+
+function cli(extra: string[]): CliTrace {
+  return JSON.parse(runCli(["trace", "--format", "json", ...CLI_ARGS, ...extra]));
+}
+
+test("decoding steps token by token and every matrix is the CLI's", async ({ app, page }) => {
+  const t = cli(["--prefill", "3"]);
+  expect(t.decode.matches_full_pass).toBe(true);
+  await app.goto(`./${RUNNING}&stage=decode`);
+  await expect(page.getByTestId("stage-title")).toHaveText("Decoding from the KV cache");
+  await app.openPlace("share");
+  await page.getByTestId("show-tables").check();
+  await page.keyboard.press("Escape");
+  const status = page.getByTestId("decode-status");
+  await expect(status).toContainText("Step 1 of 3: “on”, position 3 (counting from 0)");
+  await expect(status).toContainText(`${t.decode.steps[0].macs.cached} with the cache`);
+  for (const [i, step] of t.decode.steps.entries()) {
+    if (i > 0) {
+      await page.getByTestId("decode-next").click();
+      await expect(status).toContainText(`Step ${i + 1} of 3`);
+    }
+    expectMatrixClose(await app.tableValues("dec-k-g0"), step.k_cache[0], 1e-9, `K̃ cache at ${step.position}`);
+    expectMatrixClose(await app.tableValues("dec-v-g0"), step.v_cache[0], 1e-9, `V cache at ${step.position}`);
+    expectMatrixClose(await app.tableValues("dec-a-h1"), step.heads[1].weights, 1e-9, `a₂ at ${step.position}`);
+    expectMatrixClose(await app.tableValues("dec-s-h0"), step.heads[0].scores, 1e-9, `s₁ at ${step.position}`);
+    expectMatrixClose(await app.tableValues("dec-y"), step.output, 1e-9, `y at ${step.position}`);
+    expectMatrixClose(await app.tableValues("dec-full-y"), [t.output[step.position]], 1e-9, "Y's row");
+  }
+  await expect(page.getByTestId("decode-next")).toBeDisabled();
+  await expect(page.getByTestId("stage-note")).toContainText("So does every step.");
+  await expect(page).toHaveURL(/row=5/);
+  // A prefill of one token decodes five; Play walks them all and stops.
+  await page.getByTestId("decode-prefill").selectOption("1");
+  await expect(status).toContainText("Step 1 of 5: “cat”");
+  await expect(page).toHaveURL(/pf=1/);
+  await page.getByTestId("decode-play").click();
+  await expect(page.getByTestId("decode-play")).toHaveAttribute("aria-pressed", "true");
+  await expect(status).toContainText("Step 5 of 5", { timeout: 15_000 });
+  await expect(page.getByTestId("decode-play")).toHaveAttribute("aria-pressed", "false", { timeout: 5_000 });
+  await page.getByTestId("decode-prev").click();
+  await expect(status).toContainText("Step 4 of 5");
+  await app.screenshot("decode");
+});
+
+test("the settings show decoding only under the causal mask, and the tiles always", async ({ app, page }) => {
+  await app.goto("./#v=1&s=the%20cat%20sat");
+  await app.openPlace("inputs");
+  const decode = page.getByTestId("decode");
+  await expect(decode).toBeDisabled();
+  await expect(page.locator("#decode-reason")).toBeVisible();
+  await page.getByTestId("tiles").check();
+  await expect(page.getByTestId("stage-tiles")).toBeVisible();
+  await expect(page).toHaveURL(/tile=2/);
+  await page.getByTestId("causal").check();
+  await expect(decode).toBeEnabled();
+  await decode.check();
+  await expect(page.getByTestId("stage-decode")).toBeVisible();
+  await expect(page).toHaveURL(/pf=1/);
+  await page.getByTestId("stage-decode").click();
+  await expect(page.getByTestId("decode-status")).toContainText("Step 1 of 2: “cat”");
+  // Without the mask the stage rests, and the page steps back to the output.
+  await page.getByTestId("causal").uncheck();
+  await expect(page.getByTestId("stage-decode")).toHaveCount(0);
+  await expect(page.getByTestId("stage-title")).toHaveText("Output projection");
+});
+
+test("the tiles' last o ÷ ℓ is the weighted sum's row, block by block as the CLI keeps them", async ({ app, page }) => {
+  const t = cli(["--tile", "2"]);
+  await app.goto(`./${RUNNING}&stage=tiles`);
+  await expect(page.getByTestId("stage-title")).toHaveText("FlashAttention's tiled softmax");
+  await app.openPlace("share");
+  await page.getByTestId("show-tables").check();
+  await page.keyboard.press("Escape");
+  // “mat”, the last row, by default; the window hides the first block.
+  const tiles = t.heads[0].tiles[5];
+  const state = await app.tableValues("tile-state-h0");
+  expect(state.length).toBe(3);
+  expect(state[0][0]).toBe(-Infinity);
+  for (const [b, tile] of tiles.entries()) {
+    if (tile.m !== null) expect(Math.abs(state[b][0] - tile.m)).toBeLessThan(1e-9);
+    expect(Math.abs(state[b][2] - tile.l)).toBeLessThan(1e-9);
+  }
+  expectMatrixClose(await app.tableValues("tile-o-h0"), tiles.map((x) => x.o), 1e-9, "o after each block");
+  expectMatrixClose(await app.tableValues("tile-out-h0"), await app.tableValues("tile-c-h0"), 1e-12, "o ÷ ℓ");
+  expectMatrixClose(await app.tableValues("tile-c-h0"), [t.heads[0].context[5]], 1e-9, "C₁'s row");
+  await expect(page.getByTestId("stage-note")).toContainText("block 1 (keys 1–2) is hidden by the mask");
+  // Another block size, another row, the other head.
+  await page.getByTestId("tile-block").selectOption("4");
+  await expect(page.getByTestId("shapes")).toContainText("2 blocks of at most 4 keys");
+  await page.getByTestId("tile-row").selectOption("2");
+  await page.getByTestId("head-1").click();
+  const t4 = cli(["--tile", "4"]);
+  expectMatrixClose(await app.tableValues("tile-o-h1"), t4.heads[1].tiles[2].map((x) => x.o), 1e-9, "head 2, “sat”");
+  await expect(page).toHaveURL(/tile=4/);
+  await expect(page).toHaveURL(/row=2/);
+  await app.screenshot("tiles");
+});
+
+for (const viewport of [
+  { width: 1024, height: 768 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`presenter mode at ${viewport.width}×${viewport.height} shows the tiles and each decoding head on the screen`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    await app.goto(`./?present=1${RUNNING}&stage=tiles`);
+    const bar = page.getByTestId("presenter-bar");
+    const steps: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const step = (await bar.getAttribute("data-step"))!;
+      steps.push(step);
+      const scroll = await page.evaluate(() => document.scrollingElement!.scrollHeight - window.innerHeight);
+      expect(scroll, `${step}: the page scrolls`).toBeLessThanOrEqual(1);
+      for (const canvas of await page.locator(".stage canvas").all()) {
+        expectInside(await box(canvas), viewport, `${step}: a heatmap`);
+      }
+      if (step === "decode-1") break;
+      await page.keyboard.press("PageDown");
+      await expect(bar).not.toHaveAttribute("data-step", step);
+    }
+    expect(steps).toEqual(expect.arrayContaining(["tiles-0", "tiles-1", "decode-0", "decode-1"]));
+    // The step's own controls work while presenting.
+    await page.getByTestId("decode-next").click();
+    await expect(page.getByTestId("decode-status")).toContainText("Step 2 of 3");
+  });
+}
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 375, height: 812 }, hasTouch: true, isMobile: true });
+
+  test("the decoding step fits the column and steps with a tap", async ({ app, page }) => {
+    await app.goto(`./${RUNNING}&stage=decode`);
+    const canvas = page.getByTestId("canvas-dec-a-h0");
+    await expect(canvas).toHaveAttribute("data-drawn", "true");
+    for (const c of await page.locator(".stage canvas").all()) {
+      const b = await box(c);
+      expect(b.x).toBeGreaterThanOrEqual(0);
+      expect(b.x + b.width).toBeLessThanOrEqual(375);
+    }
+    await page.getByTestId("decode-next").tap();
+    await expect(page.getByTestId("decode-status")).toContainText("Step 2 of 3");
+    await expect(page.getByTestId("stage-title")).toHaveText("Decoding from the KV cache");
+    await app.screenshot("phone-decode");
+  });
+});
+
+test("an embed of the decoding stage steps inside a narrow column", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(`./${RUNNING}&stage=decode`);
+  await page.getByTestId("place-share").click();
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  const code = await page.evaluate(() => navigator.clipboard.readText());
+  expect(code).toContain("pf=3");
+  const host = await context.newPage();
+  await host.setViewportSize({ width: 420, height: 760 });
+  await host.setContent(`<!doctype html><html><body style="margin:0"><article style="max-width:400px;margin:0 auto;padding:0 10px">
+    <p style="height:200px">Before.</p>${code}<p style="height:1200px">After.</p></article></body></html>`);
+  const inner = host.frameLocator("iframe.attention-lens");
+  await expect(inner.getByTestId("canvas-dec-y")).toHaveAttribute("data-drawn", "true");
+  await expect(inner.getByTestId("decode-status")).toContainText("Step 1 of 3");
+  await inner.getByTestId("decode-next").click();
+  await expect(inner.getByTestId("decode-status")).toContainText("Step 2 of 3");
+  const frame = await box(host.locator("iframe.attention-lens"));
+  const y = await box(inner.getByTestId("canvas-dec-y"));
+  expect(y.x + y.width).toBeLessThanOrEqual(frame.x + frame.width + 1);
+});

@@ -1,0 +1,222 @@
+//! The two stages that run attention another way, decoding from a KV cache and FlashAttention's
+//! tiles: when they are shown, how a link carries them, and that what their words say holds for
+//! the numbers they are about.
+
+// Native tests: the browser target runs its own.
+#![cfg(not(target_arch = "wasm32"))]
+
+use attention_lens::attention::{
+    decode, head_tiles, Config, Init, Rope, ScaleMode, Stage, Trace, Weights,
+};
+use attention_lens::formats::permalink::{decode as read_link, encode, ShareState};
+use attention_lens::state::Model;
+use attention_lens::words::{decode_note, decode_status, tiles_note};
+
+const SENTENCE: &str = "the cat sat on the mat";
+
+fn model(config: Config) -> Model {
+    let mut m = Model::default();
+    m.set_sentence(SENTENCE).unwrap();
+    m.set_d_model(config.d_model).unwrap();
+    m.set_n_heads(config.n_heads).unwrap();
+    m.config = config;
+    m.weights = Weights::shaped(Init::Random(7), config.d_model, config.kv_width());
+    m
+}
+
+fn modern() -> Config {
+    Config {
+        d_model: 8,
+        n_heads: 2,
+        causal: true,
+        rope: Some(Rope::default()),
+        kv_heads: Some(1),
+        window: Some(3),
+        ..Config::default()
+    }
+}
+
+fn trace(config: Config) -> Trace {
+    model(config).trace().unwrap()
+}
+
+#[test]
+fn decoding_is_shown_only_under_the_causal_mask_and_without_a_source() {
+    let mut m = model(modern());
+    assert!(!m.order().decode && !m.order().tiles);
+    m.set_prefill(Some(2)).unwrap();
+    m.set_tile(Some(2)).unwrap();
+    assert!(m.order().decode && m.order().tiles);
+    let walk: Vec<Stage> = Stage::walk(m.order()).collect();
+    let at = |s| walk.iter().position(|x| *x == s).unwrap();
+    assert_eq!(at(Stage::Tiles), at(Stage::WeightedSum) + 1);
+    assert_eq!(at(Stage::Decode), at(Stage::OutputProjection) + 1);
+    m.config.causal = false;
+    assert!(!m.order().decode, "no decoding without the mask");
+    assert!(m.order().tiles, "the tiles need no mask");
+    assert!(m.set_prefill(Some(0)).is_err());
+    assert!(m.set_tile(Some(0)).is_err());
+    assert_eq!(
+        (m.prefill, m.tile),
+        (Some(2), Some(2)),
+        "a refused value changes nothing"
+    );
+}
+
+#[test]
+fn a_link_carries_the_prefill_the_block_and_the_row() {
+    let mut m = model(modern());
+    m.set_prefill(Some(3)).unwrap();
+    m.set_tile(Some(2)).unwrap();
+    let state = ShareState {
+        model: m,
+        stage: Stage::Decode,
+        row: Some(4),
+        ..ShareState::default()
+    };
+    let link = encode(&state);
+    assert!(link.contains("&pf=3&tile=2&"), "{link}");
+    assert!(link.contains("&stage=decode&row=4"), "{link}");
+    let back = read_link(&link);
+    assert_eq!(back.notices, Vec::<String>::new());
+    assert_eq!(back.state, state);
+
+    // Bad values are left off with a notice each; a decoding stage without the mask opens the
+    // first stage.
+    let bad = read_link("v=1&s=the%20cat%20sat&pf=0&tile=x&row=9");
+    assert_eq!(bad.state.model.prefill, None);
+    assert_eq!(bad.state.model.tile, None);
+    assert_eq!(bad.state.row, None);
+    assert_eq!(bad.notices.len(), 3, "{:?}", bad.notices);
+    assert!(bad.notices[0].contains("prefill"), "{:?}", bad.notices);
+    let off = read_link("v=1&pf=2&stage=decode");
+    assert_eq!(off.state.stage, Stage::Input);
+    assert!(
+        off.notices[0].contains("not switched on"),
+        "{:?}",
+        off.notices
+    );
+}
+
+#[test]
+fn the_status_and_the_note_count_what_the_core_counts() {
+    let t = trace(modern());
+    let d = decode(&t, 3).unwrap();
+    let step = &d.steps[1];
+    assert_eq!(step.position, 4);
+    let status = decode_status(&t, step, d.steps.len(), 3);
+    assert!(
+        status.starts_with("Step 2 of 3: “the (5)”, position 4"),
+        "{status}"
+    );
+    // d_model 8, one key/value head 4 wide, two query heads, window 3: 64 + 64 + 2·2·3·4 + 64.
+    assert_eq!(step.macs.cached, 64 + 64 + 48 + 64);
+    assert!(status.contains("240 with the cache"), "{status}");
+    assert_eq!(step.macs.recomputed, 240 + 2 * 4 * 8 * 4);
+    assert!(status.contains("496 recomputing"), "{status}");
+    // Keys and values of 5 tokens for 1 key/value head, 4 wide.
+    assert!(status.contains("holds 40 numbers"), "{status}");
+
+    let note = decode_note(&t, &d, 4).join("\n");
+    assert!(note.contains("So does every step."), "{note}");
+    assert!(note.contains("2·5·1·4 = 40"), "{note}");
+    assert!(
+        note.contains("it would hold 80; sharing divides it by 2"),
+        "{note}"
+    );
+    assert!(note.contains("W = 3"), "{note}");
+    assert!(note.contains("as if it stood at position 0"), "{note}");
+    assert!(!note.contains("√seq_len"), "{note}");
+}
+
+#[test]
+fn the_mistaken_scale_is_named_as_something_a_decoder_cannot_know() {
+    let t = trace(Config {
+        scale: ScaleMode::SqrtSeqLen,
+        rope: None,
+        kv_heads: None,
+        window: None,
+        ..modern()
+    });
+    let d = decode(&t, 2).unwrap();
+    let note = decode_note(&t, &d, 5).join("\n");
+    assert!(note.contains("√seq_len = √6"), "{note}");
+    assert!(note.contains("does not know how long"), "{note}");
+    assert!(!note.contains("position 0"), "{note}");
+    assert!(note.contains("Sharing key/value heads"), "{note}");
+}
+
+#[test]
+fn the_tiles_note_says_which_blocks_the_mask_hides_and_that_the_result_is_the_row() {
+    let t = trace(modern());
+    // “mat” sees “sat”, “on” and “the (5)” through the window of 3: keys 1–2 are hidden.
+    let tiles = head_tiles(&t.heads[0], 1.0, 2);
+    let note = tiles_note(&t, 0, 5, 2, &tiles[5]).join("\n");
+    assert!(note.contains("After the last of 3 blocks"), "{note}");
+    assert!(note.contains("block 1 (keys 1–2) is hidden"), "{note}");
+    assert!(note.contains("m = −∞, ℓ = 0, o = 0"), "{note}");
+    assert!(!note.contains("the first block's m"), "{note}");
+    assert!(note.contains("keep 6 numbers"), "{note}");
+    let last = tiles[5].last().unwrap().output();
+    for (c, o) in last.iter().enumerate() {
+        assert!((o - t.heads[0].context[(5, c)]).abs() < 1e-14);
+    }
+    // Block by block, one key at a time, the maximum moves at least once somewhere: the note
+    // then gives the factor that rescales what came before.
+    let t = trace(Config {
+        window: None,
+        ..modern()
+    });
+    let moved = (0..t.seq_len()).any(|row| {
+        let tiles = head_tiles(&t.heads[0], 1.0, 1);
+        tiles_note(&t, 0, row, 1, &tiles[row])
+            .join("\n")
+            .contains("raises m from")
+    });
+    assert!(moved);
+}
+
+#[test]
+fn a_number_the_tiles_keep_is_written_out_with_its_block() {
+    use attention_lens::words::{explain_tile, TileCell};
+    let t = trace(Config {
+        window: None,
+        ..modern()
+    });
+    let tiles = head_tiles(&t.heads[1], 1.0, 2);
+    // Query “mat”, block 2 (“sat”, “on”).
+    let sum = explain_tile(&t, (1, 5), 2, 1, TileCell::Sum).unwrap();
+    assert_eq!(sum.value, tiles[5][1].l);
+    assert!(
+        sum.title
+            .starts_with("ℓ after block 2 (“sat”, “on”), query “mat”"),
+        "{}",
+        sum.title
+    );
+    assert!(
+        sum.expansion.contains(" × ") && sum.expansion.contains("e^("),
+        "{}",
+        sum.expansion
+    );
+    let o = explain_tile(&t, (1, 5), 2, 2, TileCell::Output(3)).unwrap();
+    assert_eq!(o.value, tiles[5][2].o[3]);
+    assert!(o.title.ends_with("column d4"), "{}", o.title);
+    let first = explain_tile(&t, (1, 5), 2, 0, TileCell::Rescale).unwrap();
+    assert_eq!(first.value, 0.0);
+    assert!(
+        first.expansion.starts_with("0: no key was seen before"),
+        "{}",
+        first.expansion
+    );
+    // Under the causal mask, “cat” hides the keys after it.
+    let hidden = explain_tile(&t, (1, 1), 2, 1, TileCell::Sum).unwrap();
+    assert!(
+        hidden.expansion.contains("“sat” hidden"),
+        "{}",
+        hidden.expansion
+    );
+    assert!(
+        explain_tile(&t, (1, 5), 2, 3, TileCell::Max).is_none(),
+        "no fourth block"
+    );
+}

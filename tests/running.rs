@@ -220,3 +220,30 @@ fn a_number_the_tiles_keep_is_written_out_with_its_block() {
         "no fourth block"
     );
 }
+
+#[test]
+fn shifting_every_position_leaves_the_scores_and_the_mistakes_change_them() {
+    use attention_lens::words::stage_note;
+    let t = trace(modern());
+    let note = stage_note(Stage::Rotary, &t).unwrap();
+    let shift = note
+        .split("\n\n")
+        .find(|p| p.starts_with("What it is for"))
+        .unwrap();
+    // Rounding only: a power of ten, or nothing at all.
+    assert!(
+        shift.contains("× 10⁻") || shift.contains("change by 0:"),
+        "{shift}"
+    );
+    let mistakes = note
+        .split("\n\n")
+        .find(|p| p.starts_with("Two mistakes"))
+        .unwrap();
+    assert!(mistakes.contains("interleaved pairing"), "{mistakes}");
+    assert_eq!(mistakes.matches("by up to ≈").count(), 2, "{mistakes}");
+    let off = trace(Config {
+        rope: None,
+        ..modern()
+    });
+    assert!(stage_note(Stage::Rotary, &off).is_none_or(|n| !n.contains("What it is for")));
+}

@@ -325,6 +325,7 @@ impl Wiring {
         Order {
             block: self.block,
             rope: self.rope,
+            rms: self.norm_type == NormType::RmsNorm,
             ..Order::default()
         }
     }

@@ -143,6 +143,8 @@ pub struct Order {
     pub tiles: bool,
     /// Decoding from a KV cache follows the output projection.
     pub decode: bool,
+    /// The block's norms are RMSNorm: it names its norm stages (it shows no other stage).
+    pub rms: bool,
 }
 
 impl From<Option<Norm>> for Order {
@@ -408,6 +410,7 @@ mod tests {
                 rope: true,
                 tiles: true,
                 decode: true,
+                rms: false,
             };
             let seq = Stage::sequence(order);
             assert_eq!(seq.len(), Stage::sequence(block).len() + 3);

@@ -5,8 +5,7 @@ use super::context::ui_context;
 use crate::attention::Stage;
 use crate::changes::Unseen;
 use crate::words::{
-    edit_note, go_to_stage, stage_name, stage_progress, stage_rail_name, BACKWARD_GROUP,
-    CHANGED_BY_EDIT,
+    edit_note, go_to_stage, stage_progress, stage_rail_name_in, BACKWARD_GROUP, CHANGED_BY_EDIT,
 };
 use leptos::prelude::*;
 use std::time::Duration;
@@ -44,14 +43,14 @@ pub fn StageRail(
                     aria-current=move || (stage.get() == s).then_some("step")
                     // One stop for Tab, on the current stage; ← and → step from there.
                     tabindex=move || if stage.get() == s { "0" } else { "-1" }
-                    title=stage_name(s)
+                    title=rail_title(s, o)
                     on:click=move |_| stage.set(s)
                 >
                     <span class="rail-number">{number}</span>
                     " "
-                    <span class="visually-hidden">{stage_rail_name(s).0}</span>
-                    <span class="rail-name">{stage_rail_name(s).1}</span>
-                    <span class="visually-hidden">{stage_rail_name(s).2}</span>
+                    <span class="visually-hidden">{stage_rail_name_in(s, o).0}</span>
+                    <span class="rail-name">{stage_rail_name_in(s, o).1}</span>
+                    <span class="visually-hidden">{stage_rail_name_in(s, o).2}</span>
                     {move || marked.get().then(|| view! {
                         <span class="rail-changed" aria-hidden="true"></span>
                         <span class="visually-hidden">{format!(", {CHANGED_BY_EDIT}")}</span>
@@ -232,4 +231,10 @@ pub fn StageControls(
             </button>
         </div>
     }
+}
+
+/// A rail button's tooltip: the stage's name as the rail spells it for `order`.
+fn rail_title(stage: Stage, order: crate::attention::Order) -> String {
+    let (a, b, c) = stage_rail_name_in(stage, order);
+    format!("{a}{b}{c}")
 }

@@ -701,3 +701,62 @@ pub fn run_cell_note(decoding: bool, temperature: f64) -> &'static str {
         (false, false) => "The tiles compute the same numbers in blocks.",
     }
 }
+
+/// How far apart two matrices of the same shape are, at most.
+fn largest_change(a: &crate::attention::Matrix, b: &crate::attention::Matrix) -> f64 {
+    a.iter()
+        .zip(b.iter())
+        .map(|(x, y)| (x - y).abs())
+        .filter(|d| d.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// A change in words: `≈ 0.42`, or in powers of ten when it is rounding.
+fn change_text(d: f64) -> String {
+    if d == 0.0 {
+        "0".into()
+    } else if d < 1e-9 {
+        scientific(d)
+    } else {
+        format!("≈ {}", format_value(d, 2))
+    }
+}
+
+/// What rotary positions are for, and two mistakes, computed on head 1 of `trace`: shifting
+/// every position leaves the scores as they are; turning V, or turning with the other pairing,
+/// does not. Empty without rotary positions.
+pub fn rotary_what_ifs(trace: &Trace) -> Vec<String> {
+    use crate::attention::{Pairing, Rope};
+    let (Some(rope), Some(head)) = (trace.config.rope, trace.heads.first()) else {
+        return Vec::new();
+    };
+    let shift = 7;
+    let scores =
+        |r: &Rope, first: usize| r.rotate(&head.q, first) * r.rotate(&head.k, first).transpose();
+    let shifted = largest_change(&scores(&rope, shift), &head.scores);
+    let other = Rope {
+        pairing: match rope.pairing {
+            Pairing::Half => Pairing::Interleaved,
+            Pairing::Interleaved => Pairing::Half,
+        },
+        ..rope
+    };
+    let paired = largest_change(&scores(&other, 0), &head.scores);
+    let turned_v = &head.weights * rope.rotate(&head.v, 0);
+    let valued = largest_change(&turned_v, &head.context);
+    let other_name = match other.pairing {
+        Pairing::Half => "half",
+        Pairing::Interleaved => "interleaved",
+    };
+    vec![
+        format!(
+            "What it is for: shift every position by {shift}, as if the sentence began {shift} tokens later. Every row of Q̃₁ and K̃₁ turns further, yet the scores S₁ change by {}: they depend only on the distance i − j.",
+            change_text(shifted)
+        ),
+        format!(
+            "Two mistakes, with these weights. Turning V₁ as well would change the weighted sum C₁ by up to {}: each value row would carry its own position's turn. Turning with the {other_name} pairing instead would change the scores S₁ by up to {}: the pairing must be the one the weights were trained with.",
+            change_text(valued),
+            change_text(paired)
+        ),
+    ]
+}

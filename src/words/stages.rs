@@ -5,7 +5,7 @@
 mod explanation;
 mod notes;
 
-pub use explanation::{stage_explanation, PARAGRAPH_BREAK};
+pub use explanation::{stage_explanation, stage_explanation_in, PARAGRAPH_BREAK};
 pub use notes::{score_spreads, stage_note};
 
 use crate::attention::Order;
@@ -71,9 +71,23 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
         Stage::FeedForward => ("Feed-forward ", "output", " F"),
         Stage::Residual2 => ("", "Residual", " sum R₂"),
         Stage::Norm2 => ("Layer", "Norm", " N₂"),
-        Stage::Tiles => ("FlashAttention's ", "tiles", "d softmax"),
+        Stage::Tiles => ("FlashAttention's ", "tiled", " softmax"),
         Stage::Decode => ("Decoding from the ", "KV cache", ""),
         _ => super::backward::back_rail_name(stage),
+    }
+}
+
+/// [`stage_rail_name`] for the stages shown in `order`: the scores name their turned operands
+/// with rotary positions, and the norms are RMSNorm where the block says so.
+pub fn stage_rail_name_in(
+    stage: Stage,
+    order: Order,
+) -> (&'static str, &'static str, &'static str) {
+    match stage {
+        Stage::Scores if order.rope => ("", "Scores", " Q̃ₕK̃ₕᵀ"),
+        Stage::Norm1 if order.rms => ("RMS", "Norm", " N₁"),
+        Stage::Norm2 if order.rms => ("RMS", "Norm", " N₂"),
+        _ => stage_rail_name(stage),
     }
 }
 
@@ -613,6 +627,28 @@ mod tests {
             assert!(!stage_formula(stage, &Config::default(), W).is_empty());
             assert!(stage_formula_mathml(stage, &Config::default(), W).starts_with('<'));
         }
+    }
+
+    #[test]
+    fn the_rail_names_turned_scores_and_rms_norms() {
+        let whole = |s: Stage, o: Order| {
+            let (a, b, c) = stage_rail_name_in(s, o);
+            format!("{a}{b}{c}")
+        };
+        let plain = Order::default();
+        for s in Stage::EVERY {
+            assert_eq!(whole(s, plain), stage_name(s));
+        }
+        let modern = Order {
+            rope: true,
+            rms: true,
+            block: Some(Norm::Pre),
+            ..Order::default()
+        };
+        assert_eq!(whole(Stage::Scores, modern), "Scores Q̃ₕK̃ₕᵀ");
+        assert_eq!(whole(Stage::Norm1, modern), "RMSNorm N₁");
+        assert_eq!(whole(Stage::Norm2, modern), "RMSNorm N₂");
+        assert_eq!(whole(Stage::Softmax, modern), "Softmax");
     }
 
     #[test]

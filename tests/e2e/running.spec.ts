@@ -1,7 +1,7 @@
 // Running attention another way, in the browser: decoding token by token from a KV cache and
 // FlashAttention's tiles, against the CLI's `--prefill` and `--tile`, at the places of the
 // layout rule.
-import { test, expect, box, expectInside, expectMatrixClose, runCli, type Matrix } from "./fixtures";
+import { test, expect, box, clickCell, expectInside, expectMatrixClose, runCli, type Matrix } from "./fixtures";
 
 /** Rotary positions, one key/value head for two query heads, a window of 3, decoding after 3
  * tokens and tiles of 2 keys. */
@@ -72,6 +72,23 @@ test("decoding steps token by token and every matrix is the CLI's", async ({ app
   await page.getByTestId("decode-prev").click();
   await expect(status).toContainText("Step 4 of 5");
   await app.screenshot("decode");
+});
+
+test("a cell of a decoding step or of the tiles explains its arithmetic", async ({ app, page }) => {
+  await app.goto(`./${RUNNING}&stage=decode`);
+  // “on”'s weight on “cat”: the whole sentence's A₁ cell, computed alone from the cache.
+  await clickCell(page, "canvas-dec-a-h0", 0, 1);
+  await expect(page.getByTestId("explain-title")).toContainText("A₁");
+  await expect(page.getByTestId("explain-title")).toContainText("on");
+  await expect(page.getByTestId("explain-note")).toContainText("computes this number alone, from the cache");
+  // Another step: the explanation follows the token decoded.
+  await page.getByTestId("stage-tiles").click();
+  await clickCell(page, "canvas-tile-state-h0", 2, 2);
+  await expect(page.getByTestId("explain-title")).toContainText("ℓ after block 3 (“the (5)”, “mat”), query “mat”");
+  await expect(page.getByTestId("explain-expansion")).toContainText("e^(");
+  await clickCell(page, "canvas-tile-o-h0", 0, 0);
+  await expect(page.getByTestId("explain-expansion")).toContainText("“the (1)” hidden");
+  await expect(page.getByTestId("explain-note")).toContainText("Before the first block nothing is kept");
 });
 
 test("the settings show decoding only under the causal mask, and the tiles always", async ({ app, page }) => {

@@ -7,7 +7,7 @@ use crate::components::presenter::{has_parts, presenter_parts};
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
     back_formula_mathml, back_note, back_part_formula_mathml, back_shape_text, back_title,
-    decode_note, formula_equation, formula_equations, shape_text, stage_explanation,
+    decode_note, formula_equation, formula_equations, shape_text, stage_explanation_in,
     stage_formula_mathml, stage_note, stage_progress, stage_title, tiles_note, tiles_shapes,
     unreached_text,
 };
@@ -162,7 +162,9 @@ pub(super) fn StageNotes(
         trace.with(|t| stage_note(s, t)).unwrap_or_default()
     });
     let explanation = move || {
-        let text = Signal::derive(move || stage_explanation(stage.get()).to_string());
+        let ui = ui_context();
+        let text =
+            Signal::derive(move || stage_explanation_in(stage.get(), ui.order.get()).to_string());
         view! { <Paragraphs text class="explanation" testid="explanation" /> }
     };
     // A compact embed sits in a blog post whose text explains; the stage's prose is folded.

@@ -9,6 +9,19 @@ use crate::attention::Stage;
 /// What separates the paragraphs of an explanation or a note.
 pub const PARAGRAPH_BREAK: &str = "\n\n";
 
+/// [`stage_explanation`] for the stages of `order`: the norms lead with RMSNorm where the block
+/// uses it.
+pub fn stage_explanation_in(stage: Stage, order: crate::attention::Order) -> &'static str {
+    match stage {
+        Stage::Norm1 | Stage::Norm2 if order.rms => RMS_NORM,
+        _ => stage_explanation(stage),
+    }
+}
+
+/// What RMSNorm does and why.
+const RMS_NORM: &str = "RMSNorm works on each row (token) alone. It divides the row by its root mean square, √(mean(x²) + ε), the mean taken over the row's d_model numbers, where ε = 0.00001 keeps a row of zeros from dividing by zero. Then it multiplies each column by its γ, a parameter a real model learns, one per column (this app's training leaves it as it is). Unlike LayerNorm, it does not subtract the row's mean and has no β.\n\n\
+    Why: rows grow or shrink as the block adds to them. RMSNorm hands on rows of a steady scale whatever came in, so the weights after it need not follow the scale. Llama and most models since use it: it is cheaper than LayerNorm and trains as well.";
+
 /// What happens here and why, in short paragraphs separated by [`PARAGRAPH_BREAK`]: true for
 /// every setting; the stage's note says what the settings on screen do.
 pub fn stage_explanation(stage: Stage) -> &'static str {

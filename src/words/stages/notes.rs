@@ -79,7 +79,9 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             vec![rotary_word_order_text(c.positional_encoding, c.causal).to_string()]
         }
         Stage::Input => vec![word_order_text(c.positional_encoding, c.causal).to_string()],
-        Stage::Rotary => vec![super::super::handout::rotary_note(trace)],
+        Stage::Rotary => std::iter::once(super::super::handout::rotary_note(trace))
+            .chain(super::super::running::rotary_what_ifs(trace))
+            .collect(),
         Stage::SplitHeads if c.grouped() => vec![super::super::handout::grouped_note(trace)],
         Stage::Projection => {
             let mut note = Vec::new();

@@ -824,14 +824,6 @@ fn the_new_options_refuse_what_they_cannot_do_in_one_line() {
             &["grad", "--causal", "--window", "1"][..],
             "the sliding window hides",
         ),
-        (
-            &["trace", "--rope", "--format", "markdown"][..],
-            "do not explain rotary positions",
-        ),
-        (
-            &["worksheet", "--kv-heads", "1"][..],
-            "do not explain shared key/value heads",
-        ),
     ] {
         let line = error_line(args);
         assert!(line.contains(says), "{args:?}: {line}");
@@ -891,12 +883,49 @@ fn the_llama_block_runs_from_the_command_line() {
             &["train", "--train", "w_gate", "--steps", "1"][..],
             "`--train`",
         ),
-        (
-            &["trace", "--norm-type", "rmsnorm", "--format", "markdown"][..],
-            "do not explain RMSNorm",
-        ),
     ] {
         let line = error_line(args);
         assert!(line.contains(says), "{args:?}: {line}");
     }
+}
+
+#[test]
+fn the_worked_example_and_the_worksheet_explain_todays_attention() {
+    let args = [
+        "--causal",
+        "--rope",
+        "--kv-heads",
+        "1",
+        "--window",
+        "2",
+        "--d-model",
+        "8",
+        "--heads",
+        "2",
+        "--norm",
+        "pre",
+        "--norm-type",
+        "rmsnorm",
+        "--activation",
+        "swiglu",
+    ];
+    let markdown = stdout(&run(
+        &[&["trace", "--format", "markdown"][..], &args].concat()
+    ));
+    for part in [
+        "## 5. Rotary positions Q̃ₕ, K̃ₕ",
+        "**Q̃₁**: this head's queries, turned by their positions",
+        "## 4. Split into heads (one shared K, V)",
+        "- **1 key/value head:** the 2 query heads share it in groups of 2",
+        "Causal mask, window W = 2",
+        "## 2. RMSNorm N₁",
+        "RMSNorm works on each row",
+        "Activation: SwiGLU (Llama)",
+    ] {
+        assert!(markdown.contains(part), "{part}\n{markdown}");
+    }
+    assert!(!markdown.contains("first LayerNorm"), "{markdown}");
+    let sheet = stdout(&run(&[&["worksheet", "--answers"][..], &args].concat()));
+    assert!(sheet.contains("Rotary positions"), "{sheet}");
+    assert!(sheet.contains("**Answer:**"), "{sheet}");
 }

@@ -126,6 +126,8 @@ fn the_status_and_the_note_count_what_the_core_counts() {
     );
     assert!(note.contains("W = 3"), "{note}");
     assert!(note.contains("as if it stood at position 0"), "{note}");
+    assert!(note.contains("its largest score moves "), "{note}");
+    assert!(!note.contains(" to to "), "{note}");
     assert!(!note.contains("√seq_len"), "{note}");
 }
 
@@ -246,4 +248,24 @@ fn shifting_every_position_leaves_the_scores_and_the_mistakes_change_them() {
         ..modern()
     });
     assert!(stage_note(Stage::Rotary, &off).is_none_or(|n| !n.contains("What it is for")));
+}
+
+#[test]
+fn every_matrix_is_listed_once_and_the_turned_ones_under_the_rotary_stage() {
+    use attention_lens::formats::report::trace_matrices;
+    let t = trace(modern());
+    let listed = trace_matrices(&t);
+    let mut seen = std::collections::BTreeSet::new();
+    for m in &listed {
+        assert!(
+            seen.insert((m.key, m.head)),
+            "{} of head {:?} twice",
+            m.key,
+            m.head
+        );
+    }
+    for m in listed.iter().filter(|m| m.key.ends_with("_rope")) {
+        assert_eq!(m.stage, Stage::Rotary, "{}", m.key);
+    }
+    assert_eq!(listed.iter().filter(|m| m.key == "context").count(), 2);
 }

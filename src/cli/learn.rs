@@ -42,7 +42,6 @@ pub(super) fn worksheet(
     let (scenario, inputs) = load(&options.input, stdin)?;
     let saved = saved_training(&scenario, &options.input.scenario)?;
     let trace = forward(&inputs).map_err(CliError::Attention)?;
-    super::trace::not_in_words(&trace)?;
     let goal = saved.unwrap_or_default().goal.fitted(
         trace.config.n_heads,
         trace.seq_len(),

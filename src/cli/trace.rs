@@ -20,9 +20,7 @@ pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<Stri
             "`{flag}` adds to the JSON trace: use it with `--format json`."
         )));
     }
-    if options.format == Format::Markdown {
-        not_in_words(&trace)?;
-    }
+
     Ok(match options.format {
         Format::Json => {
             let decoded = match options.prefill {
@@ -34,38 +32,6 @@ pub(super) fn trace(options: &TraceOptions, stdin: &mut dyn Read) -> Result<Stri
         Format::Markdown => trace_markdown(&trace),
         Format::Csv => trace_csv(&trace),
     })
-}
-
-/// Refuses a worked example in words of what the words do not explain yet: rotary positions,
-/// shared key/value heads and the sliding window are in the JSON and CSV traces only.
-pub(super) fn not_in_words(trace: &crate::attention::Trace) -> Result<(), CliError> {
-    let config = &trace.config;
-    let llama = trace.block.as_ref().map_or((false, false), |b| {
-        (
-            b.params.norm_type == NormType::RmsNorm,
-            b.activation == crate::attention::Activation::Swiglu,
-        )
-    });
-    let setting = if llama.0 {
-        Some("RMSNorm (--norm-type rmsnorm)")
-    } else if llama.1 {
-        Some("SwiGLU (--activation swiglu)")
-    } else if config.rope.is_some() {
-        Some("rotary positions (--rope)")
-    } else if config.grouped() {
-        Some("shared key/value heads (--kv-heads)")
-    } else if config.window.is_some() {
-        Some("a sliding window (--window)")
-    } else {
-        None
-    };
-    match setting {
-        Some(setting) => Err(CliError::Usage(format!(
-            "The Markdown worked example and the worksheet do not explain {setting} yet: use \
-             `trace --format json` or `--format csv` for its numbers."
-        ))),
-        None => Ok(()),
-    }
 }
 
 /// The refusal of `--prefill P`, naming the option.

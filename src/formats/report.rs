@@ -42,7 +42,7 @@ use crate::attention::{
 use crate::words::{
     self, configuration, configuration_warning, dim, format_value, handout_stage_note,
     handout_title, head_heading, hidden_unit, key_token, matrix_caption, matrix_symbol,
-    rounding_remark, stage_explanation, stage_formula, stage_title, CONFIGURATION, FORMULA,
+    rounding_remark, stage_explanation_in, stage_formula, stage_title, CONFIGURATION, FORMULA,
     FULLY_MASKED, NOTE, ROW_SUM,
 };
 use serde::{Serialize, Serializer};
@@ -141,23 +141,26 @@ pub fn trace_matrices(trace: &Trace) -> Vec<TraceMatrix<'_>> {
                 for (h, head) in trace.heads.iter().enumerate() {
                     let keys = Axis::KeyTokens;
                     let per_head: Vec<(&'static str, &Matrix, Axis, Axis)> = match stage {
-                        Stage::SplitHeads => {
-                            let mut split = vec![
-                                ("q", &head.q, Axis::Tokens, Axis::HeadDims),
-                                ("k", &head.k, keys, Axis::HeadDims),
-                                ("v", &head.v, keys, Axis::HeadDims),
-                            ];
-                            if let (Some(q), Some(k)) = (&head.q_rope, &head.k_rope) {
-                                split.push(("q_rope", q, Axis::Tokens, Axis::HeadDims));
-                                split.push(("k_rope", k, keys, Axis::HeadDims));
-                            }
-                            split
-                        }
+                        Stage::SplitHeads => vec![
+                            ("q", &head.q, Axis::Tokens, Axis::HeadDims),
+                            ("k", &head.k, keys, Axis::HeadDims),
+                            ("v", &head.v, keys, Axis::HeadDims),
+                        ],
+                        Stage::Rotary => match (&head.q_rope, &head.k_rope) {
+                            (Some(q), Some(k)) => vec![
+                                ("q_rope", q, Axis::Tokens, Axis::HeadDims),
+                                ("k_rope", k, keys, Axis::HeadDims),
+                            ],
+                            _ => Vec::new(),
+                        },
                         Stage::Scores => vec![("scores", &head.scores, Axis::Tokens, keys)],
                         Stage::Scale => vec![("scaled", &head.scaled, Axis::Tokens, keys)],
                         Stage::Mask => vec![("masked", &head.masked, Axis::Tokens, keys)],
                         Stage::Softmax => vec![("weights", &head.weights, Axis::Tokens, keys)],
-                        _ => vec![("context", &head.context, Axis::Tokens, Axis::HeadDims)],
+                        Stage::WeightedSum => {
+                            vec![("context", &head.context, Axis::Tokens, Axis::HeadDims)]
+                        }
+                        _ => Vec::new(),
                     };
                     for (key, matrix, rows, cols) in per_head {
                         out.push(TraceMatrix {
@@ -637,7 +640,7 @@ pub fn trace_markdown(trace: &Trace) -> String {
             "{FORMULA}: `{}`\n",
             stage_formula(stage, &trace.config, wiring)
         );
-        let _ = writeln!(out, "{}\n", stage_explanation(stage));
+        let _ = writeln!(out, "{}\n", stage_explanation_in(stage, wiring.order()));
         let note = handout_stage_note(trace, stage, MARKDOWN_DECIMALS);
         let _ = writeln!(out, "{note}\n");
         let mut current_head = None;

@@ -189,10 +189,14 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
     }
     if c.grouped() {
         lines.push(line(
-            format!("{} key/value heads", c.n_kv_heads()),
+            match c.n_kv_heads() {
+                1 => "1 key/value head".to_string(),
+                n => format!("{n} key/value heads"),
+            },
             format!(
-                "the {} query heads share them in groups of {}: K and V are {} columns wide.",
+                "the {} query heads share {} in groups of {}: K and V are {} columns wide.",
                 c.n_heads,
+                if c.n_kv_heads() == 1 { "it" } else { "them" },
                 c.n_heads / c.n_kv_heads(),
                 c.kv_width()
             ),
@@ -504,6 +508,12 @@ fn columns(range: std::ops::Range<usize>) -> String {
 /// The matrix the handout, the JSON and the CSV call `key` (of head `head`, counted from 0).
 fn handout_matrix(key: &str, head: Option<usize>) -> Option<MatrixId> {
     if let Some(h) = head {
+        // The trace's files call the turned matrices by longer names.
+        let key = match key {
+            "q_rope" => "qr",
+            "k_rope" => "kr",
+            other => other,
+        };
         return HEAD_PANELS
             .iter()
             .find(|p| p.key == key)
@@ -566,6 +576,9 @@ pub fn matrix_description(key: &str, per_head: bool) -> &'static str {
         ("q", true) => "this head's queries",
         ("k", true) => "this head's keys",
         ("v", true) => "this head's values",
+        ("q_rope", _) => "this head's queries, turned by their positions",
+        ("k_rope", _) => "this head's keys, turned by their positions",
+        ("w_gate", _) => "feed-forward gate matrix",
         ("scores", _) => "raw scores Qₕ·Kₕᵀ",
         ("scaled", _) => "scaled scores",
         ("masked", _) => "masked scores",
@@ -597,6 +610,12 @@ pub fn matrix_description(key: &str, per_head: bool) -> &'static str {
 pub fn matrix_caption(key: &str, head: Option<usize>, wiring: Wiring) -> String {
     use BlockMatrix as B;
     let description = matrix_description(key, head.is_some());
+    // The norms' names follow the block.
+    let description = if wiring.norm_type == crate::attention::NormType::RmsNorm {
+        description.replace("LayerNorm", "RMSNorm")
+    } else {
+        description.to_string()
+    };
     let pre = wiring.block == Some(Norm::Pre);
     let block = |b: B| label(MatrixId::Block(b));
     let source = match (key, head) {
@@ -615,7 +634,7 @@ pub fn matrix_caption(key: &str, head: Option<usize>, wiring: Wiring) -> String 
             block(if pre { B::Sum1 } else { B::Norm1 }),
             block(B::Ffn)
         ),
-        _ => return description.to_string(),
+        _ => return description,
     };
     format!("{description} {source}")
 }

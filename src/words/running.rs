@@ -343,7 +343,7 @@ fn wrong_position_note(trace: &Trace, step: &DecodeStep) -> String {
             .join(", ")
     };
     format!(
-        "Turning the new token's query as if it stood at position 0, as a decoder that forgets to count the cached tokens does, gives head 1 the raw scores ({}) instead of ({}): its largest score moves {} to {}.",
+        "Turning the new token's query as if it stood at position 0, as a decoder that forgets to count the cached tokens does, gives head 1 the raw scores ({}) instead of ({}): its largest score moves {} {}.",
         show(&unturned),
         show(right),
         if top(&unturned) == top(right) {

@@ -422,6 +422,36 @@ async function presenterTrainingSpeed(browser, url, seconds, problems) {
   }
 }
 
+/**
+ * A decoding step's press to repaint: the Llama-style preset at the largest size with 8 heads
+ * sharing 2 key/value heads, decoded after one token; Next and Previous token pressed in turn,
+ * each measured by the app as an edit is (`al-edit`, from the press to the heatmaps drawn).
+ */
+async function decodeStepRepaint(browser, url, count, problems) {
+  const { context, page } = await openPage(browser, problems);
+  try {
+    await page.goto(`${url}#v=1`);
+    await waitForFirstHeatmap(page);
+    await prepare(page, "largest-llama");
+    await page.getByTestId("decode").check();
+    await page.getByTestId("decode-prefill").selectOption("1");
+    await page.getByTestId("stage-decode").click();
+    await page.getByTestId("canvas-dec-y").waitFor();
+    const press = async (n) => {
+      await page.evaluate(() => performance.clearMeasures("al-edit"));
+      for (let i = 0; i < n; i++) {
+        await page.getByTestId(i % 2 === 0 ? "decode-next" : "decode-prev").click();
+        await page.waitForFunction((k) => performance.getEntriesByName("al-edit").length >= k, i + 1);
+      }
+      return page.evaluate(() => performance.getEntriesByName("al-edit").map((e) => e.duration));
+    };
+    await press(WARM_UP_EDITS);
+    return await press(count);
+  } finally {
+    await context.close();
+  }
+}
+
 /** The gzipped (level 9) and raw sizes of the .wasm, .js and .css files in `dir`. */
 async function bundleSize(dir) {
   const sizes = { wasm: 0, js: 0, css: 0, raw: 0, gzip: 0 };
@@ -533,6 +563,16 @@ async function main() {
         });
       }
     }
+    const steps = await decodeStepRepaint(browser, server.url, Math.min(options.edits, 40), problems);
+    figures.push(
+      figure(
+        "decode step to repaint median, the Llama-style preset at 32 tokens, d_model 16, 8 heads",
+        median(steps),
+        "ms",
+        BUDGETS.editLargestMedian,
+        `${steps.length} presses of Next and Previous token on the decoding stage, 2 key/value heads`,
+      ),
+    );
     for (const [scenario, label] of [
       ["default", "default scenario"],
       ["largest", "32 tokens, d_model 16, 8 heads"],

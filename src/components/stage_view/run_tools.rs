@@ -48,7 +48,12 @@ pub(super) fn RunTools(
         timer.set_value(None);
         playing.set(false);
     };
-    let step_to = move |i: usize| run.row.set(Some(i));
+    // A step is measured as an edit is: from the press to the heatmaps it redrew.
+    let step_to = move |i: usize| {
+        crate::components::perf::edit_started();
+        run.row.set(Some(i));
+        crate::components::perf::edit_applied();
+    };
     let step_by = move |by: isize| {
         if let Some(i) = decoded.get_untracked() {
             step_to(i.saturating_add_signed(by));

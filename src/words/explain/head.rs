@@ -132,7 +132,8 @@ pub(super) fn text(
         Computation::WeightedSum { terms } => {
             let (sum, mut notes) = dot(terms, work.value);
             let query = token(trace, i);
-            let column = col_label(trace, work.matrix, j);
+            // Vₕ's columns are its key/value head's, which shared heads number apart from C's.
+            let column = col_label(trace, MatrixId::Head(h, crate::attention::HeadMatrix::V), j);
             // The weights as shown may miss 1 by their rounding; a learner adding them would see.
             let shown: f64 = terms.iter().map(|(a, _)| rounded(*a)).sum();
             let fully_masked = trace

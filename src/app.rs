@@ -25,6 +25,10 @@ use leptos::prelude::*;
 
 /// The head whose picture the panel called `panel` is, for a panel of one head.
 fn panel_head(panel: &str) -> Option<usize> {
+    // Decoding's and the tiles' panels of one head end in `-h<head>`.
+    if panel.starts_with("dec-") || panel.starts_with("tile-") {
+        return panel.rsplit_once("-h")?.1.parse().ok();
+    }
     match crate::panels::parse(panel)? {
         MatrixId::Head(h, _) | MatrixId::Back(BackMatrix::Head(h, _)) => Some(h),
         _ => None,
@@ -144,7 +148,9 @@ pub fn App() -> impl IntoView {
         decode: Memo::new(move |_| {
             let p = prefill.get()?;
             Some(trace.with(|t| {
-                crate::attention::decode(t, p.min(t.seq_len())).map_err(|e| e.to_string())
+                // At least one token is left to decode where the sentence has two.
+                let p = p.min(t.seq_len().saturating_sub(1)).max(1);
+                crate::attention::decode(t, p).map_err(|e| e.to_string())
             }))
         }),
         tile: Memo::new(move |_| model.with(|m| m.tile)),

@@ -44,6 +44,9 @@ fn explain_run(trace: &Trace, s: &Selection, run: RunContext) -> Option<Explanat
         };
         return explain_tile(trace, (h, at), run.tile.get()?, s.row, cell);
     }
+    if let Some(h) = kept("tile-out-h") {
+        return explain_tile(trace, (h, at), run.tile.get()?, 0, TileCell::Result(s.col));
+    }
     if let Some(h) = kept("tile-o-h") {
         let cell = TileCell::Output(s.col);
         return explain_tile(trace, (h, at), run.tile.get()?, s.row, cell);

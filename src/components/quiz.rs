@@ -288,6 +288,10 @@ pub fn QuizCard(
             .map(|o| o.question.prompt)
             .or_else(|| quiz.question.get().map(|q| q.prompt))
             .unwrap_or_else(|| {
+                // Decoding and the tiles compute numbers the stages before asked about.
+                if matches!(stage.get(), Stage::Decode | Stage::Tiles) {
+                    return words::QUIZ_NOTHING_NEW.to_string();
+                }
                 let why = backward_context()
                     .and_then(|b| b.pass.with(|p| why_unasked(p.as_ref().ok(), stage.get())));
                 why.map(words::nothing_to_ask)

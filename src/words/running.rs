@@ -189,8 +189,11 @@ pub fn tiles_shapes(outline: &Outline, block: Option<usize>) -> String {
     let (n, dk) = (outline.n_keys(), outline.config.head_dim());
     let blocks = match block {
         Some(b) => format!(
-            "{} blocks of at most {b} {}",
-            n.div_ceil(b.max(1)),
+            "{} of at most {b} {}",
+            match n.div_ceil(b.max(1)) {
+                1 => "1 block".to_string(),
+                k => format!("{k} blocks"),
+            },
             if b == 1 { "key" } else { "keys" }
         ),
         None => "blocks of keys".into(),
@@ -203,6 +206,15 @@ pub fn tiles_shapes(outline: &Outline, block: Option<usize>) -> String {
 /// `“word”` for token `i`, labelled as the heatmaps label it.
 fn quoted_token(tokens: &[String], i: usize) -> String {
     format!("“{}”", token_label(tokens, i).unwrap_or_default())
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// Numbers a person reads: thousands apart by a thin space.
@@ -320,7 +332,8 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
     out
 }
 
-/// What turning the new token's query as if it stood at position 0 would do to head 1.
+/// What turning the new token's query as if it stood at position 0 would do to head 1, over
+/// the keys the mask lets it see.
 fn wrong_position_note(trace: &Trace, step: &DecodeStep) -> String {
     let i = step.position;
     let head = &trace.heads[0];
@@ -330,28 +343,45 @@ fn wrong_position_note(trace: &Trace, step: &DecodeStep) -> String {
     // Turned by position 0 is not turned at all.
     let unturned = head.q.rows(i, 1) * cache.transpose();
     let right = &step.heads[0].scores;
+    let mask = trace.config.mask();
+    let seen: Vec<usize> = (0..=i).filter(|&j| !mask.hides(i, j)).collect();
     let top = |m: &crate::attention::Matrix| {
-        (0..m.ncols())
-            .filter(|&j| !trace.config.mask().hides(i, j))
+        seen.iter()
+            .copied()
             .max_by(|&a, &b| m[(0, a)].total_cmp(&m[(0, b)]))
-            .unwrap_or(0)
+            .unwrap_or(i)
     };
     let show = |m: &crate::attention::Matrix| {
-        (0..m.ncols())
-            .map(|j| format_value(m[(0, j)], 2))
+        seen.iter()
+            .map(|&j| {
+                format!(
+                    "{} {}",
+                    quoted_token(&trace.tokens, j),
+                    format_value(m[(0, j)], 2)
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let (was, now) = (top(right), top(&unturned));
+    let moves = if was == now {
+        format!("stays on {}", quoted_token(&trace.tokens, now))
+    } else {
+        format!(
+            "moves from {} to {}",
+            quoted_token(&trace.tokens, was),
+            quoted_token(&trace.tokens, now)
+        )
+    };
+    let keys = if seen.len() == i + 1 {
+        "keys"
+    } else {
+        "keys it can see"
+    };
     format!(
-        "Turning the new token's query as if it stood at position 0, as a decoder that forgets to count the cached tokens does, gives head 1 the raw scores ({}) instead of ({}): its largest score moves {} {}.",
+        "Turning the new token's query as if it stood at position 0, as a decoder that forgets to count the cached tokens does, gives head 1 the raw scores {} over the {keys}, instead of {}: its largest score {moves}.",
         show(&unturned),
         show(right),
-        if top(&unturned) == top(right) {
-            "nowhere: it stays on".to_string()
-        } else {
-            format!("from {} to", quoted_token(&trace.tokens, top(right)))
-        },
-        quoted_token(&trace.tokens, top(&unturned))
     )
 }
 
@@ -426,8 +456,9 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
     }
     if !hidden.is_empty() {
         out.push(format!(
-            "Every key of {} is hidden by the mask: m, ℓ and o stay as they were (before any key: m = −∞, ℓ = 0, o = 0).",
-            hidden.join(" and ")
+            "Every key of {} {} hidden by the mask: m, ℓ and o stay as they were (before any key: m = −∞, ℓ = 0, o = 0).",
+            and_list(&hidden),
+            if hidden.len() == 1 { "is" } else { "are" }
         ));
     }
     let n = head.masked.ncols();
@@ -535,6 +566,9 @@ pub fn tiles_heading(part: usize, h: usize, block: usize) -> String {
 
 /// Why a decoding step cannot be shown: every token was in the prefill.
 pub fn decode_nothing(prefill: usize, seq_len: usize) -> String {
+    if seq_len <= 1 {
+        return "A sentence of one token has nothing to decode after its prefill: add a token to the sentence.".into();
+    }
     format!(
         "All {seq_len} tokens are in the prefill (P = {prefill}), so no token is left to decode: choose a smaller P."
     )
@@ -551,6 +585,8 @@ pub enum TileCell {
     Sum,
     /// Column `c` of the running output o.
     Output(usize),
+    /// Column `c` of o ÷ ℓ after the last block.
+    Result(usize),
 }
 
 /// The arithmetic of one number the tiles keep after block `b`, for head `h`'s query row `row`
@@ -567,6 +603,12 @@ pub fn explain_tile(
     let head = trace.heads.get(h)?;
     let tiles = head_tiles(head, trace.config.temperature, block);
     let row_tiles = tiles.get(row)?;
+    // o ÷ ℓ reads the last block's state.
+    let b = if matches!(cell, TileCell::Result(_)) {
+        row_tiles.len().checked_sub(1)?
+    } else {
+        b
+    };
     let tile = row_tiles.get(b)?;
     let before = if b == 0 { None } else { row_tiles.get(b - 1) };
     let (m0, l0) = before.map_or((f64::NEG_INFINITY, 0.0), |t| (t.m, t.l));
@@ -575,7 +617,15 @@ pub fn explain_tile(
     let keys: Vec<usize> = (b * block..((b + 1) * block).min(n)).collect();
     let t = trace.config.temperature;
     let x = |j: usize| head.masked[(row, j)] / t;
-    let f = |v: f64| format_value(v, 2);
+    // A negative number after an operator or inside e^(…) goes in brackets, as elsewhere.
+    let f = |v: f64| {
+        let text = format_value(v, 2);
+        if v < 0.0 && text != "0.00" && v != f64::NEG_INFINITY {
+            format!("({text})")
+        } else {
+            text
+        }
+    };
     let e = |j: usize| {
         if x(j) == f64::NEG_INFINITY || tile.m == f64::NEG_INFINITY {
             0.0
@@ -634,6 +684,17 @@ pub fn explain_tile(
             ),
             tile.l,
         ),
+        TileCell::Result(c) => (
+            "o ÷ ℓ",
+            "the weighted sum's row = o ÷ ℓ after the last block".to_string(),
+            format!(
+                "{} ÷ {} ≈ {}",
+                f(*tile.o.get(c)?),
+                format_value(tile.l, 3),
+                f(*tile.output().get(c)?)
+            ),
+            *tile.output().get(c)?,
+        ),
         TileCell::Output(c) => {
             let o0 = before.map_or(0.0, |t| t.o[c]);
             let v = |j: usize| head.v[(j, c)];
@@ -659,7 +720,9 @@ pub fn explain_tile(
         }
     };
     let column = match cell {
-        TileCell::Output(c) => format!(", column d{}", c + 1),
+        TileCell::Output(c) | TileCell::Result(c) => {
+            format!(", column d{}", h * trace.config.head_dim() + c + 1)
+        }
         _ => String::new(),
     };
     let note = if first {
@@ -681,7 +744,7 @@ pub fn explain_tile(
         value,
         value_text: format_value(
             value,
-            if matches!(cell, TileCell::Output(_)) {
+            if matches!(cell, TileCell::Output(_) | TileCell::Result(_)) {
                 2
             } else {
                 3

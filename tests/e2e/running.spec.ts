@@ -89,6 +89,12 @@ test("a cell of a decoding step or of the tiles explains its arithmetic", async 
   await clickCell(page, "canvas-tile-o-h0", 0, 0);
   await expect(page.getByTestId("explain-expansion")).toContainText("“the (1)” hidden");
   await expect(page.getByTestId("explain-note")).toContainText("Before the first block nothing is kept");
+  await clickCell(page, "canvas-tile-out-h0", 0, 1);
+  await expect(page.getByTestId("explain-title")).toContainText("o ÷ ℓ after block 3");
+  await expect(page.getByTestId("explain-expansion")).toContainText(" ÷ 1.258 ≈ ");
+  // Another head takes the cell's picture away, and its explanation with it.
+  await page.getByTestId("head-1").click();
+  await expect(page.getByTestId("explain-title")).toHaveCount(0);
 });
 
 test("the settings show decoding only under the causal mask, and the tiles always", async ({ app, page }) => {

@@ -195,7 +195,7 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
                 title(RunPanel::Context(h)),
                 head_values(h, |x| &x.context),
                 new_token,
-                head_dims(g),
+                head_dims(h),
                 ("token", "dimensions"),
             )),
         ];
@@ -292,9 +292,8 @@ pub(super) fn tiles_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> Ve
         return Vec::new();
     };
     let layout = p.layout().get_untracked();
-    let (n, g_count) = (layout.n_heads, layout.n_kv_heads);
+    let n = layout.n_heads;
     let dk = layout.d_model / n.max(1);
-    let g = kv_head_of(h, n, g_count);
     let block = run.tile.get().unwrap_or(1).max(1);
     let data = Memo::new(move |_| {
         let seq_len = trace.with(|t| t.seq_len());
@@ -332,7 +331,8 @@ pub(super) fn tiles_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> Ve
             })
             .collect()
     });
-    let head_dims: Signal<Vec<String>> = Signal::derive(move || dims(g * dk..(g + 1) * dk));
+    // o and C are the query head's columns of the concatenation.
+    let head_dims: Signal<Vec<String>> = Signal::derive(move || dims(h * dk..(h + 1) * dk));
     let title = |panel: RunPanel| run_panel_title(panel, layout.rope);
     vec![
         Line {

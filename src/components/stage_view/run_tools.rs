@@ -12,7 +12,7 @@ use std::time::Duration;
 fn token_options(tokens: &[String], range: std::ops::Range<usize>, selected: usize) -> AnyView {
     range
         .map(|i| {
-            let label = format!("{} · {}", i, token_label(tokens, i).unwrap_or_default());
+            let label = token_label(tokens, i).unwrap_or_default();
             view! { <option value=i.to_string() selected=i == selected>{label}</option> }
         })
         .collect_view()
@@ -122,7 +122,7 @@ pub(super) fn RunTools(
             <div class="run-tools" data-testid="decode-tools">
                 <label for="decode-prefill">"Prefill P "</label>
                 <select id="decode-prefill" data-testid="decode-prefill" on:change=set_prefill>
-                    {(1..=n).map(|k| view! {
+                    {(1..n.max(2)).map(|k| view! {
                         <option value=k.to_string() selected=k == p>{k.to_string()}</option>
                     }).collect_view()}
                 </select>
@@ -142,6 +142,7 @@ pub(super) fn RunTools(
                     "Next token"<span aria-hidden="true">" →"</span>
                 </button>
                 <button type="button" class="play" data-testid="decode-play"
+                    disabled=move || decoded.get().zip(prefill.get()).is_none_or(|(i, p)| i < p)
                     aria-pressed=move || playing.get().to_string() on:click=toggle_play>
                     {move || if playing.get() { "Pause" } else { "Play" }}
                 </button>

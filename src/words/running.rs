@@ -15,14 +15,12 @@ pub const DECODE_NAME: &str = "Decoding from the KV cache";
 pub const TILES_NAME: &str = "FlashAttention's tiled softmax";
 
 /// What decoding from a KV cache is and why, true for every setting.
-pub const DECODE_EXPLANATION: &str = "A model that writes text produces one token at a time. The first P tokens (the prompt) go through attention together, the prefill. Then each new token goes through alone: its query meets the keys and values of every token so far.\n\n\
-    Those keys and values do not change when a token is added, because under the causal mask no token reads a later one. So a decoder keeps them in a cache and adds one row per step, instead of computing every earlier token's key and value again. Only the new token's query is needed: a past query is never read again, so it is not kept.\n\n\
-    Each step's output row is the same row the whole sentence gives at once: the cache changes the cost, not the numbers.";
+pub const DECODE_EXPLANATION: &str = "A model that writes text produces one token at a time. The first P tokens (the prompt) go through attention together: the prefill. Then each new token goes through alone, and its query meets the keys and values of every token so far.\n\n\
+    Under the causal mask no token reads a later one, so those keys and values never change: a decoder keeps them in a cache, one row more per step, instead of computing them again. A past query is never read again, so queries are not kept. The cache changes the cost, not the numbers: each step's output row is the whole sentence's.";
 
 /// What the tiled softmax is and why, true for every setting.
-pub const TILES_EXPLANATION: &str = "FlashAttention (Dao et al., 2022) computes a row of softmax(…)·V without ever holding the whole row of weights. It reads the keys in blocks. After each block it keeps three things: the largest softmax input so far, m; the sum ℓ of e^(x − m) over the keys so far; and o, the same exponentials times their value rows, summed.\n\n\
-    When a block brings a larger maximum m′, what came before is multiplied by e^(m − m′), so every exponential is measured from the same maximum. After the last block, o ÷ ℓ is exactly the weighted sum's row: o and ℓ carry the same factor, which cancels. A block whose keys are all hidden adds nothing.\n\n\
-    This is not an approximation: it is the same sum taken in another order. It saves memory: between blocks only m, ℓ and o are kept, d_k + 2 numbers for a query, instead of a weight for every key. On a GPU the blocks fit in fast on-chip memory, so the seq_len × seq_len matrix of weights is never written to the slower main memory.";
+pub const TILES_EXPLANATION: &str = "FlashAttention (Dao et al., 2022) computes a row of softmax(…)·V without ever holding the whole row of weights. It reads the keys in blocks and keeps three things: m, the largest softmax input so far; ℓ, the sum of e^(x − m) over the keys so far; and o, those exponentials times their value rows, summed. A block that brings a larger maximum m′ first multiplies what came before by e^(m − m′); a block whose keys are all hidden adds nothing.\n\n\
+    After the last block, o ÷ ℓ is exactly the weighted sum's row: the same sum taken in another order, not an approximation. It saves memory: between blocks a query keeps d_k + 2 numbers, not a weight for every key, and on a GPU the seq_len × seq_len weights are never written to the slower main memory.";
 
 /// The query's symbol in the decoding formula: `q̃` with rotary positions.
 fn q_symbol(w: Wiring) -> &'static str {
@@ -296,25 +294,23 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
     let cache = 2 * (i + 1) * g * dk;
     if g < n {
         out.push(format!(
-            "The cache holds 2·{}·{g}·{dk} = {} numbers: keys and values for {} tokens and {g} key/value {}. With a key/value head for each of the {n} query heads it would hold {}; sharing divides it by {}.",
+            "The cache holds 2·{}·{g}·{dk} = {} numbers: keys and values for {} tokens and {g} key/value {}. With a key/value head for each of the {n} query heads it would hold {}; sharing divides it by {}. {}",
             i + 1,
             count(cache),
             i + 1,
             if g == 1 { "head" } else { "heads" },
             count(2 * (i + 1) * n * dk),
-            n / g
+            n / g,
+            past_queries(i * d)
         ));
     } else {
         out.push(format!(
-            "The cache holds 2·{}·{n}·{dk} = {} numbers: a key and a value row of {dk} for each token and head. Sharing key/value heads between query heads (grouped-query attention) would make it smaller.",
+            "The cache holds 2·{}·{n}·{dk} = {} numbers: a key and a value row of {dk} for each token and head. Sharing key/value heads between query heads (grouped-query attention) would make it smaller. {}",
             i + 1,
-            count(cache)
+            count(cache),
+            past_queries(i * d)
         ));
     }
-    out.push(format!(
-        "Keeping past queries too would be a mistake: {} more numbers that no later step reads, since only the newest token's query meets the cache.",
-        count(i * d)
-    ));
     if let Some(window) = c.window {
         out.push(format!(
             "With the window W = {window}, the query reads only the last {window} keys: the counts above count only their scores and sums. The cache here keeps every row; a decoder may keep only the last {window} (a rolling cache, as in Mistral)."
@@ -330,6 +326,14 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The mistake of caching queries, with the numbers it would keep.
+fn past_queries(numbers: usize) -> String {
+    format!(
+        "Keeping past queries too would be a mistake: {} more numbers that no later step reads, since only the newest token's query meets the cache.",
+        count(numbers)
+    )
 }
 
 /// What turning the new token's query as if it stood at position 0 would do to head 1, over
@@ -464,7 +468,7 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
     let n = head.masked.ncols();
     let dk = trace.config.head_dim();
     out.push(format!(
-        "Between blocks the tiles keep {} numbers (m, ℓ and o), where the whole softmax holds {n} weights for this row; with n tokens it is d_k + 2 against n, for each query.",
+        "Between blocks the tiles keep {} numbers (m, ℓ and o), where the whole softmax holds {n} weights for this row.",
         dk + 2
     ));
     out

@@ -434,8 +434,8 @@ async function decodeStepRepaint(browser, url, count, problems) {
     await waitForFirstHeatmap(page);
     await prepare(page, "largest-llama");
     await page.getByTestId("decode").check();
-    await page.getByTestId("decode-prefill").selectOption("1");
     await page.getByTestId("stage-decode").click();
+    await page.getByTestId("decode-prefill").selectOption("1");
     await page.getByTestId("canvas-dec-y").waitFor();
     const press = async (n) => {
       await page.evaluate(() => performance.clearMeasures("al-edit"));

@@ -100,7 +100,9 @@ pub(super) fn RunTools(
 
     let decode_tools = move || {
         let p = prefill.get()?;
-        let at = decoded.get().unwrap_or(p);
+        // A step changes the bar's values, not the bar: it is made again for another prefill
+        // or sentence only.
+        let at = decoded.get_untracked().unwrap_or(p);
         let n = seq_len.get();
         let status = move || {
             run.decode.with(|d| {
@@ -133,6 +135,7 @@ pub(super) fn RunTools(
                 </button>
                 <label for="decode-row" class="visually-hidden">"Token decoded"</label>
                 <select id="decode-row" data-testid="decode-row"
+                    prop:value=move || decoded.get().map(|i| i.to_string()).unwrap_or_default()
                     on:change=pick_row>
                     {tokens.with(|t| token_options(t, p.min(n)..n, at))}
                 </select>

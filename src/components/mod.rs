@@ -20,6 +20,7 @@ mod paragraphs;
 mod pause;
 pub(crate) mod perf;
 mod places;
+mod player;
 pub(crate) mod presenter;
 mod preset_picker;
 mod quiz;

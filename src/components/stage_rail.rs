@@ -4,11 +4,11 @@
 use super::context::ui_context;
 use crate::attention::Stage;
 use crate::changes::Unseen;
+use crate::components::player::Player;
 use crate::words::{
     edit_note, go_to_stage, stage_progress, stage_rail_name_in, BACKWARD_GROUP, CHANGED_BY_EDIT,
 };
 use leptos::prelude::*;
-use std::time::Duration;
 use wasm_bindgen::JsCast;
 
 /// The clickable list of stages.
@@ -163,19 +163,11 @@ pub fn StageControls(
     stage: RwSignal<Stage>,
 ) -> impl IntoView {
     let ui = ui_context();
-    let playing = RwSignal::new(false);
-    let timer = StoredValue::new(None::<IntervalHandle>);
-
-    let stop = move || {
-        if let Some(handle) = timer.get_value() {
-            handle.clear();
-        }
-        timer.set_value(None);
-        playing.set(false);
-    };
+    let player = Player::new();
+    let playing = player.playing;
     let toggle_play = move |_| {
         if playing.get_untracked() {
-            stop();
+            player.stop();
             return;
         }
         if stage
@@ -185,23 +177,16 @@ pub fn StageControls(
         {
             stage.set(Stage::Input);
         }
-        // Without animations a slower pace leaves time to read.
-        let period = if ui.reduced_motion { 4000 } else { 2500 };
-        let handle = set_interval_with_handle(
-            move || match stage.get_untracked().next_in(ui.order.get_untracked()) {
-                Some(next) => stage.set(next),
-                None => stop(),
-            },
-            Duration::from_millis(period),
-        );
-        timer.set_value(handle.ok());
-        playing.set(true);
+        player.play((2500, 4000), move || {
+            match stage.get_untracked().next_in(ui.order.get_untracked()) {
+                Some(next) => {
+                    stage.set(next);
+                    true
+                }
+                None => false,
+            }
+        });
     };
-    on_cleanup(move || {
-        if let Some(handle) = timer.get_value() {
-            handle.clear();
-        }
-    });
 
     view! {
         <div class="stage-controls">

@@ -5,7 +5,16 @@
 // exception (a Rust panic surfaces as both), gets an HTTP error response, or sends a request to
 // any origin other than the app's. `app` is a page object for the UI's data-testid contract.
 
-import { test as base, expect, type Download, type Locator, type Page, type Request } from "@playwright/test";
+import {
+  test as base,
+  expect,
+  type BrowserContext,
+  type Download,
+  type FrameLocator,
+  type Locator,
+  type Page,
+  type Request,
+} from "@playwright/test";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -369,4 +378,23 @@ export async function clickCell(page: Page, testId: string, row: number, col: nu
   const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
   const k = css / Number(await canvas.getAttribute("data-width"));
   await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
+}
+
+/** Opens `link` and copies its embed code from the Share menu, as a blogger does. */
+export async function copiedEmbed(page: Page, context: BrowserContext, link: string): Promise<string> {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(link);
+  await page.getByTestId("place-share").click();
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+/** A post's narrow column (400 px in a 420 px window) with `code` pasted between its words. */
+export async function narrowHost(context: BrowserContext, code: string): Promise<{ host: Page; inner: FrameLocator }> {
+  const host = await context.newPage();
+  await host.setViewportSize({ width: 420, height: 760 });
+  await host.setContent(`<!doctype html><html><body style="margin:0"><article style="max-width:400px;margin:0 auto;padding:0 10px">
+    <p style="height:200px">Before.</p>${code}<p style="height:1200px">After.</p></article></body></html>`);
+  return { host, inner: host.frameLocator("iframe.attention-lens") };
 }

@@ -2,7 +2,7 @@
 // window and the Llama-style block, at the places of the layout rule, against the CLI.
 import type { Page } from "@playwright/test";
 import path from "node:path";
-import { test, expect, box, clickCell, expectInside, expectMatrixClose, runCli, type Matrix } from "./fixtures";
+import { test, expect, box, clickCell, expectInside, expectMatrixClose, runCli, copiedEmbed, narrowHost, type Matrix } from "./fixtures";
 
 /** A link with rotary positions, one key/value head for two query heads and a window of 3. */
 const MODERN = "#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&s=the%20cat%20sat%20on%20the%20mat";
@@ -166,18 +166,9 @@ test("on a phone the rotary stage fits the column and a tapped cell explains its
 });
 
 test("an embed of the rotary stage draws and explains in a narrow column", async ({ page, context }) => {
-  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  await page.goto(`./${MODERN}&stage=rotary`);
-  await page.getByTestId("place-share").click();
-  await page.getByTestId("copy-embed").click();
-  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
-  const code = await page.evaluate(() => navigator.clipboard.readText());
+  const code = await copiedEmbed(page, context, `./${MODERN}&stage=rotary`);
   expect(code).toContain("rope=10000");
-  const host = await context.newPage();
-  await host.setViewportSize({ width: 420, height: 760 });
-  await host.setContent(`<!doctype html><html><body style="margin:0"><article style="max-width:400px;margin:0 auto;padding:0 10px">
-    <p style="height:200px">Before.</p>${code}<p style="height:1200px">After.</p></article></body></html>`);
-  const inner = host.frameLocator("iframe.attention-lens");
+  const { inner } = await narrowHost(context, code);
   const canvas = inner.getByTestId("canvas-qr-h0");
   await expect(canvas).toHaveAttribute("data-drawn", "true");
   await expect(inner.getByTestId("stage-title")).toContainText("Rotary");

@@ -1,7 +1,7 @@
 // Running attention another way, in the browser: decoding token by token from a KV cache and
 // FlashAttention's tiles, against the CLI's `--prefill` and `--tile`, at the places of the
 // layout rule.
-import { test, expect, box, clickCell, expectInside, expectMatrixClose, runCli, type Matrix } from "./fixtures";
+import { test, expect, box, clickCell, expectInside, expectMatrixClose, runCli, copiedEmbed, narrowHost, type Matrix } from "./fixtures";
 
 /** Rotary positions, one key/value head for two query heads, a window of 3, decoding after 3
  * tokens and tiles of 2 keys. */
@@ -199,18 +199,9 @@ test.describe("on a phone", () => {
 });
 
 test("an embed of the decoding stage steps inside a narrow column", async ({ page, context }) => {
-  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  await page.goto(`./${RUNNING}&stage=decode`);
-  await page.getByTestId("place-share").click();
-  await page.getByTestId("copy-embed").click();
-  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
-  const code = await page.evaluate(() => navigator.clipboard.readText());
+  const code = await copiedEmbed(page, context, `./${RUNNING}&stage=decode`);
   expect(code).toContain("pf=3");
-  const host = await context.newPage();
-  await host.setViewportSize({ width: 420, height: 760 });
-  await host.setContent(`<!doctype html><html><body style="margin:0"><article style="max-width:400px;margin:0 auto;padding:0 10px">
-    <p style="height:200px">Before.</p>${code}<p style="height:1200px">After.</p></article></body></html>`);
-  const inner = host.frameLocator("iframe.attention-lens");
+  const { host, inner } = await narrowHost(context, code);
   await expect(inner.getByTestId("canvas-dec-y")).toHaveAttribute("data-drawn", "true");
   await expect(inner.getByTestId("decode-status")).toContainText("Step 1 of 3");
   await inner.getByTestId("decode-next").click();

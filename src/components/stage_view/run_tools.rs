@@ -3,10 +3,10 @@
 //! line that says where the view is and what it costs.
 
 use crate::attention::{Stage, Trace};
-use crate::components::context::{run_context, ui_context};
+use crate::components::context::run_context;
+use crate::components::player::Player;
 use crate::words::{decode_status, token_label};
 use leptos::prelude::*;
-use std::time::Duration;
 
 /// A menu of token positions, labelled by their tokens.
 fn token_options(tokens: &[String], range: std::ops::Range<usize>, selected: usize) -> AnyView {
@@ -30,7 +30,6 @@ pub(super) fn RunTools(
     let Some(run) = run_context() else {
         return ().into_any();
     };
-    let ui = ui_context();
     let seq_len = Memo::new(move |_| trace.with(|t| t.seq_len()));
     let tokens = Memo::new(move |_| trace.with(|t| t.tokens.clone()));
     let prefill = Memo::new(move |_| {
@@ -39,15 +38,8 @@ pub(super) fn RunTools(
     });
     let decoded = Memo::new(move |_| prefill.get().map(|p| run.decoded_row(p, seq_len.get())));
     let last = Memo::new(move |_| seq_len.get().saturating_sub(1));
-    let playing = RwSignal::new(false);
-    let timer = StoredValue::new(None::<IntervalHandle>);
-    let stop = move || {
-        if let Some(handle) = timer.get_value() {
-            handle.clear();
-        }
-        timer.set_value(None);
-        playing.set(false);
-    };
+    let player = Player::new();
+    let playing = player.playing;
     // A step is measured as an edit is: from the press to the heatmaps it redrew.
     let step_to = move |i: usize| {
         crate::components::perf::edit_started();
@@ -66,7 +58,7 @@ pub(super) fn RunTools(
     };
     let toggle_play = move |_| {
         if playing.get_untracked() {
-            stop();
+            player.stop();
             return;
         }
         let Some(p) = prefill.get_untracked() else {
@@ -75,26 +67,18 @@ pub(super) fn RunTools(
         if decoded.get_untracked() == Some(last.get_untracked()) {
             step_to(p);
         }
-        let period = if ui.reduced_motion { 3000 } else { 1500 };
-        let handle = set_interval_with_handle(
-            move || match decoded.get_untracked() {
-                Some(i) if i < last.get_untracked() => step_to(i + 1),
-                _ => stop(),
-            },
-            Duration::from_millis(period),
-        );
-        timer.set_value(handle.ok());
-        playing.set(true);
+        player.play((1500, 3000), move || match decoded.get_untracked() {
+            Some(i) if i < last.get_untracked() => {
+                step_to(i + 1);
+                true
+            }
+            _ => false,
+        });
     };
-    on_cleanup(move || {
-        if let Some(handle) = timer.get_value() {
-            handle.clear();
-        }
-    });
     // Leaving the stage stops the play.
     Effect::new(move |_| {
         if stage.get() != Stage::Decode && playing.get_untracked() {
-            stop();
+            player.stop();
         }
     });
 

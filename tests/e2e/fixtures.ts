@@ -398,3 +398,31 @@ export async function narrowHost(context: BrowserContext, code: string): Promise
     <p style="height:200px">Before.</p>${code}<p style="height:1200px">After.</p></article></body></html>`);
   return { host, inner: host.frameLocator("iframe.attention-lens") };
 }
+
+/**
+ * Steps presenter mode with PageDown from where it is until the step `last` (at most `max`
+ * steps), checking at each that nothing scrolls and every heatmap is on the screen; the steps
+ * passed, by their `data-step`.
+ */
+export async function presentOnScreen(
+  page: Page,
+  viewport: { width: number; height: number },
+  last: string,
+  max: number,
+): Promise<string[]> {
+  const bar = page.getByTestId("presenter-bar");
+  const steps: string[] = [];
+  for (let i = 0; i < max; i++) {
+    const step = (await bar.getAttribute("data-step"))!;
+    steps.push(step);
+    const scroll = await page.evaluate(() => document.scrollingElement!.scrollHeight - window.innerHeight);
+    expect(scroll, `${step}: the page scrolls`).toBeLessThanOrEqual(1);
+    for (const canvas of await page.locator(".stage canvas").all()) {
+      expectInside(await box(canvas), viewport, `${step}: a heatmap`);
+    }
+    if (step === last) break;
+    await page.keyboard.press("PageDown");
+    await expect(bar).not.toHaveAttribute("data-step", step);
+  }
+  return steps;
+}

@@ -2,7 +2,7 @@
 // window and the Llama-style block, at the places of the layout rule, against the CLI.
 import type { Page } from "@playwright/test";
 import path from "node:path";
-import { test, expect, box, clickCell, expectInside, expectMatrixClose, runCli, copiedEmbed, narrowHost, type Matrix } from "./fixtures";
+import { test, expect, box, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
 
 /** A link with rotary positions, one key/value head for two query heads and a window of 3. */
 const MODERN = "#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&s=the%20cat%20sat%20on%20the%20mat";
@@ -131,20 +131,7 @@ for (const viewport of [
   test(`presenter mode at ${viewport.width}×${viewport.height} steps through the rotary stage per head, each step on the screen`, async ({ app, page }) => {
     await page.setViewportSize(viewport);
     await app.goto(`./?present=1${MODERN}`);
-    const bar = page.getByTestId("presenter-bar");
-    const steps: string[] = [];
-    for (let i = 0; i < 40; i++) {
-      const step = (await bar.getAttribute("data-step"))!;
-      steps.push(step);
-      const scroll = await page.evaluate(() => document.scrollingElement!.scrollHeight - window.innerHeight);
-      expect(scroll, `${step}: the page scrolls`).toBeLessThanOrEqual(1);
-      for (const canvas of await page.locator(".stage canvas").all()) {
-        expectInside(await box(canvas), viewport, `${step}: a heatmap`);
-      }
-      if (step === "output-0") break;
-      await page.keyboard.press("PageDown");
-      await expect(bar).not.toHaveAttribute("data-step", step);
-    }
+    const steps = await presentOnScreen(page, viewport, "output-0", 40);
     expect(steps).toContain("rotary-0");
     expect(steps).toContain("rotary-1");
     expect(steps.indexOf("rotary-0")).toBe(steps.indexOf("split-1") + 1);

@@ -1,7 +1,7 @@
 // Running attention another way, in the browser: decoding token by token from a KV cache and
 // FlashAttention's tiles, against the CLI's `--prefill` and `--tile`, at the places of the
 // layout rule.
-import { test, expect, box, clickCell, expectInside, expectMatrixClose, runCli, copiedEmbed, narrowHost, type Matrix } from "./fixtures";
+import { test, expect, box, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
 
 /** Rotary positions, one key/value head for two query heads, a window of 3, decoding after 3
  * tokens and tiles of 2 keys. */
@@ -158,20 +158,7 @@ for (const viewport of [
   test(`presenter mode at ${viewport.width}×${viewport.height} shows the tiles and each decoding head on the screen`, async ({ app, page }) => {
     await page.setViewportSize(viewport);
     await app.goto(`./?present=1${RUNNING}&stage=tiles`);
-    const bar = page.getByTestId("presenter-bar");
-    const steps: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      const step = (await bar.getAttribute("data-step"))!;
-      steps.push(step);
-      const scroll = await page.evaluate(() => document.scrollingElement!.scrollHeight - window.innerHeight);
-      expect(scroll, `${step}: the page scrolls`).toBeLessThanOrEqual(1);
-      for (const canvas of await page.locator(".stage canvas").all()) {
-        expectInside(await box(canvas), viewport, `${step}: a heatmap`);
-      }
-      if (step === "decode-1") break;
-      await page.keyboard.press("PageDown");
-      await expect(bar).not.toHaveAttribute("data-step", step);
-    }
+    const steps = await presentOnScreen(page, viewport, "decode-1", 12);
     expect(steps).toEqual(expect.arrayContaining(["tiles-0", "tiles-1", "decode-0", "decode-1"]));
     // The step's own controls work while presenting.
     await page.getByTestId("decode-next").click();

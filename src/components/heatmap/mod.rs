@@ -50,6 +50,29 @@ pub struct PanelData {
 }
 
 impl PanelData {
+    /// Numbers of any sign, coloured around 0 on their own scale, with two decimals.
+    pub fn signed(
+        name: String,
+        title: String,
+        values: Signal<Matrix>,
+        (rows, cols): (Signal<Vec<String>>, Signal<Vec<String>>),
+        axes: (&'static str, &'static str),
+    ) -> Self {
+        Self {
+            name,
+            title,
+            values,
+            rows,
+            cols,
+            axes,
+            palette: Palette::Diverging,
+            range: None,
+            col_groups: 1,
+            row_sums: false,
+            decimals: 2,
+        }
+    }
+
     /// Attention weights: probabilities, queries by keys, each row's sum beside it.
     pub fn attention_weights(
         name: String,

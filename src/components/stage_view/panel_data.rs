@@ -389,19 +389,13 @@ impl Panels {
                 )
             }
         };
-        PanelData {
-            name: panel_name(matrix),
+        PanelData::signed(
+            panel_name(matrix),
             title,
-            values: self.values(matrix),
-            rows,
-            cols,
+            self.values(matrix),
+            (rows, cols),
             axes,
-            palette: Palette::Diverging,
-            range: None,
-            col_groups: 1,
-            row_sums: false,
-            decimals: 2,
-        }
+        )
     }
 }
 

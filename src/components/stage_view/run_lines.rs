@@ -28,19 +28,7 @@ fn panel(
     cols: Signal<Vec<String>>,
     axes: (&'static str, &'static str),
 ) -> PanelData {
-    PanelData {
-        name,
-        title,
-        values,
-        rows,
-        cols,
-        axes,
-        palette: Palette::Diverging,
-        range: None,
-        col_groups: 1,
-        row_sums: false,
-        decimals: 2,
-    }
+    PanelData::signed(name, title, values, (rows, cols), axes)
 }
 
 /// A line saying why there is nothing to draw.

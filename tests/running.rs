@@ -129,6 +129,24 @@ fn the_status_and_the_note_count_what_the_core_counts() {
     assert!(note.contains("its largest score "), "{note}");
     assert!(note.contains("over the keys it can see"), "{note}");
     assert!(!note.contains(" to to "), "{note}");
+    // A decoder that restarts its positions turns the new key by 0 too: the token's score with
+    // itself is unchanged, the cached keys' are not.
+    let mistake = note
+        .lines()
+        .find(|l| l.starts_with("Turning the new token's query and key"))
+        .unwrap();
+    let (wrong, right) = mistake.split_once(" instead of ").unwrap();
+    let self_score = |list: &str| {
+        list.split("“the (5)” ")
+            .nth(1)
+            .unwrap()
+            .split([',', ' ', ':'])
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(self_score(wrong), self_score(right), "{mistake}");
+
     assert!(!note.contains("√seq_len"), "{note}");
 }
 

@@ -16,11 +16,13 @@ pub const TILES_NAME: &str = "FlashAttention's tiled softmax";
 
 /// What decoding from a KV cache is and why, true for every setting.
 pub const DECODE_EXPLANATION: &str = "A model that writes text produces one token at a time. The first P tokens (the prompt) go through attention together: the prefill. Then each new token goes through alone, and its query meets the keys and values of every token so far.\n\n\
-    Under the causal mask no token reads a later one, so those keys and values never change: a decoder keeps them in a cache, one row more per step, instead of computing them again. A past query is never read again, so queries are not kept. The cache changes the cost, not the numbers: each step's output row is the whole sentence's.";
+    A token's key and value come from its own row (and position) only, so they never change; under the causal mask no token reads a later one, so earlier tokens' outputs (in a deeper model, every layer's keys and values) stay the same too.\n\n\
+    A decoder keeps the keys and values in a cache, one row more per step, instead of computing them again. A past query is never read again, so queries are not kept. The cache changes the cost, not the numbers: each step's output row is the whole sentence's, to rounding.";
 
 /// What the tiled softmax is and why, true for every setting.
-pub const TILES_EXPLANATION: &str = "FlashAttention (Dao et al., 2022) computes a row of softmax(…)·V without ever holding the whole row of weights. It reads the keys in blocks and keeps three things: m, the largest softmax input so far; ℓ, the sum of e^(x − m) over the keys so far; and o, those exponentials times their value rows, summed. A block that brings a larger maximum m′ first multiplies what came before by e^(m − m′); a block whose keys are all hidden adds nothing.\n\n\
-    After the last block, o ÷ ℓ is exactly the weighted sum's row: the same sum taken in another order, not an approximation. It saves memory: between blocks a query keeps d_k + 2 numbers, not a weight for every key, and on a GPU the seq_len × seq_len weights are never written to the slower main memory.";
+pub const TILES_EXPLANATION: &str = "FlashAttention (Dao et al., 2022; the form here, with o divided by ℓ once at the end, is FlashAttention-2's, Dao 2023) computes a row of softmax(…)·V without ever holding the whole row of weights. It reads the keys in blocks and keeps three things: m, the largest softmax input so far; ℓ, the sum of e^(x − m) over the keys so far; and o, those exponentials times their value rows, summed.\n\n\
+    A block that brings a larger maximum m′ first multiplies what came before by e^(m − m′); a block whose keys are all hidden adds nothing.\n\n\
+    After the last block, o ÷ ℓ is the weighted sum's row: equal in exact arithmetic (each exponential is taken from a running maximum and rescaled, and the factors cancel), and in floating point to rounding. It is not an approximation. It saves memory and memory traffic: between blocks a query keeps d_k + 2 numbers, not a weight for every key, and on a GPU the seq_len × seq_len weights are never written to the slower main memory.";
 
 /// The query's symbol in the decoding formula: `q̃` with rotary positions.
 fn q_symbol(w: Wiring) -> &'static str {
@@ -61,8 +63,9 @@ pub fn decode_formula(c: &Config, w: Wiring) -> String {
         (format!("{x}[i]·W_q"), format!("{x}[i]·W_k"))
     };
     format!(
-        "{q} = {turn_q};  {k} ← [{k}; {turn_k}],  V ← [V; {x}[i]·W_v];  aₕ = softmax({q}ₕ·{k}_gᵀ{});  y = [a₁·V_g | …]·W_o",
-        divided(c, w)
+        "{q} = {turn_q};  {k} ← [{k}; {turn_k}],  V ← [V; {x}[i]·W_v];  aₕ = softmax({q}ₕ·{k}_g(h)ᵀ{}{});  y = [a₁·V_g(1) | … | a_H·V_g(H)]·W_o",
+        divided(c, w),
+        if c.window.is_some() { " + window mask" } else { "" }
     )
 }
 
@@ -113,7 +116,7 @@ pub fn decode_formula_mathml(c: &Config, w: Wiring) -> String {
     };
     let sep = EQUATION_SEPARATOR;
     let product = format!(
-        "{}<msubsup><mi>{k}</mi><mi>g</mi><mi>T</mi></msubsup>",
+        "{}<msubsup><mi>{k}</mi><mrow><mi>g</mi><mo>(</mo><mi>h</mi><mo>)</mo></mrow><mi>T</mi></msubsup>",
         msub(q, "h")
     );
     [
@@ -127,14 +130,19 @@ pub fn decode_formula_mathml(c: &Config, w: Wiring) -> String {
             msub("W", "v")
         ),
         format!(
-            "{}<mo>=</mo><mi>softmax</mi><mo>(</mo>{}<mo>)</mo>",
+            "{}<mo>=</mo><mi>softmax</mi><mo>(</mo>{}{}<mo>)</mo>",
             msub("a", "h"),
-            divided_mathml(&product, c, w)
+            divided_mathml(&product, c, w),
+            if c.window.is_some() {
+                "<mo>+</mo><mtext>window mask</mtext>"
+            } else {
+                ""
+            }
         ),
         format!(
             "<mi>y</mi><mo>=</mo><mo>[</mo>{}{}<mo>|</mo><mo>…</mo><mo>]</mo>{}",
             msub("a", "1"),
-            msub("V", "g"),
+            "<msub><mi>V</mi><mrow><mi>g</mi><mo>(</mo><mn>1</mn><mo>)</mo></mrow></msub>",
             msub("W", "o")
         ),
     ]
@@ -204,6 +212,16 @@ pub fn tiles_shapes(outline: &Outline, block: Option<usize>) -> String {
 /// `“word”` for token `i`, labelled as the heatmaps label it.
 fn quoted_token(tokens: &[String], i: usize) -> String {
     format!("“{}”", token_label(tokens, i).unwrap_or_default())
+}
+
+/// A number with two decimals, in brackets when it is negative, to follow an operator.
+fn bracketed(v: f64) -> String {
+    let text = format_value(v, 2);
+    if text.starts_with('−') {
+        format!("({text})")
+    } else {
+        text
+    }
 }
 
 /// `a`, `a and b`, `a, b and c`.
@@ -284,10 +302,11 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
     ));
     let kv = c.kv_width();
     out.push(format!(
-        "Counted with the cache: the new token's query ({d}·{d} = {}), its key and value (2·{d}·{kv} = {}), each head's scores and weighted sum over the keys it can see (2·{dk} a key), and the output projection ({}). Recomputing the {i} earlier tokens' keys and values as well would add 2·{i}·{d}·{kv} = {}, for {} in all: the gap grows with every token.",
+        "Counted with the cache: the new token's query ({d}·{d} = {}), its key and value (2·{d}·{kv} = {}), each head's scores and weighted sum over the keys it can see (2·{dk} a key), and the output projection ({}). Recomputing the {i} earlier {} keys and values as well would add 2·{i}·{d}·{kv} = {}, for {} in all: the gap grows with every token. These count this one layer; in a deeper model, recomputing a layer's keys needs the earlier tokens' pass through every layer below, so the gap is larger still.",
         count(d * d),
         count(2 * d * kv),
         count(d * d),
+        if i == 1 { "token's" } else { "tokens'" },
         count(2 * i * d * kv),
         count(step.macs.recomputed)
     ));
@@ -304,8 +323,13 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
             past_queries(i * d)
         ));
     } else {
+        let sharing = if n > 1 {
+            " Sharing key/value heads between query heads (grouped-query attention) would make it smaller."
+        } else {
+            ""
+        };
         out.push(format!(
-            "The cache holds 2·{}·{n}·{dk} = {} numbers: a key and a value row of {dk} for each token and head. Sharing key/value heads between query heads (grouped-query attention) would make it smaller. {}",
+            "The cache holds 2·{}·{n}·{dk} = {} numbers: a key and a value row of {dk} for each token and head.{sharing} {}",
             i + 1,
             count(cache),
             past_queries(i * d)
@@ -313,7 +337,8 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
     }
     if let Some(window) = c.window {
         out.push(format!(
-            "With the window W = {window}, the query reads only the last {window} keys: the counts above count only their scores and sums. The cache here keeps every row; a decoder may keep only the last {window} (a rolling cache, as in Mistral)."
+            "With the window W = {window}, the query reads at most the last {window} keys (itself and up to {} before it): the counts above count only their scores and sums. The cache here keeps every row; a decoder may keep only the last {window} (a rolling cache, as in Mistral).",
+            window - 1
         ));
     }
     if c.rope.is_some() {
@@ -344,8 +369,11 @@ fn wrong_position_note(trace: &Trace, step: &DecodeStep) -> String {
     let Some(cache) = step.k_cache.get(trace.config.kv_head(0)) else {
         return String::new();
     };
-    // Turned by position 0 is not turned at all.
-    let unturned = head.q.rows(i, 1) * cache.transpose();
+    // Turned by position 0 is not turned at all: the new query and the new key alike, while the
+    // cached keys keep the turns of their own positions.
+    let q0 = head.q.rows(i, 1);
+    let mut unturned = q0 * cache.transpose();
+    unturned[(0, i)] = q0.dot(&head.k.rows(i, 1));
     let right = &step.heads[0].scores;
     let mask = trace.config.mask();
     let seen: Vec<usize> = (0..=i).filter(|&j| !mask.hides(i, j)).collect();
@@ -383,7 +411,7 @@ fn wrong_position_note(trace: &Trace, step: &DecodeStep) -> String {
         "keys it can see"
     };
     format!(
-        "Turning the new token's query as if it stood at position 0, as a decoder that forgets to count the cached tokens does, gives head 1 the raw scores {} over the {keys}, instead of {}: its largest score {moves}.",
+        "Turning the new token's query and key as if it stood at position 0, as a decoder that forgets to count the cached tokens does, while the cached keys keep their turns, gives head 1 the raw scores {} over the {keys}, instead of {}: its largest score {moves}.",
         show(&unturned),
         show(right),
     )
@@ -408,8 +436,11 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
         format!("to rounding (largest difference {})", scientific(largest))
     };
     let mut out = vec![format!(
-        "After the last of {} blocks, o ÷ ℓ = ({}) is {token}'s row of C{} from the weighted sum, {same}.",
-        tiles.len(),
+        "After the last of {}, o ÷ ℓ = ({}) is {token}'s row of C{} from the weighted sum, {same}.",
+        match tiles.len() {
+            1 => "1 block".to_string(),
+            k => format!("{k} blocks"),
+        },
         out_row
             .iter()
             .map(|v| format_value(*v, 2))
@@ -443,8 +474,8 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
                 b + 1,
                 format_value(previous, 2),
                 format_value(t.m, 2),
-                format_value(previous, 2),
-                format_value(t.m, 2),
+                bracketed(previous),
+                bracketed(t.m),
                 format_value(crate::attention::rescale(previous, t.m), 3)
             ));
         }
@@ -453,10 +484,14 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
     if !moves.is_empty() {
         out.push(format!("Rescaling: {}.", moves.join("; ")));
     } else if let Some(b) = first_seen.filter(|b| b + 1 < tiles.len()) {
-        out.push(format!(
-            "No later block raises the maximum here, so nothing is rescaled: the m of block {}, the first with a key the mask lets through, is the row's.",
-            b + 1
-        ));
+        out.push(if b == 0 {
+            "No later block raises the maximum here, so nothing is rescaled: block 1's m is the row's.".to_string()
+        } else {
+            format!(
+                "No later block raises the maximum here, so nothing is rescaled: the m of block {}, the first with a key the mask lets through, is the row's.",
+                b + 1
+            )
+        });
     }
     if !hidden.is_empty() {
         out.push(format!(
@@ -468,7 +503,8 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
     let n = head.masked.ncols();
     let dk = trace.config.head_dim();
     out.push(format!(
-        "Between blocks the tiles keep {} numbers (m, ℓ and o), where the whole softmax holds {n} weights for this row.",
+        "The tiles keep {} numbers (m, ℓ and o) for this query, where the whole softmax holds {n} weights: a saving once a row has more than d_k + 2 = {} keys, and blocks of fewer keys than the row.",
+        dk + 2,
         dk + 2
     ));
     out
@@ -667,7 +703,7 @@ pub fn explain_tile(
             "e^(m − m′)",
             "e^(m − m′), m before the block and m′ after it".to_string(),
             if m0 == f64::NEG_INFINITY {
-                "0: no key was seen before, m = −∞".to_string()
+                "0: no key was seen before (m = −∞), so the factor is taken as 0".to_string()
             } else {
                 format!("e^({} − {}) ≈ {}", f(m0), f(tile.m), format_value(keep, 3))
             },
@@ -695,7 +731,7 @@ pub fn explain_tile(
                 "{} ÷ {} ≈ {}",
                 f(*tile.o.get(c)?),
                 format_value(tile.l, 3),
-                f(*tile.output().get(c)?)
+                format_value(*tile.output().get(c)?, 2)
             ),
             *tile.output().get(c)?,
         ),
@@ -729,12 +765,19 @@ pub fn explain_tile(
         }
         _ => String::new(),
     };
-    let note = if first {
+    let note = if matches!(cell, TileCell::Result(_)) {
+        "o and ℓ carry the same factor e^(−m), which cancels in o ÷ ℓ.".to_string()
+    } else if first {
         "Before the first block nothing is kept: m = −∞, ℓ = 0, o = 0.".to_string()
+    } else if m0 == f64::NEG_INFINITY {
+        format!(
+            "Block {b} kept nothing (its keys were all hidden), so only this block's keys count."
+        )
+    } else if keep == 1.0 {
+        format!("The maximum did not move, so what block {b} left is kept as it was (e^0 = 1).")
     } else {
         format!(
-            "What block {} left is multiplied by e^(m − m′), so that every exponential is measured from the new maximum.",
-            b
+            "What block {b} left is multiplied by e^(m − m′), so that every exponential is measured from the new maximum."
         )
     };
     Some(Explanation {
@@ -763,7 +806,7 @@ pub fn explain_tile(
 /// pass's cell it equals.
 pub fn run_cell_note(decoding: bool, temperature: f64) -> &'static str {
     match (decoding, temperature != 1.0) {
-        (true, _) => "The decoding step computes this number alone, from the cache, and gets the whole sentence's number: this is how it is computed.",
+        (true, _) => "The decoding step computes this number alone, from the cache's rows, and gets the same number; the working below is the whole sentence's, whose later keys get weight 0.",
         (false, true) => "The tiles read this number divided by the temperature T.",
         (false, false) => "The tiles compute the same numbers in blocks.",
     }

@@ -74,7 +74,7 @@ pub use parameter::{key_input, query_input, Parameter};
 pub use rng::SplitMix64;
 pub use rope::{Pairing, Rope, ROPE_THETA};
 pub use stage::{Order, Stage};
-pub use tiles::{head_tiles, rescale, tiled_row, Tile};
+pub use tiles::{head_tiles, rescale, row_tiles, tiled_row, Tile};
 pub use tokens::{tokenize, MAX_TOKENS, MAX_TOKEN_CHARS};
 pub use training::{check_goal, check_goal_fits, Training, DEFAULT_LEARNING_RATE};
 pub use weights::{Init, WeightName, Weights};

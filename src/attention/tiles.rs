@@ -107,11 +107,16 @@ pub fn tiled_row(inputs: &[f64], v: &DMatrix<f64>, block: usize) -> Vec<Tile> {
 /// (the masked scores divided by the temperature) and the head's values.
 pub fn head_tiles(head: &HeadTrace, temperature: f64, block: usize) -> Vec<Vec<Tile>> {
     (0..head.masked.nrows())
-        .map(|i| {
-            let inputs: Vec<f64> = head.masked.row(i).iter().map(|z| z / temperature).collect();
-            tiled_row(&inputs, &head.v, block)
-        })
+        .filter_map(|i| row_tiles(head, temperature, block, i))
         .collect()
+}
+
+/// Query row `i` of a head, tiled as [`head_tiles`] tiles every row; `None` past the last row.
+pub fn row_tiles(head: &HeadTrace, temperature: f64, block: usize, i: usize) -> Option<Vec<Tile>> {
+    (i < head.masked.nrows()).then(|| {
+        let inputs: Vec<f64> = head.masked.row(i).iter().map(|z| z / temperature).collect();
+        tiled_row(&inputs, &head.v, block)
+    })
 }
 
 #[cfg(test)]

@@ -639,10 +639,9 @@ pub fn explain_tile(
     cell: TileCell,
 ) -> Option<super::Explanation> {
     use super::explain::Explanation;
-    use crate::attention::{head_tiles, rescale, HeadMatrix, MatrixId};
+    use crate::attention::{rescale, row_tiles, HeadMatrix, MatrixId};
     let head = trace.heads.get(h)?;
-    let tiles = head_tiles(head, trace.config.temperature, block);
-    let row_tiles = tiles.get(row)?;
+    let row_tiles = &row_tiles(head, trace.config.temperature, block, row)?;
     // o ÷ ℓ reads the last block's state.
     let b = if matches!(cell, TileCell::Result(_)) {
         row_tiles.len().checked_sub(1)?

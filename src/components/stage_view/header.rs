@@ -202,8 +202,9 @@ fn run_note(stage: Stage, trace: Memo<Trace>, head: usize) -> Option<String> {
         let n = trace.with(|t| t.heads.len());
         let h = head.min(n.saturating_sub(1));
         trace.with(|t| {
-            let tiles = crate::attention::head_tiles(t.heads.get(h)?, t.config.temperature, block);
-            Some(tiles_note(t, h, row, block, tiles.get(row)?))
+            let tiles =
+                crate::attention::row_tiles(t.heads.get(h)?, t.config.temperature, block, row)?;
+            Some(tiles_note(t, h, row, block, &tiles))
         })?
     };
     Some(paragraphs.join("\n\n"))

@@ -5,7 +5,7 @@
 
 use super::line::{op, Item, Line};
 use super::panel_data::Panels;
-use crate::attention::{head_tiles, kv_head_of, DecodeStep, HeadMatrix, Matrix, Trace};
+use crate::attention::{kv_head_of, row_tiles, DecodeStep, HeadMatrix, Matrix, Trace};
 use crate::components::context::{run_context, RunContext};
 use crate::components::heatmap::PanelData;
 use crate::plot::Palette;
@@ -245,8 +245,7 @@ struct Tiled {
 
 fn tiled(t: &Trace, h: usize, row: usize, block: usize) -> Option<Tiled> {
     let head = t.heads.get(h)?;
-    let tiles = head_tiles(head, t.config.temperature, block);
-    let row_tiles = tiles.get(row)?;
+    let row_tiles = &row_tiles(head, t.config.temperature, block, row)?;
     let n = head.masked.ncols();
     let d_k = head.v.ncols();
     let state = Matrix::from_fn(row_tiles.len(), 3, |b, c| {

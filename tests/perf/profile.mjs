@@ -1,14 +1,16 @@
 // Where an edit's time goes: a CPU profile of N weight edits in a served release build, summed
 // by function (self time), beside the main thread's busy time by trace event.
 //
-//   node tests/perf/profile.mjs URL [--edits N] [--largest]
+//   node tests/perf/profile.mjs URL [--edits N] [--largest] [--decode]
 //
 // URL serves a release build (tests/e2e/serve-dist.mjs). For function names in the profile,
 // serve a build whose .wasm still has its names: copy target/wasm-bindgen/release/
 // attention-lens_bg.wasm (what wasm-bindgen writes before wasm-opt) over the dist's .wasm file.
 // The edits are the benchmark's (tests/perf/measure.mjs): Alt+ArrowUp and Alt+ArrowDown on
 // W_q's first cell, on the Scores stage; --largest uses 32 tokens, d_model 16 and 8 heads with
-// every head's scores on show. One run is one sample: repeat it on an idle machine.
+// every head's scores on show. --decode presses Next and Previous token on the decoding stage of
+// the Llama-style preset at that size instead, as the benchmark does. One run is one sample:
+// repeat it on an idle machine.
 
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -23,8 +25,9 @@ const url = args.find((a) => !a.startsWith("--"));
 const editsAt = args.indexOf("--edits");
 const edits = editsAt >= 0 ? Number(args[editsAt + 1]) : 40;
 const largest = args.includes("--largest");
+const decode = args.includes("--decode");
 if (!url || !Number.isInteger(edits) || edits < 1) {
-  console.error("usage: node tests/perf/profile.mjs URL [--edits N] [--largest]");
+  console.error("usage: node tests/perf/profile.mjs URL [--edits N] [--largest] [--decode]");
   process.exit(2);
 }
 
@@ -36,9 +39,16 @@ try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${url}#v=1`);
   await page.waitForFunction(() => performance.getEntriesByName("al-first-heatmap").length > 0);
-  await prepare(page, largest ? "largest" : "default");
+  await prepare(page, decode ? "largest-llama" : largest ? "largest" : "default");
+  if (decode) {
+    await page.getByTestId("decode").check();
+    await page.getByTestId("stage-decode").click();
+    await page.getByTestId("decode-prefill").selectOption("1");
+    await page.getByTestId("canvas-dec-y").waitFor();
+  }
   const nudge = async (i) => {
-    await page.keyboard.press(i % 2 === 0 ? "Alt+ArrowUp" : "Alt+ArrowDown");
+    if (decode) await page.getByTestId(i % 2 === 0 ? "decode-next" : "decode-prev").click();
+    else await page.keyboard.press(i % 2 === 0 ? "Alt+ArrowUp" : "Alt+ArrowDown");
     await page.waitForFunction((n) => performance.getEntriesByName("al-edit").length >= n, i + 1);
   };
   for (let i = 0; i < 5; i++) await nudge(i);
@@ -79,7 +89,7 @@ try {
     }
   });
   const sorted = [...measured].sort((a, b) => a - b);
-  console.log(`${edits} edits${largest ? " (largest)" : ""}: al-edit median ${sorted[sorted.length >> 1].toFixed(2)} ms`);
+  console.log(`${edits} ${decode ? "decoding steps" : "edits"}${largest ? " (largest)" : ""}: al-edit median ${sorted[sorted.length >> 1].toFixed(2)} ms`);
   const total = [...self.entries()].filter(([n]) => n !== "(idle)" && n !== "(program)")
     .reduce((s, [, v]) => s + v, 0);
   console.log(`sampled JS and wasm time per edit: ${(total / edits).toFixed(2)} ms; by function, per edit:`);

@@ -18,22 +18,15 @@ use {
 ///
 /// When the canvas already shows the same frame (its labels, caption and layout, at the same
 /// ratio), only the body is drawn again: an edit that changes numbers leaves the labels alone.
+///
+/// Painting is in two steps: `size` gives the canvas its size, in pixels and in the page, and
+/// `paint` draws on it. The first font set on a canvas in the page makes the browser lay the page
+/// out; sizing every canvas of a batch before drawing on any makes that one layout the frame's.
 #[cfg(target_arch = "wasm32")]
-pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
+pub fn size(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) -> Sized {
     let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
     let layout = map.layout();
-    let frame = format!("{:x}", map.frame(&layout, ratio));
-    let part = if canvas.get_attribute("data-frame").as_deref() == Some(frame.as_str()) {
-        Part::Body
-    } else {
-        Part::Whole
-    };
-    if draw_on(canvas, map, &layout, ratio, part).is_none() {
-        // Whatever the canvas shows now, its frame is not known to be whole.
-        let _ = canvas.remove_attribute("data-frame");
-        return;
-    }
-    set_attribute_if_changed(canvas, "data-frame", &frame);
+    set_pixel_size(canvas, &layout, ratio);
     let style = web_sys::HtmlElement::style(canvas);
     // Only real changes touch the style, so painting never invalidates the page's layout.
     for (property, value) in [
@@ -48,6 +41,33 @@ pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) {
         }
     }
     set_attribute_if_changed(canvas, "data-width", &layout.width.to_string());
+    Sized { layout, ratio }
+}
+
+/// A canvas's layout and pixel ratio, its size already set by `size`. Natively nothing draws.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(target_arch = "wasm32"), expect(dead_code))]
+pub struct Sized {
+    layout: Layout,
+    ratio: f64,
+}
+
+/// Draws `map` on `canvas`, which `size` has sized for it: see `size`.
+#[cfg(target_arch = "wasm32")]
+pub fn paint(canvas: &HtmlCanvasElement, map: &Heatmap, sized: Sized) {
+    let Sized { layout, ratio } = sized;
+    let frame = format!("{:x}", map.frame(&layout, ratio));
+    let part = if canvas.get_attribute("data-frame").as_deref() == Some(frame.as_str()) {
+        Part::Body
+    } else {
+        Part::Whole
+    };
+    if draw_on(canvas, map, &layout, ratio, part).is_none() {
+        // Whatever the canvas shows now, its frame is not known to be whole.
+        let _ = canvas.remove_attribute("data-frame");
+        return;
+    }
+    set_attribute_if_changed(canvas, "data-frame", &frame);
     set_attribute_if_changed(canvas, "data-drawn", "true");
 }
 
@@ -59,9 +79,18 @@ pub fn set_attribute_if_changed(element: &web_sys::Element, name: &str, value: &
     }
 }
 
+/// Natively there is no canvas to size.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn size(_canvas: &HtmlCanvasElement, map: &Heatmap, zoom: f64) -> Sized {
+    Sized {
+        layout: map.layout(),
+        ratio: zoom,
+    }
+}
+
 /// Natively there is no canvas to paint.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn paint(_canvas: &HtmlCanvasElement, _map: &Heatmap, _zoom: f64) {}
+pub fn paint(_canvas: &HtmlCanvasElement, _map: &Heatmap, _sized: Sized) {}
 
 /// Draws `part` of a heatmap on `canvas`, whose pixel size becomes `layout`'s (the map's own)
 /// times `ratio`, with every length multiplied by `ratio`; `None` when the canvas could not be
@@ -75,11 +104,7 @@ pub fn draw_on(
     part: Part,
 ) -> Option<()> {
     use plotters::prelude::IntoDrawingArea;
-    set_size(
-        canvas,
-        (f64::from(layout.width) * ratio).round() as u32,
-        (f64::from(layout.height) * ratio).round() as u32,
-    );
+    set_pixel_size(canvas, layout, ratio);
     // The backend takes its size from the canvas's width and height, set just above.
     let context = context_2d(canvas)?;
     let area =
@@ -92,6 +117,16 @@ pub fn draw_on(
         part,
     )
     .ok()
+}
+
+/// Gives `canvas` the pixel size of `layout` at `ratio`.
+#[cfg(target_arch = "wasm32")]
+fn set_pixel_size(canvas: &HtmlCanvasElement, layout: &Layout, ratio: f64) {
+    set_size(
+        canvas,
+        (f64::from(layout.width) * ratio).round() as u32,
+        (f64::from(layout.height) * ratio).round() as u32,
+    );
 }
 
 /// Natively there is no canvas to draw on.
@@ -137,6 +172,10 @@ fn set_size(canvas: &HtmlCanvasElement, width: u32, height: u32) {
     }
 }
 
+/// Grids with fewer cells are painted a rectangle per cell: putting an image costs more.
+#[cfg(target_arch = "wasm32")]
+const FEW_CELLS: u32 = 128;
+
 /// Paints the cell colours of `grid` as one image, one pixel per cell, scaled up without
 /// smoothing: a handful of canvas calls instead of one rectangle per cell. The plot code draws
 /// everything on top of the colours (values, hatching, grid lines, highlights) through
@@ -147,6 +186,9 @@ fn fill_cells(context: &CanvasRenderingContext2d, grid: &CellGrid) -> bool {
         static PIXELS: RefCell<Option<HtmlCanvasElement>> = const { RefCell::new(None) };
     }
     let (cols, rows) = (grid.cols as u32, grid.rows as u32);
+    if cols * rows < FEW_CELLS {
+        return false;
+    }
     let rgba: Vec<u8> = grid
         .colors
         .iter()

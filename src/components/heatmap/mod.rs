@@ -143,6 +143,38 @@ fn with_heatmap<R>(
     }
 }
 
+/// What a heatmap waiting to be painted shows, owned by its paint.
+struct Painting {
+    values: Matrix,
+    row_labels: Vec<String>,
+    col_labels: Vec<String>,
+    axes: (&'static str, &'static str),
+    palette: Palette,
+    range: f64,
+    col_groups: usize,
+    decimals: usize,
+    highlight: Highlight,
+    theme: Theme,
+}
+
+impl Painting {
+    fn map(&self) -> Heatmap<'_> {
+        Heatmap {
+            values: &self.values,
+            row_labels: &self.row_labels,
+            col_labels: &self.col_labels,
+            row_axis: self.axes.0,
+            col_axis: self.axes.1,
+            palette: self.palette,
+            range: self.range,
+            col_groups: self.col_groups,
+            decimals: self.decimals,
+            highlight: self.highlight.clone(),
+            theme: self.theme,
+        }
+    }
+}
+
 /// A heatmap with its accessible table.
 #[component]
 pub fn HeatmapView(
@@ -248,21 +280,21 @@ pub fn HeatmapView(
         );
         let (values, row_labels, col_labels, range, highlight) = painting;
         let target = canvas.clone();
+        let painting = Painting {
+            values,
+            row_labels,
+            col_labels,
+            axes,
+            palette,
+            range,
+            col_groups,
+            decimals,
+            highlight,
+            theme,
+        };
         queue::paint_soon(canvas, move || {
-            let map = Heatmap {
-                values: &values,
-                row_labels: &row_labels,
-                col_labels: &col_labels,
-                row_axis: axes.0,
-                col_axis: axes.1,
-                palette,
-                range,
-                col_groups,
-                decimals,
-                highlight,
-                theme,
-            };
-            draw::paint(&target, &map, zoom);
+            let sized = draw::size(&target, &painting.map(), zoom);
+            Box::new(move || draw::paint(&target, &painting.map(), sized))
         });
     });
 

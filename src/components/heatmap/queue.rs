@@ -14,21 +14,25 @@ thread_local! {
 }
 
 /// Paints `canvas` with `job` once the effects of the current change have all run; a newer job
-/// for the same canvas replaces an older one.
+/// for the same canvas replaces an older one. The job sizes its canvas and returns the drawing.
 ///
 /// Setting a font or drawing text on a canvas in the page makes the browser bring the page's
-/// styles up to date first. Painting every canvas in one batch, after the other effects have
-/// changed the page, pays for that once per change instead of once per canvas.
+/// styles up to date first, and resizing a canvas changes its style. Painting every canvas in one
+/// batch, after the other effects have changed the page, and resizing every canvas of the batch
+/// before drawing any, pays for that once per change instead of once per canvas.
 #[cfg(target_arch = "wasm32")]
-pub fn paint_soon(canvas: HtmlCanvasElement, job: impl FnOnce() + 'static) {
+pub fn paint_soon(canvas: HtmlCanvasElement, job: impl FnOnce() -> Draw + 'static) {
     if let Some(job) = offscreen::park(&canvas, Box::new(job)) {
         queue_job(canvas, job);
     }
 }
 
-/// A canvas's paint, waiting in the queue or parked.
+/// A canvas's paint, waiting in the queue or parked: it sizes the canvas and returns the drawing.
 #[cfg(target_arch = "wasm32")]
-type Job = Box<dyn FnOnce()>;
+type Job = Box<dyn FnOnce() -> Draw>;
+
+/// Drawing on a canvas already sized.
+pub type Draw = Box<dyn FnOnce()>;
 
 /// Queues `job` for `canvas`, in place of any job it was waiting with.
 #[cfg(target_arch = "wasm32")]
@@ -47,8 +51,9 @@ fn queue_job(canvas: HtmlCanvasElement, job: Job) {
                 break;
             }
             crate::components::perf::heatmaps_drawing();
-            for (_, job) in jobs {
-                job();
+            let draws: Vec<Draw> = jobs.into_iter().map(|(_, job)| job()).collect();
+            for draw in draws {
+                draw();
             }
             crate::components::perf::heatmaps_drawn();
         });
@@ -157,6 +162,6 @@ mod offscreen {
 
 /// Natively there is no page to wait for: the job runs at once.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn paint_soon(_canvas: HtmlCanvasElement, job: impl FnOnce() + 'static) {
-    job();
+pub fn paint_soon(_canvas: HtmlCanvasElement, job: impl FnOnce() -> Draw + 'static) {
+    job()();
 }

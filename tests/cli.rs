@@ -928,4 +928,27 @@ fn the_worked_example_and_the_worksheet_explain_todays_attention() {
     let sheet = stdout(&run(&[&["worksheet", "--answers"][..], &args].concat()));
     assert!(sheet.contains("Rotary positions"), "{sheet}");
     assert!(sheet.contains("**Answer:**"), "{sheet}");
+    // With decoding and the tiles, a quiz set asks at each of them too, after the stages they
+    // follow, and the key explains both.
+    let views = ["--prefill", "2", "--tile", "2", "--quiz-set", "2"];
+    let plain = stdout(&run(
+        &[&["worksheet", "--quiz-set", "2"][..], &args].concat()
+    ));
+    let key = stdout(&run(
+        &[&["worksheet", "--answers"][..], &args, &views].concat()
+    ));
+    assert_eq!(
+        key.matches("**Answer:**").count(),
+        plain.matches("Answer: ____________").count() + 2,
+        "{key}"
+    );
+    assert!(key.contains(": FlashAttention's tiled softmax) "), "{key}");
+    assert!(key.contains(": Decoding from the KV cache) "), "{key}");
+    assert!(
+        key.contains("blocks of 2 keys") || key.contains("2 keys at a time"),
+        "{key}"
+    );
+    assert!(key.contains("(counting from 0)"), "{key}");
+    let line = error_line(&["worksheet", "--prefill", "2"]);
+    assert!(line.contains("--prefill"), "{line}");
 }

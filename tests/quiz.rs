@@ -15,7 +15,7 @@ use attention_lens::formats::worksheet::{
 use attention_lens::plot::parse_cell;
 use attention_lens::quiz::{
     backward_question, question, question_in_view, quiz_seed, why_unasked, Answer, InView,
-    Response, Session, Slot,
+    Response, RunViews, Session, Slot,
 };
 use attention_lens::state::Model;
 use attention_lens::words::{format_value, Unasked};
@@ -188,16 +188,16 @@ fn the_answer_key_gives_each_question_its_trace_answer_and_worked_arithmetic() {
             seed: s * 31 + 1,
             count: 12,
         };
-        let sheet = worksheet_markdown(&trace, None, picks, false);
-        let key = worksheet_markdown(&trace, None, picks, true);
+        let sheet = worksheet_markdown(&trace, None, picks, RunViews::default(), false);
+        let key = worksheet_markdown(&trace, None, picks, RunViews::default(), true);
         assert_eq!(
             sheet,
-            worksheet_markdown(&trace, None, picks, false),
+            worksheet_markdown(&trace, None, picks, RunViews::default(), false),
             "same seed"
         );
         assert!(sheet.contains("Answer: ____________"));
         assert!(!sheet.contains("**Answer:**"));
-        let questions = worksheet_questions(&trace, None, picks);
+        let questions = worksheet_questions(&trace, None, picks, RunViews::default());
         assert_eq!(questions.len(), 12);
         // Spread over the stages: the first and the last stage both get one.
         assert_eq!(questions[0].stage, trace.stages()[0]);
@@ -252,6 +252,7 @@ fn a_view_that_steps_through_a_stage_keeps_an_answer_for_each_step() {
     let shown = |part| InView {
         part: Some(part),
         head: Some(0),
+        ..InView::default()
     };
     let ask = |part| question_in_view(&trace, None, Stage::Projection, 7, shown(part)).unwrap();
     let (q, k) = (ask(0), ask(1));
@@ -284,6 +285,7 @@ fn a_view_that_steps_through_a_stage_keeps_an_answer_for_each_step() {
     let on = |head| InView {
         part: None,
         head: Some(head),
+        ..InView::default()
     };
     assert_eq!(Slot::of(&input, on(0)), Slot::of(&input, on(1)));
     // Another question at the stage hides all its steps.
@@ -311,10 +313,10 @@ fn a_quiz_set_sheet_asks_the_app_questions_one_per_stage() {
     for s in 0..12u64 {
         let trace = scenario(s + 100);
         let set = s + 1;
-        let questions = worksheet_questions(&trace, None, Picks::QuizSet(set));
+        let questions = worksheet_questions(&trace, None, Picks::QuizSet(set), RunViews::default());
         let stages: Vec<Stage> = questions.iter().map(|q| q.stage).collect();
         assert_eq!(stages, trace.stages());
-        let key = worksheet_markdown(&trace, None, Picks::QuizSet(set), true);
+        let key = worksheet_markdown(&trace, None, Picks::QuizSet(set), RunViews::default(), true);
         assert!(key.contains(&format!("Question set {set}")));
         for (q, stage) in questions.iter().zip(trace.stages()) {
             assert_eq!(Some(q), question(&trace, stage, quiz_seed(set)).as_ref());
@@ -360,8 +362,8 @@ fn the_answer_key_carries_every_note_of_the_worked_arithmetic() {
     for s in 0..24u64 {
         let trace = scenario(s);
         for picks in [Picks::Spread { seed: s, count: 16 }, Picks::QuizSet(s + 1)] {
-            let key = worksheet_markdown(&trace, None, picks, true);
-            for q in worksheet_questions(&trace, None, picks) {
+            let key = worksheet_markdown(&trace, None, picks, RunViews::default(), true);
+            for q in worksheet_questions(&trace, None, picks, RunViews::default()) {
                 if let Some(note) = q.worked(&trace, None).unwrap().note {
                     notes += 1;
                     assert!(key.contains(&note), "{note}\nmissing from\n{key}");
@@ -608,7 +610,7 @@ fn the_divisor_note_names_the_square_root_the_maths_divided_by() {
 #[test]
 fn the_worksheet_tables_label_a_repeated_word_as_its_questions_name_it() {
     let trace = traced("the cat saw the dog", None, config(4, 2), 5);
-    let key = worksheet_markdown(&trace, None, Picks::QuizSet(1), true);
+    let key = worksheet_markdown(&trace, None, Picks::QuizSet(1), RunViews::default(), true);
     assert!(
         key.contains("| the (1) |") && key.contains("| the (4) |"),
         "{key}"
@@ -838,6 +840,7 @@ fn a_presenter_showing_one_head_is_asked_about_that_head_on_the_way_back() {
             let in_view = InView {
                 part: None,
                 head: Some(2),
+                ..InView::default()
             };
             let q = question_in_view(&trace, Some(&pass), stage, seed, in_view).unwrap();
             assert_eq!(q.head(), Some(2), "{stage:?}");
@@ -868,6 +871,7 @@ fn a_presenter_showing_one_gradient_is_asked_about_that_gradient() {
         let in_view = InView {
             part: Some(part),
             head: None,
+            ..InView::default()
         };
         question_in_view(&trace, Some(pass), stage, seed, in_view).map(|q| q.cell.0)
     };
@@ -910,7 +914,13 @@ fn the_worksheet_asks_on_the_way_back_and_states_the_goal_and_a_painted_target()
         HeadTarget::Painted(painted),
     ]);
     let pass = BackwardPass::new(&trace, &goal).unwrap();
-    let key = worksheet_markdown(&trace, Some(Backward::Pass(&pass)), Picks::QuizSet(2), true);
+    let key = worksheet_markdown(
+        &trace,
+        Some(Backward::Pass(&pass)),
+        Picks::QuizSet(2),
+        RunViews::default(),
+        true,
+    );
     assert!(
         key.contains("head 1, the first key; head 2, painted by hand"),
         "{key}"
@@ -924,7 +934,8 @@ fn the_worksheet_asks_on_the_way_back_and_states_the_goal_and_a_painted_target()
         !key.contains(r"**A\*₁**"),
         "a named target is described, not tabled"
     );
-    let questions = worksheet_questions(&trace, Some(&pass), Picks::QuizSet(2));
+    let questions =
+        worksheet_questions(&trace, Some(&pass), Picks::QuizSet(2), RunViews::default());
     let backward: Vec<Stage> = questions
         .iter()
         .map(|q| q.stage)
@@ -944,7 +955,8 @@ fn the_worksheet_asks_on_the_way_back_and_states_the_goal_and_a_painted_target()
     // Every backward answer comes with its worked arithmetic.
     assert!(key.matches("Worked: Gradient ∂L/∂").count() >= 6, "{key}");
     // Without a pass the sheet is as before: no goal, no backward question.
-    let forward_only = worksheet_markdown(&trace, None, Picks::QuizSet(2), true);
+    let forward_only =
+        worksheet_markdown(&trace, None, Picks::QuizSet(2), RunViews::default(), true);
     assert!(!forward_only.contains("## Goal") && !forward_only.contains("∂L/∂"));
 }
 
@@ -954,7 +966,13 @@ fn the_worksheet_names_one_painted_target_for_every_head_and_a_pattern_on_the_so
     let painted = Matrix::from_row_slice(3, 3, &[1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5]);
     let pass =
         BackwardPass::new(&trace, &Goal::Pattern(vec![HeadTarget::Painted(painted)])).unwrap();
-    let key = worksheet_markdown(&trace, Some(Backward::Pass(&pass)), Picks::QuizSet(1), true);
+    let key = worksheet_markdown(
+        &trace,
+        Some(Backward::Pass(&pass)),
+        Picks::QuizSet(1),
+        RunViews::default(),
+        true,
+    );
     assert!(
         key.contains("Pattern: one target painted by hand, the same for every head"),
         "{key}"
@@ -963,7 +981,13 @@ fn the_worksheet_names_one_painted_target_for_every_head_and_a_pattern_on_the_so
     assert!(key.contains("Stages 12 and 13 ask nothing"), "{key}");
     let cross = traced("the cat sat on the mat", Some("le chat"), config(4, 2), 5);
     let pass = BackwardPass::new(&cross, &Goal::named(NamedTarget::Previous)).unwrap();
-    let key = worksheet_markdown(&cross, Some(Backward::Pass(&pass)), Picks::QuizSet(1), true);
+    let key = worksheet_markdown(
+        &cross,
+        Some(Backward::Pass(&pass)),
+        Picks::QuizSet(1),
+        RunViews::default(),
+        true,
+    );
     assert!(key.contains("query i looks at source word i−1"), "{key}");
     assert!(!key.contains("the first at itself"), "{key}");
     // A sheet that draws no backward question has no goal to state.
@@ -971,6 +995,7 @@ fn the_worksheet_names_one_painted_target_for_every_head_and_a_pattern_on_the_so
         &trace,
         Some(Backward::Pass(&pass)),
         Picks::Spread { seed: 1, count: 2 },
+        RunViews::default(),
         false,
     );
     assert!(!sheet.contains("## Goal"), "{sheet}");
@@ -992,6 +1017,7 @@ fn a_worksheet_whose_goal_the_settings_refuse_says_why_it_asks_nothing_on_the_wa
             reason: &reason,
         }),
         Picks::QuizSet(1),
+        RunViews::default(),
         true,
     );
     assert!(
@@ -1007,7 +1033,8 @@ fn a_worksheet_whose_goal_the_settings_refuse_says_why_it_asks_nothing_on_the_wa
     );
     assert!(!key.contains("∂L/∂"), "no backward question: {key}");
     // The same questions as a sheet without a backward part.
-    let forward_only = worksheet_markdown(&trace, None, Picks::QuizSet(1), true);
+    let forward_only =
+        worksheet_markdown(&trace, None, Picks::QuizSet(1), RunViews::default(), true);
     let questions = |sheet: &str| sheet[sheet.find("## Questions").unwrap()..].to_string();
     assert_eq!(questions(&key), questions(&forward_only));
 }
@@ -1071,6 +1098,7 @@ fn no_symbol_in_an_answer_key_means_both_a_matrix_and_a_gradient() {
             &trace,
             Some(Backward::Pass(&pass)),
             Picks::QuizSet(set),
+            RunViews::default(),
             true,
         );
         let activation = key.contains("G[i, c] = max(H[i, c], 0)");
@@ -1136,7 +1164,8 @@ fn no_worksheet_asks_the_same_question_twice() {
                             .collect();
                         picks.extend((1..4).map(Picks::QuizSet));
                         for picks in picks {
-                            let questions = worksheet_questions(&trace, backward, picks);
+                            let questions =
+                                worksheet_questions(&trace, backward, picks, RunViews::default());
                             let mut prompts = std::collections::BTreeSet::new();
                             for q in &questions {
                                 assert!(
@@ -1166,7 +1195,12 @@ fn no_worksheet_asks_the_same_question_twice() {
 fn a_sheet_of_many_questions_still_fills_up_without_repeating_one() {
     // Two heads ask two questions about the columns of Q; the other stages make up the rest.
     let trace = traced("the cat sat on the mat", None, config(4, 2), 5);
-    let questions = worksheet_questions(&trace, None, Picks::Spread { seed: 3, count: 40 });
+    let questions = worksheet_questions(
+        &trace,
+        None,
+        Picks::Spread { seed: 3, count: 40 },
+        RunViews::default(),
+    );
     assert_eq!(questions.len(), 40);
     let split: Vec<&str> = questions
         .iter()

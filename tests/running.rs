@@ -288,3 +288,126 @@ fn every_matrix_is_listed_once_and_the_turned_ones_under_the_rotary_stage() {
     }
     assert_eq!(listed.iter().filter(|m| m.key == "context").count(), 2);
 }
+
+#[test]
+fn the_quiz_asks_what_the_cache_keeps_and_how_much_on_the_step_on_screen() {
+    use attention_lens::quiz::{question_in_view, Answer, InView, Response};
+    let grouped = trace(modern());
+    let plain = trace(Config {
+        kv_heads: None,
+        window: None,
+        ..modern()
+    });
+    for t in [&grouped, &plain] {
+        let decoded = decode(t, 1).unwrap();
+        let (mut sets, mut sizes) = (0, 0);
+        for step in &decoded.steps {
+            let i = step.position;
+            for seed in 0..12 {
+                let shown = InView {
+                    row: Some(i),
+                    ..InView::default()
+                };
+                let q = question_in_view(t, None, Stage::Decode, seed, shown).unwrap();
+                assert!(
+                    q.prompt.contains(&format!("“{}", t.tokens[i]))
+                        && q.prompt
+                            .contains(&format!("position {i} (counting from 0)")),
+                    "{}",
+                    q.prompt
+                );
+                match &q.answer {
+                    Answer::Set { choices, correct } => {
+                        sets += 1;
+                        assert_eq!(correct, &[1, 2]);
+                        assert!(choices[1].contains("keys") && choices[2].contains("values"));
+                        assert!(q.is_right(&Response::Set(vec![2, 1])));
+                        assert!(!q.is_right(&Response::Set(vec![0, 1, 2])));
+                    }
+                    Answer::Number { value } => {
+                        sizes += 1;
+                        // Every number the step's cache holds, counted from the cache itself.
+                        let held: usize = step
+                            .k_cache
+                            .iter()
+                            .chain(&step.v_cache)
+                            .map(|m| m.len())
+                            .sum();
+                        assert_eq!(*value, held as f64, "{}", q.prompt);
+                        let note = q.note.as_deref().unwrap();
+                        assert!(note.contains(&format!("{} tokens", i + 1)), "{note}");
+                        let g = t.config.n_kv_heads();
+                        assert_eq!(
+                            note.contains("for each of the"),
+                            g < t.config.n_heads,
+                            "{note}"
+                        );
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+        assert!(sets > 0 && sizes > 0, "{sets} {sizes}");
+    }
+    let bidirectional = trace(Config {
+        causal: false,
+        window: None,
+        ..modern()
+    });
+    assert!(question_in_view(&bidirectional, None, Stage::Decode, 1, Default::default()).is_none());
+}
+
+#[test]
+fn the_quiz_asks_the_tiles_for_the_weighted_sum_and_for_the_blocks_the_mask_hides() {
+    use attention_lens::quiz::{question_in_view, Answer, InView};
+    let t = trace(Config {
+        window: None,
+        ..modern()
+    });
+    let n = t.seq_len();
+    let (mut results, mut idle) = (0, 0);
+    for block in 1..=4 {
+        for i in 0..n {
+            for seed in 0..8 {
+                let shown = InView {
+                    row: Some(i),
+                    block: Some(block),
+                    ..InView::default()
+                };
+                let q = question_in_view(&t, None, Stage::Tiles, seed, shown).unwrap();
+                let h = q.head().unwrap();
+                let Answer::Number { value } = q.answer else {
+                    panic!("{:?}", q.answer)
+                };
+                let tiles = head_tiles(&t.heads[h], t.config.temperature, block);
+                let row = &tiles[i];
+                if q.prompt.contains("change nothing") {
+                    idle += 1;
+                    // Under the causal mask the blocks wholly after the query are hidden.
+                    let blocks = n.div_ceil(block);
+                    let expected = blocks - (i / block + 1);
+                    assert_eq!(value, expected as f64, "{}", q.prompt);
+                    assert!(q.prompt.contains(&format!("in {blocks} blocks of {block}")));
+                    // A hidden block leaves m, ℓ and o as they were.
+                    for b in i / block + 1..blocks {
+                        assert_eq!(row[b].l, row[b - 1].l);
+                        assert_eq!(row[b].o, row[b - 1].o);
+                    }
+                } else {
+                    results += 1;
+                    let (_, r, c) = q.cell;
+                    assert_eq!(r, i);
+                    let last = row.last().unwrap();
+                    assert!((last.o[c] / last.l - value).abs() < 1e-12);
+                    assert_eq!(value, t.heads[h].context[(i, c)]);
+                    assert!(
+                        q.prompt.contains(&format!("column {}", c + 1)),
+                        "{}",
+                        q.prompt
+                    );
+                }
+            }
+        }
+    }
+    assert!(results > 0 && idle > 0, "{results} {idle}");
+}

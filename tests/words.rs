@@ -751,7 +751,7 @@ fn the_cross_attention_titles_name_the_queries_and_the_source_without_an_arrow()
     use attention_lens::formats::worksheet::{worksheet_markdown, Picks};
     let t = black_cat(true, false, false);
     for (answers, kind) in [(false, "Worksheet"), (true, "Answer key")] {
-        let sheet = worksheet_markdown(&t, None, Picks::QuizSet(1), answers);
+        let sheet = worksheet_markdown(&t, None, Picks::QuizSet(1), Default::default(), answers);
         let want = format!(
             "# {kind}: “the black cat sleeps” (queries) attending to “le chat noir dort” (source)\n"
         );

@@ -68,6 +68,8 @@ struct TraceArgs {
 struct WorksheetArgs {
     #[command(flatten)]
     input: InputArgs,
+    #[command(flatten)]
+    compute: ComputeArgs,
     /// The seed that picks the questions: the same seed gives the same sheet.
     #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
@@ -153,7 +155,7 @@ impl From<TraceArgs> for TraceOptions {
 impl From<WorksheetArgs> for WorksheetOptions {
     fn from(args: WorksheetArgs) -> Self {
         Self {
-            input: args.input.into(),
+            input: args.compute.options(args.input),
             picks: match args.quiz_set {
                 Some(set) => Picks::QuizSet(set),
                 None => Picks::Spread {

@@ -10,6 +10,7 @@ use crate::attention::{
 };
 use crate::formats::scenario::{rows_of, training_field, Scenario, ScenarioError};
 use crate::formats::worksheet::{worksheet_markdown, Backward};
+use crate::quiz::RunViews;
 use serde::Serialize;
 use std::io::Read;
 
@@ -50,10 +51,15 @@ pub(super) fn worksheet(
     let pass = BackwardPass::new(&trace, &goal).map_err(|e| e.to_string());
     let backward = Backward::new(&goal, pass.as_ref().map_err(String::as_str));
     // The sheet ends in one line break, as the trace's Markdown does.
+    let views = RunViews {
+        prefill: options.input.prefill,
+        tile: options.input.tile,
+    };
     Ok(worksheet_markdown(
         &trace,
         Some(backward),
         options.picks,
+        views,
         options.answers,
     ))
 }

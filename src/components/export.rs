@@ -6,6 +6,7 @@ use crate::attention::Trace;
 use crate::formats::report::{trace_csv, trace_json_pretty, trace_markdown};
 use crate::formats::scenario::{Scenario, MAX_SCENARIO_BYTES};
 use crate::formats::worksheet::{worksheet_markdown, Backward, Picks};
+use crate::quiz::RunViews;
 use crate::state::Model;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
@@ -100,8 +101,15 @@ pub fn ExportMenu(
                 count: WORKSHEET_QUESTIONS,
             },
         };
+        // Decoding and the tiles, where they are on, ask as the quiz does.
+        let views = super::context::run_context().map_or_else(RunViews::default, |run| RunViews {
+            prefill: run
+                .decode
+                .with_untracked(|d| d.as_ref().and_then(|d| d.as_ref().ok()).map(|d| d.prefill)),
+            tile: run.tile.get_untracked(),
+        });
         let sheet = |backward: Option<Backward>| {
-            trace.with(|t| worksheet_markdown(t, backward, picks, answers))
+            trace.with(|t| worksheet_markdown(t, backward, picks, views, answers))
         };
         match super::context::backward_context() {
             Some(b) => b.goal.with_untracked(|goal| {

@@ -98,7 +98,10 @@ pub fn provide_quiz(
     let ask_set = move |n: u64| {
         let s = stage.get();
         let ask = |pass: Option<&BackwardPass>| {
-            trace.with(|t| question_in_view(t, pass, s, quiz_seed(n), in_view(s, head.get())))
+            trace.with(|t| {
+                let shown = in_view(s, head.get(), t.seq_len());
+                question_in_view(t, pass, s, quiz_seed(n), shown)
+            })
         };
         // Only a backward stage reads the backward pass, which is computed when first read.
         if s.is_backward() {
@@ -117,7 +120,7 @@ pub fn provide_quiz(
         })
     });
     let slot = Memo::new(move |_| {
-        let shown = in_view(stage.get(), head.get());
+        let shown = in_view(stage.get(), head.get(), trace.with(Trace::seq_len));
         question.with(|q| q.as_ref().map(|q| Slot::of(q, shown)))
     });
     let hidden = Memo::new(move |_| {
@@ -217,8 +220,8 @@ fn read_response(
 
 /// What the view shows of `stage` with `head` picked, where it shows less than all of it: one of
 /// Q, K and V (presenter mode and compact embeds), one head per step, one weight's or one
-/// input's gradient (presenter mode).
-fn in_view(stage: Stage, head: usize) -> InView {
+/// input's gradient (presenter mode); the token decoded or the row tiled, and the block of keys.
+fn in_view(stage: Stage, head: usize, seq_len: usize) -> InView {
     let ui = ui_context();
     let presenting = ui.presenting.get();
     let in_parts = match stage {
@@ -226,9 +229,22 @@ fn in_view(stage: Stage, head: usize) -> InView {
         Stage::BackOutput | Stage::BackProjection | Stage::BackInput => presenting,
         _ => false,
     };
+    let run = super::context::run_context();
+    let (row, block) = match (stage, run) {
+        (Stage::Decode, Some(run)) => {
+            let prefill = run
+                .decode
+                .with(|d| d.as_ref().and_then(|d| d.as_ref().ok()).map(|d| d.prefill));
+            (prefill.map(|p| run.decoded_row(p, seq_len)), None)
+        }
+        (Stage::Tiles, Some(run)) => (Some(run.tiled_row(seq_len)), run.tile.get()),
+        _ => (None, None),
+    };
     InView {
         part: in_parts.then(|| ui.shown_part(stage)).flatten(),
         head: presenting.then_some(head),
+        row,
+        block,
     }
 }
 
@@ -288,10 +304,6 @@ pub fn QuizCard(
             .map(|o| o.question.prompt)
             .or_else(|| quiz.question.get().map(|q| q.prompt))
             .unwrap_or_else(|| {
-                // Decoding and the tiles compute numbers the stages before asked about.
-                if matches!(stage.get(), Stage::Decode | Stage::Tiles) {
-                    return words::QUIZ_NOTHING_NEW.to_string();
-                }
                 let why = backward_context()
                     .and_then(|b| b.pass.with(|p| why_unasked(p.as_ref().ok(), stage.get())));
                 why.map(words::nothing_to_ask)

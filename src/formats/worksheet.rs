@@ -6,7 +6,10 @@
 
 use super::report::{trace_matrices, write_matrix_table, write_token_table};
 use crate::attention::{BackwardPass, Goal, HeadTarget, Stage, Trace};
-use crate::quiz::{asking_stages, backward_question, quiz_seed, why_unasked, Answer, Question};
+use crate::quiz::{
+    asking_stages, backward_question, question_in_view, quiz_seed, why_unasked, Answer, Question,
+    RunViews,
+};
 use crate::words::{
     configuration, goal_description, refused_goal_line, sentences_title, stage_name, subscript,
     unreached_stages_line, Unasked,
@@ -55,15 +58,23 @@ impl<'a> Backward<'a> {
     }
 }
 
-/// The questions of the worksheet for `trace`, picked by `picks`; the backward stages ask only
+/// The questions of the worksheet for `trace`, picked by `picks`, with decoding and the tiles
+/// where `views` asks for them; the backward stages ask only
 /// with a `backward` pass.
 pub fn worksheet_questions(
     trace: &Trace,
     backward: Option<&BackwardPass>,
     picks: Picks,
+    views: RunViews,
 ) -> Vec<Question> {
-    let stages = asking_stages(trace, backward);
-    let question = |stage, seed| backward_question(trace, backward, stage, seed);
+    let stages = asking_stages(trace, backward, views);
+    let question = |stage, seed| match stage {
+        Stage::Tiles | Stage::Decode => {
+            let shown = views.in_view(trace, stage, seed);
+            question_in_view(trace, backward, stage, seed, shown)
+        }
+        _ => backward_question(trace, backward, stage, seed),
+    };
     match picks {
         Picks::Spread { seed, count } => spread(&stages, count.min(MAX_QUESTIONS), |stage, n| {
             question(stage, seed.wrapping_add(n))
@@ -120,11 +131,13 @@ fn spread(
 }
 
 /// The worksheet as Markdown; with `answers`, the answer key. With a `backward` pass the
-/// backward stages ask too; with a refused goal the sheet says why they ask nothing.
+/// backward stages ask too; with a refused goal the sheet says why they ask nothing. `views` adds
+/// decoding and the tiles.
 pub fn worksheet_markdown(
     trace: &Trace,
     backward: Option<Backward<'_>>,
     picks: Picks,
+    views: RunViews,
     answers: bool,
 ) -> String {
     let (backward, refused) = match backward {
@@ -159,7 +172,7 @@ pub fn worksheet_markdown(
     for m in trace_matrices(trace).iter().filter(|m| is_input(m.key)) {
         write_matrix_table(&mut out, trace, m);
     }
-    let questions = worksheet_questions(trace, backward, picks);
+    let questions = worksheet_questions(trace, backward, picks, views);
     if let Some(pass) = backward.filter(|_| questions.iter().any(|q| q.stage.is_backward())) {
         write_goal(&mut out, trace, pass);
     }
@@ -169,7 +182,7 @@ pub fn worksheet_markdown(
     }
     let _ = writeln!(out, "## Questions\n");
     for (n, q) in questions.iter().enumerate() {
-        let position = q.stage.position(trace.wiring().order()).unwrap_or(0) + 1;
+        let position = q.stage.position(views.order(trace)).unwrap_or(0) + 1;
         let _ = writeln!(
             out,
             "**{}.** (Stage {position}: {}) {}\n",

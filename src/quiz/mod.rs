@@ -10,7 +10,8 @@ mod backward;
 pub use backward::why_unasked;
 
 use crate::attention::{
-    BackwardPass, BlockMatrix, HeadMatrix, Matrix, MatrixId, ScaleMode, SplitMix64, Stage, Trace,
+    BackwardPass, BlockMatrix, HeadMatrix, Matrix, MatrixId, Order, ScaleMode, SplitMix64, Stage,
+    Trace,
 };
 use crate::words::{self, format_value, key_token, token};
 
@@ -168,12 +169,68 @@ pub struct InView {
     /// The one head on screen, from 0, where the view steps through heads (presenter mode);
     /// `None` where the question picks the head and the view follows it.
     pub head: Option<usize>,
+    /// The query row on screen, from 0: the token a decoding step decodes, the row the tiles
+    /// compute. `None` where the question picks it.
+    pub row: Option<usize>,
+    /// The tiles' block of keys; `None` for [`DEFAULT_TILE`].
+    pub block: Option<usize>,
 }
 
-/// The stages a question can be asked about: the forward stages `trace` shows, then, with a
-/// `backward` pass, the backward stages its loss reaches.
-pub fn asking_stages(trace: &Trace, backward: Option<&BackwardPass>) -> Vec<Stage> {
-    let mut stages = trace.stages().to_vec();
+/// The block of keys a question about the tiles uses when the view does not say.
+pub const DEFAULT_TILE: usize = 2;
+
+/// Whether a trace can be decoded token by token: under the causal mask, without a source, with
+/// a token after the first.
+pub fn decodable(trace: &Trace) -> bool {
+    trace.config.causal && trace.source.is_none() && trace.seq_len() > 1
+}
+
+/// The two ways of running attention a sheet also asks about: decoding after `prefill` tokens,
+/// and the tiles in blocks of `tile` keys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunViews {
+    /// The tokens processed at once before decoding; `None` without decoding.
+    pub prefill: Option<usize>,
+    /// The tiles' block of keys; `None` without the tiles.
+    pub tile: Option<usize>,
+}
+
+impl RunViews {
+    /// The order of the stages `trace` shows with these views: decoding only where it can run.
+    pub fn order(self, trace: &Trace) -> Order {
+        Order {
+            tiles: self.tile.is_some(),
+            decode: self.prefill.is_some_and(|p| p < trace.seq_len()) && decodable(trace),
+            ..trace.wiring().order()
+        }
+    }
+
+    /// What a question drawn with `seed` about `stage` asks about: for decoding, a decoded
+    /// token (from the prefill on); for the tiles, the block of keys.
+    pub fn in_view(self, trace: &Trace, stage: Stage, seed: u64) -> InView {
+        let n = trace.seq_len();
+        match (stage, self.prefill) {
+            (Stage::Decode, Some(p)) if p < n => InView {
+                row: Some(p + (seed % (n - p) as u64) as usize),
+                ..InView::default()
+            },
+            (Stage::Tiles, _) => InView {
+                block: self.tile,
+                ..InView::default()
+            },
+            _ => InView::default(),
+        }
+    }
+}
+
+/// The stages a question can be asked about: the forward stages `trace` shows with `views`,
+/// then, with a `backward` pass, the backward stages its loss reaches.
+pub fn asking_stages(
+    trace: &Trace,
+    backward: Option<&BackwardPass>,
+    views: RunViews,
+) -> Vec<Stage> {
+    let mut stages = Stage::sequence(views.order(trace));
     if let Some(pass) = backward {
         stages.extend(
             Stage::BACKWARD
@@ -195,7 +252,15 @@ pub fn question_in_view(
     in_view: InView,
 ) -> Option<Question> {
     let part = in_view.part;
-    stage.position(trace.wiring().order())?;
+    // Decoding and the tiles are views any trace that allows them has; the rest must be shown.
+    let shown = match stage {
+        Stage::Tiles => true,
+        Stage::Decode => decodable(trace),
+        _ => stage.position(trace.wiring().order()).is_some(),
+    };
+    if !shown {
+        return None;
+    }
     // Each part a presenter steps through draws its own cell: Q, K and V at the projection are
     // three questions, not one cell asked three times.
     let part_salt = part.map_or(0, |p| (p as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
@@ -338,6 +403,72 @@ pub fn question_in_view(
         Stage::WeightedSum => {
             let m = MatrixId::Head(h, HeadMatrix::Context);
             number(trace, stage, m, i, pick(trace.head_dim()))
+        }
+        Stage::Decode => {
+            let i = in_view.row.unwrap_or(i).clamp(1, seq_len.saturating_sub(1));
+            let key = if trace.wiring().rope {
+                HeadMatrix::KRope
+            } else {
+                HeadMatrix::K
+            };
+            let cell = (MatrixId::Head(h, key), i, 0);
+            if pick(2) == 0 {
+                Question {
+                    stage,
+                    prompt: words::decode_cached_prompt(&trace.tokens, i),
+                    answer: Answer::Set {
+                        choices: words::DECODE_CACHE_CHOICES.map(String::from).to_vec(),
+                        correct: vec![1, 2],
+                    },
+                    cell,
+                    note: Some(words::DECODE_CACHED_NOTE.into()),
+                }
+            } else {
+                let c = &trace.config;
+                Question {
+                    stage,
+                    prompt: words::decode_size_prompt(&trace.tokens, i),
+                    answer: Answer::Number {
+                        value: (2 * (i + 1) * c.n_kv_heads() * c.head_dim()) as f64,
+                    },
+                    cell,
+                    note: Some(words::decode_size_note(trace, i)),
+                }
+            }
+        }
+        Stage::Tiles => {
+            let i = in_view.row.unwrap_or(i).min(seq_len - 1);
+            let block = in_view.block.unwrap_or(DEFAULT_TILE).max(1);
+            let blocks = n_keys.div_ceil(block);
+            let hidden = (0..blocks)
+                .filter(|b| {
+                    (b * block..((b + 1) * block).min(n_keys))
+                        .all(|j| head.masked[(i, j)] == f64::NEG_INFINITY)
+                })
+                .count();
+            let first_hidden = (0..n_keys).find(|&j| head.masked[(i, j)] == f64::NEG_INFINITY);
+            match (pick(2), first_hidden) {
+                (0, Some(j)) if hidden > 0 => Question {
+                    stage,
+                    prompt: words::tiles_idle_prompt(&trace.tokens, h, i, block, blocks),
+                    answer: Answer::Number {
+                        value: hidden as f64,
+                    },
+                    cell: (MatrixId::Head(h, HeadMatrix::Masked), i, j),
+                    note: Some(words::TILES_IDLE_NOTE.into()),
+                },
+                _ => {
+                    let m = MatrixId::Head(h, HeadMatrix::Context);
+                    let col = pick(trace.head_dim());
+                    Question {
+                        prompt: words::tiles_result_prompt(&trace.tokens, h, i, col, block),
+                        note: Some(words::tiles_result_note(&words::cell_name(
+                            trace, m, i, col,
+                        ))),
+                        ..number(trace, stage, m, i, col)
+                    }
+                }
+            }
         }
         Stage::Concat => number(trace, stage, MatrixId::Concat, i, pick(d)),
         Stage::OutputProjection => number(trace, stage, MatrixId::Output, i, pick(d)),

@@ -57,7 +57,12 @@ pub use quiz::{
     result_line, revealed, seq_len_mistake, sign_prompt, split_prompt, step_prompt, tally_text,
     tie_note, top_score_prompt, top_weight_prompt, top_weight_value_prompt, unreached_stages_line,
     Unasked, DIVISOR_PROMPT, NONE_OF_THEM, ONE_HEAD_PROMPT, PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN,
-    QUIZ_NOTHING_NEW, QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE, SIGN_CHOICES, STEP_CHOICES,
+    QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE, SIGN_CHOICES, STEP_CHOICES,
+};
+pub use running::{
+    decode_cached_prompt, decode_size_note, decode_size_prompt, tiles_idle_prompt,
+    tiles_result_note, tiles_result_prompt, DECODE_CACHED_NOTE, DECODE_CACHE_CHOICES,
+    TILES_IDLE_NOTE,
 };
 pub use running::{
     decode_formula, decode_formula_mathml, decode_heading, decode_note, decode_nothing,

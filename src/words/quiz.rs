@@ -9,10 +9,6 @@ pub const QUIZ_TOLERANCE: &str = "to two decimals; within ±0.01 counts";
 /// What the card says while the stage's result is hidden.
 pub const QUIZ_HIDDEN: &str = "The result is hidden until you answer.";
 
-/// What the quiz says at decoding and the tiles, which compute the numbers the stages before
-/// asked about in another order.
-pub const QUIZ_NOTHING_NEW: &str = "No question here: this stage computes the same numbers as the stages before, another way. Compare them with the whole sentence's, then go on.";
-
 /// What the card says while presenting, before the reveal.
 pub const QUIZ_PRESENTER_HINT: &str =
     "Let the class guess, then press R (or the clicker's Next) to reveal.";

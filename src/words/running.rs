@@ -869,3 +869,93 @@ pub fn rotary_what_ifs(trace: &Trace) -> Vec<String> {
         ),
     ]
 }
+
+/// What a decoding step could read from the cache, for the question of what it keeps.
+pub const DECODE_CACHE_CHOICES: [&str; 3] = [
+    "their queries (rows of Q)",
+    "their keys (rows of K)",
+    "their values (rows of V)",
+];
+
+/// The question of what the cache keeps, when the token at `i` is decoded.
+pub fn decode_cached_prompt(tokens: &[String], i: usize) -> String {
+    format!(
+        "Decoding {}, position {i} (counting from 0), reads the earlier tokens' numbers from the KV cache instead of recomputing them. Which does the cache keep? Pick every one.",
+        quoted_token(tokens, i)
+    )
+}
+
+/// Why the cache keeps keys and values and not queries.
+pub const DECODE_CACHED_NOTE: &str = "Keys and values: every later token's query is scored against the earlier keys and sums the earlier values. A query is used only in its own token's step, so caching queries is a mistake: it saves nothing and takes memory.";
+
+/// The question of the cache's size once the token at `i` is decoded.
+pub fn decode_size_prompt(tokens: &[String], i: usize) -> String {
+    format!(
+        "Once {}, position {i} (counting from 0), is decoded, how many numbers does the KV cache hold: keys and values of every key/value head, its own included?",
+        quoted_token(tokens, i)
+    )
+}
+
+/// The cache's size worked out, with what sharing key/value heads saves.
+pub fn decode_size_note(trace: &Trace, i: usize) -> String {
+    let c = &trace.config;
+    let (n, g, dk) = (c.n_heads, c.n_kv_heads(), c.head_dim());
+    let size = format!(
+        "2 (keys and values) · {} tokens · {g} key/value {} · {dk} numbers (d_k) = {}.",
+        i + 1,
+        if g == 1 { "head" } else { "heads" },
+        count(2 * (i + 1) * g * dk)
+    );
+    if g < n {
+        format!(
+            "{size} With a key/value head for each of the {n} query heads it would be {}.",
+            count(2 * (i + 1) * n * dk)
+        )
+    } else {
+        size
+    }
+}
+
+/// The question of the tiles' result in column `col` (from 0) of head `h`'s row at `i`, in
+/// blocks of `block` keys.
+pub fn tiles_result_prompt(
+    tokens: &[String],
+    h: usize,
+    i: usize,
+    col: usize,
+    block: usize,
+) -> String {
+    format!(
+        "Head {} computes the row of {} block by block, {block} {} at a time, and never holds the whole row of weights. After the last block, what is o ÷ ℓ in column {}, to two decimals?",
+        h + 1,
+        quoted_token(tokens, i),
+        if block == 1 { "key" } else { "keys" },
+        col + 1
+    )
+}
+
+/// Why the tiles' result is the weighted sum's cell, named `cell`.
+pub fn tiles_result_note(cell: &str) -> String {
+    format!(
+        "It is {cell}, the weighted sum's cell: each rescale by e^(m − m′) puts the earlier blocks on the newest maximum, so the last o and ℓ are the whole row's, and o ÷ ℓ is its softmax-weighted sum. Tiling is exact; only rounding can differ."
+    )
+}
+
+/// The question of how many of `blocks` blocks change nothing for head `h`'s row at `i`.
+pub fn tiles_idle_prompt(
+    tokens: &[String],
+    h: usize,
+    i: usize,
+    block: usize,
+    blocks: usize,
+) -> String {
+    format!(
+        "Head {} computes the row of {} in {blocks} blocks of {block} {}. How many of them change nothing, because the mask hides every key in them?",
+        h + 1,
+        quoted_token(tokens, i),
+        if block == 1 { "key" } else { "keys" },
+    )
+}
+
+/// Why a hidden block changes nothing.
+pub const TILES_IDLE_NOTE: &str = "A block whose keys are all hidden holds only −∞: its maximum does not raise m, e^(−∞ − m) adds 0 to ℓ and 0·V to o. A real kernel skips such blocks without reading them, which is where the causal mask saves work.";

@@ -197,3 +197,52 @@ test("an embed of the decoding stage steps inside a narrow column", async ({ pag
   const y = await box(inner.getByTestId("canvas-dec-y"));
   expect(y.x + y.width).toBeLessThanOrEqual(frame.x + frame.width + 1);
 });
+
+test("the quiz asks what the cache keeps or holds on the step shown, and the tiles' result", async ({ app, page }) => {
+  // Question sets draw either question of each stage; both are answered right here.
+  for (const set of [1, 2, 3]) {
+    // A fresh page each time: a quiz keeps its answers while the page lives.
+    await page.goto("about:blank");
+    await app.goto(`./${RUNNING}&stage=decode&quiz=1&qn=${set}`);
+    const prompt = page.getByTestId("quiz-prompt");
+    await expect(prompt).toContainText("“on”, position 3 (counting from 0)");
+    // The status line counts the cache, so it waits with the results.
+    await expect(page.getByTestId("decode-status")).toBeHidden();
+    await expect(page.locator(".stage [data-testid^='hidden-dec-']").first()).toBeVisible();
+    const number = page.getByTestId("quiz-number");
+    if (await number.count()) {
+      // 2 (keys and values) · 4 tokens · 1 key/value head · d_k = 4.
+      await expect(prompt).toContainText("how many numbers does the KV cache hold");
+      await number.fill("32");
+    } else {
+      await expect(prompt).toContainText("Which does the cache keep?");
+      await page.getByLabel("their keys (rows of K)").check();
+      await page.getByLabel("their values (rows of V)").check();
+    }
+    await page.getByTestId("quiz-check").click();
+    await expect(page.getByTestId("quiz-feedback")).toHaveAttribute("data-verdict", "right");
+    await expect(page.getByTestId("quiz-note")).toBeVisible();
+    await expect(page.getByTestId("decode-status")).toContainText("position 3");
+    await expect(page.getByTestId("canvas-dec-k-g0")).toBeVisible();
+  }
+  const t = cli(["--tile", "2"]);
+  await page.goto("about:blank");
+  await app.goto(`./${RUNNING}&stage=tiles&quiz=1&qn=1`);
+  const prompt = page.getByTestId("quiz-prompt");
+  await expect(prompt).toContainText("2 keys");
+  await expect(prompt).toContainText("“mat”");
+  const asked = (await prompt.textContent()) ?? "";
+  const head = Number(/Head (\d)/.exec(asked)?.[1]) - 1;
+  const number = page.getByTestId("quiz-number");
+  if (asked.includes("change nothing")) {
+    // “mat” is the last row: the causal mask hides no key of it, the window of 3 hides keys 0 to
+    // 2, so of the blocks {0, 1}, {2, 3} and {4, 5} one is wholly hidden.
+    await number.fill("1");
+  } else {
+    const col = Number(/column (\d+)/.exec(asked)?.[1]) - 1;
+    await number.fill(t.heads[head].context[5][col].toFixed(2));
+  }
+  await page.getByTestId("quiz-check").click();
+  await expect(page.getByTestId("quiz-feedback")).toHaveAttribute("data-verdict", "right");
+  await expect(page.getByTestId(`canvas-tile-out-h${head}`)).toBeVisible();
+});

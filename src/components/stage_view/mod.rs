@@ -68,7 +68,7 @@ pub fn StageView(
             <StageHeader trace stage compare />
             {children.map(|c| c())}
             <HeadTools n_heads stage head compare />
-            <RunTools trace stage />
+            <RunTools trace stage hidden />
             <StageBody trace panels stage head compare hidden />
             {move || (!hidden.get()).then(|| view! { <StageNotes trace stage head /> })}
         </article>

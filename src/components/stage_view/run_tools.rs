@@ -26,6 +26,8 @@ pub(super) fn RunTools(
     trace: Memo<Trace>,
     /// The stage shown.
     stage: RwSignal<Stage>,
+    /// Whether a quiz hides the stage's results: the status line counts what it asks.
+    hidden: Signal<bool>,
 ) -> impl IntoView {
     let Some(run) = run_context() else {
         return ().into_any();
@@ -133,7 +135,8 @@ pub(super) fn RunTools(
                     aria-pressed=move || playing.get().to_string() on:click=toggle_play>
                     {move || if playing.get() { "Pause" } else { "Play" }}
                 </button>
-                <p class="run-status" data-testid="decode-status" aria-live="polite">{status}</p>
+                <p class="run-status" data-testid="decode-status" aria-live="polite"
+                    hidden=move || hidden.get()>{status}</p>
             </div>
         })
     };

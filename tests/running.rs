@@ -411,3 +411,33 @@ fn the_quiz_asks_the_tiles_for_the_weighted_sum_and_for_the_blocks_the_mask_hide
     }
     assert!(results > 0 && idle > 0, "{results} {idle}");
 }
+
+#[test]
+fn the_note_names_the_cached_keys_the_window_hides_as_the_scores_mark_them() {
+    use attention_lens::words::cached_key_label;
+    let t = trace(modern());
+    let decoded = decode(&t, 1).unwrap();
+    let note = |row| decode_note(&t, &decoded, row).join("\n");
+    // W = 3: "sat" (position 2) sees all three cached keys; "on" loses "the"; "mat" loses three.
+    assert!(!note(2).contains("⊘"), "{}", note(2));
+    assert!(
+        note(3).contains("The key marked ⊘, “the (1)”, is outside it"),
+        "{}",
+        note(3)
+    );
+    assert!(
+        note(5).contains("The 3 keys marked ⊘, “the (1)” to “sat”, are outside it"),
+        "{}",
+        note(5)
+    );
+    // Those keys' weights are 0 in the step, as the note says.
+    let step = decoded.steps.iter().find(|s| s.position == 5).unwrap();
+    for head in &step.heads {
+        for j in 0..3 {
+            assert_eq!(head.weights[(0, j)], 0.0);
+        }
+        assert!(head.weights[(0, 3)] > 0.0);
+    }
+    assert_eq!(cached_key_label("the (1)", true), "⊘ the (1)");
+    assert_eq!(cached_key_label("cat", false), "cat");
+}

@@ -60,9 +60,9 @@ pub use quiz::{
     QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE, SIGN_CHOICES, STEP_CHOICES,
 };
 pub use running::{
-    decode_cached_prompt, decode_size_note, decode_size_prompt, tiles_idle_prompt,
-    tiles_result_note, tiles_result_prompt, DECODE_CACHED_NOTE, DECODE_CACHE_CHOICES,
-    TILES_IDLE_NOTE,
+    cached_key_label, decode_cached_prompt, decode_size_note, decode_size_prompt,
+    tiles_idle_prompt, tiles_result_note, tiles_result_prompt, DECODE_CACHED_NOTE,
+    DECODE_CACHE_CHOICES, TILES_IDLE_NOTE,
 };
 pub use running::{
     decode_formula, decode_formula_mathml, decode_heading, decode_note, decode_nothing,

@@ -336,8 +336,21 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
         ));
     }
     if let Some(window) = c.window {
+        let outside = (i + 1).saturating_sub(window);
+        let marked = match outside {
+            0 => String::new(),
+            1 => format!(
+                " The key marked {OUTSIDE_WINDOW}, {}, is outside it: its raw score is shown, and its weight is 0.",
+                quoted_token(&trace.tokens, 0)
+            ),
+            _ => format!(
+                " The {outside} keys marked {OUTSIDE_WINDOW}, {} to {}, are outside it: their raw scores are shown, and their weights are 0.",
+                quoted_token(&trace.tokens, 0),
+                quoted_token(&trace.tokens, outside - 1)
+            ),
+        };
         out.push(format!(
-            "With the window W = {window}, the query reads at most the last {window} keys (itself and up to {} before it): the counts above count only their scores and sums. The cache here keeps every row; a decoder may keep only the last {window} (a rolling cache, as in Mistral).",
+            "With the window W = {window}, the query reads at most the last {window} keys (itself and up to {} before it): the counts above count only their scores and sums.{marked} The cache here keeps every row; a decoder may keep only the last {window} (a rolling cache, as in Mistral).",
             window - 1
         ));
     }
@@ -959,3 +972,15 @@ pub fn tiles_idle_prompt(
 
 /// Why a hidden block changes nothing.
 pub const TILES_IDLE_NOTE: &str = "A block whose keys are all hidden holds only −∞: its maximum does not raise m, e^(−∞ − m) adds 0 to ℓ and 0·V to o. A real kernel skips such blocks without reading them, which is where the causal mask saves work.";
+
+/// The mark before a cached key the window hides from the token decoded.
+pub const OUTSIDE_WINDOW: &str = "⊘";
+
+/// A cached key's label in the decoding step's scores: marked when the window hides it.
+pub fn cached_key_label(label: &str, outside_window: bool) -> String {
+    if outside_window {
+        format!("{OUTSIDE_WINDOW} {label}")
+    } else {
+        label.to_string()
+    }
+}

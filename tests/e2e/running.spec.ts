@@ -60,6 +60,11 @@ test("decoding steps token by token and every matrix is the CLI's", async ({ app
   }
   await expect(page.getByTestId("decode-next")).toBeDisabled();
   await expect(page.getByTestId("stage-note")).toContainText("So does every step.");
+  // “mat” at 5 with W = 3: the raw scores mark the three cached keys the window hides.
+  await expect(app.table("dec-s-h0").locator("thead th")).toHaveText([
+    "query \\ keys", "⊘ the (1)", "⊘ cat", "⊘ sat", "on", "the (5)", "mat",
+  ]);
+  await expect(page.getByTestId("stage-note")).toContainText("The 3 keys marked ⊘, “the (1)” to “sat”, are outside it");
   await expect(page).toHaveURL(/row=5/);
   // A prefill of one token decodes five; Play walks them all and stops.
   await page.getByTestId("decode-prefill").selectOption("1");

@@ -10,8 +10,8 @@ use crate::components::context::{run_context, RunContext};
 use crate::components::heatmap::PanelData;
 use crate::plot::Palette;
 use crate::words::{
-    decode_heading, decode_nothing, dim, run_panel_title, tiles_heading, token_labels, DecodeLine,
-    RunPanel,
+    cached_key_label, decode_heading, decode_nothing, dim, run_panel_title, tiles_heading,
+    token_labels, DecodeLine, RunPanel,
 };
 use leptos::prelude::*;
 
@@ -78,6 +78,18 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
     let cached_tokens: Signal<Vec<String>> = Signal::derive(move || {
         let i = position.get();
         tokens.with(|t| t.iter().take(i + 1).cloned().collect())
+    });
+    // The scores name the keys the window hides from the token decoded.
+    let scored_tokens: Signal<Vec<String>> = Signal::derive(move || {
+        let i = position.get();
+        let window = trace.with(|t| t.config.window);
+        tokens.with(|t| {
+            t.iter()
+                .take(i + 1)
+                .enumerate()
+                .map(|(j, label)| cached_key_label(label, window.is_some_and(|w| j + w <= i)))
+                .collect()
+        })
     });
     let new_token: Signal<Vec<String>> = Signal::derive(move || {
         tokens.with(|t| t.get(position.get()).cloned().into_iter().collect())
@@ -161,7 +173,7 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
                 title(RunPanel::Scores(h)),
                 head_values(h, |x| &x.scores),
                 new_token,
-                cached_tokens,
+                scored_tokens,
                 ("query", "keys"),
             )),
             op("→"),

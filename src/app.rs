@@ -228,7 +228,13 @@ pub fn App() -> impl IntoView {
     }
 
     let _keys = window_event_listener(ev::keydown, move |ev| {
-        if typing_into_field(&ev) || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
+        // A key the page's own controls took (the decoding tools' arrows) is theirs.
+        if ev.default_prevented()
+            || typing_into_field(&ev)
+            || ev.alt_key()
+            || ev.ctrl_key()
+            || ev.meta_key()
+        {
             return;
         }
         let key = ev.key();

@@ -66,6 +66,13 @@ test("decoding steps token by token and every matrix is the CLI's", async ({ app
   ]);
   await expect(page.getByTestId("stage-note")).toContainText("The 3 keys marked ⊘, “the (1)” to “sat”, are outside it");
   await expect(page).toHaveURL(/row=5/);
+  // On the tools' buttons, ← and → step the tokens and leave the stage where it is.
+  await page.getByTestId("decode-prev").focus();
+  await page.keyboard.press("ArrowLeft");
+  await expect(status).toContainText("Step 2 of 3");
+  await page.keyboard.press("ArrowRight");
+  await expect(status).toContainText("Step 3 of 3");
+  await expect(page.getByTestId("stage-title")).toHaveText("Decoding from the KV cache");
   // A prefill of one token decodes five; Play walks them all and stops.
   await page.getByTestId("decode-prefill").selectOption("1");
   await expect(status).toContainText("Step 1 of 5: “cat”");

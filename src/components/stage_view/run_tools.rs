@@ -106,8 +106,22 @@ pub(super) fn RunTools(
                 run.row.set(None);
             }
         };
+        // On the tools' buttons, ← and → step the tokens, not the stages.
+        let arrow_steps = move |ev: leptos::ev::KeyboardEvent| {
+            let on_button = crate::components::keyboard::key_target(&ev)
+                .is_some_and(|el| el.tag_name() == "BUTTON");
+            let by = match ev.key().as_str() {
+                "ArrowLeft" => -1,
+                "ArrowRight" => 1,
+                _ => return,
+            };
+            if on_button && !ev.alt_key() && !ev.ctrl_key() && !ev.meta_key() {
+                ev.prevent_default();
+                step_by(by);
+            }
+        };
         Some(view! {
-            <div class="run-tools" data-testid="decode-tools">
+            <div class="run-tools" data-testid="decode-tools" on:keydown=arrow_steps>
                 <label for="decode-prefill">"Prefill P "</label>
                 <select id="decode-prefill" data-testid="decode-prefill" on:change=set_prefill>
                     {(1..n.max(2)).map(|k| view! {

@@ -577,7 +577,7 @@ fn masked_cells_explain_that_the_key_comes_after_the_query() {
     let e = cell(&trace, head(0, HeadMatrix::Masked), 1, 2);
     assert_eq!(
         e.expansion,
-        "key “sat” (position 3) comes after query “cat” (position 2): j > i, so M₁[cat, sat] = −∞"
+        "key “sat” (token 3) comes after query “cat” (token 2): j > i, so M₁[cat, sat] = −∞"
     );
     let off = cell(&default_trace(), head(0, HeadMatrix::Masked), 0, 2);
     assert!(

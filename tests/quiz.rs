@@ -119,6 +119,7 @@ fn every_stage_of_every_scenario_gets_a_question_whose_answer_is_the_trace() {
                         assert!(!q.is_right(&Response::Number(shown(*value) + 0.05)));
                         assert!(!q.is_right(&Response::Number(f64::NAN)));
                     }
+                    Answer::Count { .. } => unreachable!("the shown stages ask no count"),
                     Answer::Choice { choices, accepted } => {
                         assert!(!accepted.is_empty());
                         for &a in accepted {
@@ -429,7 +430,9 @@ fn a_uniform_row_is_asked_and_answered_as_a_tie_of_every_key() {
                 let note = q.note.as_deref().unwrap_or_default();
                 assert!(note.contains("All 8 keys tie"), "{note}");
             }
-            Answer::Set { .. } => unreachable!("softmax asks no set"),
+            Answer::Set { .. } | Answer::Count { .. } => {
+                unreachable!("softmax asks no set or count")
+            }
         }
     }
     let scores = asked(&trace, Stage::Scores, 4);

@@ -225,7 +225,8 @@ fn a_number_the_tiles_keep_is_written_out_with_its_block() {
     let first = explain_tile(&t, (1, 5), 2, 0, TileCell::Rescale).unwrap();
     assert_eq!(first.value, 0.0);
     assert!(
-        first.expansion.starts_with("0: no key was seen before"),
+        first.expansion.starts_with("e^(−∞ − ")
+            && first.expansion.contains(") = 0: no key was seen before"),
         "{}",
         first.expansion
     );
@@ -324,7 +325,7 @@ fn the_quiz_asks_what_the_cache_keeps_and_how_much_on_the_step_on_screen() {
                         assert!(q.is_right(&Response::Set(vec![2, 1])));
                         assert!(!q.is_right(&Response::Set(vec![0, 1, 2])));
                     }
-                    Answer::Number { value } => {
+                    Answer::Count { value } => {
                         sizes += 1;
                         // Every number the step's cache holds, counted from the cache itself.
                         let held: usize = step
@@ -333,7 +334,7 @@ fn the_quiz_asks_what_the_cache_keeps_and_how_much_on_the_step_on_screen() {
                             .chain(&step.v_cache)
                             .map(|m| m.len())
                             .sum();
-                        assert_eq!(*value, held as f64, "{}", q.prompt);
+                        assert_eq!(*value, held, "{}", q.prompt);
                         let note = q.note.as_deref().unwrap();
                         assert!(note.contains(&format!("{} tokens", i + 1)), "{note}");
                         let g = t.config.n_kv_heads();
@@ -376,8 +377,10 @@ fn the_quiz_asks_the_tiles_for_the_weighted_sum_and_for_the_blocks_the_mask_hide
                 };
                 let q = question_in_view(&t, None, Stage::Tiles, seed, shown).unwrap();
                 let h = q.head().unwrap();
-                let Answer::Number { value } = q.answer else {
-                    panic!("{:?}", q.answer)
+                let value = match q.answer {
+                    Answer::Number { value } => value,
+                    Answer::Count { value } => value as f64,
+                    _ => panic!("{:?}", q.answer),
                 };
                 let tiles = head_tiles(&t.heads[h], t.config.temperature, block);
                 let row = &tiles[i];
@@ -400,11 +403,8 @@ fn the_quiz_asks_the_tiles_for_the_weighted_sum_and_for_the_blocks_the_mask_hide
                     let last = row.last().unwrap();
                     assert!((last.o[c] / last.l - value).abs() < 1e-12);
                     assert_eq!(value, t.heads[h].context[(i, c)]);
-                    assert!(
-                        q.prompt.contains(&format!("column {}", c + 1)),
-                        "{}",
-                        q.prompt
-                    );
+                    let column = format!("column d{}", h * t.head_dim() + c + 1);
+                    assert!(q.prompt.contains(&column), "{}", q.prompt);
                 }
             }
         }
@@ -440,4 +440,83 @@ fn the_note_names_the_cached_keys_the_window_hides_as_the_scores_mark_them() {
     }
     assert_eq!(cached_key_label("the (1)", true), "⊘ the (1)");
     assert_eq!(cached_key_label("cat", false), "cat");
+}
+
+#[test]
+fn the_window_is_named_where_it_hides_blocks_or_shrinks_a_rolling_cache() {
+    use attention_lens::attention::{HeadMatrix, MatrixId};
+    use attention_lens::quiz::{question_in_view, Answer, InView};
+    use attention_lens::words::{run_cell_note, RunCell};
+    let t = trace(modern());
+    // “mat” at 5 with W = 3 and blocks of 2: {the, cat} is wholly hidden, by the window alone.
+    let shown = InView {
+        row: Some(5),
+        block: Some(2),
+        ..InView::default()
+    };
+    let idle = (0..40)
+        .filter_map(|seed| question_in_view(&t, None, Stage::Tiles, seed, shown))
+        .find(|q| q.prompt.contains("change nothing"))
+        .unwrap();
+    assert!(
+        idle.prompt.contains("the causal mask and the window hide"),
+        "{}",
+        idle.prompt
+    );
+    assert!(idle
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("the causal mask and the window save"));
+    assert_eq!(idle.answer, Answer::Count { value: 1 });
+    let (m, _, j) = idle.cell;
+    assert!(
+        matches!(m, MatrixId::Head(_, HeadMatrix::Masked)) && j < 2,
+        "{:?}",
+        idle.cell
+    );
+    // “sat” at 2 with blocks of 2: “on” is hidden, but its block holds “sat”, which counts.
+    let shown = InView {
+        row: Some(2),
+        block: Some(2),
+        ..InView::default()
+    };
+    for seed in 0..40 {
+        let q = question_in_view(&t, None, Stage::Tiles, seed, shown).unwrap();
+        if q.prompt.contains("change nothing") {
+            assert_eq!(q.answer, Answer::Count { value: 1 });
+            assert_eq!(q.cell.2, 4, "the first key of the block {{the (5), mat}}");
+        }
+    }
+    // The cache question says this cache keeps every row, and what a rolling one would keep.
+    let shown = InView {
+        row: Some(5),
+        ..InView::default()
+    };
+    let size = (0..40)
+        .filter_map(|seed| question_in_view(&t, None, Stage::Decode, seed, shown))
+        .find(|q| matches!(q.answer, Answer::Count { .. }))
+        .unwrap();
+    assert_eq!(size.answer, Answer::Count { value: 48 });
+    assert!(
+        size.prompt.contains("keeps every token's row"),
+        "{}",
+        size.prompt
+    );
+    let note = size.note.clone().unwrap();
+    assert!(
+        note.contains("only the last 3 rows: 2 · 3 · 1 · 4 = 24"),
+        "{note}"
+    );
+    assert_eq!(size.answer_text(), "48");
+    // A cached key of an earlier token is read, not computed, by the step.
+    let read = run_cell_note(&t, RunCell::CachedEarlier(1));
+    assert!(read.contains("computed when “cat” was processed"), "{read}");
+    assert!(!run_cell_note(&t, RunCell::Tile).contains("temperature"));
+    let warm = trace(Config {
+        temperature: 0.5,
+        ..modern()
+    });
+    assert!(run_cell_note(&warm, RunCell::TileInput).contains("T = 0.50"));
+    assert!(!run_cell_note(&warm, RunCell::Tile).contains("temperature"));
 }

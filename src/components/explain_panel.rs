@@ -5,7 +5,7 @@ use crate::attention::{BackwardPass, MatrixId, Trace};
 use crate::panels;
 use crate::plot::Highlight;
 use crate::words::{
-    explain, explain_back, explain_tile, run_cell_note, Explanation, TileCell, NO_CELL,
+    explain, explain_back, explain_tile, run_cell_note, Explanation, RunCell, TileCell, NO_CELL,
 };
 use leptos::prelude::*;
 
@@ -54,10 +54,18 @@ fn explain_run(trace: &Trace, s: &Selection, run: RunContext) -> Option<Explanat
     let rope = c.rope.is_some();
     let (m, row, col) = panels::run_cell(&s.panel, (s.row, s.col), at, rope, |g| g * per_group)?;
     let mut e = explain(trace, m, row, col)?;
-    let lead = run_cell_note(decoding, c.temperature);
+    let cached = s.panel.starts_with("dec-k-") || s.panel.starts_with("dec-v-");
+    let cell = match (decoding, cached) {
+        (true, true) if s.row < at => RunCell::CachedEarlier(s.row),
+        (true, true) => RunCell::CachedNew,
+        (true, false) => RunCell::Decoded,
+        (false, _) if s.panel.starts_with("tile-x-") => RunCell::TileInput,
+        (false, _) => RunCell::Tile,
+    };
+    let lead = run_cell_note(trace, cell);
     e.note = Some(match e.note.take() {
         Some(note) => format!("{lead} {note}"),
-        None => lead.to_string(),
+        None => lead,
     });
     Some(e)
 }

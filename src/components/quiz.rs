@@ -202,7 +202,7 @@ fn read_response(
     picked: &[usize],
 ) -> Result<(Response, String), String> {
     match answer {
-        Answer::Number { .. } => parse_cell(typed)
+        Answer::Number { .. } | Answer::Count { .. } => parse_cell(typed)
             .map(|x| (Response::Number(x), typed.trim().to_string()))
             .map_err(|_| words::not_a_number(typed)),
         Answer::Choice { choices, .. } => picked
@@ -397,7 +397,7 @@ pub fn QuizCard(
     let asking = move |q: Question| {
         if ui.presenting.get() {
             let options = match q.answer {
-                Answer::Number { .. } => None,
+                Answer::Number { .. } | Answer::Count { .. } => None,
                 Answer::Choice { choices, .. } | Answer::Set { choices, .. } => Some(choices),
             };
             return view! {
@@ -412,8 +412,12 @@ pub fn QuizCard(
             .into_any();
         }
         let several = matches!(q.answer, Answer::Set { .. });
+        let hint = match q.answer {
+            Answer::Count { .. } => words::QUIZ_WHOLE_NUMBER,
+            _ => words::QUIZ_TOLERANCE,
+        };
         let field = match q.answer {
-            Answer::Number { .. } => view! {
+            Answer::Number { .. } | Answer::Count { .. } => view! {
                 <label class="quiz-number">
                     "Your answer "
                     <input type="text" inputmode="decimal" autocomplete="off" spellcheck="false"
@@ -422,12 +426,12 @@ pub fn QuizCard(
                         prop:value=move || typed.get()
                         on:input=move |ev| typed.set(event_target_value(&ev)) />
                 </label>
-                <span class="quiz-hint">{words::QUIZ_TOLERANCE}</span>
+                <span class="quiz-hint">{hint}</span>
             }
             .into_any(),
             Answer::Choice { choices, .. } | Answer::Set { choices, .. } => {
                 let legend = if several {
-                    "Your answer: check every cell that becomes −∞"
+                    "Your answer: check every one that applies, or none"
                 } else {
                     "Your answer"
                 };

@@ -197,7 +197,7 @@ pub fn worksheet_markdown(
             Answer::Set { choices, .. } => {
                 let _ = writeln!(out, "Choose any (or none): {}\n", choices.join(" · "));
             }
-            Answer::Number { .. } => {}
+            Answer::Number { .. } | Answer::Count { .. } => {}
         }
         if answers {
             let _ = writeln!(out, "**Answer:** {}\n", q.answer_text());

@@ -158,15 +158,17 @@ impl Rule {
 
     /// A printed page: one stage fills one page, its results at least half the page wide
     /// where the page's height allows; an equation wraps sooner than on a screen, where a
-    /// reader cannot zoom.
+    /// reader cannot zoom. Paper cannot be zoomed either: a stage too tall for one page at
+    /// 0.6 (digits about 5 pt) runs onto the next rather than print smaller, and its operands
+    /// keep at least 0.7 of the results' size.
     pub const PRINT: Rule = Rule {
-        zoom: (0.3, 2.0),
+        zoom: (0.6, 2.0),
         readable: 1.0,
         readable_width: 0.0,
         result_share: 0.5,
-        least_given_share: 0.4,
+        least_given_share: 0.7,
         least_given_zoom: 0.0,
-        one_row_share: 0.6,
+        one_row_share: 0.9,
         fit_height: true,
         lines_alone: 2.0,
     };

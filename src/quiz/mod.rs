@@ -29,6 +29,11 @@ pub enum Answer {
         /// The exact value, as the trace holds it.
         value: f64,
     },
+    /// A count, right only when exact.
+    Count {
+        /// How many.
+        value: usize,
+    },
     /// One of `choices`; any of `accepted` is right (several when values tie).
     Choice {
         /// What the learner picks from.
@@ -78,6 +83,7 @@ impl Question {
             (Answer::Number { value }, Response::Number(x)) => {
                 x.is_finite() && (x - shown(*value)).abs() <= TOLERANCE + 1e-9
             }
+            (Answer::Count { value }, Response::Number(x)) => *x == *value as f64,
             (Answer::Choice { accepted, .. }, Response::Choice(i)) => accepted.contains(i),
             (Answer::Set { correct, .. }, Response::Set(picked)) => {
                 let mut picked = picked.clone();
@@ -93,6 +99,7 @@ impl Question {
     pub fn answer_text(&self) -> String {
         match &self.answer {
             Answer::Number { value } => format_value(*value, DECIMALS),
+            Answer::Count { value } => value.to_string(),
             Answer::Choice { choices, accepted } => accepted
                 .iter()
                 .map(|&i| choices[i].clone())
@@ -406,30 +413,34 @@ pub fn question_in_view(
         }
         Stage::Decode => {
             let i = in_view.row.unwrap_or(i).clamp(1, seq_len.saturating_sub(1));
-            let key = if trace.wiring().rope {
+            let c = &trace.config;
+            let rope = trace.wiring().rope;
+            let key = if rope {
                 HeadMatrix::KRope
             } else {
                 HeadMatrix::K
             };
-            let cell = (MatrixId::Head(h, key), i, 0);
+            // The new token's key, as the cache of its key/value head is named when clicked.
+            let per_group = heads / c.n_kv_heads().max(1);
+            let owner = h / per_group.max(1) * per_group.max(1);
+            let cell = (MatrixId::Head(owner, key), i, 0);
             if pick(2) == 0 {
                 Question {
                     stage,
                     prompt: words::decode_cached_prompt(&trace.tokens, i),
                     answer: Answer::Set {
-                        choices: words::DECODE_CACHE_CHOICES.map(String::from).to_vec(),
+                        choices: words::decode_cache_choices(rope),
                         correct: vec![1, 2],
                     },
                     cell,
                     note: Some(words::DECODE_CACHED_NOTE.into()),
                 }
             } else {
-                let c = &trace.config;
                 Question {
                     stage,
-                    prompt: words::decode_size_prompt(&trace.tokens, i),
-                    answer: Answer::Number {
-                        value: (2 * (i + 1) * c.n_kv_heads() * c.head_dim()) as f64,
+                    prompt: words::decode_size_prompt(trace, i),
+                    answer: Answer::Count {
+                        value: 2 * (i + 1) * c.n_kv_heads() * c.head_dim(),
                     },
                     cell,
                     note: Some(words::decode_size_note(trace, i)),
@@ -440,31 +451,29 @@ pub fn question_in_view(
             let i = in_view.row.unwrap_or(i).min(seq_len - 1);
             let block = in_view.block.unwrap_or(DEFAULT_TILE).max(1);
             let blocks = n_keys.div_ceil(block);
-            let hidden = (0..blocks)
-                .filter(|b| {
-                    (b * block..((b + 1) * block).min(n_keys))
-                        .all(|j| head.masked[(i, j)] == f64::NEG_INFINITY)
-                })
-                .count();
-            let first_hidden = (0..n_keys).find(|&j| head.masked[(i, j)] == f64::NEG_INFINITY);
-            match (pick(2), first_hidden) {
-                (0, Some(j)) if hidden > 0 => Question {
+            let hidden_key = |j: usize| head.masked[(i, j)] == f64::NEG_INFINITY;
+            let idle: Vec<usize> = (0..blocks)
+                .filter(|b| (b * block..((b + 1) * block).min(n_keys)).all(hidden_key))
+                .collect();
+            let by_window = trace.config.window.is_some_and(|w| i + 1 > w);
+            match (pick(2), idle.first()) {
+                // The worked cell is a key of the first block that changes nothing.
+                (0, Some(&b)) => Question {
                     stage,
-                    prompt: words::tiles_idle_prompt(&trace.tokens, h, i, block, blocks),
-                    answer: Answer::Number {
-                        value: hidden as f64,
-                    },
-                    cell: (MatrixId::Head(h, HeadMatrix::Masked), i, j),
-                    note: Some(words::TILES_IDLE_NOTE.into()),
+                    prompt: words::tiles_idle_prompt(&trace.tokens, h, i, block, blocks, by_window),
+                    answer: Answer::Count { value: idle.len() },
+                    cell: (MatrixId::Head(h, HeadMatrix::Masked), i, b * block),
+                    note: Some(words::tiles_idle_note(by_window)),
                 },
                 _ => {
                     let m = MatrixId::Head(h, HeadMatrix::Context);
                     let col = pick(trace.head_dim());
                     Question {
-                        prompt: words::tiles_result_prompt(&trace.tokens, h, i, col, block),
-                        note: Some(words::tiles_result_note(&words::cell_name(
-                            trace, m, i, col,
-                        ))),
+                        prompt: words::tiles_result_prompt(trace, h, i, col, block),
+                        note: Some(words::tiles_result_note(
+                            &words::cell_name(trace, m, i, col),
+                            blocks,
+                        )),
                         ..number(trace, stage, m, i, col)
                     }
                 }

@@ -57,18 +57,18 @@ pub use quiz::{
     result_line, revealed, seq_len_mistake, sign_prompt, split_prompt, step_prompt, tally_text,
     tie_note, top_score_prompt, top_weight_prompt, top_weight_value_prompt, unreached_stages_line,
     Unasked, DIVISOR_PROMPT, NONE_OF_THEM, ONE_HEAD_PROMPT, PICK_ONE, QUIZ_HEADING, QUIZ_HIDDEN,
-    QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE, SIGN_CHOICES, STEP_CHOICES,
+    QUIZ_PRESENTER_HINT, QUIZ_TOLERANCE, QUIZ_WHOLE_NUMBER, SIGN_CHOICES, STEP_CHOICES,
 };
 pub use running::{
-    cached_key_label, decode_cached_prompt, decode_size_note, decode_size_prompt,
-    tiles_idle_prompt, tiles_result_note, tiles_result_prompt, DECODE_CACHED_NOTE,
-    DECODE_CACHE_CHOICES, TILES_IDLE_NOTE,
+    cached_key_label, decode_cache_choices, decode_cached_prompt, decode_size_note,
+    decode_size_prompt, tiles_idle_note, tiles_idle_prompt, tiles_result_note, tiles_result_prompt,
+    DECODE_CACHED_NOTE,
 };
 pub use running::{
     decode_formula, decode_formula_mathml, decode_heading, decode_note, decode_nothing,
     decode_shapes, decode_status, explain_tile, run_cell_note, run_panel_title, tiles_formula,
-    tiles_formula_mathml, tiles_heading, tiles_note, tiles_shapes, DecodeLine, RunPanel, TileCell,
-    DECODE_EXPLANATION, DECODE_NAME, TILES_EXPLANATION, TILES_NAME,
+    tiles_formula_mathml, tiles_heading, tiles_note, tiles_shapes, DecodeLine, RunCell, RunPanel,
+    TileCell, DECODE_EXPLANATION, DECODE_NAME, TILES_EXPLANATION, TILES_NAME,
 };
 pub use settings::{
     cross_word_order_text, scale_mode_help, scale_mode_label, temperature_refusal,

@@ -6,6 +6,9 @@ use super::matrices::head_columns;
 /// The tolerance a numeric answer is read with, in words.
 pub const QUIZ_TOLERANCE: &str = "to two decimals; within ±0.01 counts";
 
+/// What the card says beside the field of a question whose answer is a count.
+pub const QUIZ_WHOLE_NUMBER: &str = "a whole number";
+
 /// What the card says while the stage's result is hidden.
 pub const QUIZ_HIDDEN: &str = "The result is hidden until you answer.";
 

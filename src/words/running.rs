@@ -714,8 +714,14 @@ pub fn explain_tile(
         TileCell::Rescale => (
             "e^(m − m′)",
             "e^(m − m′), m before the block and m′ after it".to_string(),
-            if m0 == f64::NEG_INFINITY {
-                "0: no key was seen before (m = −∞), so the factor is taken as 0".to_string()
+            if m0 == f64::NEG_INFINITY && tile.m == f64::NEG_INFINITY {
+                "taken as 0: no key is visible yet (m and m′ are −∞), and there is nothing to rescale"
+                    .to_string()
+            } else if m0 == f64::NEG_INFINITY {
+                format!(
+                    "e^(−∞ − {}) = 0: no key was seen before (m = −∞), so there is nothing to rescale",
+                    f(tile.m)
+                )
             } else {
                 format!("e^({} − {}) ≈ {}", f(m0), f(tile.m), format_value(keep, 3))
             },
@@ -765,7 +771,7 @@ pub fn explain_tile(
                         })
                         .collect::<Vec<_>>()
                         .join(" + "),
-                    f(*tile.o.get(c)?)
+                    format_value(*tile.o.get(c)?, 2)
                 ),
                 *tile.o.get(c)?,
             )
@@ -814,13 +820,36 @@ pub fn explain_tile(
     })
 }
 
-/// What a cell of the decoding stage or of the tiles adds to the explanation of the whole
-/// pass's cell it equals.
-pub fn run_cell_note(decoding: bool, temperature: f64) -> &'static str {
-    match (decoding, temperature != 1.0) {
-        (true, _) => "The decoding step computes this number alone, from the cache's rows, and gets the same number; the working below is the whole sentence's, whose later keys get weight 0.",
-        (false, true) => "The tiles read this number divided by the temperature T.",
-        (false, false) => "The tiles compute the same numbers in blocks.",
+/// What a cell of the decoding step or of the tiles is, for the line its explanation opens with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunCell {
+    /// A cached key or value of the earlier token at this position, read by the step.
+    CachedEarlier(usize),
+    /// The new token's own key or value, which the step computes and adds to the cache.
+    CachedNew,
+    /// Anything else the step computes: the query, the scores, the weights, the sums, y.
+    Decoded,
+    /// One of the softmax inputs x the tiles read.
+    TileInput,
+    /// Anything else of the tiles: the weighted sum's row.
+    Tile,
+}
+
+/// The line before the whole pass's arithmetic of a cell of the decoding step or of the tiles,
+/// which computes the same number another way.
+pub fn run_cell_note(trace: &Trace, cell: RunCell) -> String {
+    match cell {
+        RunCell::CachedEarlier(j) => format!(
+            "The step reads this number from the cache: it was computed when {} was processed, and never again. The working below is the whole sentence's, which computes the same number.",
+            quoted_token(&trace.tokens, j)
+        ),
+        RunCell::CachedNew => "The step computes the new token's key and value and adds them to the cache; the working below is the whole sentence's, which computes the same number.".into(),
+        RunCell::Decoded => "The decoding step computes this number alone, from the cache's rows, and gets the same number; the working below is the whole sentence's, whose later keys get weight 0.".into(),
+        RunCell::TileInput if trace.config.temperature != 1.0 => format!(
+            "The tiles read this number divided by the temperature T = {}.",
+            format_value(trace.config.temperature, 2)
+        ),
+        RunCell::TileInput | RunCell::Tile => "The tiles compute the same numbers in blocks.".into(),
     }
 }
 
@@ -883,12 +912,19 @@ pub fn rotary_what_ifs(trace: &Trace) -> Vec<String> {
     ]
 }
 
-/// What a decoding step could read from the cache, for the question of what it keeps.
-pub const DECODE_CACHE_CHOICES: [&str; 3] = [
-    "their queries (rows of Q)",
-    "their keys (rows of K)",
-    "their values (rows of V)",
-];
+/// What a decoding step could read from the cache, for the question of what it keeps: under
+/// rotary positions the queries and keys are the turned ones.
+pub fn decode_cache_choices(rope: bool) -> Vec<String> {
+    let (q, k) = if rope {
+        (
+            "their turned queries (rows of Q̃)",
+            "their turned keys (rows of K̃)",
+        )
+    } else {
+        ("their queries (rows of Q)", "their keys (rows of K)")
+    };
+    vec![q.into(), k.into(), "their values (rows of V)".into()]
+}
 
 /// The question of what the cache keeps, when the token at `i` is decoded.
 pub fn decode_cached_prompt(tokens: &[String], i: usize) -> String {
@@ -901,77 +937,118 @@ pub fn decode_cached_prompt(tokens: &[String], i: usize) -> String {
 /// Why the cache keeps keys and values and not queries.
 pub const DECODE_CACHED_NOTE: &str = "Keys and values: every later token's query is scored against the earlier keys and sums the earlier values. A query is used only in its own token's step, so caching queries is a mistake: it saves nothing and takes memory.";
 
-/// The question of the cache's size once the token at `i` is decoded.
-pub fn decode_size_prompt(tokens: &[String], i: usize) -> String {
+/// The question of the cache's size once the token at `i` is decoded; under a window it says
+/// that this cache keeps every row.
+pub fn decode_size_prompt(trace: &Trace, i: usize) -> String {
+    let kept = if trace.config.window.is_some() {
+        " This cache keeps every token's row, even those the window hides."
+    } else {
+        ""
+    };
     format!(
-        "Once {}, position {i} (counting from 0), is decoded, how many numbers does the KV cache hold: keys and values of every key/value head, its own included?",
-        quoted_token(tokens, i)
+        "Once {}, position {i} (counting from 0), is decoded, how many numbers does the KV cache hold: keys and values of every key/value head, its own included?{kept}",
+        quoted_token(&trace.tokens, i)
     )
 }
 
-/// The cache's size worked out, with what sharing key/value heads saves.
+/// The cache's size worked out, with what sharing key/value heads saves and, under a window,
+/// what a rolling cache would keep.
 pub fn decode_size_note(trace: &Trace, i: usize) -> String {
     let c = &trace.config;
     let (n, g, dk) = (c.n_heads, c.n_kv_heads(), c.head_dim());
-    let size = format!(
-        "2 (keys and values) · {} tokens · {g} key/value {} · {dk} numbers (d_k) = {}.",
+    let heads = if g == 1 { "head" } else { "heads" };
+    let mut note = format!(
+        "2 (keys and values) · {} tokens · {g} key/value {heads} · {dk} numbers (d_k) = {}.",
         i + 1,
-        if g == 1 { "head" } else { "heads" },
         count(2 * (i + 1) * g * dk)
     );
     if g < n {
-        format!(
-            "{size} With a key/value head for each of the {n} query heads it would be {}.",
+        note.push_str(&format!(
+            " With a key/value head for each of the {n} query heads it would be {}.",
             count(2 * (i + 1) * n * dk)
+        ));
+    }
+    if let Some(w) = c.window.filter(|&w| w < i + 1) {
+        note.push_str(&format!(
+            " A rolling cache, as in Mistral, would keep only the last {w} rows: 2 · {w} · {g} · {dk} = {}.",
+            count(2 * w * g * dk)
+        ));
+    }
+    note
+}
+
+/// The question of the tiles' result in column `col` (from 0 within the head) of head `h`'s row
+/// at `i`, in blocks of `block` keys.
+pub fn tiles_result_prompt(trace: &Trace, h: usize, i: usize, col: usize, block: usize) -> String {
+    let n_keys = trace.n_keys();
+    let column = crate::words::dim(h * trace.head_dim() + col);
+    let how = if n_keys.div_ceil(block) > 1 {
+        format!(
+            "block by block, {block} {} at a time, and never holds the whole row of weights",
+            if block == 1 { "key" } else { "keys" }
         )
     } else {
-        size
+        format!("in one block of {block} keys, the whole row at once")
+    };
+    format!(
+        "Head {} computes the row of {} {how}. After the last block, what is o ÷ ℓ in column {column}, to two decimals?",
+        h + 1,
+        quoted_token(&trace.tokens, i),
+    )
+}
+
+/// Why the tiles' result is the weighted sum's cell, named `cell`, after `blocks` blocks.
+pub fn tiles_result_note(cell: &str, blocks: usize) -> String {
+    if blocks > 1 {
+        format!(
+            "It is {cell}, the weighted sum's cell: each rescale by e^(m − m′) puts the earlier blocks on the newest maximum, so the last o and ℓ are the whole row's, and o ÷ ℓ is its softmax-weighted sum. Tiling is exact; only rounding can differ."
+        )
+    } else {
+        format!(
+            "It is {cell}, the weighted sum's cell: with one block there is nothing to rescale, and o ÷ ℓ is the softmax-weighted sum. With smaller blocks it would be the same: tiling is exact; only rounding can differ."
+        )
     }
 }
 
-/// The question of the tiles' result in column `col` (from 0) of head `h`'s row at `i`, in
-/// blocks of `block` keys.
-pub fn tiles_result_prompt(
-    tokens: &[String],
-    h: usize,
-    i: usize,
-    col: usize,
-    block: usize,
-) -> String {
-    format!(
-        "Head {} computes the row of {} block by block, {block} {} at a time, and never holds the whole row of weights. After the last block, what is o ÷ ℓ in column {}, to two decimals?",
-        h + 1,
-        quoted_token(tokens, i),
-        if block == 1 { "key" } else { "keys" },
-        col + 1
-    )
+/// Who hides keys from a query: the causal mask, and the window where it hides some.
+fn hiders(by_window: bool) -> &'static str {
+    if by_window {
+        "the causal mask and the window"
+    } else {
+        "the causal mask"
+    }
 }
 
-/// Why the tiles' result is the weighted sum's cell, named `cell`.
-pub fn tiles_result_note(cell: &str) -> String {
-    format!(
-        "It is {cell}, the weighted sum's cell: each rescale by e^(m − m′) puts the earlier blocks on the newest maximum, so the last o and ℓ are the whole row's, and o ÷ ℓ is its softmax-weighted sum. Tiling is exact; only rounding can differ."
-    )
-}
-
-/// The question of how many of `blocks` blocks change nothing for head `h`'s row at `i`.
+/// The question of how many of `blocks` blocks change nothing for head `h`'s row at `i`;
+/// `by_window` when the window hides some of its keys.
 pub fn tiles_idle_prompt(
     tokens: &[String],
     h: usize,
     i: usize,
     block: usize,
     blocks: usize,
+    by_window: bool,
 ) -> String {
     format!(
-        "Head {} computes the row of {} in {blocks} blocks of {block} {}. How many of them change nothing, because the mask hides every key in them?",
+        "Head {} computes the row of {} in {blocks} blocks of {block} {}. How many of them change nothing, because {} every key in them?",
         h + 1,
         quoted_token(tokens, i),
         if block == 1 { "key" } else { "keys" },
+        if by_window {
+            "the causal mask and the window hide"
+        } else {
+            "the causal mask hides"
+        }
     )
 }
 
 /// Why a hidden block changes nothing.
-pub const TILES_IDLE_NOTE: &str = "A block whose keys are all hidden holds only −∞: its maximum does not raise m, e^(−∞ − m) adds 0 to ℓ and 0·V to o. A real kernel skips such blocks without reading them, which is where the causal mask saves work.";
+pub fn tiles_idle_note(by_window: bool) -> String {
+    format!(
+        "A block whose keys are all hidden holds only −∞: it cannot raise m and adds nothing to ℓ or o, so it leaves them as they were. A real kernel skips such blocks without reading them (before any visible key, m is still −∞ and e^(−∞ − m) would be undefined), which is where {} save work.",
+        hiders(by_window)
+    )
+}
 
 /// The mark before a cached key the window hides from the token decoded.
 pub const OUTSIDE_WINDOW: &str = "⊘";

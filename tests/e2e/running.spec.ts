@@ -228,7 +228,7 @@ test("the quiz asks what the cache keeps or holds on the step shown, and the til
       await number.fill("32");
     } else {
       await expect(prompt).toContainText("Which does the cache keep?");
-      await page.getByLabel("their keys (rows of K)").check();
+      await page.getByLabel("their turned keys (rows of K̃)").check();
       await page.getByLabel("their values (rows of V)").check();
     }
     await page.getByTestId("quiz-check").click();
@@ -251,7 +251,8 @@ test("the quiz asks what the cache keeps or holds on the step shown, and the til
     // 2, so of the blocks {0, 1}, {2, 3} and {4, 5} one is wholly hidden.
     await number.fill("1");
   } else {
-    const col = Number(/column (\d+)/.exec(asked)?.[1]) - 1;
+    // Columns are named as in C: head 2's first is d5 (d_k = 4).
+    const col = Number(/column d(\d+)/.exec(asked)?.[1]) - 1 - 4 * head;
     await number.fill(t.heads[head].context[5][col].toFixed(2));
   }
   await page.getByTestId("quiz-check").click();

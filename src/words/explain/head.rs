@@ -289,14 +289,14 @@ fn mask(
                 .to_string(),
         );
         format!(
-            "key “{key}” (position {kp}) comes after query “{query}” (position {qp}): j > i, so \
+            "key “{key}” (token {kp}) comes after query “{query}” (token {qp}): j > i, so \
              {name}"
         )
     } else if j == i {
-        format!("key “{key}” (position {kp}) is the query itself: j = i, so {name} = {scaled_name}")
+        format!("key “{key}” (token {kp}) is the query itself: j = i, so {name} = {scaled_name}")
     } else {
         format!(
-            "key “{key}” (position {kp}) comes before query “{query}” (position {qp}): j < i, so \
+            "key “{key}” (token {kp}) comes before query “{query}” (token {qp}): j < i, so \
              {name} = {scaled_name}"
         )
     };
@@ -336,21 +336,21 @@ fn windowed(
     ));
     let steps = if j > i {
         format!(
-            "key “{key}” (position {kp}) comes after query “{query}” (position {qp}): j > i, so \
+            "key “{key}” (token {kp}) comes after query “{query}” (token {qp}): j > i, so \
              {name}"
         )
     } else if hidden {
         format!(
-            "key “{key}” (position {kp}) is {} before query “{query}” (position {qp}): i − j = \
+            "key “{key}” (token {kp}) is {} before query “{query}” (token {qp}): i − j = \
              {} ≥ W = {w}, outside the window, so {name}",
             tokens(i - j),
             i - j
         )
     } else if j == i {
-        format!("key “{key}” (position {kp}) is the query itself: j = i, so {name} = {scaled_name}")
+        format!("key “{key}” (token {kp}) is the query itself: j = i, so {name} = {scaled_name}")
     } else {
         format!(
-            "key “{key}” (position {kp}) is {} before query “{query}” (position {qp}): i − j = \
+            "key “{key}” (token {kp}) is {} before query “{query}” (token {qp}): i − j = \
              {} < W = {w}, inside the window, so {name} = {scaled_name}",
             tokens(i - j),
             i - j

@@ -70,9 +70,10 @@ pub fn AttentionLines(
     let data = Memo::new(move |_| {
         trace.with(|t| {
             let weights = t.heads.get(head).map(|h| h.weights.clone());
+            // A repeated word is told apart as the heatmaps tell it: “the (1)”, “the (5)”.
             (
-                t.tokens.clone(),
-                t.key_tokens().to_vec(),
+                crate::words::token_labels(&t.tokens),
+                crate::words::token_labels(t.key_tokens()),
                 weights,
                 t.source.is_some(),
             )

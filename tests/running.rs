@@ -520,3 +520,22 @@ fn the_window_is_named_where_it_hides_blocks_or_shrinks_a_rolling_cache() {
     assert!(run_cell_note(&warm, RunCell::TileInput).contains("T = 0.50"));
     assert!(!run_cell_note(&warm, RunCell::Tile).contains("temperature"));
 }
+
+#[test]
+fn the_input_note_says_what_the_window_leaves_a_token_to_see() {
+    use attention_lens::words::stage_note;
+    let windowed = stage_note(Stage::Input, &trace(modern())).unwrap();
+    assert!(
+        windowed.contains("The window W = 3 narrows that further: each token sees itself and the 2 tokens before it."),
+        "{windowed}"
+    );
+    let plain = stage_note(
+        Stage::Input,
+        &trace(Config {
+            window: None,
+            ..modern()
+        }),
+    )
+    .unwrap();
+    assert!(!plain.contains("window"), "{plain}");
+}

@@ -314,9 +314,12 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         // Space presses a button the keyboard reached; on one the mouse clicked (a clicker in
         // the other hand), it steps.
         let space = ev.key() == " ";
+        // On the decoding tools' buttons, ← and → step the tokens (the tools take them).
+        let arrow = matches!(ev.key().as_str(), "ArrowLeft" | "ArrowRight");
         if key_target(&ev).is_some_and(|el| {
             is_text_field(&el)
                 || (space && is_pressed_by_space(&el) && !focused_by_pointer.get_value())
+                || (arrow && el.closest(".run-tools button").ok().flatten().is_some())
         }) {
             return;
         }

@@ -376,7 +376,7 @@ fn TodaysAttention(
                                 let _ = m.set_tile(on.then_some(2));
                             });
                         } />
-                    " Show FlashAttention's tiles"
+                    " Show the softmax in tiles"
                 </label>
             </div>
         </div>

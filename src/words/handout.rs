@@ -137,7 +137,7 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
         line(
             "Positional encoding".to_string(),
             format!(
-                "{}. {}",
+                "{}. {}{}",
                 if c.positional_encoding && trace.source.is_some() {
                     "on, sinusoidal positions are added to both sentences' embeddings"
                 } else if c.positional_encoding {
@@ -149,6 +149,10 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
                     super::settings::rotary_word_order_text(c.positional_encoding, c.causal)
                 } else {
                     word_order_after_switch(c.positional_encoding, c.causal, trace.source.is_some())
+                },
+                match c.window.filter(|_| c.causal) {
+                    Some(w) => format!(" {}", super::settings::window_narrows(w)),
+                    None => String::new(),
                 }
             ),
         ),

@@ -56,6 +56,14 @@ pub fn window_reach(w: usize) -> String {
     }
 }
 
+/// What a window of `w` does to what the causal mask lets a token see.
+pub fn window_narrows(w: usize) -> String {
+    format!(
+        "The window W = {w} narrows that further: each token sees {}.",
+        window_reach(w)
+    )
+}
+
 /// What word order does with rotary positions on: X holds positions only when the added
 /// encoding is on too, and the queries and keys are turned by their positions after the split.
 pub fn rotary_word_order_text(positional: bool, causal: bool) -> &'static str {

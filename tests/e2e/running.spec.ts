@@ -73,6 +73,15 @@ test("decoding steps token by token and every matrix is the CLI's", async ({ app
   await page.keyboard.press("ArrowRight");
   await expect(status).toContainText("Step 3 of 3");
   await expect(page.getByTestId("stage-title")).toHaveText("Decoding from the KV cache");
+  // Reaching the first token disables Previous: the focus moves to the token menu, not the page.
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("ArrowLeft");
+  await expect(status).toContainText("Step 1 of 3");
+  await expect(page.getByTestId("decode-row")).toBeFocused();
+  await page.keyboard.press("ArrowLeft");
+  await expect(page.getByTestId("stage-title")).toHaveText("Decoding from the KV cache");
+  await page.getByTestId("decode-row").selectOption("5");
+  await expect(status).toContainText("Step 3 of 3");
   // A prefill of one token decodes five; Play walks them all and stops.
   await page.getByTestId("decode-prefill").selectOption("1");
   await expect(status).toContainText("Step 1 of 5: “cat”");
@@ -175,6 +184,17 @@ for (const viewport of [
     // The step's own controls work while presenting.
     await page.getByTestId("decode-next").click();
     await expect(page.getByTestId("decode-status")).toContainText("Step 2 of 3");
+    // → on the focused Next token steps the token, not the presentation.
+    const bar = page.getByTestId("presenter-bar");
+    const step = await bar.getAttribute("data-step");
+    await page.keyboard.press("ArrowRight");
+    await expect(page.getByTestId("decode-status")).toContainText("Step 3 of 3");
+    await expect(bar).toHaveAttribute("data-step", step!);
+    // The step's captions stay readable from the back of the room.
+    for (const caption of await page.locator(".stage .heatmap figcaption").all()) {
+      const size = await caption.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+      expect(size).toBeGreaterThanOrEqual(12);
+    }
   });
 }
 

@@ -51,6 +51,11 @@ pub(super) fn RunTools(
     let step_by = move |by: isize| {
         if let Some(i) = decoded.get_untracked() {
             step_to(i.saturating_add_signed(by));
+            keep_focus_at_the_ends(
+                decoded.get_untracked(),
+                prefill.get_untracked(),
+                last.get_untracked(),
+            );
         }
     };
     let pick_row = move |ev| {
@@ -192,4 +197,30 @@ pub(super) fn RunTools(
         }}
     }
     .into_any()
+}
+
+/// A step to the first or the last token disables the button pressed, which would drop the
+/// keyboard's focus to the page (where ← and → step the stages): it moves to the token menu.
+fn keep_focus_at_the_ends(decoded: Option<usize>, prefill: Option<usize>, last: usize) {
+    use wasm_bindgen::JsCast;
+    let (Some(i), Some(p)) = (decoded, prefill) else {
+        return;
+    };
+    if i > p && i < last {
+        return;
+    }
+    let document = document();
+    let on_button = document.active_element().is_some_and(|el| {
+        matches!(
+            el.get_attribute("data-testid").as_deref(),
+            Some("decode-prev" | "decode-next")
+        )
+    });
+    if let Some(menu) = document
+        .get_element_by_id("decode-row")
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+        .filter(|_| on_button)
+    {
+        let _ = menu.focus();
+    }
 }

@@ -75,10 +75,16 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             cross_word_order_text(false).to_string(),
             "The source sentence's rows form X_src, one row per source token.".to_string(),
         ],
-        Stage::Input if c.rope.is_some() => {
-            vec![rotary_word_order_text(c.positional_encoding, c.causal).to_string()]
+        Stage::Input => {
+            let order = if c.rope.is_some() {
+                rotary_word_order_text(c.positional_encoding, c.causal)
+            } else {
+                word_order_text(c.positional_encoding, c.causal)
+            };
+            std::iter::once(order.to_string())
+                .chain(c.window.filter(|_| c.causal).map(crate::words::settings::window_narrows))
+                .collect()
         }
-        Stage::Input => vec![word_order_text(c.positional_encoding, c.causal).to_string()],
         Stage::Rotary => std::iter::once(super::super::handout::rotary_note(trace))
             .chain(super::super::running::rotary_what_ifs(trace))
             .collect(),

@@ -226,7 +226,9 @@ fn a_number_the_tiles_keep_is_written_out_with_its_block() {
     assert_eq!(first.value, 0.0);
     assert!(
         first.expansion.starts_with("e^(−∞ − ")
-            && first.expansion.contains(") = 0: no key was seen before"),
+            && first
+                .expansion
+                .contains(") = 0: no visible key came before this block"),
         "{}",
         first.expansion
     );
@@ -426,6 +428,12 @@ fn the_note_names_the_cached_keys_the_window_hides_as_the_scores_mark_them() {
         note(3)
     );
     assert!(
+        note(5).contains("could stop growing at W − 1 = 2 earlier tokens"),
+        "{}",
+        note(5)
+    );
+    assert!(!note(2).contains("stop growing"), "{}", note(2));
+    assert!(
         note(5).contains("The 3 keys marked ⊘, “the (1)” to “sat”, are outside it"),
         "{}",
         note(5)
@@ -488,6 +496,28 @@ fn the_window_is_named_where_it_hides_blocks_or_shrinks_a_rolling_cache() {
             assert_eq!(q.cell.2, 4, "the first key of the block {{the (5), mat}}");
         }
     }
+    // “on” at 3: the window hides “the (1)” only, in a block with “cat”; the block the mask
+    // hides wholly, {the (5), mat}, is the causal mask's alone.
+    let shown = InView {
+        row: Some(3),
+        block: Some(2),
+        ..InView::default()
+    };
+    let idle = (0..40)
+        .filter_map(|seed| question_in_view(&t, None, Stage::Tiles, seed, shown))
+        .find(|q| q.prompt.contains("change nothing"))
+        .unwrap();
+    assert!(
+        idle.prompt
+            .contains("because the causal mask hides every key"),
+        "{}",
+        idle.prompt
+    );
+    assert!(idle
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("the causal mask saves work."));
     // The cache question says this cache keeps every row, and what a rolling one would keep.
     let shown = InView {
         row: Some(5),
@@ -517,7 +547,7 @@ fn the_window_is_named_where_it_hides_blocks_or_shrinks_a_rolling_cache() {
         temperature: 0.5,
         ..modern()
     });
-    assert!(run_cell_note(&warm, RunCell::TileInput).contains("T = 0.50"));
+    assert!(run_cell_note(&warm, RunCell::TileInput).contains("T = 0.5."));
     assert!(!run_cell_note(&warm, RunCell::Tile).contains("temperature"));
 }
 
@@ -526,7 +556,7 @@ fn the_input_note_says_what_the_window_leaves_a_token_to_see() {
     use attention_lens::words::stage_note;
     let windowed = stage_note(Stage::Input, &trace(modern())).unwrap();
     assert!(
-        windowed.contains("The window W = 3 narrows that further: each token sees itself and the 2 tokens before it."),
+        windowed.contains("The window W = 3 narrows that further: each token sees itself and up to 2 tokens before it."),
         "{windowed}"
     );
     let plain = stage_note(

@@ -455,7 +455,11 @@ pub fn question_in_view(
             let idle: Vec<usize> = (0..blocks)
                 .filter(|b| (b * block..((b + 1) * block).min(n_keys)).all(hidden_key))
                 .collect();
-            let by_window = trace.config.window.is_some_and(|w| i + 1 > w);
+            // The window is named only where it hides a key of a block that changes nothing.
+            let by_window = trace.config.window.is_some_and(|w| {
+                idle.iter()
+                    .any(|b| (b * block..((b + 1) * block).min(n_keys)).any(|j| j + w <= i))
+            });
             match (pick(2), idle.first()) {
                 // The worked cell is a key of the first block that changes nothing.
                 (0, Some(&b)) => Question {

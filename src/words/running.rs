@@ -336,6 +336,14 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
         ));
     }
     if let Some(window) = c.window {
+        let recompute = if i + 1 > window {
+            format!(
+                " Recomputing, this layer would need only those keys and values too, so that count could stop growing at W − 1 = {} earlier tokens; it counts the whole prefix, as without the window.",
+                window - 1
+            )
+        } else {
+            String::new()
+        };
         let outside = (i + 1).saturating_sub(window);
         let marked = match outside {
             0 => String::new(),
@@ -350,7 +358,7 @@ pub fn decode_note(trace: &Trace, decode: &Decode, row: usize) -> Vec<String> {
             ),
         };
         out.push(format!(
-            "With the window W = {window}, the query reads at most the last {window} keys (itself and up to {} before it): the counts above count only their scores and sums.{marked} The cache here keeps every row; a decoder may keep only the last {window} (a rolling cache, as in Mistral).",
+            "With the window W = {window}, the query reads at most the last {window} keys (itself and up to {} before it): the counts above count only their scores and sums.{recompute}{marked} The cache here keeps every row; a decoder may keep only the last {window} (a rolling cache, as in Mistral).",
             window - 1
         ));
     }
@@ -719,7 +727,7 @@ pub fn explain_tile(
                     .to_string()
             } else if m0 == f64::NEG_INFINITY {
                 format!(
-                    "e^(−∞ − {}) = 0: no key was seen before (m = −∞), so there is nothing to rescale",
+                    "e^(−∞ − {}) = 0: no visible key came before this block (m = −∞), so there is nothing to rescale",
                     f(tile.m)
                 )
             } else {
@@ -844,12 +852,14 @@ pub fn run_cell_note(trace: &Trace, cell: RunCell) -> String {
             quoted_token(&trace.tokens, j)
         ),
         RunCell::CachedNew => "The step computes the new token's key and value and adds them to the cache; the working below is the whole sentence's, which computes the same number.".into(),
-        RunCell::Decoded => "The decoding step computes this number alone, from the cache's rows, and gets the same number; the working below is the whole sentence's, whose later keys get weight 0.".into(),
+        RunCell::Decoded if trace.config.window.is_some() => "The decoding step computes this number on its own, from the cache's rows, and gets the same number up to rounding; the working below is the whole sentence's, whose later keys, and keys the window hides, get weight 0.".into(),
+        RunCell::Decoded => "The decoding step computes this number on its own, from the cache's rows, and gets the same number up to rounding; the working below is the whole sentence's, whose later keys get weight 0.".into(),
         RunCell::TileInput if trace.config.temperature != 1.0 => format!(
             "The tiles read this number divided by the temperature T = {}.",
-            format_value(trace.config.temperature, 2)
+            trace.config.temperature
         ),
-        RunCell::TileInput | RunCell::Tile => "The tiles compute the same numbers in blocks.".into(),
+        RunCell::TileInput => "The tiles read the same numbers, block by block.".into(),
+        RunCell::Tile => "The tiles compute the same numbers in blocks.".into(),
     }
 }
 
@@ -940,13 +950,13 @@ pub const DECODE_CACHED_NOTE: &str = "Keys and values: every later token's query
 /// The question of the cache's size once the token at `i` is decoded; under a window it says
 /// that this cache keeps every row.
 pub fn decode_size_prompt(trace: &Trace, i: usize) -> String {
-    let kept = if trace.config.window.is_some() {
+    let kept = if trace.config.window.is_some_and(|w| i + 1 > w) {
         " This cache keeps every token's row, even those the window hides."
     } else {
         ""
     };
     format!(
-        "Once {}, position {i} (counting from 0), is decoded, how many numbers does the KV cache hold: keys and values of every key/value head, its own included?{kept}",
+        "Once {}, position {i} (counting from 0), is decoded, how many numbers does the KV cache hold: keys and values of every key/value head, the new token's own included?{kept}",
         quoted_token(&trace.tokens, i)
     )
 }
@@ -1010,15 +1020,6 @@ pub fn tiles_result_note(cell: &str, blocks: usize) -> String {
     }
 }
 
-/// Who hides keys from a query: the causal mask, and the window where it hides some.
-fn hiders(by_window: bool) -> &'static str {
-    if by_window {
-        "the causal mask and the window"
-    } else {
-        "the causal mask"
-    }
-}
-
 /// The question of how many of `blocks` blocks change nothing for head `h`'s row at `i`;
 /// `by_window` when the window hides some of its keys.
 pub fn tiles_idle_prompt(
@@ -1044,9 +1045,16 @@ pub fn tiles_idle_prompt(
 
 /// Why a hidden block changes nothing.
 pub fn tiles_idle_note(by_window: bool) -> String {
+    let (who, before) = if by_window {
+        (
+            "the causal mask and the window save",
+            " Before any visible key m is still −∞, and e^(m − m′) = e^(−∞ − (−∞)) would be undefined: a kernel leaves such a block out rather than compute it.",
+        )
+    } else {
+        ("the causal mask saves", "")
+    };
     format!(
-        "A block whose keys are all hidden holds only −∞: it cannot raise m and adds nothing to ℓ or o, so it leaves them as they were. A real kernel skips such blocks without reading them (before any visible key, m is still −∞ and e^(−∞ − m) would be undefined), which is where {} save work.",
-        hiders(by_window)
+        "A block whose keys are all hidden holds only −∞: it cannot raise m and adds nothing to ℓ or o, so it leaves them as they were. A real kernel skips such blocks without reading them, which is where {who} work.{before}"
     )
 }
 

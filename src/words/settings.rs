@@ -51,8 +51,8 @@ pub fn word_order_text(positional: bool, causal: bool) -> &'static str {
 pub fn window_reach(w: usize) -> String {
     match w {
         0 | 1 => "only itself".to_string(),
-        2 => "itself and the 1 token before it".to_string(),
-        w => format!("itself and the {} tokens before it", w - 1),
+        2 => "itself and the token before it".to_string(),
+        w => format!("itself and up to {} tokens before it", w - 1),
     }
 }
 

@@ -101,7 +101,7 @@ test("a cell of a decoding step or of the tiles explains its arithmetic", async 
   await clickCell(page, "canvas-dec-a-h0", 0, 1);
   await expect(page.getByTestId("explain-title")).toContainText("A₁");
   await expect(page.getByTestId("explain-title")).toContainText("on");
-  await expect(page.getByTestId("explain-note")).toContainText("computes this number alone, from the cache");
+  await expect(page.getByTestId("explain-note")).toContainText("computes this number on its own, from the cache");
   // Another step: the explanation follows the token decoded.
   await page.getByTestId("stage-tiles").click();
   await clickCell(page, "canvas-tile-state-h0", 2, 2);

@@ -174,6 +174,9 @@ pub fn App() -> impl IntoView {
     fit_stage(move || {
         stage.track();
         head.track();
+        // Decoding another token grows the cache and the rows of scores; the tiles' query row
+        // changes their widths.
+        row.track();
         ui.stage_part.track();
         trace.track();
         quiz.set.track();

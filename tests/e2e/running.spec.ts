@@ -1,7 +1,7 @@
 // Running attention another way, in the browser: decoding token by token from a KV cache and
 // FlashAttention's tiles, against the CLI's `--prefill` and `--tile`, at the places of the
 // layout rule.
-import { test, expect, box, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
+import { test, expect, box, expectInside, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
 
 /** Rotary positions, one key/value head for two query heads, a window of 3, decoding after 3
  * tokens and tiles of 2 keys. */
@@ -190,6 +190,13 @@ for (const viewport of [
     await page.keyboard.press("ArrowRight");
     await expect(page.getByTestId("decode-status")).toContainText("Step 3 of 3");
     await expect(bar).toHaveAttribute("data-step", step!);
+    // The last token's longer cache and rows of scores are laid out again on the screen.
+    await expect(page.getByTestId("canvas-dec-y")).toHaveAttribute("data-drawn", "true");
+    await expect(async () => {
+      for (const canvas of await page.locator(".stage canvas").all()) {
+        expectInside(await box(canvas), viewport, "a heatmap of the last token");
+      }
+    }).toPass({ timeout: 3000 });
     // The step's captions stay readable from the back of the room.
     for (const caption of await page.locator(".stage .heatmap figcaption").all()) {
       const size = await caption.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));

@@ -106,9 +106,10 @@ const LABEL_MAX: usize = 18;
 /// upwards instead.
 const LABEL_CELL_MAX: u32 = 64;
 const BAND_H: u32 = 5;
-const BAR_GAP: u32 = 12;
+const BAR_GAP: u32 = 8;
 const BAR_W: u32 = 10;
-const BAR_LABEL_W: u32 = 44;
+/// The colour bar's end values, at 10 px, four pixels from the bar.
+const BAR_LABEL_W: u32 = 38;
 const PAD: u32 = 6;
 
 impl Layout {
@@ -189,12 +190,14 @@ impl Heatmap<'_> {
     pub fn layout(&self) -> Layout {
         let (rows, cols) = self.values.shape();
         let value_chars = widest_value(self.values, self.decimals);
-        let wanted = (value_chars as u32 * CHAR_W + 12).max(40);
+        // [`CHAR_W`] is a wide font's digit: the numbers keep a few pixels either side.
+        let wanted = (value_chars as u32 * CHAR_W + 4).max(32);
         let widest = (560 / cols.max(1) as u32).max(18);
         let col_chars = longest_label(self.col_labels);
-        // A cell may widen a little for its column's label, which reads better than turning it.
+        // A cell may widen a little for its column's label, which reads better than turning it;
+        // a label turned upwards anyway leaves the cell as narrow as its numbers.
         let label_w = col_chars as u32 * CHAR_W + 8;
-        let across = if label_w <= LABEL_CELL_MAX {
+        let across = if label_w <= LABEL_CELL_MAX.min(widest) {
             wanted.max(label_w)
         } else {
             wanted

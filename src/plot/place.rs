@@ -728,7 +728,8 @@ mod tests {
 
     #[test]
     fn operands_are_not_shrunk_past_reading_for_a_result_that_gains_nothing() {
-        // ∂L/∂X = ∂L/∂Q·W_qᵀ + ∂L/∂K·W_kᵀ + ∂L/∂V·W_vᵀ at 1024×768 under a revealed answer:
+        // ∂L/∂X = ∂L/∂Q·W_qᵀ + ∂L/∂K·W_kᵀ + ∂L/∂V·W_vᵀ (d_model 5) at 1024×768 under a revealed
+        // answer:
         // three operands and a result on one row, in a room a third of the screen tall. Where
         // drawing the result readable would leave the operands no room but a sliver, all four
         // are drawn alike.
@@ -737,13 +738,13 @@ mod tests {
             height: 260.0,
         };
         let picture = picture(vec![vec![
-            matrix(Role::Given, 3, 4, false),
+            matrix(Role::Given, 3, 5, false),
             op(1),
-            matrix(Role::Given, 3, 4, false),
+            matrix(Role::Given, 3, 5, false),
             op(1),
-            matrix(Role::Given, 3, 4, false),
+            matrix(Role::Given, 3, 5, false),
             op(1),
-            matrix(Role::Result, 3, 4, false),
+            matrix(Role::Result, 3, 5, false),
         ]]);
         let p = place(room, &picture, &Rule::PRESENTER);
         assert_fits(room, &picture, p);

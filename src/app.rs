@@ -14,7 +14,7 @@ use crate::components::{
     QuizToggle, RunContext, SentenceInput, Settings, ShareButtons, Shared, StageControls,
     StageRail, StageView, TrainingPanel, WhatIfLab,
 };
-use crate::formats::page::parse_query;
+use crate::formats::page::parse_address;
 use crate::state::Model;
 use crate::training::GoalChoice;
 use crate::words::{
@@ -70,7 +70,11 @@ pub fn mount() {
 /// The whole app.
 #[component]
 pub fn App() -> impl IntoView {
-    let options = parse_query(&window().location().search().unwrap_or_default());
+    let location = window().location();
+    let options = parse_address(
+        &location.search().unwrap_or_default(),
+        &location.hash().unwrap_or_default(),
+    );
     let ui = provide_ui_context(
         options.dark,
         options.embed,

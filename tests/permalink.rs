@@ -709,6 +709,13 @@ fn unknown_and_repeated_keys_are_ignored_with_a_notice() {
 }
 
 #[test]
+fn the_page_options_people_write_into_a_link_pass_without_a_notice() {
+    let decoded = read("v=1&s=hi&present=1&theme=dark&embed=1&controls=0");
+    assert_eq!(decoded.notices, Vec::<String>::new());
+    assert_eq!(decoded.state.model.sentence, "hi");
+}
+
+#[test]
 fn a_bad_d_model_falls_back_to_the_default_width_and_its_matrices() {
     for bad in ["40", "1", "0", "-4", "four", "", "99999999999999999999999"] {
         let (state, notice) = one_notice(&format!("d={bad}"));

@@ -122,19 +122,22 @@ pub fn point_at_full_view(ev: &web_sys::Event) {
     }
 }
 
-/// Drops the query option `key` from the address bar, keeping the rest of the address and the
-/// history entry.
+/// Drops the page option `key` from the address bar's query string and fragment, keeping the
+/// rest of the address and the history entry.
 pub fn drop_query_option(key: &str) {
     let location = window().location();
     let search = location.search().unwrap_or_default();
     let kept = crate::formats::page::without_option(&search, key);
-    if kept != search {
-        let fragment = current_fragment();
+    let fragment = current_fragment();
+    // The option written into the link's fragment goes too.
+    let kept_fragment = crate::formats::page::without_option(&fragment, key);
+    let kept_fragment = kept_fragment.trim_start_matches('?');
+    if kept != search || kept_fragment != fragment {
         let path = location.pathname().unwrap_or_default();
-        let hash = if fragment.is_empty() {
+        let hash = if kept_fragment.is_empty() {
             String::new()
         } else {
-            format!("#{fragment}")
+            format!("#{kept_fragment}")
         };
         replace_url(&format!("{path}{kept}{hash}"));
     }

@@ -24,13 +24,31 @@ pub struct PageOptions {
     pub train: bool,
 }
 
+/// The page's options a share link's fragment may carry too (`#…&present=1`), as people write
+/// them there: the link's reader passes over them. The others are the link's own keys there.
+pub const FRAGMENT_OPTIONS: [&str; 4] = ["present", "embed", "controls", "theme"];
+
 /// Reads the query string (with or without the leading `?`); unknown or bad values are ignored.
 pub fn parse_query(search: &str) -> PageOptions {
+    parse_address(search, "")
+}
+
+/// Reads the page's options from its query string and, for [`FRAGMENT_OPTIONS`], its fragment
+/// (each with or without its leading `?` or `#`), the fragment's last.
+pub fn parse_address(search: &str, fragment: &str) -> PageOptions {
     let mut options = PageOptions {
         controls: true,
         ..PageOptions::default()
     };
-    for pair in search.trim_start_matches('?').split('&') {
+    let from_fragment = fragment
+        .trim_start_matches('#')
+        .split('&')
+        .filter(|pair| FRAGMENT_OPTIONS.contains(&pair.split_once('=').map_or(*pair, |(k, _)| k)));
+    for pair in search
+        .trim_start_matches('?')
+        .split('&')
+        .chain(from_fragment)
+    {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         let on = matches!(value, "1" | "true" | "yes" | "on" | "");
         match key {
@@ -205,6 +223,16 @@ mod tests {
         assert_eq!(o.dark, Some(true));
         let plain = parse_query("");
         assert!(!plain.embed && plain.controls && plain.dark.is_none());
+    }
+
+    #[test]
+    fn the_fragment_may_start_presenter_mode_but_keeps_its_own_keys() {
+        let o = parse_address("", "#v=1&s=I%20am&present=1&quiz=1&stage=mask&theme=dark");
+        assert!(o.present && !o.quiz && o.stage.is_none());
+        assert_eq!(o.dark, Some(true));
+        assert!(parse_address("?present=1", "#present=0").controls);
+        assert!(!parse_address("?present=1", "#present=0").present);
+        assert!(!parse_address("", "#v=1&train=1").train);
     }
 
     #[test]

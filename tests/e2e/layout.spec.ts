@@ -149,6 +149,17 @@ test("presenter mode at 1920×1080 draws the results of eight tokens with digits
   expect(steps.at(-1)).toBe("output-0");
 });
 
+test("present=1 written into a share link's fragment starts presenter mode without a notice", async ({ app, page }) => {
+  await app.goto("./#v=1&stage=scores&present=1");
+  await expect(page.getByTestId("presenter-bar")).toHaveAttribute("data-step", "scores-0");
+  await expect(page.getByTestId("notice")).toHaveCount(0);
+  // Leaving drops it, so a reload opens the page as it is now.
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("presenter-bar")).toHaveCount(0);
+  await expect(page).not.toHaveURL(/present/);
+  await expect(page).toHaveURL(/stage=scores/);
+});
+
 test("clicker keys step in presenter mode even with a heatmap or a button focused", async ({ app, page }) => {
   await app.goto("./?present=1&stage=scores");
   const bar = page.getByTestId("presenter-bar");

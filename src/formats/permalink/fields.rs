@@ -93,6 +93,8 @@ impl<'a> Fields<'a> {
         for part in fragment.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = part.split_once('=').unwrap_or((part, ""));
             match KEYS.iter().position(|k| *k == key) {
+                // The page's own option, read with its query string.
+                None if crate::formats::page::FRAGMENT_OPTIONS.contains(&key) => {}
                 Some(i) => {
                     if fields.values[i].is_some() {
                         if !fields.repeated.contains(&KEYS[i]) {

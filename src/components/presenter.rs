@@ -196,9 +196,9 @@ pub fn PresenterBar(
                     at + 1
                 ))
             }
-            _ => {
-                (s.is_per_head() && n > 1).then(|| format!("Head {} of {n}", part().min(n - 1) + 1))
-            }
+            // A stage that says once that it is not reached shows no head.
+            _ => (s.is_per_head() && n > 1 && parts_on_screen(s, n, wiring, backward) > 1)
+                .then(|| format!("Head {} of {n}", part().min(n - 1) + 1)),
         }
     };
     view! {

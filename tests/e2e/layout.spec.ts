@@ -777,11 +777,15 @@ test("presenting, a stage the loss does not reach is one step, and h hides the e
   await page.keyboard.press("ArrowRight");
   await expect(bar).toHaveAttribute("data-step", "back-weighted-sum-0");
   await expect(page.getByTestId("unreached").first()).toBeVisible();
+  // One step for every head: the bar names none.
+  await expect(page.getByTestId("presenter-head")).toHaveText("");
   await page.keyboard.press("ArrowRight");
   await expect(bar).toHaveAttribute("data-step", /^back-softmax-0/);
+  await expect(page.getByTestId("presenter-head")).toHaveText("Head 1 of 2");
   // A stage it reaches steps through the heads.
   await page.keyboard.press("ArrowRight");
   await expect(bar).toHaveAttribute("data-step", /^back-softmax-1/);
+  await expect(page.getByTestId("presenter-head")).toHaveText("Head 2 of 2");
 });
 
 test("presenting at 1024×768, a picked cell's explanation takes its room below the step, and Home and End jump", async ({ app, page }) => {

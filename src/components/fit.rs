@@ -27,7 +27,8 @@ pub fn fit_stage(track: impl Fn() + 'static) {
         // next frame.
         if ui.printing.get() {
             let drawn = ui.placement.with_untracked(|p| (p.zoom, p.given_share));
-            if let Some(p) = element(".app .stage").and_then(|stage| on_paper(&stage, 0.0, drawn)) {
+            let stage = element(".app .stage");
+            if let Some((p, _)) = stage.and_then(|stage| on_paper(&stage, 0.0, drawn, false)) {
                 ui.placement.set(p);
             }
             return;
@@ -231,6 +232,15 @@ pub const PAGE: Room = Room {
 /// rule measures, and the paper set a line of words a few pixels apart.
 const PAGE_SPARE: f64 = 24.0;
 
+/// The zoom below which a handout's stage gives its pictures a page of their own and its notes
+/// the next (digits about 7 pt), where that draws them larger and the notes fill a good part of
+/// a page ([`NOTES_APART`]): a page of small pictures above long notes reads worse than two.
+const PAPER_READABLE: f64 = 0.8;
+
+/// The least height of the notes, in CSS pixels, that take a page of their own: shorter ones
+/// would leave a page all but empty.
+const NOTES_APART: f64 = 0.3 * PAGE.height;
+
 /// Lays each stage of the printed handout out on a page of its own.
 pub fn fit_pages() {
     let Ok(stages) = document().query_selector_all(".handout .print-stage") else {
@@ -255,16 +265,23 @@ pub fn fit_pages() {
         };
         let zoom = var("--zoom", 1.0);
         let drawn = (zoom, var("--given-zoom", zoom) / zoom.max(0.1));
-        if let Some(p) = on_paper(&stage, if i == 0 { head } else { 0.0 }, drawn) {
+        if let Some((p, apart)) = on_paper(&stage, if i == 0 { head } else { 0.0 }, drawn, true) {
             set_on(&stage, &p);
+            let _ = stage.set_attribute("data-notes-apart", if apart { "true" } else { "false" });
         }
     }
 }
 
 /// The placement of `stage` (an `article.stage`, drawn now at `drawn`: its zoom and its
 /// operands' share) on a printed page: the page's width, and its height less the stage's title,
-/// formula and notes and `above` (what the page has above it).
-fn on_paper(stage: &Element, above: f64, drawn: (f64, f64)) -> Option<Placement> {
+/// formula and notes and `above` (what the page has above it); and whether the notes go on the
+/// next page instead, as they may (`notes_may_part`) where [`PAPER_READABLE`] says.
+fn on_paper(
+    stage: &Element,
+    above: f64,
+    drawn: (f64, f64),
+    notes_may_part: bool,
+) -> Option<(Placement, bool)> {
     let body = stage.query_selector(".stage-body").ok()??;
     // The handout's lines sit side by side where they fit; the app's, one under another.
     let side_by_side = stage.class_list().contains("print-stage");
@@ -273,11 +290,25 @@ fn on_paper(stage: &Element, above: f64, drawn: (f64, f64)) -> Option<Placement>
         stage.get_bounding_client_rect(),
         body.get_bounding_client_rect(),
     );
-    let room = Room {
+    let notes = stage
+        .query_selector(".stage-notes")
+        .ok()
+        .flatten()
+        .map_or(0.0, |n| n.get_bounding_client_rect().height());
+    let room = |apart: bool| Room {
         width: PAGE.width,
-        height: PAGE.height - above - above_lines - (s.height() - b.height()) - PAGE_SPARE,
+        height: PAGE.height - above - above_lines - (s.height() - b.height())
+            + if apart { notes } else { 0.0 }
+            - PAGE_SPARE,
     };
-    Some(place(room, &picture, &Rule::PRINT))
+    let together = place(room(false), &picture, &Rule::PRINT);
+    if notes_may_part && together.zoom < PAPER_READABLE && notes >= NOTES_APART {
+        let apart = place(room(true), &picture, &Rule::PRINT);
+        if apart.zoom > together.zoom * 1.1 {
+            return Some((apart, true));
+        }
+    }
+    Some((together, false))
 }
 
 /// Writes a placement on one printed stage.

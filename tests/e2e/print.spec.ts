@@ -217,3 +217,24 @@ test("a goal the settings refuse is named once with its reason, and the handout 
   await expect(page.getByTestId("handout-goal")).toHaveCount(0);
   await expect(page.getByTestId("backward-error")).toHaveCount(0);
 });
+
+test("a stage whose notes would leave its pictures small prints the pictures on a page and the notes on the next", async ({ app, page }) => {
+  await stubPrint(page);
+  await app.goto("./#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&pf=3&tile=2&s=the%20cat%20sat%20on%20the%20mat&stage=decode");
+  await app.openPlace("share");
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
+  await page.setViewportSize({ width: 794, height: 1123 });
+  await page.emulateMedia({ media: "print" });
+  const decode = page.getByTestId("handout-decode");
+  await expect(decode.getByTestId("canvas-dec-y")).toHaveAttribute("data-drawn", "true");
+  await expect(decode).toHaveAttribute("data-notes-apart", "true");
+  const zoom = () => decode.evaluate((s) => parseFloat((s as HTMLElement).style.getPropertyValue("--zoom")));
+  await expect.poll(zoom).toBeGreaterThanOrEqual(0.8);
+  await expect(decode.locator(".stage-notes")).toHaveCSS("break-before", "page");
+  // The pictures and the title above them fill one page; the notes start the next.
+  const [top, notes] = await decode.evaluate((s) => [s.getBoundingClientRect().top, s.querySelector(".stage-notes")!.getBoundingClientRect().top]);
+  expect(notes - top).toBeLessThanOrEqual(1017);
+  // A stage whose notes are short keeps them on its page.
+  await expect(page.getByTestId("handout-scores")).toHaveAttribute("data-notes-apart", "false");
+});

@@ -125,7 +125,7 @@ impl Rule {
         readable: 28.0 / DIGITS_PX,
         readable_width: 1860.0,
         result_share: 0.0,
-        least_given_share: 0.25,
+        least_given_share: 0.5,
         least_given_zoom: 24.0 / CELL_PX,
         one_row_share: 0.85,
         fit_height: true,

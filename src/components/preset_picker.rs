@@ -72,6 +72,31 @@ pub fn PresetPicker(
         }
         Err(e) => error.set(Some(e.to_string())),
     };
+    // Back and Forward restore an address's model, not the caption shown beside it: the caption
+    // follows the model, the preset's own or an edit of its sentence, else goes.
+    let history = window_event_listener(leptos::ev::popstate, move |_| {
+        // After the address's state is applied.
+        request_animation_frame(move || {
+            // Nothing to follow once the menu is gone.
+            let Some(shown) = loaded.try_get_untracked() else {
+                return;
+            };
+            let Some(now) = model.try_with_untracked(|m| {
+                let own = |p: &&presets::Preset| p.scenario().to_model().is_ok_and(|pm| pm == *m);
+                presets::all()
+                    .iter()
+                    .find(own)
+                    .or_else(|| shown.filter(|p| p.scenario().sentence == m.sentence))
+            }) else {
+                return;
+            };
+            if shown.map(|p| p.key) != now.map(|p| p.key) {
+                loaded.set(now);
+                expanded.set(false);
+            }
+        });
+    });
+    on_cleanup(move || history.remove());
     let on_change = move |ev| {
         if let Some(preset) = presets::find(&event_target_value(&ev)) {
             load(preset);

@@ -50,6 +50,30 @@ test("Back and Forward move between meaningful states", async ({ app, page }) =>
   await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
 });
 
+test("Back past a preset's load takes its caption away, and Forward brings it back", async ({ app, page }) => {
+  await app.goto("./#v=1&s=I%20am%20hungry&stage=scores");
+  await app.openPlace("inputs");
+  await page.getByTestId("preset").selectOption("pronoun");
+  const caption = page.getByTestId("preset-caption-text");
+  await expect(caption).toContainText("sushi");
+  const input = page.getByTestId("sentence-input");
+  await input.fill("my dog chased the ball because it was bored");
+  await expect(page.getByTestId("caption-broken")).toBeVisible();
+  // Back to the preset as loaded: its caption, its claims holding.
+  await page.goBack();
+  await expect(input).toHaveValue(/sushi/);
+  await expect(caption).toContainText("sushi");
+  await expect(page.getByTestId("caption-broken")).toHaveCount(0);
+  // Back to the page before it: no preset's caption, and the menu names none.
+  await page.goBack();
+  await expect(input).toHaveValue("I am hungry");
+  await expect(page.getByTestId("preset-caption")).toHaveCount(0);
+  await expect(page.getByTestId("preset")).toHaveValue("");
+  await page.goForward();
+  await expect(caption).toContainText("sushi");
+  await expect(page.getByTestId("preset")).toHaveValue("pronoun");
+});
+
 test("every switch is a Back step: the source, the block and the block's menus", async ({ app, page }) => {
   await app.goto();
   await app.openPlace("inputs");

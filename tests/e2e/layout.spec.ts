@@ -160,6 +160,22 @@ test("present=1 written into a share link's fragment starts presenter mode witho
   await expect(page).toHaveURL(/stage=scores/);
 });
 
+test("the presenter bar keeps its height from step to step on a laptop, with the training buttons in it", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto("./?present=1#v=1&stage=input&goal=previous");
+  const bar = page.getByTestId("presenter-bar");
+  await expect(page.getByTestId("presenter-training")).toBeVisible();
+  // The input names no head, the split and the scores do.
+  const heights = new Set<number>();
+  for (const step of ["input-0", "projection-0", "projection-1", "projection-2", "split-0", "split-1", "scores-0"]) {
+    await expect(bar).toHaveAttribute("data-step", step);
+    heights.add(Math.round((await bar.boundingBox())!.height));
+    await page.keyboard.press("ArrowRight");
+  }
+  expect([...heights]).toHaveLength(1);
+  expect([...heights][0]).toBeLessThanOrEqual(40);
+});
+
 test("clicker keys step in presenter mode even with a heatmap or a button focused", async ({ app, page }) => {
   await app.goto("./?present=1&stage=scores");
   const bar = page.getByTestId("presenter-bar");

@@ -90,6 +90,9 @@ pub struct Layout {
     pub col_label_h: u32,
     /// Whether column labels are written upwards, because they are wider than a cell.
     pub col_labels_upright: bool,
+    /// Height of the axis caption: two lines, rows then columns, where one is wider than the
+    /// drawing.
+    pub caption_h: u32,
 }
 
 const FONT: u32 = 12;
@@ -98,6 +101,10 @@ pub const CELL_FONT_PX: f64 = FONT as f64;
 /// The width allowed for one character of a label or value at [`FONT`].
 const CHAR_W: u32 = 7;
 const CAPTION_H: u32 = 18;
+/// The axis caption's second line, where it takes two.
+const CAPTION_LINE_H: u32 = 13;
+/// The width allowed for one character of the axis caption (11 px), a wide font's.
+const CAPTION_CHAR_W: u32 = 6;
 const COL_LABEL_H: u32 = 18;
 /// The longest label written whole; longer ones end in an ellipsis. Sentences are split into
 /// words, so only an unusually long word is ever shortened.
@@ -217,9 +224,16 @@ impl Heatmap<'_> {
         };
         let label_chars = longest_label(self.row_labels).max(2);
         let grid_x = PAD + label_chars as u32 * CHAR_W + 10;
-        let grid_y = CAPTION_H + col_label_h + if self.col_groups > 1 { BAND_H + 2 } else { 0 };
+        let width = grid_x + cols as u32 * cell_w + BAR_GAP + BAR_W + BAR_LABEL_W;
+        let caption = axis_caption(self.row_axis, self.col_axis);
+        let caption_h = if PAD + caption.chars().count() as u32 * CAPTION_CHAR_W > width {
+            CAPTION_H + CAPTION_LINE_H
+        } else {
+            CAPTION_H
+        };
+        let grid_y = caption_h + col_label_h + if self.col_groups > 1 { BAND_H + 2 } else { 0 };
         Layout {
-            width: grid_x + cols as u32 * cell_w + BAR_GAP + BAR_W + BAR_LABEL_W,
+            width,
             height: grid_y + rows as u32 * cell_h + PAD,
             grid_x,
             grid_y,
@@ -229,6 +243,7 @@ impl Heatmap<'_> {
             label_chars,
             col_label_h,
             col_labels_upright,
+            caption_h,
         }
     }
 }
@@ -367,14 +382,23 @@ fn draw_scaled<DB: DrawingBackend>(
     }
     area.fill(&color(theme.background))?;
 
-    // Axis caption, stated on the chart so nobody has to guess which way the matrix reads.
-    area.draw(&Text::new(
-        axis_caption(map.row_axis, map.col_axis),
-        (s(PAD), s(2)),
-        font(11, theme.muted).pos(Pos::new(HPos::Left, VPos::Top)),
-    ))?;
+    // Axis caption, stated on the chart so nobody has to guess which way the matrix reads: on
+    // two lines, rows then columns, where one would run past a narrow drawing.
+    let caption = axis_caption(map.row_axis, map.col_axis);
+    let lines: Vec<&str> = if layout.caption_h > CAPTION_H {
+        caption.split(" · ").collect()
+    } else {
+        vec![caption.as_str()]
+    };
+    for (i, line) in lines.into_iter().enumerate() {
+        area.draw(&Text::new(
+            line,
+            (s(PAD), s(2 + i as u32 * CAPTION_LINE_H)),
+            font(11, theme.muted).pos(Pos::new(HPos::Left, VPos::Top)),
+        ))?;
+    }
 
-    let label_bottom = CAPTION_H + layout.col_label_h;
+    let label_bottom = layout.caption_h + layout.col_label_h;
     for (c, label) in map.col_labels.iter().enumerate().take(cols) {
         let x = layout.grid_x + c as u32 * layout.cell_w + layout.cell_w / 2;
         let text = label_text(label, LABEL_MAX);
@@ -401,7 +425,7 @@ fn draw_scaled<DB: DrawingBackend>(
         let per = cols / map.col_groups;
         for g in 0..map.col_groups {
             let x0 = layout.grid_x + (g * per) as u32 * layout.cell_w;
-            let y0 = CAPTION_H + layout.col_label_h;
+            let y0 = layout.caption_h + layout.col_label_h;
             area.draw(&Rectangle::new(
                 [
                     (s(x0) + 1, s(y0)),
@@ -802,13 +826,48 @@ mod tests {
     }
 
     #[test]
+    fn a_narrow_drawing_writes_its_axes_on_two_lines_inside_it() {
+        let m = Matrix::from_element(3, 2, -0.25);
+        let labels: Vec<String> = ["I", "am", "hungry"]
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        let dims = vec!["d1".to_string(), "d2".to_string()];
+        let layout = |cols: &[String], m: &Matrix| {
+            Heatmap {
+                values: m,
+                row_labels: &labels,
+                col_labels: cols,
+                row_axis: "tokens",
+                col_axis: "dimensions",
+                palette: Palette::Diverging,
+                range: 1.0,
+                col_groups: 1,
+                decimals: 2,
+                highlight: Highlight::default(),
+                theme: Theme::LIGHT,
+            }
+            .layout()
+        };
+        let narrow = layout(&dims, &m);
+        assert_eq!(narrow.caption_h, CAPTION_H + CAPTION_LINE_H, "{narrow:?}");
+        for line in ["rows: tokens", "columns: dimensions"] {
+            assert!(PAD + line.chars().count() as u32 * CAPTION_CHAR_W <= narrow.width);
+        }
+        assert_eq!(narrow.grid_y, narrow.caption_h + narrow.col_label_h);
+        let wide_m = Matrix::from_element(3, 8, -0.25);
+        let eight: Vec<String> = (1..=8).map(|i| format!("d{i}")).collect();
+        assert_eq!(layout(&eight, &wide_m).caption_h, CAPTION_H);
+    }
+
+    #[test]
     fn a_long_column_label_is_written_upwards_whole() {
         let l = square_layout(&["the", "extraordinary", "cat"]);
         assert!(l.col_labels_upright, "{l:?}");
         assert!(l.col_label_h >= 13 * CHAR_W, "{l:?}");
         assert_eq!(l.label_chars, 13);
         // The grid starts below the turned labels, so a click finds the same cells.
-        assert_eq!(l.grid_y, CAPTION_H + l.col_label_h);
+        assert_eq!(l.grid_y, l.caption_h + l.col_label_h);
         let short = square_layout(&["the", "cat", "sat"]);
         assert_eq!(short.col_label_h, COL_LABEL_H);
         assert!(!short.col_labels_upright);

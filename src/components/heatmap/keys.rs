@@ -358,6 +358,7 @@ mod tests {
             label_chars: 4,
             col_label_h: 18,
             col_labels_upright: false,
+            caption_h: 18,
         };
         // Drawn 200 wide, shown 400 wide: every CSS pixel is half a drawing pixel.
         assert_eq!(

@@ -475,4 +475,4 @@ fn piece(el: &Element, role: Role, zoom: f64) -> Option<Piece> {
 }
 
 /// The attention lines' least width at zoom 1, in CSS pixels.
-const LINES_LEAST: f64 = 160.0;
+const LINES_LEAST: f64 = 260.0;

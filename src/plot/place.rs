@@ -145,7 +145,7 @@ impl Rule {
         least_given_zoom: 0.0,
         one_row_share: 0.85,
         fit_height: false,
-        lines_alone: 2.0,
+        lines_alone: 1.25,
     };
 
     /// An embed's frame: its height follows what it shows (the host page is told it), so only
@@ -170,7 +170,7 @@ impl Rule {
         least_given_zoom: 0.0,
         one_row_share: 0.9,
         fit_height: true,
-        lines_alone: 2.0,
+        lines_alone: 1.25,
     };
 }
 

@@ -178,17 +178,17 @@ pub fn App() -> impl IntoView {
     fit_stage(move || {
         stage.track();
         head.track();
-        // Decoding another token grows the cache and the rows of scores; the tiles' query row
-        // changes their widths.
-        row.track();
         ui.stage_part.track();
         trace.track();
         quiz.set.track();
         quiz.session.track();
-        // Presenting, an explanation opening or closing changes the room the step has; on a
-        // page that scrolls it takes a column or a sheet of its own.
+        // Presenting, an explanation opening or closing changes the room the step has (on a
+        // page that scrolls it takes a column or a sheet of its own), and so does decoding
+        // another token, whose cache and row of scores grow (a page that scrolls lets them: a
+        // step's repaint stays one drawing).
         if ui.presenting.get() {
             picked.selection.track();
+            row.track();
         }
         // The training buttons join the presenter bar once the parts below the stage mount.
         ui.settled_below.track();

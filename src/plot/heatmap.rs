@@ -798,15 +798,14 @@ mod tests {
         assert!(l.show_values);
     }
 
-    fn square_layout(tokens: &[&str]) -> Layout {
-        let labels: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
-        let m = Matrix::from_element(labels.len(), labels.len(), 0.25);
+    /// The layout of `values` with these labels and axes.
+    fn layout_of(values: &Matrix, labels: (&[String], &[String]), axes: (&str, &str)) -> Layout {
         Heatmap {
-            values: &m,
-            row_labels: &labels,
-            col_labels: &labels,
-            row_axis: "queries",
-            col_axis: "keys",
+            values,
+            row_labels: labels.0,
+            col_labels: labels.1,
+            row_axis: axes.0,
+            col_axis: axes.1,
             palette: Palette::Sequential,
             range: 1.0,
             col_groups: 1,
@@ -815,6 +814,12 @@ mod tests {
             theme: Theme::LIGHT,
         }
         .layout()
+    }
+
+    fn square_layout(tokens: &[&str]) -> Layout {
+        let labels: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
+        let m = Matrix::from_element(labels.len(), labels.len(), 0.25);
+        layout_of(&m, (&labels, &labels), ("queries", "keys"))
     }
 
     #[test]
@@ -833,22 +838,8 @@ mod tests {
             .map(|t| t.to_string())
             .collect();
         let dims = vec!["d1".to_string(), "d2".to_string()];
-        let layout = |cols: &[String], m: &Matrix| {
-            Heatmap {
-                values: m,
-                row_labels: &labels,
-                col_labels: cols,
-                row_axis: "tokens",
-                col_axis: "dimensions",
-                palette: Palette::Diverging,
-                range: 1.0,
-                col_groups: 1,
-                decimals: 2,
-                highlight: Highlight::default(),
-                theme: Theme::LIGHT,
-            }
-            .layout()
-        };
+        let layout =
+            |cols: &[String], m: &Matrix| layout_of(m, (&labels, cols), ("tokens", "dimensions"));
         let narrow = layout(&dims, &m);
         assert_eq!(narrow.caption_h, CAPTION_H + CAPTION_LINE_H, "{narrow:?}");
         for line in ["rows: tokens", "columns: dimensions"] {

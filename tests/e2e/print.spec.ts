@@ -4,7 +4,7 @@
 // screenshot goes to the docs.
 import path from "node:path";
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, STAGES, BACKWARD_STAGES, SCREENSHOT_DIR } from "./fixtures";
+import { test, expect, STAGES, BACKWARD_STAGES, SCREENSHOT_DIR, type AppPage } from "./fixtures";
 
 /** Every stage the handout prints with the default settings: the forward ones, then the backward. */
 const HANDOUT_STAGES = [...STAGES, ...BACKWARD_STAGES];
@@ -32,6 +32,15 @@ async function stubPrint(page: Page): Promise<void> {
       setTimeout(() => window.dispatchEvent(new Event("afterprint")), 50);
     };
   });
+}
+
+/** Opens the handout of the page at `address` from the export menu, the print dialog stubbed. */
+async function openHandout(app: AppPage, page: Page, address: string): Promise<void> {
+  await stubPrint(page);
+  await app.goto(address);
+  await app.openPlace("share");
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
 }
 
 const printed = (page: Page) => page.evaluate(() => (window as unknown as { printed: number }).printed);
@@ -167,11 +176,7 @@ test("the export menu prints the whole worked example, every stage and head, for
 });
 
 test("with the block, the handout has all 17 forward stages and the 8 backward ones", async ({ app, page }) => {
-  await stubPrint(page);
-  await app.goto("./#v=1&blk=1&src=le%20chat");
-  await app.openPlace("share");
-  await app.openExportMenu();
-  await page.getByTestId("export-print").click();
+  await openHandout(app, page, "./#v=1&blk=1&src=le%20chat");
   await expect(page.getByTestId("handout-title")).toHaveText("Cross-attention, step by step: “I am hungry” (queries) attending to “le chat” (source)");
   await expect(page.locator("article.print-stage")).toHaveCount(25);
   // The source's own gradients close the backward stages.
@@ -219,11 +224,7 @@ test("a goal the settings refuse is named once with its reason, and the handout 
 });
 
 test("a stage whose notes would leave its pictures small prints the pictures on a page and the notes on the next", async ({ app, page }) => {
-  await stubPrint(page);
-  await app.goto("./#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&pf=3&tile=2&s=the%20cat%20sat%20on%20the%20mat&stage=decode");
-  await app.openPlace("share");
-  await app.openExportMenu();
-  await page.getByTestId("export-print").click();
+  await openHandout(app, page, "./#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&pf=3&tile=2&s=the%20cat%20sat%20on%20the%20mat&stage=decode");
   await page.setViewportSize({ width: 794, height: 1123 });
   await page.emulateMedia({ media: "print" });
   const decode = page.getByTestId("handout-decode");

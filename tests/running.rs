@@ -450,32 +450,50 @@ fn the_note_names_the_cached_keys_the_window_hides_as_the_scores_mark_them() {
     assert_eq!(cached_key_label("cat", false), "cat");
 }
 
+/// The first question of the first 40 seeds at `stage`, with `shown` on screen, that `wanted`
+/// picks.
+fn question_where(
+    t: &Trace,
+    stage: Stage,
+    shown: attention_lens::quiz::InView,
+    wanted: impl Fn(&attention_lens::quiz::Question) -> bool,
+) -> attention_lens::quiz::Question {
+    (0..40)
+        .filter_map(|seed| attention_lens::quiz::question_in_view(t, None, stage, seed, shown))
+        .find(|q| wanted(q))
+        .unwrap_or_else(|| panic!("no such question at {stage:?} in 40 seeds"))
+}
+
 #[test]
 fn the_window_is_named_where_it_hides_blocks_or_shrinks_a_rolling_cache() {
     use attention_lens::attention::{HeadMatrix, MatrixId};
     use attention_lens::quiz::{question_in_view, Answer, InView};
     use attention_lens::words::{run_cell_note, RunCell};
     let t = trace(modern());
-    // “mat” at 5 with W = 3 and blocks of 2: {the, cat} is wholly hidden, by the window alone.
-    let shown = InView {
-        row: Some(5),
+    // The tiles of query `row` in blocks of 2, and their question on the blocks that change
+    // nothing.
+    let tiles_of = |row: usize| InView {
+        row: Some(row),
         block: Some(2),
         ..InView::default()
     };
-    let idle = (0..40)
-        .filter_map(|seed| question_in_view(&t, None, Stage::Tiles, seed, shown))
-        .find(|q| q.prompt.contains("change nothing"))
-        .unwrap();
-    assert!(
-        idle.prompt.contains("the causal mask and the window hide"),
-        "{}",
-        idle.prompt
+    let idle_at = |row: usize| {
+        question_where(&t, Stage::Tiles, tiles_of(row), |q| {
+            q.prompt.contains("change nothing")
+        })
+    };
+    let says = |q: &attention_lens::quiz::Question, prompt: &str, note: &str| {
+        assert!(q.prompt.contains(prompt), "{}", q.prompt);
+        let written = q.note.as_deref().unwrap_or_default();
+        assert!(written.contains(note), "{written}");
+    };
+    // “mat” at 5 with W = 3 and blocks of 2: {the, cat} is wholly hidden, by the window alone.
+    let idle = idle_at(5);
+    says(
+        &idle,
+        "the causal mask and the window hide",
+        "the causal mask and the window save",
     );
-    assert!(idle
-        .note
-        .as_deref()
-        .unwrap()
-        .contains("the causal mask and the window save"));
     assert_eq!(idle.answer, Answer::Count { value: 1 });
     let (m, _, j) = idle.cell;
     assert!(
@@ -484,13 +502,8 @@ fn the_window_is_named_where_it_hides_blocks_or_shrinks_a_rolling_cache() {
         idle.cell
     );
     // “sat” at 2 with blocks of 2: “on” is hidden, but its block holds “sat”, which counts.
-    let shown = InView {
-        row: Some(2),
-        block: Some(2),
-        ..InView::default()
-    };
     for seed in 0..40 {
-        let q = question_in_view(&t, None, Stage::Tiles, seed, shown).unwrap();
+        let q = question_in_view(&t, None, Stage::Tiles, seed, tiles_of(2)).unwrap();
         if q.prompt.contains("change nothing") {
             assert_eq!(q.answer, Answer::Count { value: 1 });
             assert_eq!(q.cell.2, 4, "the first key of the block {{the (5), mat}}");
@@ -498,35 +511,19 @@ fn the_window_is_named_where_it_hides_blocks_or_shrinks_a_rolling_cache() {
     }
     // “on” at 3: the window hides “the (1)” only, in a block with “cat”; the block the mask
     // hides wholly, {the (5), mat}, is the causal mask's alone.
-    let shown = InView {
-        row: Some(3),
-        block: Some(2),
-        ..InView::default()
-    };
-    let idle = (0..40)
-        .filter_map(|seed| question_in_view(&t, None, Stage::Tiles, seed, shown))
-        .find(|q| q.prompt.contains("change nothing"))
-        .unwrap();
-    assert!(
-        idle.prompt
-            .contains("because the causal mask hides every key"),
-        "{}",
-        idle.prompt
+    says(
+        &idle_at(3),
+        "because the causal mask hides every key",
+        "the causal mask saves work.",
     );
-    assert!(idle
-        .note
-        .as_deref()
-        .unwrap()
-        .contains("the causal mask saves work."));
     // The cache question says this cache keeps every row, and what a rolling one would keep.
     let shown = InView {
         row: Some(5),
         ..InView::default()
     };
-    let size = (0..40)
-        .filter_map(|seed| question_in_view(&t, None, Stage::Decode, seed, shown))
-        .find(|q| matches!(q.answer, Answer::Count { .. }))
-        .unwrap();
+    let size = question_where(&t, Stage::Decode, shown, |q| {
+        matches!(q.answer, Answer::Count { .. })
+    });
     assert_eq!(size.answer, Answer::Count { value: 48 });
     assert!(
         size.prompt.contains("keeps every token's row"),

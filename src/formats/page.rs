@@ -28,6 +28,11 @@ pub struct PageOptions {
 /// them there: the link's reader passes over them. The others are the link's own keys there.
 pub const FRAGMENT_OPTIONS: [&str; 4] = ["present", "embed", "controls", "theme"];
 
+/// The key of an address's `key=value` pair (the whole pair when it has no `=`).
+fn key_of(pair: &str) -> &str {
+    pair.split_once('=').map_or(pair, |(k, _)| k)
+}
+
 /// Reads the query string (with or without the leading `?`); unknown or bad values are ignored.
 pub fn parse_query(search: &str) -> PageOptions {
     parse_address(search, "")
@@ -43,7 +48,7 @@ pub fn parse_address(search: &str, fragment: &str) -> PageOptions {
     let from_fragment = fragment
         .trim_start_matches('#')
         .split('&')
-        .filter(|pair| FRAGMENT_OPTIONS.contains(&pair.split_once('=').map_or(*pair, |(k, _)| k)));
+        .filter(|pair| FRAGMENT_OPTIONS.contains(&key_of(pair)));
     for pair in search
         .trim_start_matches('?')
         .split('&')
@@ -77,7 +82,7 @@ pub fn without_option(search: &str, key: &str) -> String {
     let kept: Vec<&str> = search
         .trim_start_matches('?')
         .split('&')
-        .filter(|pair| !pair.is_empty() && pair.split_once('=').map_or(*pair, |(k, _)| k) != key)
+        .filter(|pair| !pair.is_empty() && key_of(pair) != key)
         .collect();
     if kept.is_empty() {
         String::new()
@@ -143,7 +148,7 @@ fn embed_fragment(fragment: &str, options: &EmbedOptions) -> String {
     fragment
         .split('&')
         .filter(|pair| {
-            let key = pair.split_once('=').map_or(*pair, |(k, _)| k);
+            let key = key_of(pair);
             !(key == "cell" && (!options.cell || options.from_start)
                 || key == "stage" && options.from_start)
         })

@@ -5,7 +5,7 @@ use crate::attention::{BackMatrix, BackwardPass, MatrixId, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
-    close_menus, close_menus_on_escape, close_menus_on_press_outside, drop_query_option, fit_stage,
+    close_menus, close_menus_on_escape, close_menus_on_press_outside, drop_page_option, fit_stage,
     full_view_href, goal_text, import_file, model_outline, open_stages_at_their_top,
     point_at_full_view, post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz,
     provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled, step_on_swipe,
@@ -169,7 +169,7 @@ pub fn App() -> impl IntoView {
     // reload opens the page as it is now.
     Effect::new(move |_| {
         if !presenting.get() {
-            drop_query_option("present");
+            drop_page_option("present");
         }
     });
     let report = RwSignal::new(None::<String>);

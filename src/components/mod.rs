@@ -58,7 +58,7 @@ pub use quiz::{provide_quiz, quiz_context, QuizCard, QuizContext, QuizToggle};
 pub use sentence_input::SentenceInput;
 pub use settings::Settings;
 pub use share::{
-    drop_query_option, full_view_href, point_at_full_view, post_height_to_parent,
+    drop_page_option, full_view_href, point_at_full_view, post_height_to_parent,
     post_step_to_parent, sync_with_url, ShareButtons, Shared,
 };
 pub use stage_rail::{EditNote, StageControls, StageRail};

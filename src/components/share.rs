@@ -124,7 +124,7 @@ pub fn point_at_full_view(ev: &web_sys::Event) {
 
 /// Drops the page option `key` from the address bar's query string and fragment, keeping the
 /// rest of the address and the history entry.
-pub fn drop_query_option(key: &str) {
+pub fn drop_page_option(key: &str) {
     let location = window().location();
     let search = location.search().unwrap_or_default();
     let kept = crate::formats::page::without_option(&search, key);

@@ -415,8 +415,12 @@ export async function presentOnScreen(
   for (let i = 0; i < max; i++) {
     const step = (await bar.getAttribute("data-step"))!;
     steps.push(step);
-    const scroll = await page.evaluate(() => document.scrollingElement!.scrollHeight - window.innerHeight);
-    expect(scroll, `${step}: the page scrolls`).toBeLessThanOrEqual(1);
+    // The step is laid out over a few frames after it appears: the page is read once settled.
+    await expect
+      .poll(() => page.evaluate(() => document.scrollingElement!.scrollHeight - window.innerHeight), {
+        message: `${step}: the page scrolls`,
+      })
+      .toBeLessThanOrEqual(1);
     for (const canvas of await page.locator(".stage canvas").all()) {
       expectInside(await box(canvas), viewport, `${step}: a heatmap`);
     }

@@ -1,13 +1,15 @@
 //! Presenter mode for a lecture hall: one stage and one head per step, drawn as large as the
 //! screen allows, stepped by a presentation clicker wherever the focus is.
 
-use super::context::{backward_context, ui_context, BackwardContext, UiContext};
+use super::context::{
+    backward_context, run_context, ui_context, BackwardContext, RunContext, UiContext,
+};
 use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::quiz::QuizContext;
 use super::training_panel::TrainingButtons;
 use crate::attention::Order;
 use crate::attention::{BackMatrix, LossKind, Stage, Wiring};
-use crate::words::{back_label, projection_part_name, stage_name};
+use crate::words::{back_label, projection_part_name, stage_name, DECODE_OUTPUT_STEP};
 use leptos::prelude::*;
 
 /// How many steps `stage` takes in presenter mode, with `n_heads` heads and `wiring`, and with
@@ -16,7 +18,8 @@ use leptos::prelude::*;
 /// the projection its three products (Q, K, V), the output projection's gradients ∂L/∂W_o and
 /// ∂L/∂C one at a time (the pattern loss reaches neither), the weights' gradients one weight at
 /// a time (∂L/∂W_v's sentence with ∂L/∂W_k under the pattern loss, which does not reach it) and
-/// the input's gradients one at a time, so that each can be drawn large.
+/// the input's gradients one at a time, so that each can be drawn large. A decoding step shows
+/// each head's attention, then the output beside the whole sentence's row.
 pub fn presenter_parts(
     stage: Stage,
     n_heads: usize,
@@ -28,6 +31,7 @@ pub fn presenter_parts(
         // pattern loss does not reach it, says so once rather than once per head.
         (Stage::BackWeightedSum, Some(LossKind::Pattern)) => 1,
         _ if stage.is_backward() && stage.is_per_head() && loss.is_none() => 1,
+        (Stage::Decode, _) => n_heads.max(1) + 1,
         _ if stage.is_per_head() => n_heads.max(1),
         (Stage::Projection, _) => 3,
         (Stage::BackOutput | Stage::BackProjection, Some(LossKind::Task)) => {
@@ -39,18 +43,39 @@ pub fn presenter_parts(
     }
 }
 
-/// [`presenter_parts`] for the page's own heads, wiring and, from `backward`, goal.
+/// [`presenter_parts`] for the page's own heads, wiring and, from `backward`, goal; a decoding
+/// stage without a step to show (`run`) says why once.
 fn parts_on_screen(
     stage: Stage,
     n_heads: usize,
     wiring: Wiring,
     backward: Option<BackwardContext>,
+    run: Option<RunContext>,
 ) -> usize {
+    if stage == Stage::Decode && !has_decode_step(run) {
+        return 1;
+    }
     // Only these stages read the backward pass, which is computed when first read.
     let loss = backward
         .filter(|_| has_parts(stage) || stage.is_backward())
         .and_then(|b| b.pass.with(|p| p.as_ref().ok().map(|p| p.loss_kind())));
     presenter_parts(stage, n_heads, wiring, loss)
+}
+
+/// Whether `run` has a decoding step to show.
+fn has_decode_step(run: Option<RunContext>) -> bool {
+    run.is_some_and(|r| {
+        r.decode
+            .with(|d| matches!(d, Some(Ok(d)) if !d.steps.is_empty()))
+    })
+}
+
+/// Whether presenter mode shows the decoding step's output (`Some(true)`) or a head's attention
+/// (`Some(false)`) at `stage`; `None` where it shows the step whole (another stage, the page
+/// not presenting, no step to decode).
+pub(crate) fn decode_part_shown(ui: UiContext, stage: Stage) -> Option<bool> {
+    (stage == Stage::Decode && ui.presenting.get() && has_decode_step(run_context()))
+        .then(|| ui.part_of(stage) > 0)
 }
 
 /// Whether presenter mode steps through parts of `stage` other than its heads.
@@ -86,10 +111,13 @@ pub fn presenter_step(
     }
 }
 
-/// Which part of `stage` is shown: one of its parts (see [`has_parts`]), else the head.
+/// Which part of `stage` is shown: one of its parts (see [`has_parts`]), the decoding step's
+/// output (its last part, picked as part 1), else the head.
 fn presenter_part(stage: Stage, head: usize, stage_part: usize, parts: usize) -> usize {
     if has_parts(stage) {
         stage_part.min(parts.saturating_sub(1))
+    } else if stage == Stage::Decode && stage_part > 0 && parts > 1 {
+        parts - 1
     } else {
         head
     }
@@ -165,16 +193,17 @@ pub fn PresenterBar(
     let quiz = super::quiz::quiz_context();
     let concealed = move || quiz.is_some_and(|q| q.hidden.get());
     let backward = backward_context();
+    let run = run_context();
     let part = move || {
         let s = stage.get();
-        let parts = parts_on_screen(s, n_heads.get(), ui.steps_wiring(), backward);
+        let parts = parts_on_screen(s, n_heads.get(), ui.steps_wiring(), backward, run);
         presenter_part(s, head.get(), ui.part_of(s), parts)
     };
     let stepper = Stepper::new(stage, head, n_heads);
     // Whether there is a step to go to; Next also reveals a hidden answer at the last step.
     let can_step = move |forward: bool| {
         let (s, n, wiring) = (stage.get(), n_heads.get(), ui.steps_wiring());
-        let parts = move |x: Stage| parts_on_screen(x, n, wiring, backward);
+        let parts = move |x: Stage| parts_on_screen(x, n, wiring, backward, run);
         presenter_step(forward, s, part(), &parts, ui.order.get()).is_some()
     };
     let first_step = move || !can_step(false);
@@ -184,11 +213,14 @@ pub fn PresenterBar(
         let wiring = ui.steps_wiring();
         match s {
             Stage::Projection => Some(projection_part_name(part(), wiring)),
+            Stage::Decode if decode_part_shown(ui, s) == Some(true) => {
+                Some(DECODE_OUTPUT_STEP.to_string())
+            }
             Stage::BackOutput | Stage::BackProjection | Stage::BackInput
-                if parts_on_screen(s, n, wiring, backward) > 1 =>
+                if parts_on_screen(s, n, wiring, backward, run) > 1 =>
             {
                 let results = BackMatrix::shown_alone(s, wiring);
-                let parts = parts_on_screen(s, n, wiring, backward);
+                let parts = parts_on_screen(s, n, wiring, backward, run);
                 let at = part().min(results.len() - 1);
                 Some(format!(
                     "{}: {} of {parts}",
@@ -197,7 +229,7 @@ pub fn PresenterBar(
                 ))
             }
             // A stage that says once that it is not reached shows no head.
-            _ => (s.is_per_head() && n > 1 && parts_on_screen(s, n, wiring, backward) > 1)
+            _ => (s.is_per_head() && n > 1 && parts_on_screen(s, n, wiring, backward, run) > 1)
                 .then(|| format!("Head {} of {n}", part().min(n - 1) + 1)),
         }
     };
@@ -340,6 +372,7 @@ struct Stepper {
     ui: UiContext,
     quiz: Option<QuizContext>,
     backward: Option<BackwardContext>,
+    run: Option<RunContext>,
 }
 
 impl Stepper {
@@ -351,6 +384,7 @@ impl Stepper {
             ui: ui_context(),
             quiz: super::quiz::quiz_context(),
             backward: backward_context(),
+            run: run_context(),
         }
     }
 }
@@ -365,6 +399,7 @@ fn step_presentation(forward: bool, stepper: Stepper) {
         ui,
         quiz,
         backward,
+        run,
     } = stepper;
     if forward && quiz.is_some_and(|q| q.reveal()) {
         return;
@@ -372,7 +407,7 @@ fn step_presentation(forward: bool, stepper: Stepper) {
     let from = stage.get_untracked();
     let n = n_heads.get_untracked();
     let wiring = untrack(|| ui.steps_wiring());
-    let parts = move |s: Stage| untrack(|| parts_on_screen(s, n, wiring, backward));
+    let parts = move |s: Stage| untrack(|| parts_on_screen(s, n, wiring, backward, run));
     let part = presenter_part(
         from,
         head.get_untracked(),
@@ -385,6 +420,9 @@ fn step_presentation(forward: bool, stepper: Stepper) {
         // reached later by a link or Back opens at its first part.
         if has_parts(s) {
             ui.stage_part.set((s, p));
+        } else if s == Stage::Decode && p > 0 && p + 1 == parts(s) {
+            // The decoding step's output, after its heads: the head stays as it was.
+            ui.stage_part.set((s, 1));
         } else {
             ui.stage_part.set((s, 0));
             head.set(p);
@@ -549,6 +587,18 @@ mod tests {
             presenter_step(true, Stage::Scores, 0, &parts(1), None),
             Some((Stage::Scale, 0))
         );
+    }
+
+    #[test]
+    fn a_decoding_step_shows_each_head_then_its_output() {
+        assert_eq!(parts(2)(Stage::Decode), 3);
+        assert_eq!(parts(1)(Stage::Decode), 2);
+        // Part 1 picked is the output, after however many heads; else the head.
+        assert_eq!(presenter_part(Stage::Decode, 1, 0, 3), 1);
+        assert_eq!(presenter_part(Stage::Decode, 1, 1, 3), 2);
+        assert_eq!(presenter_part(Stage::Decode, 0, 1, 2), 1);
+        // Without a step to decode, the stage is one step: the head is shown.
+        assert_eq!(presenter_part(Stage::Decode, 0, 1, 1), 0);
     }
 
     #[test]

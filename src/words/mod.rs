@@ -68,7 +68,7 @@ pub use running::{
     decode_formula, decode_formula_mathml, decode_heading, decode_note, decode_nothing,
     decode_shapes, decode_status, explain_tile, run_cell_note, run_panel_title, tiles_formula,
     tiles_formula_mathml, tiles_heading, tiles_note, tiles_shapes, DecodeLine, RunCell, RunPanel,
-    TileCell, DECODE_EXPLANATION, DECODE_NAME, TILES_EXPLANATION, TILES_NAME,
+    TileCell, DECODE_EXPLANATION, DECODE_NAME, DECODE_OUTPUT_STEP, TILES_EXPLANATION, TILES_NAME,
 };
 pub use settings::{
     cross_word_order_text, scale_mode_help, scale_mode_label, temperature_refusal,

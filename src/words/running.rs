@@ -584,6 +584,9 @@ pub fn run_panel_title(panel: RunPanel, rope: bool) -> String {
     }
 }
 
+/// What presenter mode's bar calls the decoding step's last part, after its heads.
+pub const DECODE_OUTPUT_STEP: &str = "Output y";
+
 /// The heading of a decoding step's line; the step's token is named above the lines.
 pub fn decode_heading(line: DecodeLine, grouped: bool) -> String {
     match line {

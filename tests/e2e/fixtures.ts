@@ -399,6 +399,14 @@ export async function narrowHost(context: BrowserContext, code: string): Promise
   return { host, inner: host.frameLocator("iframe.attention-lens") };
 }
 
+/** The height, in CSS pixels, of a cell of `canvas` as drawn. */
+export async function cellHeight(canvas: Locator): Promise<number> {
+  return canvas.evaluate((el) => {
+    const cell = Number((el.getAttribute("data-grid") ?? "").split(",")[3]);
+    return (cell * el.getBoundingClientRect().width) / Number(el.getAttribute("data-width"));
+  });
+}
+
 /**
  * Steps presenter mode with PageDown from where it is until the step `last` (at most `max`
  * steps), checking at each that nothing scrolls and every heatmap is on the screen; the steps

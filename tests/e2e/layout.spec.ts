@@ -1,7 +1,7 @@
 // Geometry at the sizes the app is used at: laptops, a projector, a phone. These tests measure
 // boxes, not only presence: what a learner must see has to be inside the window.
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, box, cellBox, expectInside, overlaps, SCREENSHOT_DIR, STAGES, type AppPage, type Box } from "./fixtures";
+import { test, expect, box, cellBox, cellHeight, expectInside, overlaps, SCREENSHOT_DIR, STAGES, type AppPage, type Box } from "./fixtures";
 
 test.describe.configure({ mode: "parallel" });
 
@@ -35,14 +35,6 @@ async function digitSize(canvas: Locator): Promise<number> {
 /** The least size of a presented result's digits at 1920×1080 when its operands also need room:
  * 28 px where the operands' cells can stay 24 px tall, otherwise a little less. */
 const RESULT_DIGITS = 24;
-
-/** The height, in CSS pixels, of a cell of `canvas` as drawn. */
-async function cellHeight(canvas: Locator): Promise<number> {
-  return canvas.evaluate((el) => {
-    const cell = Number((el.getAttribute("data-grid") ?? "").split(",")[3]);
-    return (cell * el.getBoundingClientRect().width) / Number(el.getAttribute("data-width"));
-  });
-}
 
 async function expectStepFits(page: Page, viewport: { width: number; height: number }, what: string): Promise<void> {
   await expect(page.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");

@@ -1,7 +1,7 @@
 // Running attention another way, in the browser: decoding token by token from a KV cache and
 // FlashAttention's tiles, against the CLI's `--prefill` and `--tile`, at the places of the
 // layout rule.
-import { test, expect, box, expectInside, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
+import { test, expect, box, cellHeight, expectInside, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
 
 /** Rotary positions, one key/value head for two query heads, a window of 3, decoding after 3
  * tokens and tiles of 2 keys. */
@@ -179,22 +179,33 @@ for (const viewport of [
   test(`presenter mode at ${viewport.width}×${viewport.height} shows the tiles and each decoding head on the screen`, async ({ app, page }) => {
     await page.setViewportSize(viewport);
     await app.goto(`./?present=1${RUNNING}&stage=tiles`);
-    const steps = await presentOnScreen(page, viewport, "decode-1", 12);
+    const steps = await presentOnScreen(page, viewport, "decode-2", 12);
     expect(steps).toEqual(expect.arrayContaining(["tiles-0", "tiles-1", "decode-0", "decode-1"]));
+    // After the heads, the output beside the whole sentence's row, on a step of its own.
+    const bar = page.getByTestId("presenter-bar");
+    await expect(page.getByTestId("presenter-head")).toHaveText("Output y");
+    await expect(page.getByTestId("canvas-dec-full-y")).toHaveAttribute("data-drawn", "true");
+    await expect(page.getByTestId("canvas-dec-q-h1")).toHaveCount(0);
+    await expect(page.getByTestId("formula")).not.toContainText("softmax");
+    await page.keyboard.press("PageUp");
+    await expect(bar).toHaveAttribute("data-step", "decode-1");
+    await expect(page.getByTestId("canvas-dec-y")).toHaveCount(0);
+    await expect(page.getByTestId("formula")).toContainText("softmax");
     // The step's own controls work while presenting.
     await page.getByTestId("decode-next").click();
     await expect(page.getByTestId("decode-status")).toContainText("Step 2 of 3");
     // → on the focused Next token steps the token, not the presentation.
-    const bar = page.getByTestId("presenter-bar");
     const step = await bar.getAttribute("data-step");
     await page.keyboard.press("ArrowRight");
     await expect(page.getByTestId("decode-status")).toContainText("Step 3 of 3");
     await expect(bar).toHaveAttribute("data-step", step!);
     // The last token's longer cache and rows of scores are laid out again on the screen.
-    await expect(page.getByTestId("canvas-dec-y")).toHaveAttribute("data-drawn", "true");
+    await expect(page.getByTestId("canvas-dec-a-h1")).toHaveAttribute("data-drawn", "true");
+    // Every cell of the last token's step, its cache of six keys too, is at least 24 px tall.
     await expect(async () => {
       for (const canvas of await page.locator(".stage canvas").all()) {
         expectInside(await box(canvas), viewport, "a heatmap of the last token");
+        expect(await cellHeight(canvas), "a cell of the last token's step").toBeGreaterThanOrEqual(23.9);
       }
     }).toPass({ timeout: 3000 });
     // The step's captions stay readable from the back of the room.

@@ -9,6 +9,7 @@ use crate::components::attention_lines::AttentionLines;
 use crate::components::context::backward_context;
 use crate::components::context::ui_context;
 use crate::components::heatmap::HeatmapView;
+use crate::components::presenter::decode_part_shown;
 use crate::words;
 use crate::words::GoalSource;
 use leptos::prelude::*;
@@ -94,6 +95,17 @@ pub(super) fn StageBody(
                 if ui.presenting.get() && !every_head =>
             {
                 shown = presenter_part(shown, s, part);
+            }
+            // Presenter mode shows a decoding step's head with the cache it reads, then the
+            // output (the last line) on a step of its own, so that each is drawn large.
+            (Stage::Decode, _) if !every_head && shown.len() > 2 => {
+                match decode_part_shown(ui, s) {
+                    Some(true) => shown = shown.split_off(shown.len() - 1),
+                    Some(false) => {
+                        shown.pop();
+                    }
+                    None => {}
+                }
             }
             (Stage::SplitHeads, Some(part)) if ui.one_of_q_k_v(s) && !every_head && !comparing => {
                 for line in &mut shown {

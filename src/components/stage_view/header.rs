@@ -3,7 +3,7 @@
 
 use crate::attention::{BackMatrix, LossKind, Stage, Trace};
 use crate::components::context::{backward_context, run_context, ui_context};
-use crate::components::presenter::{has_parts, presenter_parts};
+use crate::components::presenter::{decode_part_shown, has_parts, presenter_parts};
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
     back_formula_mathml, back_note, back_part_formula_mathml, back_shape_text, back_title,
@@ -103,9 +103,25 @@ pub(super) fn StageHeader(
                 }
             });
             let inner = alone.flatten().unwrap_or(inner);
+            let mut equations = formula_equations(&inner);
+            // Presenting a decoding step, a head's part has the equations up to its weights
+            // and the output's part the output's equation, the last.
+            match (handout, decode_part_shown(ui, s)) {
+                (false, Some(true)) => equations = equations.split_off(equations.len() - 1),
+                (false, Some(false)) => {
+                    equations.pop();
+                    // The comma that parted it from the one before goes with it.
+                    if let Some(before) = equations.last_mut() {
+                        if let Some(bare) = before.strip_suffix("<mo>,</mo>") {
+                            *before = bare.to_string();
+                        }
+                    }
+                }
+                _ => {}
+            }
             // Its equations wrap as words do where the formula is wider than the box: paper
             // cannot scroll, and a phone would hide the second equation behind a scroll.
-            formula_equations(&inner)
+            equations
                 .into_iter()
                 .map(|e| format!("<math>{e}</math>"))
                 .collect::<String>()

@@ -3,7 +3,9 @@
 use super::context::Selection;
 use crate::attention::Stage;
 use crate::formats::page::{embed_code, embed_src, full_view_url, EmbedOptions};
-use crate::formats::permalink::{decode, encode, history_step, HistoryStep, ShareState};
+use crate::formats::permalink::{
+    cell_off_stage, decode, encode, history_step, HistoryStep, ShareState,
+};
 use crate::state::Model;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
@@ -176,6 +178,9 @@ pub fn sync_with_url(
         shared.stage.set(stage);
         restored.stage = stage;
     }
+    if restored.cell.is_some() {
+        keep_cell_on_stage(shared, notices);
+    }
     if landed {
         // The address carries what the page opened on, so Back to it and a reload find it.
         let location = window().location();
@@ -260,8 +265,12 @@ pub fn sync_with_url(
         drop_pending();
         let decoded = decode(&current_fragment());
         restoring.set_value(true);
+        let cell = decoded.state.cell.is_some();
         shared.apply(decoded.state);
         notices.set(decoded.notices);
+        if cell {
+            keep_cell_on_stage(shared, notices);
+        }
     });
     let _ = window().add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
     on_pop.forget();
@@ -271,6 +280,37 @@ pub fn sync_with_url(
         let _ = window().add_event_listener_with_callback(event, on_hide.as_ref().unchecked_ref());
     }
     on_hide.forget();
+}
+
+/// Once the stage a link opened is drawn, unselects the link's cell where the stage does not
+/// draw its matrix (a link written by hand), saying so: its explanation would describe numbers
+/// that are not on the screen.
+fn keep_cell_on_stage(shared: Shared, notices: RwSignal<Vec<String>>) {
+    request_animation_frame(move || {
+        let Some(selection) = shared.selection.get_untracked() else {
+            return;
+        };
+        let names = [
+            format!("canvas-{}", selection.panel),
+            format!("hidden-{}", selection.panel),
+        ];
+        let drawn = document()
+            .query_selector_all(".app .stage [data-testid]")
+            .ok()
+            .is_some_and(|all| {
+                (0..all.length()).any(|i| {
+                    all.item(i)
+                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                        .and_then(|el| el.get_attribute("data-testid"))
+                        .is_some_and(|id| names.contains(&id))
+                })
+            });
+        if !drawn {
+            let stage = shared.stage.get_untracked();
+            notices.update(|n| n.push(cell_off_stage(&selection.panel, stage)));
+            shared.selection.set(None);
+        }
+    });
 }
 
 /// Sends the page's height to the embedding page; `stepped` says it follows a step to another

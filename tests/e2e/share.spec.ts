@@ -40,6 +40,18 @@ test("a permalink restores the exact state", async ({ app, page, context }) => {
   await other.close();
 });
 
+test("a link whose cell is not on its stage highlights nothing and says why", async ({ app, page }) => {
+  await app.goto("./#v=1&stage=scores&cell=weights-h0.1.1");
+  await expect(page.getByTestId("stage-title")).toContainText("Scores");
+  await expect(page.getByTestId("notice")).toContainText("which the stage “Scores QₕKₕᵀ” does not show");
+  await expect(page.getByTestId("explain-title")).toHaveCount(0);
+  await expect(page).not.toHaveURL(/cell=/);
+  // The same cell on its own stage is explained.
+  await app.goto("./#v=1&stage=softmax&cell=weights-h0.1.1");
+  await expect(page.getByTestId("explain-title")).toContainText("am");
+  await expect(page.getByTestId("notice")).toHaveCount(0);
+});
+
 test("Back and Forward move between meaningful states", async ({ app, page }) => {
   await app.goto();
   await app.openStage("scores");

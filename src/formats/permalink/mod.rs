@@ -63,7 +63,7 @@ mod write;
 
 pub use history::{history_step, HistoryStep};
 pub use panels::{panel_shape, panels};
-pub use read::decode;
+pub use read::{cell_off_stage, decode};
 pub use write::encode;
 
 use crate::attention::{BlockParam, Stage, WeightName};

@@ -238,6 +238,17 @@ fn read_version(fields: &Fields<'_>, notices: &mut Notices) -> bool {
 }
 
 /// Reads `panel.row.col` and checks it against the panels `model` shows.
+/// What a page says of a link whose highlighted cell belongs to `panel`, which `stage` does not
+/// draw: the cell is not highlighted.
+pub fn cell_off_stage(panel: &str, stage: Stage) -> String {
+    format!(
+        "The link highlights a cell of {}, which the stage “{}” does not show: no cell is \
+         highlighted.",
+        quote(panel),
+        stage_name(stage)
+    )
+}
+
 fn read_cell(raw: &str, model: &Model, notices: &mut Notices) -> Option<(String, usize, usize)> {
     let mut parts = raw.rsplitn(3, '.');
     let (col, row, panel) = (parts.next(), parts.next(), parts.next());

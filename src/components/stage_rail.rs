@@ -65,12 +65,23 @@ pub fn StageRail(
     let backward_list = NodeRef::<leptos::html::Ol>::new();
     // The rail is one stop for Tab: a step taken while its button has the focus hands the
     // focus on to the new stage's button.
+    // Whether each list runs past its column, which the style sheet marks with a fade at the
+    // end that has more stages: after a step, a change of stages or a resize.
+    let resized = RwSignal::new(0u32);
+    let _resize = window_event_listener(leptos::ev::resize, move |_| {
+        resized.update(|n| *n = n.wrapping_add(1));
+    });
     Effect::new(move |_| {
         stage.track();
+        order.track();
+        backward.track();
+        resized.track();
         request_animation_frame(move || {
             for list in [forward_list, backward_list] {
                 if let Some(list) = list.get_untracked() {
                     show_current(&list);
+                    let overflows = list.scroll_width() > list.client_width();
+                    let _ = list.set_attribute("data-overflow", &overflows.to_string());
                 }
             }
             let lists = [forward_list, backward_list].map(|l| l.get_untracked());

@@ -216,6 +216,25 @@ for (const viewport of [
   });
 }
 
+test("a rail wider than its column fades out where more stages lie beyond it", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  const rail = page.getByTestId("rail-forward");
+  const fades = () =>
+    rail.evaluate((el) => {
+      const style = getComputedStyle(el);
+      return [style.getPropertyValue("--rail-fade-start"), style.getPropertyValue("--rail-fade-end")];
+    });
+  await app.goto(`./${RUNNING}&stage=input`);
+  expect(await rail.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  await expect.poll(fades).toEqual(["0px", "48px"]);
+  await rail.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+  await expect.poll(fades).toEqual(["48px", "0px"]);
+  // A rail that fits does not fade.
+  await app.goto("./#v=1&stage=input");
+  expect(await rail.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(false);
+  await expect.poll(fades).toEqual(["0px", "0px"]);
+});
+
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 375, height: 812 }, hasTouch: true, isMobile: true });
 

@@ -67,44 +67,59 @@ pub fn AttentionLines(
     let focus = RwSignal::new(None::<(Side, usize)>);
     // The token Tab stops at: the figure is one stop, and ↑ and ↓ move among its tokens.
     let roving = RwSignal::new((Side::Query, 0usize));
-    let data = Memo::new(move |_| {
+    // The figure is built again only when its tokens change; a change of weights (an edit, a
+    // training step) changes each line's width, opacity and title in place, in one pass over
+    // the lines rather than one reactive node per line, as a training step does 60 times a
+    // second for up to 1024 lines.
+    let shape = Memo::new(move |_| {
         trace.with(|t| {
-            let weights = t.heads.get(head).map(|h| h.weights.clone());
             // A repeated word is told apart as the heatmaps tell it: “the (1)”, “the (5)”.
             (
                 crate::words::token_labels(&t.tokens),
                 crate::words::token_labels(t.key_tokens()),
-                weights,
+                t.heads.len() > head,
                 t.source.is_some(),
             )
         })
     });
+    let weights = Memo::new(move |_| trace.with(|t| t.heads.get(head).map(|h| h.weights.clone())));
+    let svg_ref = NodeRef::<leptos::svg::Svg>::new();
+    Effect::new(move |built: Option<()>| {
+        weights.track();
+        // The first run finds the lines just built with these weights.
+        if built.is_some() {
+            if let Some(svg) = svg_ref.get_untracked() {
+                weights.with_untracked(|w| restyle(&svg, w.as_ref(), &shape.get_untracked()));
+            }
+        }
+    });
 
     let body = move || {
-        let (tokens, keys, weights, cross) = data.get();
-        let Some(weights) = weights else {
+        let (tokens, keys, has_head, cross) = shape.get();
+        if !has_head {
             return ().into_any();
-        };
+        }
         let height = TOP + ROW * tokens.len().max(keys.len()) as f64 + 8.0;
         let y = |i: usize| TOP + ROW * i as f64 + ROW / 2.0;
         let mut lines = Vec::new();
-        for (i, query) in tokens.iter().enumerate() {
-            for (j, key) in keys.iter().enumerate() {
-                let w = weights.get((i, j)).copied().unwrap_or(0.0);
-                let (stroke, opacity) = line_style(w);
-                let title = format!("{query} → {key}: {}", format_value(w, 2));
-                lines.push(view! {
-                    <line
-                        x1=num(LEFT + 6.0) y1=num(y(i)) x2=num(RIGHT - 6.0) y2=num(y(j))
-                        class="attention-line"
-                        data-query=i data-key=j data-weight=w.to_string()
-                        stroke-width=num(stroke)
-                        stroke-opacity=num(opacity)
-                        visibility=move || if line_visible(focus.get(), i, j) { "visible" } else { "hidden" }
-                    ><title>{title}</title></line>
-                });
+        weights.with_untracked(|weights| {
+            for (i, query) in tokens.iter().enumerate() {
+                for (j, key) in keys.iter().enumerate() {
+                    let w = weight_at(weights.as_ref(), i, j);
+                    let (stroke, opacity) = line_style(w);
+                    lines.push(view! {
+                        <line
+                            x1=num(LEFT + 6.0) y1=num(y(i)) x2=num(RIGHT - 6.0) y2=num(y(j))
+                            class="attention-line"
+                            data-query=i data-key=j data-weight=w.to_string()
+                            stroke-width=num(stroke)
+                            stroke-opacity=num(opacity)
+                            visibility=move || if line_visible(focus.get(), i, j) { "visible" } else { "hidden" }
+                        ><title>{line_title(query, key, w)}</title></line>
+                    });
+                }
             }
-        }
+        });
         let (n_queries, n_keys) = (tokens.len(), keys.len());
         let token = move |side: Side, i: usize, label: String| {
             let (x, anchor) = match side {
@@ -146,6 +161,7 @@ pub fn AttentionLines(
         };
         view! {
             <svg
+                node_ref=svg_ref
                 class="attention-lines"
                 viewBox=format!("0 0 {} {}", num(WIDTH), num(height))
                 width=num(WIDTH)
@@ -179,6 +195,53 @@ pub fn AttentionLines(
             </figcaption>
             {body}
         </figure>
+    }
+}
+
+/// The weight of query `i` on key `j`, 0 where there is none.
+fn weight_at(weights: Option<&crate::attention::Matrix>, i: usize, j: usize) -> f64 {
+    weights.and_then(|w| w.get((i, j)).copied()).unwrap_or(0.0)
+}
+
+/// A line's tooltip: the query, the key and the weight.
+fn line_title(query: &str, key: &str, weight: f64) -> String {
+    format!("{query} → {key}: {}", format_value(weight, 2))
+}
+
+/// Gives each line of `svg`, built for `shape`'s tokens and keys in order (every key of the
+/// first query, then of the next), the width, opacity and title of its weight in `weights`.
+fn restyle(
+    svg: &web_sys::SvgElement,
+    weights: Option<&crate::attention::Matrix>,
+    shape: &(Vec<String>, Vec<String>, bool, bool),
+) {
+    use wasm_bindgen::JsCast;
+    let (tokens, keys, ..) = shape;
+    let Ok(lines) = svg.query_selector_all("line.attention-line") else {
+        return;
+    };
+    for n in 0..lines.length() {
+        let Some(line) = lines
+            .item(n)
+            .and_then(|l| l.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let (i, j) = (
+            n as usize / keys.len().max(1),
+            n as usize % keys.len().max(1),
+        );
+        let (Some(query), Some(key)) = (tokens.get(i), keys.get(j)) else {
+            continue;
+        };
+        let w = weight_at(weights, i, j);
+        let (stroke, opacity) = line_style(w);
+        let _ = line.set_attribute("data-weight", &w.to_string());
+        let _ = line.set_attribute("stroke-width", &num(stroke));
+        let _ = line.set_attribute("stroke-opacity", &num(opacity));
+        if let Some(title) = line.first_element_child() {
+            title.set_text_content(Some(&line_title(query, key, w)));
+        }
     }
 }
 

@@ -6,13 +6,13 @@ use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
     close_menus, close_menus_on_escape, close_menus_on_press_outside, drop_page_option, fit_stage,
-    full_view_href, goal_text, import_file, model_outline, open_stages_at_their_top,
-    point_at_full_view, post_height_to_parent, post_step_to_parent, provide_outlines, provide_quiz,
-    provide_selection, provide_trainer, provide_ui_context, set_fullscreen, settled, step_on_swipe,
-    step_with_clicker, sync_with_url, trace_outline, BackwardContext, EditNote, ExplainPanel,
-    ExportMenu, Handout, MatrixEditors, Place, PlaceBody, PlacesBar, PresenterBar, QuizCard,
-    QuizToggle, RunContext, SentenceInput, Settings, ShareButtons, Shared, StageControls,
-    StageRail, StageView, TrainingPanel, WhatIfLab,
+    full_view_href, goal_text, import_file, model_outline, numbers_to_fit,
+    open_stages_at_their_top, point_at_full_view, post_height_to_parent, post_step_to_parent,
+    provide_outlines, provide_quiz, provide_selection, provide_trainer, provide_ui_context,
+    set_fullscreen, settled, step_on_swipe, step_with_clicker, sync_with_url, trace_outline,
+    BackwardContext, EditNote, ExplainPanel, ExportMenu, Handout, MatrixEditors, Place, PlaceBody,
+    PlacesBar, PresenterBar, QuizCard, QuizToggle, RunContext, SentenceInput, Settings,
+    ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_address;
 use crate::state::Model;
@@ -175,11 +175,13 @@ pub fn App() -> impl IntoView {
     let report = RwSignal::new(None::<String>);
     let n_heads = Signal::derive(move || outline.with(|o| o.config.n_heads));
     step_with_clicker(stage, head, n_heads);
+    // A training step changes the numbers many times a second, their pictures' sizes seldom.
+    let numbers = numbers_to_fit(move || trace.track(), model);
     fit_stage(move || {
         stage.track();
         head.track();
         ui.stage_part.track();
-        trace.track();
+        numbers.track();
         quiz.set.track();
         quiz.session.track();
         // Presenting, an explanation opening or closing changes the room the step has (on a

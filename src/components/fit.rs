@@ -59,6 +59,49 @@ pub fn fit_stage(track: impl Fn() + 'static) {
     });
 }
 
+/// How often, at most, a step is laid out again while training changes its numbers.
+const TRAINING_REFIT_MS: f64 = 400.0;
+
+/// A count for [`fit_stage`] to follow the changes of the numbers (`changed` is tracked) by:
+/// it follows each change, except those a running training makes (the model is the one the
+/// trainer last wrote), which change the numbers up to 60 times a second but the pictures'
+/// sizes seldom: it follows those at most every [`TRAINING_REFIT_MS`], the last included.
+pub fn numbers_to_fit(
+    changed: impl Fn() + 'static,
+    model: RwSignal<crate::state::Model>,
+) -> ReadSignal<u32> {
+    let ui = ui_context();
+    let count = RwSignal::new(0u32);
+    let last = StoredValue::new(f64::NEG_INFINITY);
+    let waiting = StoredValue::new(false);
+    let bump = move || {
+        last.set_value(js_sys::Date::now());
+        count.update(|n| *n = n.wrapping_add(1));
+    };
+    Effect::new(move |_| {
+        changed();
+        let trained = ui.trained.with_value(|t| {
+            t.as_ref()
+                .is_some_and(|(_, m)| model.with_untracked(|now| now == m))
+        });
+        let since = js_sys::Date::now() - last.get_value();
+        if !trained || since >= TRAINING_REFIT_MS {
+            bump();
+        } else if !waiting.get_value() {
+            waiting.set_value(true);
+            let wait = (TRAINING_REFIT_MS - since).max(0.0) as u64;
+            set_timeout(
+                move || {
+                    waiting.set_value(false);
+                    bump();
+                },
+                std::time::Duration::from_millis(wait),
+            );
+        }
+    });
+    count.read_only()
+}
+
 fn element(selector: &str) -> Option<Element> {
     document().query_selector(selector).ok()?
 }

@@ -51,7 +51,7 @@ pub use outline::{from_trace, model_outline, provide_outlines, settled, trace_ou
 pub use paragraphs::Paragraphs;
 pub use places::{PlaceBody, PlacesBar};
 
-pub use fit::fit_stage;
+pub use fit::{fit_stage, numbers_to_fit};
 pub use presenter::{set_fullscreen, step_with_clicker, PresenterBar};
 pub use preset_picker::PresetPicker;
 pub use quiz::{provide_quiz, quiz_context, QuizCard, QuizContext, QuizToggle};

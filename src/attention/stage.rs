@@ -307,6 +307,12 @@ impl Stage {
         Self::EVERY.into_iter().find(|s| s.key() == key)
     }
 
+    /// Whether the stage has one result per head under the goal's `loss`: the loss itself is
+    /// per head under the pattern loss (each head's ∂L/∂Aₕ), one ∂L/∂Y under the task loss.
+    pub fn is_per_head_under(self, loss: Option<super::LossKind>) -> bool {
+        self.is_per_head() || (self == Self::BackLoss && loss == Some(super::LossKind::Pattern))
+    }
+
     /// Whether the stage has one result per head.
     pub fn is_per_head(self) -> bool {
         matches!(

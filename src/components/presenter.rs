@@ -32,7 +32,7 @@ pub fn presenter_parts(
         (Stage::BackWeightedSum, Some(LossKind::Pattern)) => 1,
         _ if stage.is_backward() && stage.is_per_head() && loss.is_none() => 1,
         (Stage::Decode, _) => n_heads.max(1) + 1,
-        _ if stage.is_per_head() => n_heads.max(1),
+        _ if stage.is_per_head_under(loss) => n_heads.max(1),
         (Stage::Projection, _) => 3,
         (Stage::BackOutput | Stage::BackProjection, Some(LossKind::Task)) => {
             BackMatrix::shown_alone(stage, wiring).len()
@@ -229,7 +229,9 @@ pub fn PresenterBar(
                 ))
             }
             // A stage that says once that it is not reached shows no head.
-            _ => (s.is_per_head() && n > 1 && parts_on_screen(s, n, wiring, backward, run) > 1)
+            _ => ((s.is_per_head() || s == Stage::BackLoss)
+                && n > 1
+                && parts_on_screen(s, n, wiring, backward, run) > 1)
                 .then(|| format!("Head {} of {n}", part().min(n - 1) + 1)),
         }
     };
@@ -518,6 +520,9 @@ mod tests {
             block: Some(Norm::Pre),
             ..Wiring::default()
         };
+        // The pattern loss is one ∂L/∂Aₕ per head, the task loss one ∂L/∂Y.
+        assert_eq!(presenter_parts(Stage::BackLoss, 2, plain, pattern), 2);
+        assert_eq!(presenter_parts(Stage::BackLoss, 2, plain, task), 1);
         // ∂L/∂W_o, then ∂L/∂C; the pattern loss reaches neither, and the stage says so once.
         assert_eq!(presenter_parts(Stage::BackOutput, 2, plain, task), 2);
         assert_eq!(presenter_parts(Stage::BackOutput, 2, plain, pattern), 1);

@@ -204,6 +204,14 @@ test("presenter mode and a compact embed step into the backward stages", async (
   // the step its height.
   const goal = page.getByTestId("backward-goal");
   await expect(goal).toHaveText("Goal: Pattern: each token looks at the key one position before it (the first at itself).");
+  // Each head's ∂L/∂Aₕ has a step of its own.
+  await expect(bar).toHaveAttribute("data-step", "back-loss-0");
+  await expect(page.getByTestId("presenter-head")).toHaveText("Head 1 of 2");
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", "back-loss-1");
+  await expect(page.getByTestId("presenter-head")).toHaveText("Head 2 of 2");
+  await expect(page.getByTestId("canvas-d_weights-h1")).toBeVisible();
+  await expect(page.getByTestId("canvas-d_weights-h0")).toHaveCount(0);
   // The next stage, after every head's step of this one.
   for (let i = 0; i < 4; i++) {
     const step = (await bar.getAttribute("data-step")) ?? "";
@@ -282,6 +290,14 @@ test("an embed says its backward stages' goal comes from its link, since it show
     await expect(goal, query).toContainText("full view");
     await expect(goal, query).not.toContainText("Goal (chosen in");
     await expect(goal, query).toContainText("another can be chosen in the full view");
+    // A compact embed shows one head's ∂L/∂Aₕ at a time, and the others a click away; the
+    // loss has no comparison of heads.
+    if (query.includes("controls=0")) {
+      await page.getByTestId("head-1").click();
+      await expect(page.getByTestId("canvas-d_weights-h1")).toBeVisible();
+      await expect(page.getByTestId("canvas-d_weights-h0")).toHaveCount(0);
+    }
+    await expect(page.getByTestId("compare-heads")).toHaveCount(0);
     // A stage the pattern loss does not reach says where a task can be chosen.
     await page.getByTestId("next").click();
     await expect(page.getByTestId("stage-title")).toContainText("not reached");

@@ -776,12 +776,17 @@ test.describe("on a narrow phone", () => {
 test("presenting, a stage the loss does not reach is one step, and h hides the explanation", async ({ app, page }) => {
   await page.setViewportSize({ width: 1024, height: 768 });
   // Two heads, the pattern loss: "Back through AₕVₕ" is not reached, and says so once.
-  await app.goto("./?present=1#v=1&stage=back-output&cell=weights-h0.1.0");
+  await app.goto("./?present=1#v=1&stage=back-loss&cell=d_weights-h0.1.0");
   const bar = page.getByTestId("presenter-bar");
-  await expect(bar).toHaveAttribute("data-step", /^back-output-/);
+  await expect(bar).toHaveAttribute("data-step", "back-loss-0");
   await expect(page.getByTestId("explain-panel")).toHaveClass(/active/);
   await page.keyboard.press("h");
   await expect(page.getByTestId("explain-panel")).not.toHaveClass(/active/);
+  // Each head's loss, then "Back through W_o", not reached either.
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", "back-loss-1");
+  await page.keyboard.press("ArrowRight");
+  await expect(bar).toHaveAttribute("data-step", /^back-output-/);
   await page.keyboard.press("ArrowRight");
   await expect(bar).toHaveAttribute("data-step", "back-weighted-sum-0");
   await expect(page.getByTestId("unreached").first()).toBeVisible();

@@ -18,6 +18,7 @@ pub(super) fn HeadTools(
 ) -> impl IntoView {
     let ui = crate::components::context::ui_context();
     let presenting = ui.presenting;
+    let backward = crate::components::context::backward_context();
     // Where one head is shown at a time, the picker offers the others.
     let picker_from = if ui.compact { 2 } else { 3 };
     move || {
@@ -27,10 +28,15 @@ pub(super) fn HeadTools(
         }
         let n = n_heads.get();
         let s = stage.get();
-        let per_head_stage = s.is_per_head();
+        // The loss is per head under the pattern goal; its pass is read there only.
+        let loss = (s == Stage::BackLoss)
+            .then(|| backward.and_then(|b| b.pass.with(|p| p.as_ref().ok().map(|p| p.loss_kind()))))
+            .flatten();
+        let per_head_stage = s.is_per_head_under(loss);
         // Decoding and the tiles draw no matrix every head has at once.
         let runs = matches!(s, Stage::Tiles | Stage::Decode);
-        let compare_toggle = (per_head_stage && !runs && n > 1).then(|| {
+        // The loss draws no matrix every head has on one scale.
+        let compare_toggle = (s.is_per_head() && !runs && n > 1).then(|| {
             view! {
                 <button type="button" class="compare-toggle" data-testid="compare-heads"
                     aria-pressed=move || compare.get().to_string()
@@ -41,7 +47,8 @@ pub(super) fn HeadTools(
         });
         // The tiles show one head, whatever the number.
         let picker_from = if s == Stage::Tiles { 2 } else { picker_from };
-        let buttons = (n >= picker_from && per_head_stage && (runs || !compare.get())).then(|| {
+        let compared = compare.get() && s.is_per_head();
+        let buttons = (n >= picker_from && per_head_stage && (runs || !compared)).then(|| {
             view! {
                 <div class="head-picker" role="group" aria-label="Head to show">
                     {(0..n).map(|h| view! {

@@ -116,9 +116,20 @@ pub(crate) fn computed(el: &Element, property: &str) -> Option<String> {
         .ok()
 }
 
-/// The height of the explanation while it is open as a sheet at the foot of the screen.
+/// The height of the explanation while it is open as a sheet at the foot of the stage's column;
+/// 0 where it sits in a column of its own beside the stage (presenting a training run).
 fn sheet_height() -> f64 {
-    element("#explain-panel.active.sheet").map_or(0.0, |s| s.get_bounding_client_rect().height())
+    let Some(sheet) = element("#explain-panel.active.sheet") else {
+        return 0.0;
+    };
+    let s = sheet.get_bounding_client_rect();
+    let beside = element(".app .stage")
+        .is_some_and(|stage| s.left() >= stage.get_bounding_client_rect().right());
+    if beside {
+        0.0
+    } else {
+        s.height()
+    }
 }
 
 /// Runs `settle` in the next frame with `spare` pixels of the room kept free, then checks in the

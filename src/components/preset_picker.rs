@@ -18,6 +18,13 @@ pub fn caption_folds(title: &str, caption: &str) -> bool {
     title.chars().count() + 1 + caption.chars().count() > FOLDED_CAPTION_CHARS
 }
 
+/// The preset whose model `m` is, if any.
+fn preset_of(m: &Model) -> Option<&'static presets::Preset> {
+    presets::all()
+        .iter()
+        .find(|p| p.scenario().to_model().is_ok_and(|pm| pm == *m))
+}
+
 /// The preset menu and the caption of the preset last loaded. Loading a preset opens the stage
 /// and head its caption talks about, with the cell it names selected and explained.
 #[component]
@@ -33,7 +40,9 @@ pub fn PresetPicker(
 ) -> impl IntoView {
     let picked = use_context::<SelectionContext>();
     let ui = super::context::ui_context();
-    let loaded = RwSignal::new(None::<&'static presets::Preset>);
+    // The page may open on a preset's model (a bare address opens on the first look): its
+    // caption shows from the start, as when it is picked from the menu.
+    let loaded = RwSignal::new(model.with_untracked(preset_of));
     let expanded = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     // The caption's claims, checked again after every edit: once, what no longer holds, with
@@ -82,11 +91,7 @@ pub fn PresetPicker(
                 return;
             };
             let Some(now) = model.try_with_untracked(|m| {
-                let own = |p: &&presets::Preset| p.scenario().to_model().is_ok_and(|pm| pm == *m);
-                presets::all()
-                    .iter()
-                    .find(own)
-                    .or_else(|| shown.filter(|p| p.scenario().sentence == m.sentence))
+                preset_of(m).or_else(|| shown.filter(|p| p.scenario().sentence == m.sentence))
             }) else {
                 return;
             };
@@ -109,8 +114,13 @@ pub fn PresetPicker(
                 prop:value=move || loaded.get().map(|p| p.key).unwrap_or("")>
                 <option value="" disabled=true selected=true>"Choose a scenario…"</option>
                 // Read from the presets' files once the first picture is painted.
+                // Each option says whether it is the one loaded: the menu's value, set before
+                // its options are there, would find none.
                 {move || ui.settled.get().then(|| presets::all().iter().map(|p| view! {
-                    <option value=p.key>{p.title.clone()}</option>
+                    <option value=p.key
+                        prop:selected=move || loaded.get().is_some_and(|l| l.key == p.key)>
+                        {p.title.clone()}
+                    </option>
                 }.into_any()).collect_view())}
             </select>
             <p class="error" role="alert">{move || error.get()}</p>

@@ -122,6 +122,18 @@ test("each place opens with one click, beside or below the stage, and closes aga
   await expect(page.getByTestId("sentence-input")).toHaveValue("the cat sat");
 });
 
+test("the sentence's place names the preset the page opened on, with its caption", async ({ app, page }) => {
+  // A bare address opens on the first look.
+  await app.goto("./");
+  await app.openPlace("inputs");
+  await expect(page.getByTestId("preset")).toHaveValue("first-look");
+  await expect(page.getByTestId("preset-caption")).toBeVisible();
+  // An edit of its sentence keeps the caption, which says the sentence is no longer the preset's.
+  await page.getByTestId("sentence-input").fill("I am not hungry");
+  await page.getByTestId("sentence-input").press("Enter");
+  await expect(page.getByTestId("preset-caption")).toContainText("describes the preset's own sentence, “I am hungry”");
+});
+
 test("the backward stages join the rail once training is opened", async ({ app, page }) => {
   await app.goto("./");
   await expect(page.getByTestId("rail-backward")).toBeHidden();

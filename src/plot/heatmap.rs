@@ -115,8 +115,11 @@ const LABEL_CELL_MAX: u32 = 64;
 const BAND_H: u32 = 5;
 const BAR_GAP: u32 = 8;
 const BAR_W: u32 = 10;
-/// The colour bar's end values, at 10 px, four pixels from the bar.
+/// The least room for the colour bar's end values, at 10 px, four pixels from the bar.
 const BAR_LABEL_W: u32 = 38;
+/// Twice the width allowed for one character of a colour bar's end value (10 px), a wide
+/// font's: 6.5 px.
+const BAR_CHAR_W2: u32 = 13;
 const PAD: u32 = 6;
 
 impl Layout {
@@ -174,6 +177,22 @@ impl Heatmap<'_> {
         }
     }
 
+    /// The room the colour bar's end values take: the longer, −11.875 or 0.50, at least
+    /// [`BAR_LABEL_W`].
+    fn bar_label_w(&self) -> u32 {
+        let end = self.scale_end();
+        let lo = match self.palette {
+            Palette::Diverging => -end,
+            Palette::Sequential => 0.0,
+        };
+        let chars = [lo, end]
+            .map(|v| format_value(v, self.bar_decimals(v)).chars().count() as u32)
+            .into_iter()
+            .max()
+            .unwrap_or(0);
+        (4 + chars * BAR_CHAR_W2 / 2).max(BAR_LABEL_W)
+    }
+
     /// A fingerprint of the frame drawn at `scale` with `layout` (this heatmap's own): the
     /// layout, the labels, the caption, the head bands, the palette and the theme. Two heatmaps
     /// with the same fingerprint differ only in their body.
@@ -224,7 +243,7 @@ impl Heatmap<'_> {
         };
         let label_chars = longest_label(self.row_labels).max(2);
         let grid_x = PAD + label_chars as u32 * CHAR_W + 10;
-        let width = grid_x + cols as u32 * cell_w + BAR_GAP + BAR_W + BAR_LABEL_W;
+        let width = grid_x + cols as u32 * cell_w + BAR_GAP + BAR_W + self.bar_label_w();
         let caption = axis_caption(self.row_axis, self.col_axis);
         let caption_h = if PAD + caption.chars().count() as u32 * CAPTION_CHAR_W > width {
             CAPTION_H + CAPTION_LINE_H
@@ -820,6 +839,32 @@ mod tests {
         let labels: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
         let m = Matrix::from_element(labels.len(), labels.len(), 0.25);
         layout_of(&m, (&labels, &labels), ("queries", "keys"))
+    }
+
+    #[test]
+    fn a_long_colour_bar_end_value_takes_the_room_it_needs() {
+        let labels: Vec<String> = ["I", "am", "hungry"]
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        let m = Matrix::from_element(3, 3, -11.875);
+        let map = |range: f64, decimals: usize| Heatmap {
+            values: &m,
+            row_labels: &labels,
+            col_labels: &labels,
+            row_axis: "queries",
+            col_axis: "keys",
+            palette: Palette::Diverging,
+            range,
+            col_groups: 1,
+            decimals,
+            highlight: Highlight::default(),
+            theme: Theme::LIGHT,
+        };
+        // "−0.50" keeps the least room; "−11.875", seven characters at 6.5 px, takes more.
+        assert_eq!(map(0.5, 2).bar_label_w(), BAR_LABEL_W);
+        assert_eq!(map(11.875, 3).bar_label_w(), 4 + 7 * 13 / 2);
+        assert!(map(11.875, 3).layout().width > map(0.5, 3).layout().width);
     }
 
     #[test]

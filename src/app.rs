@@ -319,7 +319,11 @@ pub fn App() -> impl IntoView {
                 let other_head = was_head != now_head
                     && panel_head(&picked_cell.panel).is_some_and(|h| h != *now_head);
                 // Where a stage shows one part at a time, another part replaces the pictures.
-                let other_part = was_part != now_part && untrack(|| ui.shown_part(*now)).is_some();
+                // (Q, K or V picked by its own cell, as a link's, stays.)
+                let own_part = ["q", "k", "v"].iter().position(|p| *p == picked_cell.panel)
+                    == Some(now_part.1);
+                let other_part =
+                    was_part != now_part && !own_part && untrack(|| ui.shown_part(*now)).is_some();
                 (was != now || other_head || other_part) && was_selection == selection
             });
             if stepped {

@@ -157,6 +157,7 @@ pub fn sync_with_url(
     own_history: bool,
     landing: Option<ShareState>,
 ) {
+    let ui = super::context::ui_context();
     let fragment = current_fragment();
     let mut restored = ShareState::default();
     let landed = fragment.is_empty() && landing.is_some();
@@ -179,7 +180,7 @@ pub fn sync_with_url(
         restored.stage = stage;
     }
     if restored.cell.is_some() {
-        keep_cell_on_stage(shared, notices);
+        keep_cell_on_stage(shared, notices, ui);
     }
     if landed {
         // The address carries what the page opened on, so Back to it and a reload find it.
@@ -198,7 +199,6 @@ pub fn sync_with_url(
     let restoring = StoredValue::new(false);
     // The training run whose frames were given a history entry: its later frames replace it.
     let pushed_run = StoredValue::new(None::<u64>);
-    let ui = super::context::ui_context();
 
     Effect::new(move |_| {
         let state = shared.state();
@@ -269,7 +269,7 @@ pub fn sync_with_url(
         shared.apply(decoded.state);
         notices.set(decoded.notices);
         if cell {
-            keep_cell_on_stage(shared, notices);
+            keep_cell_on_stage(shared, notices, ui);
         }
     });
     let _ = window().add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
@@ -282,35 +282,61 @@ pub fn sync_with_url(
     on_hide.forget();
 }
 
-/// Once the stage a link opened is drawn, unselects the link's cell where the stage does not
-/// draw its matrix (a link written by hand), saying so: its explanation would describe numbers
-/// that are not on the screen.
-fn keep_cell_on_stage(shared: Shared, notices: RwSignal<Vec<String>>) {
+/// Once the stage a link opened is drawn, shows the link's cell: where the stage shows one head
+/// or one of Q, K and V at a time, the one the cell belongs to. A cell the stage does not draw
+/// at all (a link written by hand) is unselected, with a notice saying so: its explanation
+/// would describe numbers that are not on the screen.
+fn keep_cell_on_stage(
+    shared: Shared,
+    notices: RwSignal<Vec<String>>,
+    ui: super::context::UiContext,
+) {
     request_animation_frame(move || {
         let Some(selection) = shared.selection.get_untracked() else {
             return;
         };
-        let names = [
-            format!("canvas-{}", selection.panel),
-            format!("hidden-{}", selection.panel),
-        ];
-        let drawn = document()
-            .query_selector_all(".app .stage [data-testid]")
-            .ok()
-            .is_some_and(|all| {
-                (0..all.length()).any(|i| {
-                    all.item(i)
-                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-                        .and_then(|el| el.get_attribute("data-testid"))
-                        .is_some_and(|id| names.contains(&id))
-                })
-            });
-        if !drawn {
-            let stage = shared.stage.get_untracked();
-            notices.update(|n| n.push(cell_off_stage(&selection.panel, stage)));
-            shared.selection.set(None);
+        if cell_drawn(&selection.panel) {
+            return;
         }
+        let stage = shared.stage.get_untracked();
+        // The head a per-head matrix's name ends with, or the part Q, K or V names.
+        let head = selection
+            .panel
+            .rsplit_once("-h")
+            .and_then(|(_, h)| h.parse::<usize>().ok());
+        let part = ["q", "k", "v"].iter().position(|p| *p == selection.panel);
+        match (head, part) {
+            (Some(h), _) if h != shared.head.get_untracked() => shared.head.set(h),
+            (_, Some(p)) if p != untrack(|| ui.part_of(stage)) => ui.stage_part.set((stage, p)),
+            _ => {
+                notices.update(|n| n.push(cell_off_stage(&selection.panel, stage)));
+                shared.selection.set(None);
+                return;
+            }
+        }
+        request_animation_frame(move || {
+            if !cell_drawn(&selection.panel) {
+                notices.update(|n| n.push(cell_off_stage(&selection.panel, stage)));
+                shared.selection.set(None);
+            }
+        });
     });
+}
+
+/// Whether the stage on the page draws the matrix named `panel` (or hides it for a question).
+fn cell_drawn(panel: &str) -> bool {
+    let names = [format!("canvas-{panel}"), format!("hidden-{panel}")];
+    document()
+        .query_selector_all(".app .stage [data-testid]")
+        .ok()
+        .is_some_and(|all| {
+            (0..all.length()).any(|i| {
+                all.item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                    .and_then(|el| el.get_attribute("data-testid"))
+                    .is_some_and(|id| names.contains(&id))
+            })
+        })
 }
 
 /// Sends the page's height to the embedding page; `stepped` says it follows a step to another

@@ -43,12 +43,21 @@ test("a permalink restores the exact state", async ({ app, page, context }) => {
 test("a link whose cell is not on its stage highlights nothing and says why", async ({ app, page }) => {
   await app.goto("./#v=1&stage=scores&cell=weights-h0.1.1");
   await expect(page.getByTestId("stage-title")).toContainText("Scores");
-  await expect(page.getByTestId("notice")).toContainText("which the stage “Scores QₕKₕᵀ” does not show");
+  await expect(page.getByTestId("notice")).toContainText("which the stage “Scores QₕKₕᵀ” does not draw");
   await expect(page.getByTestId("explain-title")).toHaveCount(0);
   await expect(page).not.toHaveURL(/cell=/);
   // The same cell on its own stage is explained.
   await app.goto("./#v=1&stage=softmax&cell=weights-h0.1.1");
   await expect(page.getByTestId("explain-title")).toContainText("am");
+  await expect(page.getByTestId("notice")).toHaveCount(0);
+  // A cell of a head or a part not shown at first opens that head or part.
+  await app.goto("./#v=1&h=4&d=8&stage=softmax&cell=weights-h3.1.1");
+  await expect(page.getByTestId("head-3")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("canvas-weights-h3")).toHaveAttribute("data-highlight", /^cell:1,1;/);
+  await expect(page.getByTestId("notice")).toHaveCount(0);
+  await app.goto("./?present=1#v=1&stage=projection&cell=v.0.0");
+  await expect(page.getByTestId("presenter-bar")).toHaveAttribute("data-step", "projection-2");
+  await expect(page.getByTestId("canvas-v")).toHaveAttribute("data-highlight", /^cell:0,0;/);
   await expect(page.getByTestId("notice")).toHaveCount(0);
 });
 

@@ -242,7 +242,7 @@ fn read_version(fields: &Fields<'_>, notices: &mut Notices) -> bool {
 /// draw: the cell is not highlighted.
 pub fn cell_off_stage(panel: &str, stage: Stage) -> String {
     format!(
-        "The link highlights a cell of {}, which the stage “{}” does not show: no cell is \
+        "The link highlights a cell of {}, which the stage “{}” does not draw: no cell is \
          highlighted.",
         quote(panel),
         stage_name(stage)

@@ -62,8 +62,13 @@ pub fn decode_formula(c: &Config, w: Wiring) -> String {
     } else {
         (format!("{x}[i]·W_q"), format!("{x}[i]·W_k"))
     };
+    let output = if c.n_heads > 1 {
+        "y = [c₁ | … | c_H]·W_o"
+    } else {
+        "y = c₁·W_o"
+    };
     format!(
-        "{q} = {turn_q};  {k} ← [{k}; {turn_k}],  V ← [V; {x}[i]·W_v];  aₕ = softmax({q}ₕ·{k}_g(h)ᵀ{}{});  y = [a₁·V_g(1) | … | a_H·V_g(H)]·W_o",
+        "{q} = {turn_q};  {k} ← [{k}; {turn_k}],  V ← [V; {x}[i]·W_v];  aₕ = softmax({q}ₕ·{k}_g(h)ᵀ{}{});  cₕ = aₕ·V_g(h);  {output}",
         divided(c, w),
         if c.window.is_some() { " + window mask" } else { "" }
     )
@@ -140,11 +145,24 @@ pub fn decode_formula_mathml(c: &Config, w: Wiring) -> String {
             }
         ),
         format!(
-            "<mi>y</mi><mo>=</mo><mo>[</mo>{}{}<mo>|</mo><mo>…</mo><mo>]</mo>{}",
-            msub("a", "1"),
-            "<msub><mi>V</mi><mrow><mi>g</mi><mo>(</mo><mn>1</mn><mo>)</mo></mrow></msub>",
-            msub("W", "o")
+            "{}<mo>=</mo>{}<msub><mi>V</mi><mrow><mi>g</mi><mo>(</mo><mi>h</mi><mo>)</mo></mrow></msub>",
+            msub("c", "h"),
+            msub("a", "h"),
         ),
+        if c.n_heads > 1 {
+            format!(
+                "<mi>y</mi><mo>=</mo><mo>[</mo>{}<mo>|</mo><mo>…</mo><mo>|</mo>{}<mo>]</mo>{}",
+                msub("c", "1"),
+                msub("c", "H"),
+                msub("W", "o")
+            )
+        } else {
+            format!(
+                "<mi>y</mi><mo>=</mo>{}{}",
+                msub("c", "1"),
+                msub("W", "o")
+            )
+        },
     ]
     .join(sep)
 }

@@ -26,7 +26,7 @@ mod whatif;
 pub use backward::explain::explain_back;
 pub use backward::GRADIENT_DECIMALS;
 pub use backward::{
-    back_explanation, back_formula, back_formula_mathml, back_label, back_note,
+    back_explanation, back_formula, back_formula_mathml, back_label, back_note, back_note_of_head,
     back_part_formula_mathml, back_progress, back_shape_text, back_title, goal_error_text,
     goal_line, unreached_text, GoalSource, BACKWARD_GROUP,
 };

@@ -296,6 +296,8 @@ test("an embed says its backward stages' goal comes from its link, since it show
       await page.getByTestId("head-1").click();
       await expect(page.getByTestId("canvas-d_weights-h1")).toBeVisible();
       await expect(page.getByTestId("canvas-d_weights-h0")).toHaveCount(0);
+      // The note names the numbers of the head on show.
+      await expect(page.getByTestId("stage-note")).toContainText("Head 2's largest in size is ∂L/∂A₂[");
     }
     await expect(page.getByTestId("compare-heads")).toHaveCount(0);
     // A stage the pattern loss does not reach says where a task can be chosen.

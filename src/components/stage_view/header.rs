@@ -6,7 +6,7 @@ use crate::components::context::{backward_context, run_context, ui_context};
 use crate::components::presenter::{decode_part_shown, has_parts, presenter_parts};
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
-    back_formula_mathml, back_note, back_part_formula_mathml, back_shape_text, back_title,
+    back_formula_mathml, back_note_of_head, back_part_formula_mathml, back_shape_text, back_title,
     decode_note, formula_equation, formula_equations, shape_text, stage_explanation_in,
     stage_formula_mathml, stage_note, stage_progress, stage_title, tiles_note, tiles_shapes,
     unreached_text,
@@ -148,7 +148,8 @@ pub(super) fn StageNotes(
     trace: Memo<Trace>,
     /// The stage to show.
     stage: RwSignal<Stage>,
-    /// The head shown, which the tiles' note follows (the first without one).
+    /// The head shown, whose numbers the tiles' and the backward stages' notes name (the
+    /// first without one).
     #[prop(optional)]
     head: Option<RwSignal<usize>>,
 ) -> impl IntoView {
@@ -167,7 +168,9 @@ pub(super) fn StageNotes(
                         if unreached_text(s, p.loss_kind(), source).is_some() {
                             return None;
                         }
-                        trace.with(|t| back_note(s, t, p, source))
+                        // The numbers of the head on show where one is.
+                        let h = head.map_or(0, |h| h.get());
+                        trace.with(|t| back_note_of_head(s, t, p, source, h))
                     })
                 })
                 .unwrap_or_default();

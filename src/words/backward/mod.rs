@@ -8,7 +8,7 @@ mod mathml;
 mod notes;
 
 pub use mathml::{back_formula_mathml, back_part_formula_mathml};
-pub use notes::{back_note, GRADIENT_DECIMALS};
+pub use notes::{back_note, back_note_of_head, GRADIENT_DECIMALS};
 
 use super::number::subscript;
 use crate::attention::{

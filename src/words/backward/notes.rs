@@ -207,6 +207,18 @@ pub fn back_note(
     pass: &BackwardPass,
     source: GoalSource,
 ) -> Option<String> {
+    back_note_of_head(stage, trace, pass, source, 0)
+}
+
+/// [`back_note`] where head `head` (from 0) is the one shown: its numbers are the ones named.
+pub fn back_note_of_head(
+    stage: Stage,
+    trace: &Trace,
+    pass: &BackwardPass,
+    source: GoalSource,
+    head: usize,
+) -> Option<String> {
+    let h = head.min(trace.heads.len().saturating_sub(1));
     if !stage.is_backward() {
         return None;
     }
@@ -230,11 +242,12 @@ pub fn back_note(
                 loss_floor_text(trace)
             ));
             if let Some((text, _)) =
-                largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Weights))
+                largest_text(trace, pass, BackMatrix::Head(h, HeadGrad::Weights))
             {
                 note.push(format!(
-                    "∂L/∂Aₕ is −A*/({}·A) where the target puts weight, and 0 where it puts none. Where the target puts weight it is negative, and the less weight the head gives that key, the larger it grows in size: the more negative it is. Head 1's largest in size is {text}.",
-                    n_heads * s
+                    "∂L/∂Aₕ is −A*/({}·A) where the target puts weight, and 0 where it puts none. Where the target puts weight it is negative, and the less weight the head gives that key, the larger it grows in size: the more negative it is. Head {}'s largest in size is {text}.",
+                    n_heads * s,
+                    h + 1
                 ));
             }
             if let Some(text) = single_key_gradient_text(trace) {
@@ -274,10 +287,11 @@ pub fn back_note(
                 note.push("Under the causal mask the hidden cells of ∂L/∂Aₕ are shown as 0. The product ∂L/∂Cₕ·Vₕᵀ is not 0 there, but the mask holds those weights at 0 whatever the scores, so they are constants and nothing flows through them; the softmax's backward would multiply them by A = 0 anyway.".into());
             }
             if let Some((text, v)) =
-                largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Weights))
+                largest_text(trace, pass, BackMatrix::Head(h, HeadGrad::Weights))
             {
                 note.push(format!(
-                    "Head 1's largest gradient of an attention weight, in size, is {text}, {}.",
+                    "Head {}'s largest gradient of an attention weight, in size, is {text}, {}.",
+                    h + 1,
                     sign_text(v)
                 ));
             }
@@ -301,10 +315,11 @@ pub fn back_note(
                 ));
             }
             if let Some((text, v)) =
-                largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Masked))
+                largest_text(trace, pass, BackMatrix::Head(h, HeadGrad::Masked))
             {
                 note.push(format!(
-                    "Head 1's largest in size is {text}, {}.",
+                    "Head {}'s largest in size is {text}, {}.",
+                    h + 1,
                     sign_text(v)
                 ));
             }
@@ -347,12 +362,13 @@ pub fn back_note(
             }
         }
         Stage::BackScores => {
-            if let Some((text, _)) = largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::Q)) {
+            if let Some((text, _)) = largest_text(trace, pass, BackMatrix::Head(h, HeadGrad::Q)) {
                 note.push(format!(
-                    "Head 1's largest query gradient in size is {text}."
+                    "Head {}'s largest query gradient in size is {text}.",
+                    h + 1
                 ));
             }
-            if let Some((text, _)) = largest_text(trace, pass, BackMatrix::Head(0, HeadGrad::K)) {
+            if let Some((text, _)) = largest_text(trace, pass, BackMatrix::Head(h, HeadGrad::K)) {
                 note.push(format!("Its largest key gradient in size is {text}."));
             }
         }

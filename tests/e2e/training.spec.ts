@@ -248,6 +248,25 @@ test("presenting shows the loss curve large while the head trains", async ({ app
   await app.screenshot("training-presenter-1024x768");
 });
 
+test("presenting on a phone, a run's curve takes a band at the foot and the step keeps the width", async ({ app, page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  await app.goto();
+  await app.openPlace("inputs");
+  await app.openPlace("train");
+  await page.getByTestId("preset").selectOption("look-back");
+  await app.openPlace("share");
+  await page.getByTestId("present").click();
+  await page.getByTestId("presenter-training").getByTestId("train-step").click();
+  const curve = page.getByTestId("training");
+  await expect(curve).toBeVisible();
+  await expect(async () => {
+    const [step, band] = [await box(page.locator(".stage-body")), await box(curve)];
+    expect(step.width, "the step's width").toBeGreaterThanOrEqual(300);
+    expect(band.width, "the curve's band").toBeGreaterThanOrEqual(340);
+    expect(band.y + band.height).toBeLessThanOrEqual(812);
+  }).toPass({ timeout: 5000 });
+});
+
 /** The boxes of everything the presented step draws: its pictures, and the step as a whole. */
 async function stagePictures(page: Page): Promise<Box[]> {
   const pictures = page.locator(".stage").locator("canvas, svg, .heatmap, .attention-lines");

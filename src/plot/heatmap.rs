@@ -818,7 +818,12 @@ mod tests {
     }
 
     /// The layout of `values` with these labels and axes.
-    fn layout_of(values: &Matrix, labels: (&[String], &[String]), axes: (&str, &str)) -> Layout {
+    /// A heatmap of `values` on the light theme: sequential, 0 … 1, two decimals.
+    fn heatmap_of<'a>(
+        values: &'a Matrix,
+        labels: (&'a [String], &'a [String]),
+        axes: (&'a str, &'a str),
+    ) -> Heatmap<'a> {
         Heatmap {
             values,
             row_labels: labels.0,
@@ -832,7 +837,10 @@ mod tests {
             highlight: Highlight::default(),
             theme: Theme::LIGHT,
         }
-        .layout()
+    }
+
+    fn layout_of(values: &Matrix, labels: (&[String], &[String]), axes: (&str, &str)) -> Layout {
+        heatmap_of(values, labels, axes).layout()
     }
 
     fn square_layout(tokens: &[&str]) -> Layout {
@@ -849,17 +857,10 @@ mod tests {
             .collect();
         let m = Matrix::from_element(3, 3, -11.875);
         let map = |range: f64, decimals: usize| Heatmap {
-            values: &m,
-            row_labels: &labels,
-            col_labels: &labels,
-            row_axis: "queries",
-            col_axis: "keys",
             palette: Palette::Diverging,
             range,
-            col_groups: 1,
             decimals,
-            highlight: Highlight::default(),
-            theme: Theme::LIGHT,
+            ..heatmap_of(&m, (&labels, &labels), ("queries", "keys"))
         };
         // "−0.50" keeps the least room; "−11.875", seven characters at 6.5 px, takes more.
         assert_eq!(map(0.5, 2).bar_label_w(), BAR_LABEL_W);

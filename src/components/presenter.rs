@@ -350,8 +350,11 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
         let space = ev.key() == " ";
         // On the decoding tools' buttons, ← and → step the tokens (the tools take them).
         let arrow = matches!(ev.key().as_str(), "ArrowLeft" | "ArrowRight");
+        // A clicker's keys step even from a menu (the decoding tools' token, which takes the
+        // focus when Next token runs out); its arrows and Space stay the menu's.
+        let clicker = matches!(ev.key().as_str(), "PageDown" | "PageUp");
         if key_target(&ev).is_some_and(|el| {
-            is_text_field(&el)
+            (is_text_field(&el) && !(clicker && el.tag_name() == "SELECT"))
                 || (space && is_pressed_by_space(&el) && !focused_by_pointer.get_value())
                 || (arrow && el.closest(".run-tools button").ok().flatten().is_some())
         }) {

@@ -116,8 +116,9 @@ pub(crate) fn computed(el: &Element, property: &str) -> Option<String> {
         .ok()
 }
 
-/// The height of the explanation while it is open as a sheet at the foot of the stage's column;
-/// 0 where it sits in a column of its own beside the stage (presenting a training run).
+/// The room the explanation takes at the foot of the stage's column while it is open as a sheet:
+/// from its top to the screen's foot (a training run's curve may sit below it); 0 where it sits
+/// in a column of its own beside the stage (presenting a training run on a wide screen).
 fn sheet_height() -> f64 {
     let Some(sheet) = element("#explain-panel.active.sheet") else {
         return 0.0;
@@ -125,10 +126,15 @@ fn sheet_height() -> f64 {
     let s = sheet.get_bounding_client_rect();
     let beside = element(".app .stage")
         .is_some_and(|stage| s.left() >= stage.get_bounding_client_rect().right());
+    let screen = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
     if beside {
         0.0
     } else {
-        s.height()
+        (screen - s.top()).max(s.height())
     }
 }
 

@@ -1,7 +1,7 @@
 //! The root component: owns the input signals and the one `Memo<Trace>` every view reads.
 
 use crate::attention::Order;
-use crate::attention::{BackMatrix, BackwardPass, MatrixId, Stage, Trace};
+use crate::attention::{BackwardPass, Stage, Trace};
 use crate::changes::Trail;
 use crate::components::keyboard::{is_text_field, key_target};
 use crate::components::{
@@ -15,6 +15,7 @@ use crate::components::{
     ShareButtons, Shared, StageControls, StageRail, StageView, TrainingPanel, WhatIfLab,
 };
 use crate::formats::page::parse_address;
+use crate::panels::{panel_head, projection_part};
 use crate::state::Model;
 use crate::training::GoalChoice;
 use crate::words::{
@@ -22,18 +23,6 @@ use crate::words::{
 };
 use leptos::ev;
 use leptos::prelude::*;
-
-/// The head whose picture the panel called `panel` is, for a panel of one head.
-fn panel_head(panel: &str) -> Option<usize> {
-    // Decoding's and the tiles' panels of one head end in `-h<head>`.
-    if panel.starts_with("dec-") || panel.starts_with("tile-") {
-        return panel.rsplit_once("-h")?.1.parse().ok();
-    }
-    match crate::panels::parse(panel)? {
-        MatrixId::Head(h, _) | MatrixId::Back(BackMatrix::Head(h, _)) => Some(h),
-        _ => None,
-    }
-}
 
 /// Whether a key press belongs to a form field, a heatmap or a table that scrolls with the arrow
 /// keys, rather than to the page.
@@ -320,8 +309,7 @@ pub fn App() -> impl IntoView {
                     && panel_head(&picked_cell.panel).is_some_and(|h| h != *now_head);
                 // Where a stage shows one part at a time, another part replaces the pictures.
                 // (Q, K or V picked by its own cell, as a link's, stays.)
-                let own_part = ["q", "k", "v"].iter().position(|p| *p == picked_cell.panel)
-                    == Some(now_part.1);
+                let own_part = projection_part(&picked_cell.panel) == Some(now_part.1);
                 let other_part =
                     was_part != now_part && !own_part && untrack(|| ui.shown_part(*now)).is_some();
                 (was != now || other_head || other_part) && was_selection == selection
@@ -517,20 +505,6 @@ pub fn App() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_panel_of_one_head_names_its_head() {
-        use crate::attention::{HeadGrad, HeadMatrix};
-        use crate::panels::panel_name;
-        assert_eq!(
-            panel_head(&panel_name(MatrixId::Head(1, HeadMatrix::Scores))),
-            Some(1)
-        );
-        let grad = MatrixId::Back(BackMatrix::Head(2, HeadGrad::Weights));
-        assert_eq!(panel_head(&panel_name(grad)), Some(2));
-        assert_eq!(panel_head(&panel_name(MatrixId::X)), None);
-        assert_eq!(panel_head("nonsense"), None);
-    }
 
     #[test]
     fn arrows_step_through_the_stages_and_stop_at_the_ends() {

@@ -217,6 +217,23 @@ pub fn operand_panel(explained: MatrixId, operand: MatrixId) -> String {
 /// The prefix of a panel drawn again in the training view, beside the loss curve.
 pub const TRAINING_VIEW: &str = "train-";
 
+/// The head whose picture the panel called `panel` is, for a panel of one head.
+pub fn panel_head(panel: &str) -> Option<usize> {
+    // Decoding's and the tiles' panels of one head end in `-h<head>`.
+    if panel.starts_with("dec-") || panel.starts_with("tile-") {
+        return panel.rsplit_once("-h")?.1.parse().ok();
+    }
+    match parse(panel)? {
+        MatrixId::Head(h, _) | MatrixId::Back(BackMatrix::Head(h, _)) => Some(h),
+        _ => None,
+    }
+}
+
+/// Which of Q, K and V (0, 1, 2) the panel called `panel` is, where it is one of them.
+pub fn projection_part(panel: &str) -> Option<usize> {
+    ["q", "k", "v"].iter().position(|p| *p == panel)
+}
+
 /// The matrix a panel shows, from its name; `x-q`, `x-k` and `x-v` are X, and a training
 /// view's copy is the matrix it copies.
 pub fn parse(name: &str) -> Option<MatrixId> {
@@ -434,5 +451,20 @@ mod tests {
         );
         assert_eq!(run_cell("tile-o-h0", (1, 1), at, true, owner), None);
         assert_eq!(run_cell("weights-h0", (1, 1), at, true, owner), None);
+    }
+
+    #[test]
+    fn a_panel_of_one_head_names_its_head() {
+        use crate::attention::{BackMatrix, HeadGrad, HeadMatrix, MatrixId};
+        assert_eq!(
+            panel_head(&panel_name(MatrixId::Head(1, HeadMatrix::Scores))),
+            Some(1)
+        );
+        let grad = MatrixId::Back(BackMatrix::Head(2, HeadGrad::Weights));
+        assert_eq!(panel_head(&panel_name(grad)), Some(2));
+        assert_eq!(panel_head(&panel_name(MatrixId::X)), None);
+        assert_eq!(panel_head("nonsense"), None);
+        assert_eq!(projection_part("v"), Some(2));
+        assert_eq!(projection_part("w_v"), None);
     }
 }

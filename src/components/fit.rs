@@ -126,16 +126,15 @@ fn sheet_height() -> f64 {
     let s = sheet.get_bounding_client_rect();
     let beside = element(".app .stage")
         .is_some_and(|stage| s.left() >= stage.get_bounding_client_rect().right());
+    if beside {
+        return 0.0;
+    }
     let screen = window()
         .inner_height()
         .ok()
         .and_then(|h| h.as_f64())
         .unwrap_or(0.0);
-    if beside {
-        0.0
-    } else {
-        (screen - s.top()).max(s.height())
-    }
+    (screen - s.top()).max(s.height())
 }
 
 /// Runs `settle` in the next frame with `spare` pixels of the room kept free, then checks in the

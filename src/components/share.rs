@@ -300,11 +300,8 @@ fn keep_cell_on_stage(
         }
         let stage = shared.stage.get_untracked();
         // The head a per-head matrix's name ends with, or the part Q, K or V names.
-        let head = selection
-            .panel
-            .rsplit_once("-h")
-            .and_then(|(_, h)| h.parse::<usize>().ok());
-        let part = ["q", "k", "v"].iter().position(|p| *p == selection.panel);
+        let head = crate::panels::panel_head(&selection.panel);
+        let part = crate::panels::projection_part(&selection.panel);
         match (head, part) {
             (Some(h), _) if h != shared.head.get_untracked() => shared.head.set(h),
             (_, Some(p)) if p != untrack(|| ui.part_of(stage)) => ui.stage_part.set((stage, p)),

@@ -104,8 +104,8 @@ pub(super) fn StageHeader(
             });
             let inner = alone.flatten().unwrap_or(inner);
             let mut equations = formula_equations(&inner);
-            // Presenting a decoding step, a head's part has the equations up to its weights
-            // and the output's part the output's equation, the last.
+            // Presenting a decoding step, a head's part has the equations up to its weighted
+            // sum cₕ and the output's part the output's equation, the last.
             match (handout, decode_part_shown(ui, s)) {
                 (false, Some(true)) => equations = equations.split_off(equations.len() - 1),
                 (false, Some(false)) => {

@@ -1180,3 +1180,13 @@ fn the_llama_preset_s_block_survives_a_round_trip() {
     assert_eq!(decoded.notices, Vec::<String>::new());
     assert_eq!(decoded.state, state);
 }
+
+#[test]
+fn a_cell_the_stage_does_not_draw_is_named_by_its_symbol() {
+    use attention_lens::formats::permalink::cell_off_stage;
+    let notice = cell_off_stage("weights-h0", Stage::Scores);
+    assert!(notice.contains("a cell of A₁, which the stage"), "{notice}");
+    assert!(!notice.contains("weights-h0"), "{notice}");
+    // A name the app does not know is quoted as the link wrote it.
+    assert!(cell_off_stage("nonsense", Stage::Scores).contains("“nonsense”"));
+}

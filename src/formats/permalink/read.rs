@@ -8,7 +8,7 @@ use super::percent::percent_decode;
 use super::{Decoded, ShareState, FIRST_QUESTION_SET, LINK_VERSION, MAX_FRAGMENT_LEN};
 use crate::attention::{Init, Stage, Weights};
 use crate::state::Model;
-use crate::words::stage_name;
+use crate::words::{label, stage_name};
 
 /// Reads a share-link fragment (with or without its leading `#`). Never fails: unusable parts
 /// fall back to their defaults, with one notice each.
@@ -241,10 +241,11 @@ fn read_version(fields: &Fields<'_>, notices: &mut Notices) -> bool {
 /// What a page says of a link whose highlighted cell belongs to `panel`, which `stage` does not
 /// draw: the cell is not highlighted.
 pub fn cell_off_stage(panel: &str, stage: Stage) -> String {
+    // The matrix by its symbol, as the heatmaps title it (A₁, not `weights-h0`).
+    let matrix = crate::panels::parse(panel).map_or_else(|| quote(panel), label);
     format!(
-        "The link highlights a cell of {}, which the stage “{}” does not draw: no cell is \
+        "The link highlights a cell of {matrix}, which the stage “{}” does not draw: no cell is \
          highlighted.",
-        quote(panel),
         stage_name(stage)
     )
 }

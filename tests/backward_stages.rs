@@ -443,17 +443,17 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
 }
 
 #[test]
-fn an_embed_says_its_goal_comes_from_the_link_and_the_full_page_from_the_training_panel() {
+fn an_embed_sends_the_reader_to_the_full_view_and_the_full_page_to_the_training_panel() {
     let goal = "Previous token: each token attends to the token before it";
     let panel = goal_line(goal, GoalSource::Panel);
     assert_eq!(
         panel,
         format!("Goal (another can be chosen under “Train the weights”): {goal}.")
     );
-    // An embed shows no training panel: its goal is the one its link carries, and the full view
-    // is where another is chosen.
+    // An embed shows no training panel: its goal is the one its link carries or the default
+    // (the line claims neither), and the full view is where another is chosen.
     let link = goal_line(goal, GoalSource::Link);
-    assert!(link.contains("this embed's link"), "{link}");
+    assert!(!link.contains("link"), "{link}");
     assert!(link.contains("full view"), "{link}");
     assert!(!link.contains("another can be chosen under"), "{link}");
     assert!(link.ends_with(&format!(": {goal}.")), "{link}");
@@ -463,7 +463,7 @@ fn an_embed_says_its_goal_comes_from_the_link_and_the_full_page_from_the_trainin
         .starts_with("The goal chosen in “Train the weights”"));
     let embed_error = goal_error_text(error, GoalSource::Link);
     assert!(
-        embed_error.starts_with("The goal this embed's link sets"),
+        embed_error.starts_with("This embed's goal cannot be used here"),
         "{embed_error}"
     );
     assert!(embed_error.ends_with(error));

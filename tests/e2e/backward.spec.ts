@@ -250,7 +250,7 @@ test("a shared state whose goal the mask refuses opens as it was shared, saying 
   expect(hash).toContain("goal=next");
   // Its embed opens on the same goal, with no notice: the stage says why there is no gradient.
   await app.goto(`./?embed=1&controls=0${hash}`);
-  await expect(page.getByTestId("backward-error")).toContainText("The goal this embed's link sets cannot be used here");
+  await expect(page.getByTestId("backward-error")).toContainText("This embed's goal cannot be used here");
   await expect(page.getByTestId("backward-error")).toContainText("in every head, row 1 (“I”) puts weight on key 2 (“am”)");
   await expect(page.getByTestId("notice")).toHaveCount(0);
   // A scenario file of that state imports as it was: the goal stays, and the stage says why.
@@ -280,13 +280,14 @@ test("the backward stages' goal line names each head's own target, in the app, p
   }
 });
 
-test("an embed says its backward stages' goal comes from its link, since it shows no training panel", async ({ app, page }) => {
+test("an embed sends its backward stages' reader to the full view for another goal, since it shows no training panel", async ({ app, page }) => {
   for (const query of ["?embed=1", "?embed=1&controls=0"]) {
     await app.goto(`./${query}#v=1&stage=back-loss`);
     await expect(page.getByTestId("stage-title")).toHaveText("Pattern loss and ∂L/∂Aₕ");
     await expect(page.getByTestId("training")).toHaveCount(0);
     const goal = page.getByTestId("backward-goal");
-    await expect(goal, query).toContainText("Goal (set by this embed's link");
+    // The link sets no goal, so the line claims none.
+    await expect(goal, query).not.toContainText("link");
     await expect(goal, query).toContainText("full view");
     await expect(goal, query).not.toContainText("Goal (chosen in");
     await expect(goal, query).toContainText("another can be chosen in the full view");

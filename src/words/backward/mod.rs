@@ -385,8 +385,8 @@ pub enum GoalSource {
     Panel,
     /// The same panel while presenter mode hides it.
     Presenter,
-    /// The link an embed was made from: an embed has no training panel, but its “Open full
-    /// view” link leads to one.
+    /// An embed, whose goal is its link's or the default: it has no training panel, but its
+    /// “Open full view” link leads to one.
     Link,
     /// The printed handout, which has no panel to choose in.
     Paper,
@@ -416,7 +416,7 @@ pub fn goal_error_text(error: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}"),
         GoalSource::Presenter => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error} Presenter mode hides “Train the weights” and the inputs (sentence, settings, matrices): leave presenter mode (the Leave button or Esc) to make these changes."),
-        GoalSource::Link => format!("The goal this embed's link sets cannot be used here, so there is no gradient to show: {error}"),
+        GoalSource::Link => format!("This embed's goal cannot be used here, so there is no gradient to show: {error}"),
         GoalSource::Paper => format!("The goal chosen in the app cannot be used here, so there is no gradient to show: {error}"),
     }
 }
@@ -425,12 +425,15 @@ pub fn goal_error_text(error: &str, source: GoalSource) -> String {
 /// where it was chosen.
 pub fn goal_line(goal_name: &str, source: GoalSource) -> String {
     match source {
-        GoalSource::Panel => format!("Goal (another can be chosen under “Train the weights”): {goal_name}."),
+        GoalSource::Panel => {
+            format!("Goal (another can be chosen under “Train the weights”): {goal_name}.")
+        }
         // One line, so the step keeps its height: the class sees the goal, and the lecturer
         // chooses another after leaving (the bar's help names Esc).
         GoalSource::Presenter => format!("Goal: {goal_name}."),
+        // The link may carry a goal or leave the default: either way the embed's own.
         GoalSource::Link => format!(
-            "Goal (set by this embed's link; another can be chosen in the full view's “Train the weights”): {goal_name}."
+            "Goal (another can be chosen in the full view's “Train the weights”): {goal_name}."
         ),
         GoalSource::Paper => format!("Goal (chosen in the app): {goal_name}."),
     }

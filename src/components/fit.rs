@@ -258,19 +258,7 @@ fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<(Placement, 
         Rule::SCREEN
     };
     let p = place(room, &picture, &rule);
-    let widest = picture
-        .lines
-        .iter()
-        .flat_map(|l| &l.pieces)
-        .map(|piece| {
-            let share = if piece.role == Role::Given {
-                p.given_share
-            } else {
-                1.0
-            };
-            piece.width * p.zoom * share
-        })
-        .fold(0.0, f64::max);
+    let widest = picture.widest(p.zoom, p.given_share);
     Some((p, room.width / widest.max(1.0)))
 }
 
@@ -422,11 +410,22 @@ fn picture(
         };
         gap = px(&equation, "column-gap") / zoom;
         let mut pieces = Vec::new();
-        let items = equation.children();
-        for j in 0..items.length() {
-            let Some(item) = items.item(j) else {
+        // An operator glued to the picture after it is two pieces, which the rule keeps on one
+        // row.
+        let mut items = Vec::new();
+        let children = equation.children();
+        for j in 0..children.length() {
+            let Some(item) = children.item(j) else {
                 continue;
             };
+            if item.class_list().contains("op-glue") {
+                let inner = item.children();
+                items.extend((0..inner.length()).filter_map(|k| inner.item(k)));
+            } else {
+                items.push(item);
+            }
+        }
+        for item in items {
             if item.class_list().contains("given") {
                 let inner = item.children();
                 for k in 0..inner.length() {
@@ -443,7 +442,15 @@ fn picture(
             }
             let given = item.query_selector(".given").ok().flatten().is_some();
             let role = if item.class_list().contains("op") {
-                Role::Operator
+                // Glued to the picture after it, unless operators take rows of their own.
+                let glued = item
+                    .parent_element()
+                    .is_some_and(|p| p.class_list().contains("op-glue"));
+                if glued && !operators_own_row {
+                    Role::Lead
+                } else {
+                    Role::Operator
+                }
             } else if item.class_list().contains("lines-figure") {
                 let r = item
                     .query_selector("svg")

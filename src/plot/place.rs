@@ -26,6 +26,10 @@ pub enum Role {
     Result,
     /// An operator between matrices: `·`, `=`, `÷ √2`.
     Operator,
+    /// An operator kept on one row with the piece after it: a wrapped line starts its row with
+    /// `= Y` rather than end the row before with `=`. Where operators take rows of their own,
+    /// it is an [`Role::Operator`].
+    Lead,
     /// A head's attention lines: a drawing `aspect` times as tall as wide under a caption
     /// `height` tall. Beside other pieces they take the width left, from `width` up to
     /// [`LINES_GROWTH`] times it, no taller than the tallest piece beside them; on a row of
@@ -300,6 +304,33 @@ pub fn place(room: Room, picture: &Picture, rule: &Rule) -> Placement {
     }
 }
 
+impl Picture {
+    /// The width of its widest piece, with its results at `zoom` and its operands at `zoom ×
+    /// share`: a lead counts with the piece it is kept beside.
+    pub fn widest(&self, zoom: f64, share: f64) -> f64 {
+        let gap = self.gap * zoom;
+        let mut widest: f64 = 0.0;
+        for line in &self.lines {
+            let mut lead = 0.0;
+            for piece in &line.pieces {
+                let z = if piece.role == Role::Given {
+                    zoom * share
+                } else {
+                    zoom
+                };
+                let width = piece.width * z;
+                if piece.role == Role::Lead && !self.operators_own_row {
+                    lead = width + gap;
+                    continue;
+                }
+                widest = widest.max(lead + width);
+                lead = 0.0;
+            }
+        }
+        widest
+    }
+}
+
 /// The width of the widest attention lines at a placement.
 fn lines_width(width: f64, picture: &Picture, zoom: f64, share: f64, one_row: bool) -> f64 {
     layout(width, picture, zoom, share, one_row).map_or(0.0, |l| l.lines_width)
@@ -457,20 +488,42 @@ fn line_extent(
     if sized.iter().any(|s| s.0 > width - SLACK) {
         return None;
     }
+    let operator = |r: Role| matches!(r, Role::Operator | Role::Lead);
+    let leads = !one_row && !picture.operators_own_row;
+    let too_wide_together = sized
+        .windows(2)
+        .any(|pair| pair[0].2 == Role::Lead && pair[0].0 + gap + pair[1].0 > width - SLACK);
+    if leads && too_wide_together {
+        return None;
+    }
     let rows: Vec<Vec<(f64, f64, Role)>> = if one_row {
         vec![sized]
     } else {
         let mut rows: Vec<Vec<(f64, f64, Role)>> = Vec::new();
         let mut used = f64::INFINITY;
         for s in sized {
-            let own_row = picture.operators_own_row && s.2 == Role::Operator;
-            let last_own = rows
-                .last()
-                .and_then(|r| r.last())
-                .is_some_and(|l| picture.operators_own_row && l.2 == Role::Operator);
+            let own_row = picture.operators_own_row && operator(s.2);
+            let last = rows.last().and_then(|r| r.last()).map(|l| l.2);
+            let last_own = picture.operators_own_row && last.is_some_and(operator);
             if own_row || last_own || used + gap + s.0 > width - SLACK {
-                rows.push(vec![s]);
-                used = s.0;
+                // A lead wraps with its piece, unless it starts its row already.
+                let lead =
+                    leads && last == Some(Role::Lead) && rows.last().is_some_and(|r| r.len() > 1);
+                let op = if lead {
+                    rows.last_mut().and_then(|r| r.pop())
+                } else {
+                    None
+                };
+                match op {
+                    Some(op) => {
+                        used = op.0 + gap + s.0;
+                        rows.push(vec![op, s]);
+                    }
+                    None => {
+                        rows.push(vec![s]);
+                        used = s.0;
+                    }
+                }
             } else {
                 used += gap + s.0;
                 if let Some(r) = rows.last_mut() {
@@ -664,6 +717,49 @@ mod tests {
         assert!(
             w <= room.width + 0.5 && h <= room.height + 0.5,
             "{w}×{h} in {room:?}"
+        );
+    }
+
+    #[test]
+    fn a_lead_operator_wraps_with_the_picture_after_it() {
+        let piece = |role, width, height| Piece {
+            role,
+            width,
+            height,
+        };
+        let line = |role| Line {
+            pieces: vec![
+                piece(Role::Result, 300.0, 100.0),
+                piece(role, 40.0, 30.0),
+                piece(Role::Result, 250.0, 100.0),
+                piece(Role::Result, 180.0, 300.0),
+            ],
+            heading: 0.0,
+        };
+        let at = |role, own_row| {
+            let picture = Picture {
+                operators_own_row: own_row,
+                ..picture(vec![])
+            };
+            line_extent(500.0, &line(role), &picture, 1.0, 1.0, false).map(|(w, h, _)| (w, h))
+        };
+        // An operator ends the first row; a lead starts the second with the picture after it.
+        assert_eq!(at(Role::Operator, false), Some((440.0, 410.0)));
+        assert_eq!(at(Role::Lead, false), Some((490.0, 410.0)));
+        // Where operators take rows of their own, a lead is one.
+        assert_eq!(at(Role::Lead, true), at(Role::Operator, true));
+        // A lead and its picture wider together than the room do not fit.
+        let wide = Line {
+            pieces: vec![
+                piece(Role::Result, 100.0, 10.0),
+                piece(Role::Lead, 40.0, 10.0),
+                piece(Role::Result, 460.0, 10.0),
+            ],
+            heading: 0.0,
+        };
+        assert_eq!(
+            line_extent(500.0, &wide, &picture(vec![]), 1.0, 1.0, false),
+            None
         );
     }
 

@@ -138,11 +138,19 @@ pub(super) fn StageBody(
         shown
             .into_iter()
             .map(|line| {
-                let mut items: Vec<AnyView> = Vec::with_capacity(line.items.len());
+                // Each item: whether it is a picture (a heatmap, or its hidden place) or an
+                // operator, the operator before it if it is a picture, and its view.
+                let mut items: Vec<(Unit, Option<AnyView>, AnyView)> =
+                    Vec::with_capacity(line.items.len());
                 for item in line.items {
                     // A transpose belongs to the matrix before it: a wrapped line keeps them
                     // together rather than start a row with "ᵀ".
                     let transposes = matches!(&item, Item::Op(text) if text.starts_with('ᵀ'));
+                    let unit = match &item {
+                        Item::Panel(_) | Item::Given(_) => Unit::Picture,
+                        Item::Op(_) => Unit::Operator,
+                        _ => Unit::Other,
+                    };
                     let view = match item {
                         Item::Panel(data) if hide => view! {
                             <div class="hidden-result" data-testid=format!("hidden-{}", data.name)>
@@ -169,12 +177,27 @@ pub(super) fn StageBody(
                         }
                         .into_any(),
                     };
-                    match items.pop() {
-                        Some(matrix) if transposes => items
-                            .push(view! { <div class="glued">{matrix}{view}</div> }.into_any()),
-                        last => items.extend(last.into_iter().chain([view])),
+                match items.pop() {
+                        Some((kind, lead, matrix)) if transposes => items.push((
+                            kind,
+                            lead,
+                            view! { <div class="glued">{matrix}{view}</div> }.into_any(),
+                        )),
+                        // An operator goes with the picture after it: a wrapped line starts
+                        // its row with "= Y" rather than end the row before with "=".
+                        Some((Unit::Operator, _, op)) if unit == Unit::Picture => {
+                            items.push((unit, Some(op), view))
+                        }
+                        last => items.extend(last.into_iter().chain([(unit, None, view)])),
                     }
                 }
+                let items: Vec<AnyView> = items
+                    .into_iter()
+                    .map(|(_, lead, view)| match lead {
+                        Some(op) => view! { <div class="op-glue">{op}{view}</div> }.into_any(),
+                        None => view,
+                    })
+                    .collect();
                 view! {
                     <div class="line">
                         {line.heading.map(|h| view! { <h3 class="line-heading">{h}</h3> }.into_any())}
@@ -206,4 +229,12 @@ pub(super) fn StageBody(
     // side by side.
     let two_results = move || matches!(stage.get(), Stage::BackScores | Stage::BackWeightedSum);
     view! { <div class="stage-body" class:two-results=two_results>{goal}{body}</div> }
+}
+
+/// What an item of a line is, to keep an operator with the picture after it.
+#[derive(Clone, Copy, PartialEq)]
+enum Unit {
+    Picture,
+    Operator,
+    Other,
 }

@@ -185,6 +185,13 @@ for (const viewport of [
     const bar = page.getByTestId("presenter-bar");
     await expect(page.getByTestId("presenter-head")).toHaveText("Output y");
     await expect(page.getByTestId("canvas-dec-full-y")).toHaveAttribute("data-drawn", "true");
+    // "=" stands beside the row it equals y to, wherever the two wrap: never at the end of y's row.
+    await expect(async () => {
+      const equals = await box(page.locator(".stage .op", { hasText: /^=$/ }));
+      const full = await box(page.getByTestId("canvas-dec-full-y"));
+      expect(equals.x + equals.width, "“=” before Y's row").toBeLessThanOrEqual(full.x);
+      expect(equals.y + equals.height / 2, "“=” level with Y's row").toBeGreaterThan(full.y - full.height);
+    }).toPass({ timeout: 3000 });
     await expect(page.getByTestId("canvas-dec-q-h1")).toHaveCount(0);
     await expect(page.getByTestId("formula")).not.toContainText("softmax");
     await page.keyboard.press("PageUp");

@@ -26,9 +26,9 @@ pub enum Role {
     Result,
     /// An operator between matrices: `·`, `=`, `÷ √2`.
     Operator,
-    /// An operator kept on one row with the piece after it: a wrapped line starts its row with
-    /// `= Y` rather than end the row before with `=`. Where operators take rows of their own,
-    /// it is an [`Role::Operator`].
+    /// An operator kept on one row with the piece after it (any but an arrow, which may end a
+    /// row): a wrapped line starts its row with `= Y` rather than end the row before with `=`.
+    /// Where operators take rows of their own, it is an [`Role::Operator`].
     Lead,
     /// A head's attention lines: a drawing `aspect` times as tall as wide under a caption
     /// `height` tall. Beside other pieces they take the width left, from `width` up to

@@ -148,7 +148,9 @@ pub(super) fn StageBody(
                     let transposes = matches!(&item, Item::Op(text) if text.starts_with('ᵀ'));
                     let unit = match &item {
                         Item::Panel(_) | Item::Given(_) => Unit::Picture,
-                        Item::Op(_) => Unit::Operator,
+                        // An arrow points on to the next row and may end one; "=", "·" or
+                        // "÷ √2" may not.
+                        Item::Op(text) if !text.ends_with('→') => Unit::Operator,
                         _ => Unit::Other,
                     };
                     let view = match item {
@@ -183,8 +185,9 @@ pub(super) fn StageBody(
                             lead,
                             view! { <div class="glued">{matrix}{view}</div> }.into_any(),
                         )),
-                        // An operator goes with the picture after it: a wrapped line starts
-                        // its row with "= Y" rather than end the row before with "=".
+                        // An operator (not an arrow) goes with the picture after it: a wrapped
+                        // line starts its row with "= Y" rather than end the row before with
+                        // "=".
                         Some((Unit::Operator, _, op)) if unit == Unit::Picture => {
                             items.push((unit, Some(op), view))
                         }

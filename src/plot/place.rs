@@ -101,10 +101,11 @@ pub struct Rule {
     /// The smallest the operands are drawn, as a share of the result's zoom.
     pub least_given_share: f64,
     /// The zoom below which the operands are drawn smaller only when everything is (0 for
-    /// none): a projector keeps their cells 24 px tall.
+    /// none): a projector keeps their cells 24 px tall. Lines are kept on one row below it only
+    /// where wrapping them cannot reach it either.
     pub least_given_zoom: f64,
     /// How much smaller a picture may be drawn to keep each line on one row: reading an
-    /// equation left to right is worth a little size.
+    /// equation left to right is worth a little size, but not cells below `least_given_zoom`.
     pub one_row_share: f64,
     /// Whether the picture must fit the room's height (presenter mode, a printed page) or may
     /// run below it at `readable` when it cannot (a page that scrolls).
@@ -256,7 +257,13 @@ pub fn place(room: Room, picture: &Picture, rule: &Rule) -> Placement {
         let keep_one_row = match (one_row, wrapped) {
             (Some(_), None) => true,
             (Some(o), Some(w)) => {
-                o.0 >= rule.one_row_share * w.0 && o.1 >= rule.one_row_share * w.1
+                // The smallest cells' zoom: the operands' where they are drawn smaller.
+                let cells = |(zoom, share): (f64, f64)| zoom * share.min(1.0);
+                let least = rule.least_given_zoom - 1e-9;
+                let shrinks_past_reading = cells(o) < least && cells(w) >= least;
+                o.0 >= rule.one_row_share * w.0
+                    && o.1 >= rule.one_row_share * w.1
+                    && !shrinks_past_reading
             }
             _ => false,
         };
@@ -606,6 +613,11 @@ mod tests {
 
     /// A heatmap of `rows × cols` with token or dimension labels, as the page draws it.
     fn matrix(role: Role, rows: usize, cols: usize, sums: bool) -> Piece {
+        heatmap(role, (rows, cols), sums, 2)
+    }
+
+    /// A heatmap of `rows × cols` numbers with `decimals`, as the page draws it.
+    fn heatmap(role: Role, (rows, cols): (usize, usize), sums: bool, decimals: usize) -> Piece {
         let m = Matrix::from_element(rows, cols, -0.25);
         const WORDS: [&str; 10] = [
             "the", "cat", "sat", "on", "a", "mat", "because", "it", "was", "tired",
@@ -621,7 +633,7 @@ mod tests {
             palette: Palette::Diverging,
             range: 1.0,
             col_groups: 1,
-            decimals: 2,
+            decimals,
             highlight: Highlight::default(),
             theme: Theme::LIGHT,
         }
@@ -797,6 +809,32 @@ mod tests {
         let p = place(room, &scores(8), &Rule::PRESENTER);
         assert!(p.zoom * p.given_share * CELL_PX >= 23.99, "{p:?}");
         assert!(p.digits_px() >= 24.0, "{p:?}");
+    }
+
+    #[test]
+    fn a_line_wraps_rather_than_draw_its_cells_below_24_px_where_wrapped_they_reach_it() {
+        // ∂L/∂M ÷ √4 = ∂L/∂S over eight tokens, three decimals: side by side the cells are
+        // 23.5 px, 0.87 of the zoom one under the other, where they are 24.
+        let room = Room {
+            width: 900.0,
+            height: 538.0,
+        };
+        let gradient = |role| heatmap(role, (8, 8), false, 3);
+        let picture = picture(vec![vec![
+            gradient(Role::Given),
+            op(4),
+            gradient(Role::Result),
+        ]]);
+        let p = place(room, &picture, &Rule::PRESENTER);
+        assert_fits(room, &picture, p);
+        assert!(!p.one_row, "{p:?}");
+        assert!(p.zoom * p.given_share * CELL_PX >= 23.99, "{p:?}");
+        // Kept on one row where wrapping cannot reach 24 px either.
+        let wide = Room {
+            width: 900.0,
+            height: 420.0,
+        };
+        assert!(place(wide, &picture, &Rule::PRESENTER).one_row);
     }
 
     #[test]

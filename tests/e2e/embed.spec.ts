@@ -309,3 +309,34 @@ test("an embed that opens with a picked cell explains it below the picture, leav
   }
   await host.close();
 });
+
+test("an embed's explanation moves with its cell when the host page's column narrows", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto("./#v=1&stage=softmax&cell=weights-h0.2.0");
+  await page.getByTestId("place-share").click();
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  const code = await page.evaluate(() => navigator.clipboard.readText());
+  const host = await hostPage(context, code, 700, { width: 1280, height: 900 });
+  const inner = host.frameLocator("iframe.attention-lens");
+  await expect(inner.getByTestId("explain-panel")).toHaveClass(/active/);
+  // The explained cell, A₁[hungry, I], and the explanation do not overlap.
+  const clear = () =>
+    inner.locator("html").evaluate(() => {
+      const panel = document.getElementById("explain-panel")!.getBoundingClientRect();
+      const canvas = document.querySelector<HTMLElement>('[data-testid="canvas-weights-h0"]')!;
+      const [gx, gy, cw, ch] = canvas.dataset.grid!.split(",").map(Number);
+      const r = canvas.getBoundingClientRect();
+      const k = r.width / Number(canvas.dataset.width);
+      const cell = { x: r.x + gx * k, y: r.y + (gy + 2 * ch) * k, w: cw * k, h: ch * k };
+      return !(panel.x < cell.x + cell.w && cell.x < panel.right && panel.y < cell.y + cell.h && cell.y < panel.bottom);
+    });
+  await expect.poll(clear).toBe(true);
+  // The column narrows (a phone turned, a sidebar opened): the picture stacks, and the
+  // explanation follows its cell.
+  await host.evaluate(() => {
+    document.querySelector("article")!.style.maxWidth = "400px";
+  });
+  await expect.poll(clear).toBe(true);
+  await host.close();
+});

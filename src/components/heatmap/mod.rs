@@ -479,7 +479,21 @@ pub fn HeatmapView(
     #[cfg(target_arch = "wasm32")]
     {
         let own_name = name.clone();
+        // An embed's explanation floats beside its cell: placed again when the frame changes
+        // width (the host page's column, a phone turned) and once the picture is laid out
+        // again for it.
+        let resized = RwSignal::new(0u32);
+        if ui.embed {
+            let listener = window_event_listener(leptos::ev::resize, move |_| {
+                resized.update(|n| *n = n.wrapping_add(1));
+            });
+            on_cleanup(move || listener.remove());
+        }
         Effect::new(move |_| {
+            resized.track();
+            if ui.embed {
+                ui.placement.track();
+            }
             // The explanation mounts after the first picture: a cell a link picked is kept in
             // sight once it is there.
             if !ui.settled.get() {

@@ -9,7 +9,7 @@ use crate::formats::permalink::{
 use crate::state::Model;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// Everything the URL holds, read from the app's signals.
 #[derive(Clone, Copy)]
@@ -401,6 +401,10 @@ pub(super) fn copy(
     failed.forget();
 }
 
+/// The widths of a post's column the embed's preview offers, in CSS pixels: a wide blog column,
+/// a narrow one, a phone's.
+const PREVIEW_COLUMNS: [u32; 3] = [700, 400, 360];
+
 /// "Copy link", and "Copy embed code" with how the embed opens and a preview of it.
 #[component]
 pub fn ShareButtons() -> impl IntoView {
@@ -408,6 +412,31 @@ pub fn ShareButtons() -> impl IntoView {
     let fallback = RwSignal::new(None::<String>);
     let options = RwSignal::new(EmbedOptions::default());
     let preview = RwSignal::new(None::<String>);
+    let dialog = NodeRef::<leptos::html::Dialog>::new();
+    let frame = NodeRef::<leptos::html::Iframe>::new();
+    // The preview's column, as wide as a blog's, and the height the embed asks its host for.
+    let column = RwSignal::new(PREVIEW_COLUMNS[0]);
+    let frame_height = RwSignal::new(None::<f64>);
+    let _heights = window_event_listener(leptos::ev::message, move |ev| {
+        let from_frame = frame.get_untracked().is_some_and(|f| {
+            let window = f.content_window().map(JsValue::from);
+            ev.source()
+                .is_some_and(|s| window.is_some_and(|w| JsValue::from(s) == w))
+        });
+        if !from_frame {
+            return;
+        }
+        let data = ev.data();
+        let field = |name: &str| js_sys::Reflect::get(&data, &name.into()).ok();
+        let is_height =
+            field("type").and_then(|t| t.as_string()).as_deref() == Some("attention-lens:height");
+        let height = field("height").and_then(|h| h.as_f64());
+        if let (true, Some(h)) = (is_height, height) {
+            if h > 0.0 && h < 20_000.0 {
+                frame_height.set(Some(h.ceil()));
+            }
+        }
+    });
     let href = || window().location().href().unwrap_or_default();
     let src = move || embed_src(&href(), &current_fragment(), &options.get_untracked());
     let change = move |f: &dyn Fn(&mut EmbedOptions)| {
@@ -476,19 +505,48 @@ pub fn ShareButtons() -> impl IntoView {
                 {toggle("embed-cell", "with the picked cell explained", |o| o.cell, |o, on| o.cell = on)}
                 {toggle("embed-start", "from the first stage", |o| o.from_start, |o, on| o.from_start = on)}
                 {toggle("embed-train", "with the training view", |o| o.train, |o, on| o.train = on)}
-                <button type="button" data-testid="embed-preview"
-                    aria-pressed=move || preview.with(Option::is_some).to_string()
+                <button type="button" data-testid="embed-preview" aria-haspopup="dialog"
                     on:click=move |_| {
-                        let shown = preview.with_untracked(Option::is_some);
-                        preview.set((!shown).then(src));
+                        frame_height.set(None);
+                        preview.set(Some(src()));
+                        if let Some(d) = dialog.get_untracked() {
+                            let _ = d.show_modal();
+                        }
                     }>
-                    {move || if preview.with(Option::is_some) { "Hide the preview" } else { "Preview the embed" }}
+                    "Preview the embed"
                 </button>
-                {move || preview.get().map(|src| view! {
-                    <iframe class="embed-preview" data-testid="embed-preview-frame" src=src
-                        title="Preview of the embed"></iframe>
-                })}
             </fieldset>
+            // The embed as a reader meets it: in a column of a post, as wide as a blog's, between
+            // the post's words, over the page (Esc or Close leaves).
+            <dialog class="embed-preview-dialog" data-testid="embed-preview-dialog" node_ref=dialog
+                aria-labelledby="embed-preview-title"
+                on:close=move |_| preview.set(None)>
+                <div class="embed-preview-head">
+                    <h2 id="embed-preview-title">"Preview of the embed"</h2>
+                    <span class="embed-preview-columns" role="group" aria-label="The post's column">
+                        {PREVIEW_COLUMNS.map(|w| view! {
+                            <button type="button" data-testid=format!("embed-preview-{w}")
+                                aria-pressed=move || (column.get() == w).to_string()
+                                on:click=move |_| column.set(w)>
+                                {format!("{w} px")}
+                            </button>
+                        }).collect_view()}
+                    </span>
+                    <button type="button" class="embed-preview-close" data-testid="embed-preview-close"
+                        on:click=move |_| if let Some(d) = dialog.get_untracked() { d.close(); }>
+                        "Close"
+                    </button>
+                </div>
+                <div class="embed-preview-post" style:max-width=move || format!("{}px", column.get())>
+                    <p class="embed-preview-words">"A post's words, then the embed:"</p>
+                    {move || preview.get().map(|src| view! {
+                        <iframe class="embed-preview" data-testid="embed-preview-frame" src=src
+                            node_ref=frame title="Preview of the embed"
+                            style:height=move || frame_height.get().map(|h| format!("{h}px"))></iframe>
+                    })}
+                    <p class="embed-preview-words">"The post goes on below it."</p>
+                </div>
+            </dialog>
             <span class="share-status" role="status" data-testid="share-status">{move || status.get()}</span>
             {move || fallback.get().map(|text| view! {
                 <textarea class="share-fallback" readonly=true data-testid="share-fallback" rows="3">{text}</textarea>

@@ -363,10 +363,31 @@ test("sharing sets the embed's colours, quiz, cell and stage, and previews it", 
   await page.getByTestId("embed-start").check();
   src = await code();
   expect(src.hash).not.toContain("stage=");
-  // The preview shows the embed as a reader will see it: dark, from the first stage, a quiz.
+  // The preview shows the embed as a reader will see it: dark, from the first stage, a quiz,
+  // over the page, in a post's column as wide as the one chosen, as tall as the embed asks.
   await page.getByTestId("embed-preview").click();
+  const dialog = page.getByTestId("embed-preview-dialog");
+  await expect(dialog).toBeVisible();
   const frame = page.frameLocator('[data-testid="embed-preview-frame"]');
   await expect(frame.getByTestId("stage-title")).toHaveText("Input X");
   await expect(frame.getByTestId("quiz-prompt")).not.toBeEmpty();
   await expect(frame.locator("html")).toHaveAttribute("data-theme", "dark");
+  const element = page.getByTestId("embed-preview-frame");
+  for (const column of [400, 700]) {
+    await page.getByTestId(`embed-preview-${column}`).click();
+    await expect(page.getByTestId(`embed-preview-${column}`)).toHaveAttribute("aria-pressed", "true");
+    await expect.poll(async () => Math.round((await box(element)).width)).toBe(column);
+    // The frame is as tall as the embed's content: nothing scrolls inside it.
+    await expect
+      .poll(() => frame.locator("html").evaluate((el) => el.scrollHeight - el.clientHeight))
+      .toBeLessThanOrEqual(1);
+  }
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("embed-preview-frame")).toHaveCount(0);
+  // Close leaves it too.
+  await page.getByTestId("embed-preview").click();
+  await expect(dialog).toBeVisible();
+  await page.getByTestId("embed-preview-close").click();
+  await expect(dialog).toBeHidden();
 });

@@ -145,6 +145,10 @@ pub fn provide_selection(
     (ctx, explanation)
 }
 
+/// The widest screen on which a presented run's curve takes a band at the foot (the style
+/// sheet's `max-width: 900px`) rather than a column of its own.
+const PRESENTED_CURVE_BAND: f64 = 900.0;
+
 /// The panel itself.
 #[component]
 pub fn ExplainPanel(
@@ -170,6 +174,21 @@ pub fn ExplainPanel(
             folded.set(true);
         }
         open
+    });
+    // On a narrow screen a presented run's curve takes the foot, and the sheet above it would
+    // leave the step a sliver: it folds when the curve appears (a tap unfolds it).
+    let curve = use_context::<super::training_panel::Trainer>().map(|t| t.has_curve());
+    Effect::new(move |before: Option<bool>| {
+        let shown = ui.presenting.get() && curve.is_some_and(|c| c.get());
+        let narrow = window()
+            .inner_width()
+            .ok()
+            .and_then(|w| w.as_f64())
+            .is_some_and(|w| w <= PRESENTED_CURVE_BAND);
+        if shown && before == Some(false) && narrow && sheet.get_untracked() {
+            folded.set(true);
+        }
+        shown
     });
     view! {
         <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"

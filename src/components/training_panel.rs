@@ -63,6 +63,12 @@ impl Trainer {
     pub(super) fn running(&self) -> Signal<bool> {
         self.running.into()
     }
+
+    /// Whether a run has a loss curve to show.
+    pub(super) fn has_curve(&self) -> Memo<bool> {
+        let losses = self.losses;
+        Memo::new(move |_| losses.with(|l| !l.is_empty()))
+    }
 }
 
 /// Writes `next` into the model and clears `error`; or, refused, shows why in `error` and, for a

@@ -265,6 +265,19 @@ test("presenting on a phone, a run's curve takes a band at the foot and the step
     expect(band.width, "the curve's band").toBeGreaterThanOrEqual(340);
     expect(band.y + band.height).toBeLessThanOrEqual(812);
   }).toPass({ timeout: 5000 });
+  // The preset's explained cell folds to its title above the band, so the step keeps the room
+  // between: A₁ and its explained cell are in sight, and the step keeps a margin each side.
+  const sheet = page.getByTestId("explain-panel");
+  await expect(sheet).toHaveClass(/folded/);
+  const weights = page.getByTestId("canvas-weights-h0");
+  await expect(async () => {
+    const [a, folded, stage] = [await box(weights), await box(sheet), await box(page.locator(".stage"))];
+    expect(a.y + a.height, "A₁ above the folded explanation").toBeLessThanOrEqual(folded.y + 1);
+    expect(375 - (stage.x + stage.width), "the step's right margin").toBeCloseTo(stage.x, 0);
+  }).toPass({ timeout: 5000 });
+  // A tap unfolds it.
+  await page.getByTestId("explain-fold").click();
+  await expect(sheet).not.toHaveClass(/folded/);
 });
 
 /** The boxes of everything the presented step draws: its pictures, and the step as a whole. */

@@ -463,10 +463,11 @@ fn an_embed_sends_the_reader_to_the_full_view_and_the_full_page_to_the_training_
         .starts_with("The goal chosen in “Train the weights”"));
     let embed_error = goal_error_text(error, GoalSource::Link);
     assert!(
-        embed_error.starts_with("This embed's goal cannot be used here"),
+        embed_error.starts_with("This embed's goal does not fit its settings"),
         "{embed_error}"
     );
-    assert!(embed_error.ends_with(error));
+    assert!(embed_error.contains(error));
+    assert!(embed_error.ends_with("Open the full view (“Open full view ↗”) to change either."));
 
     let t = trace(BASE);
     let pattern = BackwardPass::new(&t, &Goal::named(NamedTarget::First)).unwrap();

@@ -1184,9 +1184,18 @@ fn the_llama_preset_s_block_survives_a_round_trip() {
 #[test]
 fn a_cell_the_stage_does_not_draw_is_named_by_its_symbol() {
     use attention_lens::formats::permalink::cell_off_stage;
-    let notice = cell_off_stage("weights-h0", Stage::Scores);
-    assert!(notice.contains("a cell of A₁, which the stage"), "{notice}");
+    let notice = cell_off_stage("weights-h0", false);
+    assert!(
+        notice.contains("a cell of A₁, which this stage does not draw"),
+        "{notice}"
+    );
     assert!(!notice.contains("weights-h0"), "{notice}");
+    // An embed's reader followed no link: the embed's view of the stage leaves the cell out.
+    let embed = cell_off_stage("d_q", true);
+    assert!(
+        embed.starts_with("This embed's address highlights a cell of ∂L/∂Q"),
+        "{embed}"
+    );
     // A name the app does not know is quoted as the link wrote it.
-    assert!(cell_off_stage("nonsense", Stage::Scores).contains("“nonsense”"));
+    assert!(cell_off_stage("nonsense", false).contains("“nonsense”"));
 }

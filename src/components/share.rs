@@ -306,14 +306,14 @@ fn keep_cell_on_stage(
             (Some(h), _) if h != shared.head.get_untracked() => shared.head.set(h),
             (_, Some(p)) if p != untrack(|| ui.part_of(stage)) => ui.stage_part.set((stage, p)),
             _ => {
-                notices.update(|n| n.push(cell_off_stage(&selection.panel, stage)));
+                notices.update(|n| n.push(cell_off_stage(&selection.panel, ui.embed)));
                 shared.selection.set(None);
                 return;
             }
         }
         request_animation_frame(move || {
             if !cell_drawn(&selection.panel) {
-                notices.update(|n| n.push(cell_off_stage(&selection.panel, stage)));
+                notices.update(|n| n.push(cell_off_stage(&selection.panel, ui.embed)));
                 shared.selection.set(None);
             }
         });
@@ -416,6 +416,8 @@ pub fn ShareButtons() -> impl IntoView {
     let frame = NodeRef::<leptos::html::Iframe>::new();
     // The preview's column, as wide as a blog's, and the height the embed asks its host for.
     let column = RwSignal::new(PREVIEW_COLUMNS[0]);
+    // The widest column the screen leaves the post, measured when the preview opens.
+    let room = RwSignal::new(None::<u32>);
     let frame_height = RwSignal::new(None::<f64>);
     let _heights = window_event_listener(leptos::ev::message, move |ev| {
         let from_frame = frame.get_untracked().is_some_and(|f| {
@@ -511,6 +513,11 @@ pub fn ShareButtons() -> impl IntoView {
                         preview.set(Some(src()));
                         if let Some(d) = dialog.get_untracked() {
                             let _ = d.show_modal();
+                            let post = d.query_selector(".embed-preview-post").ok().flatten();
+                            room.set(post.and_then(|p| p.parent_element()).map(|p| {
+                                // The post's padding, 0.75rem a side.
+                                (f64::from(p.client_width()) - 24.0).max(0.0) as u32
+                            }));
                         }
                     }>
                     "Preview the embed"
@@ -523,7 +530,8 @@ pub fn ShareButtons() -> impl IntoView {
                 on:close=move |_| preview.set(None)>
                 <div class="embed-preview-head">
                     <h2 id="embed-preview-title">"Preview of the embed"</h2>
-                    <span class="embed-preview-columns" role="group" aria-label="The post's column">
+                    <span class="embed-preview-label" id="embed-preview-columns">"The post's column:"</span>
+                    <span class="embed-preview-columns" role="group" aria-labelledby="embed-preview-columns">
                         {PREVIEW_COLUMNS.map(|w| view! {
                             <button type="button" data-testid=format!("embed-preview-{w}")
                                 aria-pressed=move || (column.get() == w).to_string()
@@ -537,6 +545,11 @@ pub fn ShareButtons() -> impl IntoView {
                         "Close"
                     </button>
                 </div>
+                {move || room.get().filter(|&r| r < column.get()).map(|r| view! {
+                    <p class="embed-preview-room" data-testid="embed-preview-room">
+                        {format!("This screen is narrower: the column is {r} px wide.")}
+                    </p>
+                })}
                 <div class="embed-preview-post" style:max-width=move || format!("{}px", column.get())>
                     <p class="embed-preview-words">"A post's words, then the embed:"</p>
                     {move || preview.get().map(|src| view! {

@@ -250,7 +250,7 @@ test("a shared state whose goal the mask refuses opens as it was shared, saying 
   expect(hash).toContain("goal=next");
   // Its embed opens on the same goal, with no notice: the stage says why there is no gradient.
   await app.goto(`./?embed=1&controls=0${hash}`);
-  await expect(page.getByTestId("backward-error")).toContainText("This embed's goal cannot be used here");
+  await expect(page.getByTestId("backward-error")).toContainText("This embed's goal does not fit its settings");
   await expect(page.getByTestId("backward-error")).toContainText("in every head, row 1 (“I”) puts weight on key 2 (“am”)");
   await expect(page.getByTestId("notice")).toHaveCount(0);
   // A scenario file of that state imports as it was: the goal stays, and the stage says why.

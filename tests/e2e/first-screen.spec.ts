@@ -391,3 +391,16 @@ test("sharing sets the embed's colours, quiz, cell and stage, and previews it", 
   await page.getByTestId("embed-preview-close").click();
   await expect(dialog).toBeHidden();
 });
+
+test("on a phone the embed's preview says the screen narrows the column, and shows it as wide as that", async ({ app, page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  await app.goto();
+  await app.openPlace("share");
+  await page.getByTestId("embed-preview").click();
+  const note = page.getByTestId("embed-preview-room");
+  await expect(note).toHaveText(/^This screen is narrower: the column is \d+ px wide\.$/);
+  const said = Number((await note.textContent())!.match(/\d+/)![0]);
+  await expect.poll(async () => Math.round((await box(page.getByTestId("embed-preview-frame"))).width)).toBe(said);
+  await page.getByTestId("embed-preview-close").click();
+  await expect(page.getByTestId("embed-preview-dialog")).toBeHidden();
+});

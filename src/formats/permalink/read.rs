@@ -238,16 +238,22 @@ fn read_version(fields: &Fields<'_>, notices: &mut Notices) -> bool {
 }
 
 /// Reads `panel.row.col` and checks it against the panels `model` shows.
-/// What a page says of a link whose highlighted cell belongs to `panel`, which `stage` does not
-/// draw: the cell is not highlighted.
-pub fn cell_off_stage(panel: &str, stage: Stage) -> String {
+/// What a page says of a link whose highlighted cell belongs to `panel`, which the stage on
+/// show does not draw (in an `embed`, its view of the stage): the cell is not highlighted.
+pub fn cell_off_stage(panel: &str, embed: bool) -> String {
     // The matrix by its symbol, as the heatmaps title it (A₁, not `weights-h0`).
     let matrix = crate::panels::parse(panel).map_or_else(|| quote(panel), label);
-    format!(
-        "The link highlights a cell of {matrix}, which the stage “{}” does not draw: no cell is \
-         highlighted.",
-        stage_name(stage)
-    )
+    if embed {
+        format!(
+            "This embed's address highlights a cell of {matrix}, which its view of this stage \
+             does not draw: no cell is highlighted."
+        )
+    } else {
+        format!(
+            "The link highlights a cell of {matrix}, which this stage does not draw: no cell is \
+             highlighted."
+        )
+    }
 }
 
 fn read_cell(raw: &str, model: &Model, notices: &mut Notices) -> Option<(String, usize, usize)> {

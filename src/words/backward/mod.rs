@@ -416,7 +416,7 @@ pub fn goal_error_text(error: &str, source: GoalSource) -> String {
     match source {
         GoalSource::Panel => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error}"),
         GoalSource::Presenter => format!("The goal chosen in “Train the weights” cannot be used here, so there is no gradient to show: {error} Presenter mode hides “Train the weights” and the inputs (sentence, settings, matrices): leave presenter mode (the Leave button or Esc) to make these changes."),
-        GoalSource::Link => format!("This embed's goal cannot be used here, so there is no gradient to show: {error}"),
+        GoalSource::Link => format!("This embed's goal does not fit its settings, so there is no gradient to show: {error} Open the full view (“Open full view ↗”) to change either."),
         GoalSource::Paper => format!("The goal chosen in the app cannot be used here, so there is no gradient to show: {error}"),
     }
 }

@@ -311,12 +311,7 @@ test("an embed that opens with a picked cell explains it below the picture, leav
 });
 
 test("an embed's explanation moves with its cell when the host page's column narrows", async ({ page, context }) => {
-  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  await page.goto("./#v=1&stage=softmax&cell=weights-h0.2.0");
-  await page.getByTestId("place-share").click();
-  await page.getByTestId("copy-embed").click();
-  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
-  const code = await page.evaluate(() => navigator.clipboard.readText());
+  const code = await copiedEmbedCode(page, context, "softmax&cell=weights-h0.2.0");
   const host = await hostPage(context, code, 700, { width: 1280, height: 900 });
   const inner = host.frameLocator("iframe.attention-lens");
   await expect(inner.getByTestId("explain-panel")).toHaveClass(/active/);

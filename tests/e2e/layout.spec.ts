@@ -905,3 +905,15 @@ test("leaving presenter mode while a head trains lays the step out for the page 
     expect(await cellHeight(canvas), "the page's own cell height").toBeGreaterThanOrEqual(27.5);
   }
 });
+
+test("presenting at 1920×1080, a heatmap's title grows with its picture, no smaller than its shape", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto("./?present=1#v=1&stage=softmax");
+  await expect(page.getByTestId("canvas-weights-h0")).toHaveAttribute("data-drawn", "true");
+  const sizes = await page.locator(".stage .heatmap figcaption").first().evaluate((caption) => {
+    const size = (el: Element | null) => parseFloat(getComputedStyle(el!).fontSize);
+    return [size(caption.querySelector(".heatmap-title")), size(caption.querySelector(".heatmap-shape"))];
+  });
+  expect(sizes[0], "the title M₁ against “3 × 3”").toBeGreaterThanOrEqual(sizes[1]);
+  expect(sizes[0]).toBeGreaterThanOrEqual(18);
+});

@@ -484,8 +484,16 @@ pub fn HeatmapView(
         // again for it.
         let resized = RwSignal::new(0u32);
         if ui.embed {
+            // Only the width: the frame's height follows the content, and room made for the
+            // explanation changes it.
+            let width = || window().inner_width().ok().and_then(|w| w.as_f64());
+            let last = StoredValue::new(width());
             let listener = window_event_listener(leptos::ev::resize, move |_| {
-                resized.update(|n| *n = n.wrapping_add(1));
+                let now = width();
+                if now != last.get_value() {
+                    last.set_value(now);
+                    resized.update(|n| *n = n.wrapping_add(1));
+                }
             });
             on_cleanup(move || listener.remove());
         }

@@ -200,11 +200,21 @@ pub fn App() -> impl IntoView {
         // Inside a host page, history entries are the host's: Back must leave the post, not
         // step through the frame's edits.
         !options.embed,
-        // An embed and presenter mode open where their address says (a lecture starts at the
-        // input); a bare address opens on the first screen's scenario.
-        (!options.embed && !options.present)
-            .then(crate::presets::first_screen)
-            .flatten(),
+        // A bare address opens on the first screen's scenario, so a lecture's slides, an embed
+        // and the page students open show the same numbers; presenter mode and an embed open
+        // it where their address says, at the input (where a lecture starts), no cell explained.
+        crate::presets::first_screen().map(|first| {
+            if options.present || options.embed {
+                crate::formats::permalink::ShareState {
+                    stage: crate::attention::Stage::Input,
+                    head: 0,
+                    cell: None,
+                    ..first
+                }
+            } else {
+                first
+            }
+        }),
     );
     // Which stages the last edit changed that the learner has not looked at (see `changes`).
     // It starts from the model the link opened, which is no edit of the learner's.

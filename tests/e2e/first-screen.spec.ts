@@ -404,3 +404,43 @@ test("on a phone the embed's preview says the screen narrows the column, and sho
   await page.getByTestId("embed-preview-close").click();
   await expect(page.getByTestId("embed-preview-dialog")).toBeHidden();
 });
+
+test("on a phone the Previous / Next bar rests at the window's foot at the page's end, under the open explanation", async ({ app, page }) => {
+  await page.setViewportSize({ width: 360, height: 640 });
+  await app.goto("./");
+  const sheet = page.getByTestId("explain-panel");
+  await expect(sheet).toHaveClass(/active/);
+  for (const folded of [false, true]) {
+    if (folded) await page.getByTestId("explain-fold").click();
+    await page.evaluate(() => window.scrollTo(0, document.scrollingElement!.scrollHeight));
+    await expect(async () => {
+      const bar = await box(page.locator(".stage-area > .stage-controls"));
+      expect(bar.y + bar.height, "the bar's foot").toBeCloseTo(640, 0);
+      expect((await box(sheet)).y + (await box(sheet)).height, "the sheet above the bar").toBeLessThanOrEqual(bar.y + 1);
+      // The stage's last words are above the sheet.
+      const last = await box(page.locator(".stage").last());
+      expect(last.y + last.height).toBeLessThanOrEqual((await box(sheet)).y + 1);
+    }).toPass({ timeout: 3000 });
+  }
+});
+
+test("a bare address in presenter mode or an embed opens on the first look's numbers, at the input", async ({ app, page }) => {
+  // The address carries what a bare one opened on: the same model, wherever it opened.
+  const model = () =>
+    page.evaluate(() => location.hash.slice(1).split("&").filter((p) => !/^(stage|head|cell|row)=/.test(p)).join("&"));
+  await app.goto("./");
+  await expect(page).toHaveURL(/#v=1/);
+  const first = await model();
+  expect(first).toContain("e=I:1,0,0,0;am:0,1,0,0;hungry:0,0,1,0");
+  for (const query of ["?present=1", "?embed=1&controls=0"]) {
+    await app.goto(`./${query}`);
+    await expect(page).toHaveURL(/#v=1/);
+    expect(await model(), query).toBe(first);
+  }
+  // They start at the input, where a lecture does, with no cell explained.
+  for (const query of ["?present=1", "?embed=1&controls=0"]) {
+    await app.goto(`./${query}`);
+    await expect(page.getByTestId("stage-title"), query).toHaveText("Input X");
+    await expect(page.getByTestId("explain-title"), query).toHaveCount(0);
+  }
+});

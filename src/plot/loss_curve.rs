@@ -87,6 +87,8 @@ pub fn draw_loss_curve<DB: DrawingBackend>(
     let (lo, hi) = loss_range(losses);
     let mut chart = ChartBuilder::on(area)
         .margin(px(10.0))
+        // Half of the last step's label ("1000") stands right of the axis's end.
+        .margin_right(px(22.0))
         .x_label_area_size(px(34.0))
         .y_label_area_size(px(56.0))
         .build_cartesian_2d(
@@ -165,6 +167,25 @@ mod tests {
     #[test]
     fn no_losses_give_a_default_axis() {
         assert_eq!(loss_range(&[]), (0.1, 1.0));
+    }
+
+    #[test]
+    fn the_last_step_s_label_is_inside_the_picture() {
+        let losses: Vec<f64> = (0..=1000).map(|k| 2.0 / (1.0 + k as f64)).collect();
+        let svg = loss_curve_svg(&losses, &Theme::LIGHT).unwrap();
+        // The label's centre, and half of "1000" at 12 px (four digits of about 7 px).
+        let at = svg
+            .find(">\n1000\n</text>")
+            .or_else(|| svg.find(">1000</text>"));
+        let head = &svg[..at.unwrap_or_else(|| panic!("a label 1000: {svg}"))];
+        let tag = &head[head.rfind("<text").unwrap()..];
+        let x: f64 = tag
+            .split("x=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap();
+        assert!(x + 14.0 <= f64::from(LOSS_CURVE_SIZE.0), "{tag}");
     }
 
     #[test]

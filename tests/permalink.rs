@@ -829,7 +829,7 @@ fn a_missing_stage_head_or_cell_falls_back_with_a_notice() {
 
     let (state, notice) = one_notice("cell=scores-h2.0.0");
     assert!(
-        notice.contains("which this model does not show"),
+        notice.contains("a cell of S₃, which this model does not show"),
         "{notice}"
     );
     assert_eq!(state.cell, None);
@@ -838,7 +838,7 @@ fn a_missing_stage_head_or_cell_falls_back_with_a_notice() {
     let (_, notice) = one_notice("cell=scores-h1.3.0");
     assert_eq!(
         notice,
-        "The link highlights row 4, column 1 of “scores-h1”, which has 3 rows and 3 columns: \
+        "The link highlights row 4, column 1 of S₂, which has 3 rows and 3 columns: \
          no cell is highlighted."
     );
     for bad in [

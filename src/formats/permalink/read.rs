@@ -241,8 +241,7 @@ fn read_version(fields: &Fields<'_>, notices: &mut Notices) -> bool {
 /// What a page says of a link whose highlighted cell belongs to `panel`, which the stage on
 /// show does not draw (in an `embed`, its view of the stage): the cell is not highlighted.
 pub fn cell_off_stage(panel: &str, embed: bool) -> String {
-    // The matrix by its symbol, as the heatmaps title it (A₁, not `weights-h0`).
-    let matrix = crate::panels::parse(panel).map_or_else(|| quote(panel), label);
+    let matrix = matrix_named(panel);
     if embed {
         format!(
             "This embed's address highlights a cell of {matrix}, which its view of this stage \
@@ -254,6 +253,12 @@ pub fn cell_off_stage(panel: &str, embed: bool) -> String {
              highlighted."
         )
     }
+}
+
+/// The matrix a link's `panel` names, by its symbol as the heatmaps title it (A₁, not
+/// `weights-h0`); a name the app does not know, quoted as the link wrote it.
+fn matrix_named(panel: &str) -> String {
+    crate::panels::parse(panel).map_or_else(|| quote(panel), label)
 }
 
 fn read_cell(raw: &str, model: &Model, notices: &mut Notices) -> Option<(String, usize, usize)> {
@@ -278,7 +283,7 @@ fn read_cell(raw: &str, model: &Model, notices: &mut Notices) -> Option<(String,
         notices.add(format!(
             "The link highlights a cell of {}, which this model does not show: \
              no cell is highlighted.",
-            quote(&panel)
+            matrix_named(&panel)
         ));
         return None;
     };
@@ -288,7 +293,7 @@ fn read_cell(raw: &str, model: &Model, notices: &mut Notices) -> Option<(String,
              columns: no cell is highlighted.",
             row.saturating_add(1),
             col.saturating_add(1),
-            quote(&panel)
+            matrix_named(&panel)
         ));
         return None;
     }

@@ -179,7 +179,7 @@ pub(super) fn StageBody(
                         }
                         .into_any(),
                     };
-                match items.pop() {
+                    match items.pop() {
                         Some((kind, lead, matrix)) if transposes => items.push((
                             kind,
                             lead,

@@ -441,13 +441,8 @@ pub fn ShareButtons() -> impl IntoView {
     });
     let href = || window().location().href().unwrap_or_default();
     let src = move || embed_src(&href(), &current_fragment(), &options.get_untracked());
-    let change = move |f: &dyn Fn(&mut EmbedOptions)| {
-        options.update(|o| f(o));
-        // A preview on show follows the options.
-        if preview.with_untracked(Option::is_some) {
-            preview.set(Some(src()));
-        }
-    };
+    // The options change only while the preview, a modal dialog, is closed: it opens on them.
+    let change = move |f: &dyn Fn(&mut EmbedOptions)| options.update(|o| f(o));
     let toggle = move |id: &'static str,
                        label: &'static str,
                        get: fn(&EmbedOptions) -> bool,

@@ -180,11 +180,7 @@ pub fn ExplainPanel(
     let curve = use_context::<super::training_panel::Trainer>().map(|t| t.has_curve());
     Effect::new(move |before: Option<bool>| {
         let shown = ui.presenting.get() && curve.is_some_and(|c| c.get());
-        let narrow = window()
-            .inner_width()
-            .ok()
-            .and_then(|w| w.as_f64())
-            .is_some_and(|w| w <= PRESENTED_CURVE_BAND);
+        let narrow = super::window_size::inner_width() <= PRESENTED_CURVE_BAND;
         if shown && before == Some(false) && narrow && sheet.get_untracked() {
             folded.set(true);
         }

@@ -5,6 +5,7 @@
 //! style sheet draws the pictures from `--zoom`, `--given-zoom`, `--lines-w` and `data-one-row`.
 
 use super::context::{ui_context, UiContext};
+use super::window_size;
 use crate::plot::{place, Picture, PictureLine, Piece, Placement, Role, Room, Rule};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -129,11 +130,7 @@ fn sheet_height() -> f64 {
     if beside {
         return 0.0;
     }
-    let screen = window()
-        .inner_height()
-        .ok()
-        .and_then(|h| h.as_f64())
-        .unwrap_or(0.0);
+    let screen = window_size::inner_height();
     (screen - s.top()).max(s.height())
 }
 
@@ -173,11 +170,7 @@ fn overflow() -> f64 {
     let Some(stage) = element(".app .stage") else {
         return 0.0;
     };
-    let height = window()
-        .inner_height()
-        .ok()
-        .and_then(|h| h.as_f64())
-        .unwrap_or(0.0);
+    let height = window_size::inner_height();
     let sheet = sheet_height();
     let page = f64::from(
         document()
@@ -215,7 +208,7 @@ fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<(Placement, 
         presenting && body.class_list().contains("two-results"),
         !presenting && width <= PHONE_COLUMN,
     )?;
-    let window_height = window().inner_height().ok()?.as_f64()?;
+    let window_height = Some(window_size::inner_height()).filter(|h| *h > 0.0)?;
     let room = if presenting {
         window().scroll_to_with_x_and_y(0.0, 0.0);
         // An open explanation takes its room at the foot of the screen: the step fits above

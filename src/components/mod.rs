@@ -34,6 +34,7 @@ mod target_painter;
 mod training_head;
 mod training_panel;
 mod whatif_lab;
+mod window_size;
 
 pub use attention_lines::AttentionLines;
 pub use context::{

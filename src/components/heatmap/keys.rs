@@ -251,16 +251,12 @@ pub fn keep_clear_of_sheet(
 /// scrolled before, it would scroll the frame's own content instead.
 #[cfg(target_arch = "wasm32")]
 fn show_once_fitted(el: web_sys::Element, frames: u32) {
-    use leptos::prelude::{document, request_animation_frame, window};
+    use leptos::prelude::{document, request_animation_frame};
     request_animation_frame(move || {
         let content = document()
             .document_element()
             .map_or(0.0, |e| f64::from(e.scroll_height()));
-        let frame = window()
-            .inner_height()
-            .ok()
-            .and_then(|h| h.as_f64())
-            .unwrap_or(0.0);
+        let frame = crate::components::window_size::inner_height();
         if content > frame + 1.0 && frames > 0 {
             show_once_fitted(el, frames - 1);
             return;

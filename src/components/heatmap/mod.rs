@@ -486,7 +486,7 @@ pub fn HeatmapView(
         if ui.embed {
             // Only the width: the frame's height follows the content, and room made for the
             // explanation changes it.
-            let width = || window().inner_width().ok().and_then(|w| w.as_f64());
+            let width = crate::components::window_size::inner_width;
             let last = StoredValue::new(width());
             let listener = window_event_listener(leptos::ev::resize, move |_| {
                 let now = width();

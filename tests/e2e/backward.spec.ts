@@ -313,5 +313,5 @@ test("an embed sends its backward stages' reader to the full view for another go
 test("each head's ∂L/∂Vₕ line names that head's ∂L/∂C", async ({ app, page }) => {
   await app.goto("./#v=1&stage=back-weighted-sum&goal=copy_first");
   const ops = page.locator(".stage .op");
-  await expect(ops.filter({ hasText: "∂L/∂C" })).toHaveText(["ᵀ · ∂L/∂C₁ =", "ᵀ · ∂L/∂C₂ ="]);
+  await expect(ops.filter({ hasText: "∂L/∂C" })).toHaveText(["· ∂L/∂C₁ =", "· ∂L/∂C₂ ="]);
 });

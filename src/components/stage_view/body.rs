@@ -142,7 +142,17 @@ pub(super) fn StageBody(
                 // operator, the operator before it if it is a picture, and its view.
                 let mut items: Vec<(Unit, Option<AnyView>, AnyView)> =
                     Vec::with_capacity(line.items.len());
-                for item in line.items {
+                // A transpose followed by more ("ᵀ ·", "ᵀ =") is two operators: "ᵀ" belongs
+                // to the matrix before it, the rest to the picture after it, so that a wrapped
+                // line neither starts a row with "ᵀ" nor ends one with "·".
+                let split = line.items.into_iter().flat_map(|item| match item {
+                    Item::Op(text) if text.starts_with('ᵀ') && text != "ᵀ" => {
+                        let rest = text.trim_start_matches('ᵀ').trim_start().to_owned();
+                        vec![Item::Op("ᵀ".to_owned()), Item::Op(rest)]
+                    }
+                    item => vec![item],
+                });
+                for item in split {
                     // A transpose belongs to the matrix before it: a wrapped line keeps them
                     // together rather than start a row with "ᵀ".
                     let transposes = matches!(&item, Item::Op(text) if text.starts_with('ᵀ'));

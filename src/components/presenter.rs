@@ -9,7 +9,7 @@ use super::quiz::QuizContext;
 use super::training_panel::TrainingButtons;
 use crate::attention::Order;
 use crate::attention::{BackMatrix, LossKind, Stage, Wiring};
-use crate::words::{back_label, projection_part_name, stage_name, DECODE_OUTPUT_STEP};
+use crate::words::{back_label, projection_part_name, stage_name_in, DECODE_OUTPUT_STEP};
 use leptos::prelude::*;
 
 /// How many steps `stage` takes in presenter mode, with `n_heads` heads and `wiring`, and with
@@ -248,7 +248,7 @@ pub fn PresenterBar(
                             <li class:current=move || stage.get() == s class:done=done
                                 class:backward=s.is_backward()
                                 aria-current=move || (stage.get() == s).then_some("step")>
-                                <span class="visually-hidden">{stage_name(s)}</span>
+                                <span class="visually-hidden">{stage_name_in(s, order)}</span>
                             </li>
                         }
                     }).collect_view()

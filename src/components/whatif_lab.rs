@@ -15,9 +15,9 @@ use crate::plot::{Highlight, Palette};
 use crate::state::Model;
 use crate::words::{
     comparison_summary, correct_title, denominators_text, dim, format_value, gradient_caption,
-    gradient_number, gradient_summary, no_mistake_text_for, output_titles, shown_title, stage_name,
-    whatif_explanation, whatif_label, MistakePlace, SEQ_LEN_IN_CROSS, TUTORIAL_MISTAKES,
-    WHATIF_CROSS_NOTE,
+    gradient_number, gradient_summary, no_mistake_text_for, output_titles, shown_title,
+    stage_name_in, whatif_explanation, whatif_label, MistakePlace, SEQ_LEN_IN_CROSS,
+    TUTORIAL_MISTAKES, WHATIF_CROSS_NOTE,
 };
 use leptos::prelude::*;
 
@@ -229,11 +229,14 @@ pub fn WhatIfLab(
                         };
                         let link = match place {
                             MistakePlace::WhatIf(w) => format!("Switch it on: {}", whatif_label(w)),
-                            MistakePlace::Stage(s) => format!(
-                                "See stage {}: {}",
-                                s.position(crate::components::context::ui_context().order.get_untracked()).unwrap_or(0) + 1,
-                                stage_name(s)
-                            ),
+                            MistakePlace::Stage(s) => {
+                                let order = crate::components::context::ui_context().order.get_untracked();
+                                format!(
+                                    "See stage {}: {}",
+                                    s.position(order).unwrap_or(0) + 1,
+                                    stage_name_in(s, order)
+                                )
+                            }
                         };
                         view! {
                             <li>

@@ -77,7 +77,8 @@ pub use settings::{
 pub use stages::{
     activation_name, formula_equation, formula_equations, norm_name, projection_part_name,
     shape_text, stage_explanation, stage_explanation_in, stage_formula, stage_formula_mathml,
-    stage_name, stage_note, stage_progress, stage_rail_name, stage_rail_name_in, stage_title,
+    stage_name, stage_name_in, stage_note, stage_progress, stage_rail_name, stage_rail_name_in,
+    stage_title,
 };
 pub use training::{
     goal_description, head_target_label, head_target_menu, loss_text, optimizer_label,

@@ -91,6 +91,13 @@ pub fn stage_rail_name_in(
     }
 }
 
+/// [`stage_name`] for the stages shown in `order`: the three parts of [`stage_rail_name_in`]
+/// together, so that a norm reads "RMSNorm N₁" where the block uses RMSNorm.
+pub fn stage_name_in(stage: Stage, order: Order) -> String {
+    let (before, shown, after) = stage_rail_name_in(stage, order);
+    format!("{before}{shown}{after}")
+}
+
 /// The activation's name as people write it.
 pub fn activation_name(a: Activation) -> &'static str {
     match a {
@@ -631,10 +638,7 @@ mod tests {
 
     #[test]
     fn the_rail_names_turned_scores_and_rms_norms() {
-        let whole = |s: Stage, o: Order| {
-            let (a, b, c) = stage_rail_name_in(s, o);
-            format!("{a}{b}{c}")
-        };
+        let whole = stage_name_in;
         let plain = Order::default();
         for s in Stage::EVERY {
             assert_eq!(whole(s, plain), stage_name(s));

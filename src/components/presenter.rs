@@ -238,7 +238,12 @@ pub fn PresenterBar(
     view! {
         <div class="presenter-bar" data-testid="presenter-bar"
             data-step=move || format!("{}-{}", stage.get().key(), part())>
-            <ol class="presenter-progress" aria-label="Progress" data-testid="presenter-progress">
+            // The number of dots sets how narrow the progress may be: three rows of them at most.
+            <ol class="presenter-progress" aria-label="Progress" data-testid="presenter-progress"
+                style=move || {
+                    let n = Stage::walk(ui.order.get()).count();
+                    format!("--dots: {n}; --dots-row: {}", n.div_ceil(3))
+                }>
                 {move || {
                     let order = ui.order.get();
                     Stage::walk(order).map(|s| {

@@ -168,6 +168,28 @@ test("the presenter bar keeps its height from step to step on a laptop, with the
   expect([...heights][0]).toBeLessThanOrEqual(40);
 });
 
+test("the presenter bar fits a tablet's width: its dots in three rows at most, Leave on screen", async ({ app, page }) => {
+  for (const width of [920, 800, 720]) {
+    await page.setViewportSize({ width, height: 600 });
+    await app.goto("./?present=1#v=1&stage=input&goal=previous");
+    const bar = page.getByTestId("presenter-bar");
+    await expect(page.getByTestId("presenter-training")).toBeVisible();
+    // The input names no head; the projections name what they show, which leaves the rest less
+    // room.
+    for (const step of ["input-0", "projection-0", "projection-1", "projection-2", "split-0", "split-1", "scores-0"]) {
+      const at = `${width}, ${step}`;
+      await expect(bar).toHaveAttribute("data-step", step);
+      const dots = (await page.getByTestId("presenter-progress").boundingBox())!;
+      expect(dots.height, `${at}: the dots' rows`).toBeLessThanOrEqual(48);
+      expect(dots.width, `${at}: the dots' width`).toBeGreaterThan(80);
+      expect((await bar.boundingBox())!.height, `${at}: the bar`).toBeLessThanOrEqual(110);
+      expectInside((await page.getByTestId("leave-presenter").boundingBox())!, { width, height: 600 }, `${at}: Leave`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${at}: no sideways scroll`).toBeLessThanOrEqual(width);
+      await page.keyboard.press("PageDown");
+    }
+  }
+});
+
 test("clicker keys step in presenter mode even with a heatmap or a button focused", async ({ app, page }) => {
   await app.goto("./?present=1&stage=scores");
   const bar = page.getByTestId("presenter-bar");

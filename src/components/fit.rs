@@ -37,7 +37,7 @@ pub fn fit_stage(track: impl Fn() + 'static) {
         // Measured once the step is on the page, then again at the placement found: a caption
         // or a line of words may take other room at another zoom, and a presented step that
         // still runs past the screen is fitted again into a room smaller by as much.
-        let settle = move |spare: f64| {
+        let settle = move |spare: Spare| {
             // A frame late, the place may have changed (presenter mode left while training
             // redraws the step every frame): the run the change started lays it out instead.
             let now = ui.presenting.get_untracked();
@@ -56,7 +56,14 @@ pub fn fit_stage(track: impl Fn() + 'static) {
                 }
             }
         };
-        settle_in_frames(ui, settle, presenting && magnify <= 1.0, 0.0, 5, true);
+        settle_in_frames(
+            ui,
+            settle,
+            presenting && magnify <= 1.0,
+            Spare::default(),
+            5,
+            true,
+        );
     });
 }
 
@@ -134,16 +141,24 @@ fn sheet_height() -> f64 {
     (screen - s.top()).max(s.height())
 }
 
-/// Runs `settle` in the next frame with `spare` pixels of the room kept free, then checks in the
-/// frame after: a step that runs past the screen where it must fit (`fit`) is settled again
-/// into a room smaller by as much; else, the first time (`again`), it is settled once more, as
+/// Room kept free of a presented step, in CSS pixels: as much as it ran past the screen's foot
+/// or the stage's right edge when laid out in the whole room.
+#[derive(Clone, Copy, Default)]
+struct Spare {
+    width: f64,
+    height: f64,
+}
+
+/// Runs `settle` in the next frame with `spare` kept free of the room, then checks in the
+/// frame after: a step that runs past the screen, or past the stage's side, where it must fit
+/// (`fit`) is settled again into a room smaller by as much; else, the first time (`again`), it is settled once more, as
 /// measured at the placement found (a caption or a line of words may take other room at another
 /// zoom), and checked again. Every run ends with a check; `passes` bounds the runs.
 fn settle_in_frames(
     ui: UiContext,
-    settle: impl Fn(f64) + Copy + 'static,
+    settle: impl Fn(Spare) + Copy + 'static,
     fit: bool,
-    spare: f64,
+    spare: Spare,
     passes: u8,
     again: bool,
 ) {
@@ -153,9 +168,18 @@ fn settle_in_frames(
             request_animation_frame(move || {
                 // A step that does not fit even at the least zoom is left as it is.
                 let fits = ui.placement.with_untracked(|p| p.fits);
-                let over = if fit && fits { overflow() } else { 0.0 };
-                if over > 0.5 {
-                    settle_in_frames(ui, settle, fit, spare + over + 2.0, passes - 1, false);
+                let (over, wide) = if fit && fits {
+                    (overflow(), overrun())
+                } else {
+                    (0.0, 0.0)
+                };
+                if over > 0.5 || wide > 0.5 {
+                    let more = |by: f64| if by > 0.5 { by + 2.0 } else { 0.0 };
+                    let spare = Spare {
+                        width: spare.width + more(wide),
+                        height: spare.height + more(over),
+                    };
+                    settle_in_frames(ui, settle, fit, spare, passes - 1, false);
                 } else if again {
                     settle_in_frames(ui, settle, fit, spare, passes - 1, false);
                 }
@@ -182,6 +206,26 @@ fn overflow() -> f64 {
         .max(0.0)
 }
 
+/// How far the presented step's pictures run past the right of the stage's body, in CSS
+/// pixels: a piece measured at one zoom may take a few pixels more at another.
+fn overrun() -> f64 {
+    let Some(body) = element(".app .stage .stage-body") else {
+        return 0.0;
+    };
+    let edge = body.get_bounding_client_rect().left()
+        + f64::from(body.client_left() + body.client_width())
+        - computed(&body, "padding-right")
+            .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+            .unwrap_or(0.0);
+    let Ok(pieces) = body.query_selector_all(".heatmap, .lines-figure, .op") else {
+        return 0.0;
+    };
+    (0..pieces.length())
+        .filter_map(|i| pieces.item(i)?.dyn_into::<Element>().ok())
+        .map(|piece| piece.get_bounding_client_rect().right() - edge)
+        .fold(0.0, f64::max)
+}
+
 /// `p` drawn `magnify` times larger, as the lecturer asked: larger than fitted, it may scroll.
 fn magnified(p: Placement, magnify: f64) -> Placement {
     if magnify == 1.0 {
@@ -197,7 +241,7 @@ fn magnified(p: Placement, magnify: f64) -> Placement {
 
 /// The placement of the app's stage in its box, by the rule of the place it is in, and how many
 /// times larger than placed its widest picture would still fit across the box.
-fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<(Placement, f64)> {
+fn placement(ui: UiContext, presenting: bool, spare: Spare) -> Option<(Placement, f64)> {
     let body = element(".app .stage .stage-body")?;
     let stage = element(".app .stage")?;
     let (zoom, share) = ui.placement.with_untracked(|p| (p.zoom, p.given_share));
@@ -219,11 +263,11 @@ fn placement(ui: UiContext, presenting: bool, spare: f64) -> Option<(Placement, 
             stage.get_bounding_client_rect(),
         );
         Room {
-            width,
+            width: width - spare.width,
             height: window_height
                 - sheet
                 - 8.0
-                - spare
+                - spare.height
                 - above
                 - b.top()
                 - (s.bottom() - b.bottom()).max(0.0),

@@ -43,9 +43,15 @@ async function expectStepFits(page: Page, viewport: { width: number; height: num
     .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${what}: no scrolling` })
     .toBeLessThanOrEqual(viewport.height);
   expect(await page.evaluate(() => window.scrollY), `${what}: at the top`).toBe(0);
-  expectInside(await box(page.locator(".stage")), viewport, `${what}: the stage`);
+  const stage = await box(page.locator(".stage"));
+  expectInside(stage, viewport, `${what}: the stage`);
   for (const canvas of await page.locator(".stage canvas").all()) {
     expectInside(await box(canvas), viewport, `${what}: a heatmap`);
+  }
+  // Inside the stage's card too, its colour bar and labels included.
+  for (const heatmap of await page.locator(".stage .heatmap").all()) {
+    const b = await box(heatmap);
+    expect(b.x + b.width, `${what}: a heatmap's right edge inside the stage`).toBeLessThanOrEqual(stage.x + stage.width + 0.5);
   }
 }
 
@@ -617,6 +623,23 @@ for (const viewport of [
     for (const [step] of parts.slice(0, -1).reverse()) {
       await page.keyboard.press("ArrowLeft");
       await expect(bar).toHaveAttribute("data-step", step);
+    }
+  });
+}
+
+for (const viewport of [
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`presented at ${viewport.width}×${viewport.height}, the weights' gradients under the pattern loss stay inside the stage`, async ({ app, page }) => {
+    await page.setViewportSize(viewport);
+    await app.goto("./?present=1#v=1&stage=back-projection&goal=previous");
+    const bar = page.getByTestId("presenter-bar");
+    for (const step of ["back-projection-0", "back-projection-1"]) {
+      await expect(bar).toHaveAttribute("data-step", step);
+      await expect(page.locator(".stage canvas:not(.given canvas)")).toHaveCount(1);
+      await expectStepFits(page, viewport, step);
+      await page.keyboard.press("ArrowRight");
     }
   });
 }

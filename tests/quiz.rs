@@ -905,6 +905,19 @@ fn a_presenter_showing_one_gradient_is_asked_about_that_gradient() {
             Some(MatrixId::Back(BackMatrix::WK))
         );
         assert_eq!(at(&pattern, Stage::BackProjection, 2, seed), None);
+        // A head's ∂L/∂Qₕ, then its ∂L/∂Kₕ, under either loss, of the head on screen.
+        for pass in [&task, &pattern] {
+            for (part, g) in [HeadGrad::Q, HeadGrad::K].into_iter().enumerate() {
+                let in_view = InView {
+                    part: Some(part),
+                    head: Some(1),
+                    ..InView::default()
+                };
+                let asked = question_in_view(&trace, Some(pass), Stage::BackScores, seed, in_view)
+                    .map(|q| q.cell.0);
+                assert_eq!(asked, Some(MatrixId::Back(BackMatrix::Head(1, g))));
+            }
+        }
     }
 }
 

@@ -8,13 +8,14 @@ use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::quiz::QuizContext;
 use super::training_panel::TrainingButtons;
 use crate::attention::Order;
-use crate::attention::{BackMatrix, LossKind, Stage, Wiring};
+use crate::attention::{BackMatrix, HeadGrad, LossKind, Stage, Wiring};
 use crate::words::{back_label, projection_part_name, stage_name_in, DECODE_OUTPUT_STEP};
 use leptos::prelude::*;
 
 /// How many steps `stage` takes in presenter mode, with `n_heads` heads and `wiring`, and with
 /// the backward stages following `loss` (`None` where the goal's gradients cannot be computed,
-/// so the backward stages say why instead): a per-head stage shows its heads one at a time,
+/// so the backward stages say why instead): a per-head stage shows its heads one at a time
+/// (each head's ∂L/∂Qₕ, then its ∂L/∂Kₕ, on the way back through the scores),
 /// the projection its three products (Q, K, V), the output projection's gradients ∂L/∂W_o and
 /// ∂L/∂C one at a time (the pattern loss reaches neither), the weights' gradients one weight at
 /// a time (∂L/∂W_v's sentence with ∂L/∂W_k under the pattern loss, which does not reach it) and
@@ -32,6 +33,7 @@ pub fn presenter_parts(
         (Stage::BackWeightedSum, Some(LossKind::Pattern)) => 1,
         _ if stage.is_backward() && stage.is_per_head() && loss.is_none() => 1,
         (Stage::Decode, _) => n_heads.max(1) + 1,
+        (Stage::BackScores, Some(_)) => 2 * n_heads.max(1),
         _ if stage.is_per_head_under(loss) => n_heads.max(1),
         (Stage::Projection, _) => 3,
         (Stage::BackOutput | Stage::BackProjection, Some(LossKind::Task)) => {
@@ -111,11 +113,19 @@ pub fn presenter_step(
     }
 }
 
+/// Whether presenter mode shows each head of `stage` in two steps, `parts` in all: a head's
+/// ∂L/∂Qₕ, then its ∂L/∂Kₕ, each drawn large.
+pub(crate) fn in_halves(stage: Stage, parts: usize) -> bool {
+    stage == Stage::BackScores && parts > 1
+}
+
 /// Which part of `stage` is shown: one of its parts (see [`has_parts`]), the decoding step's
-/// output (its last part, picked as part 1), else the head.
+/// output (its last part, picked as part 1), a head's half (see [`in_halves`]), else the head.
 fn presenter_part(stage: Stage, head: usize, stage_part: usize, parts: usize) -> usize {
     if has_parts(stage) {
         stage_part.min(parts.saturating_sub(1))
+    } else if in_halves(stage, parts) {
+        (2 * head + stage_part.min(1)).min(parts - 1)
     } else if stage == Stage::Decode && stage_part > 0 && parts > 1 {
         parts - 1
     } else {
@@ -226,6 +236,21 @@ pub fn PresenterBar(
                     "{}: {} of {parts}",
                     back_label(results[at]),
                     at + 1
+                ))
+            }
+            // Each head's ∂L/∂Qₕ, then its ∂L/∂Kₕ: the subscript names the head.
+            Stage::BackScores if in_halves(s, parts_on_screen(s, n, wiring, backward, run)) => {
+                let at = part();
+                let grad = if at % 2 == 0 {
+                    HeadGrad::Q
+                } else {
+                    HeadGrad::K
+                };
+                Some(format!(
+                    "{}: {} of {}",
+                    back_label(BackMatrix::Head(at / 2, grad)),
+                    at + 1,
+                    2 * n.max(1)
                 ))
             }
             // A stage that says once that it is not reached shows no head.
@@ -430,6 +455,9 @@ fn step_presentation(forward: bool, stepper: Stepper) {
         // reached later by a link or Back opens at its first part.
         if has_parts(s) {
             ui.stage_part.set((s, p));
+        } else if in_halves(s, parts(s)) {
+            ui.stage_part.set((s, p % 2));
+            head.set(p / 2);
         } else if s == Stage::Decode && p > 0 && p + 1 == parts(s) {
             // The decoding step's output, after its heads: the head stays as it was.
             ui.stage_part.set((s, 1));
@@ -515,6 +543,35 @@ mod tests {
         assert_eq!(
             presenter_step(true, Stage::BackInput, 1, &parts(2), None),
             None
+        );
+    }
+
+    #[test]
+    fn each_heads_query_and_key_gradients_take_a_step_each() {
+        let plain = Wiring::default();
+        for loss in [Some(LossKind::Pattern), Some(LossKind::Task)] {
+            assert_eq!(presenter_parts(Stage::BackScores, 2, plain, loss), 4);
+            assert_eq!(presenter_parts(Stage::BackScores, 1, plain, loss), 2);
+        }
+        // Without gradients the stage only says why, once.
+        assert_eq!(presenter_parts(Stage::BackScores, 2, plain, None), 1);
+        // Part 2h is head h's ∂L/∂Qₕ, part 2h + 1 its ∂L/∂Kₕ.
+        assert!(in_halves(Stage::BackScores, 4));
+        assert!(!in_halves(Stage::BackScores, 1));
+        assert!(!in_halves(Stage::Scores, 2));
+        assert_eq!(presenter_part(Stage::BackScores, 0, 0, 4), 0);
+        assert_eq!(presenter_part(Stage::BackScores, 0, 1, 4), 1);
+        assert_eq!(presenter_part(Stage::BackScores, 1, 0, 4), 2);
+        assert_eq!(presenter_part(Stage::BackScores, 1, 1, 4), 3);
+        // Back from the weights' gradients, the last head's ∂L/∂Kₕ.
+        let steps = |s| presenter_parts(s, 2, plain, Some(LossKind::Task));
+        assert_eq!(
+            presenter_step(false, Stage::BackProjection, 0, &steps, None),
+            Some((Stage::BackScores, 3))
+        );
+        assert_eq!(
+            presenter_step(true, Stage::BackScores, 3, &steps, None),
+            Some((Stage::BackProjection, 0))
         );
     }
 

@@ -220,13 +220,15 @@ fn read_response(
 
 /// What the view shows of `stage` with `head` picked, where it shows less than all of it: one of
 /// Q, K and V (presenter mode and compact embeds), one head per step, one weight's or one
-/// input's gradient (presenter mode); the token decoded or the row tiled, and the block of keys.
+/// input's gradient, a head's ∂L/∂Qₕ or ∂L/∂Kₕ (presenter mode); the token decoded or the row tiled, and the block of keys.
 fn in_view(stage: Stage, head: usize, seq_len: usize) -> InView {
     let ui = ui_context();
     let presenting = ui.presenting.get();
     let in_parts = match stage {
         Stage::Projection => true,
-        Stage::BackOutput | Stage::BackProjection | Stage::BackInput => presenting,
+        Stage::BackOutput | Stage::BackProjection | Stage::BackInput | Stage::BackScores => {
+            presenting
+        }
         _ => false,
     };
     let run = super::context::run_context();

@@ -89,7 +89,9 @@ pub(super) fn question(
         Stage::BackSoftmax => sign_question(trace, pass, stage, head(HeadGrad::Masked), pick),
         Stage::BackScale => divisor_question(trace, pass, h, pick),
         Stage::BackScores => {
-            let m = [HeadGrad::Q, HeadGrad::K][pick(2)];
+            // Presenting, a head's ∂L/∂Qₕ (part 0) and ∂L/∂Kₕ (part 1) are steps of their own.
+            let drawn = pick(2);
+            let m = [HeadGrad::Q, HeadGrad::K][in_view.part.map_or(drawn, |p| p.min(1))];
             sign_question(trace, pass, stage, head(m), pick)
         }
         Stage::BackProjection => {

@@ -171,7 +171,9 @@ pub struct InView {
     /// gradients, one of [`crate::attention::BackMatrix::OUTPUT_RESULTS`]; of the weights'
     /// gradients, one of [`crate::attention::BackMatrix::PROJECTION_RESULTS`]; of the input's
     /// gradients, one of
-    /// [`crate::attention::BackMatrix::input_results`] (presenter mode). `None` for all of them.
+    /// [`crate::attention::BackMatrix::input_results`] (presenter mode); of a head's gradients on
+    /// the way back through the scores, 0 for ∂L/∂Qₕ and 1 for ∂L/∂Kₕ (presenter mode). `None`
+    /// for all of them.
     pub part: Option<usize>,
     /// The one head on screen, from 0, where the view steps through heads (presenter mode);
     /// `None` where the question picks the head and the view follows it.

@@ -2,7 +2,7 @@
 // window and the Llama-style block, at the places of the layout rule, against the CLI.
 import type { Page } from "@playwright/test";
 import path from "node:path";
-import { test, expect, box, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
+import { test, expect, box, cellHeight, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
 
 /** A link with rotary positions, one key/value head for two query heads and a window of 3. */
 const MODERN = "#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&s=the%20cat%20sat%20on%20the%20mat";
@@ -137,6 +137,40 @@ for (const viewport of [
     expect(steps.indexOf("rotary-0")).toBe(steps.indexOf("split-1") + 1);
   });
 }
+
+test("presenting the Llama-style preset at 1024×768, a head's ∂L/∂Qₕ and ∂L/∂Kₕ each take a step with 24 px cells", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto();
+  await app.openPlace("inputs");
+  await page.getByTestId("preset").selectOption("llama");
+  await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(18);
+  // The preset's link, presented at the way back through the scores, without its cell of A₁.
+  const link = new URL(page.url());
+  link.searchParams.set("present", "1");
+  link.hash = link.hash.replace(/&(stage|cell)=[^&]*/g, "") + "&stage=back-scores";
+  await page.goto(link.toString());
+  const bar = page.getByTestId("presenter-bar");
+  for (const [step, label, result] of [
+    ["back-scores-0", "∂L/∂Q₁: 1 of 4", "d_q-h0"],
+    ["back-scores-1", "∂L/∂K₁: 2 of 4", "d_k-h0"],
+    ["back-scores-2", "∂L/∂Q₂: 3 of 4", "d_q-h1"],
+    ["back-scores-3", "∂L/∂K₂: 4 of 4", "d_k-h1"],
+  ]) {
+    await expect(bar).toHaveAttribute("data-step", step);
+    await expect(page.getByTestId("presenter-head")).toHaveText(label);
+    await expect(page.getByTestId(`canvas-${result}`)).toHaveAttribute("data-drawn", "true");
+    await expect(page.getByTestId("formula").locator("math")).toHaveCount(1);
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${step}: no scrolling` })
+      .toBeLessThanOrEqual(768);
+    // The step is laid out over a few frames after it appears.
+    for (const canvas of await page.locator(".stage canvas").all()) {
+      await expect.poll(() => cellHeight(canvas), { message: `${step}: cell height` }).toBeGreaterThanOrEqual(23.9);
+    }
+    await page.keyboard.press("ArrowRight");
+  }
+  await expect(bar).toHaveAttribute("data-step", "back-projection-0");
+});
 
 test("on a phone the rotary stage fits the column and a tapped cell explains its turn", async ({ app, page }) => {
   await page.setViewportSize({ width: 375, height: 812 });

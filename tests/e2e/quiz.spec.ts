@@ -475,7 +475,28 @@ test("presenting a head's two gradients at 1024×768 with eight tokens and a sou
   await page.setViewportSize({ width: 1024, height: 768 });
   const sentence = encodeURIComponent("the quick brown fox jumps over lazy dogs");
   const source = encodeURIComponent("le renard brun saute");
-  for (const stage of ["back-scores", "back-weighted-sum"]) {
+  // On the way back through the scores, a head's ∂L/∂Qₕ and its ∂L/∂Kₕ are steps of their own,
+  // each with its own question about the gradient on show.
+  await app.goto(`./?present=1#v=1&quiz=1&blk=1&goal=copy_first&stage=back-scores&s=${sentence}&src=${source}`);
+  const bar = page.getByTestId("presenter-bar");
+  for (const [step, label, shown] of [
+    ["back-scores-0", "∂L/∂Q₁: 1 of 4", "d_q-h0"],
+    ["back-scores-1", "∂L/∂K₁: 2 of 4", "d_k-h0"],
+  ]) {
+    await expect(bar).toHaveAttribute("data-step", step);
+    await expect(page.getByTestId("presenter-head")).toHaveText(label);
+    await expect(page.locator(".stage-body > .line")).toHaveCount(1);
+    await expect(hiddenResults(page)).toHaveCount(1);
+    await expect(page.getByTestId(`hidden-${shown}`)).toBeVisible();
+    await expect(page.getByTestId("quiz-prompt")).toContainText(label.split(":")[0]);
+    await page.keyboard.press("r");
+    await expect(page.getByTestId(`canvas-${shown}`)).toBeVisible();
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${step}: no scrolling` })
+      .toBeLessThanOrEqual(768);
+    await page.keyboard.press("ArrowRight");
+  }
+  for (const stage of ["back-weighted-sum"]) {
     await app.goto(`./?present=1#v=1&quiz=1&blk=1&goal=copy_first&stage=${stage}&s=${sentence}&src=${source}`);
     await expect(page.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
     await expect(hiddenResults(page)).toHaveCount(2);

@@ -96,6 +96,12 @@ pub(super) fn StageBody(
             {
                 shown = presenter_part(shown, s, part);
             }
+            // Presenter mode shows a head's ∂L/∂Qₕ, then its ∂L/∂Kₕ: a line each.
+            (Stage::BackScores, Some(half))
+                if ui.presenting.get() && !every_head && shown.len() == 2 =>
+            {
+                shown = shown.into_iter().skip(half.min(1)).take(1).collect();
+            }
             // Presenter mode shows a decoding step's head with the cache it reads, then the
             // output (the last line) on a step of its own, so that each is drawn large.
             (Stage::Decode, _) if !every_head && shown.len() > 2 => {

@@ -3,7 +3,7 @@
 
 use crate::attention::{BackMatrix, LossKind, Stage, Trace};
 use crate::components::context::{backward_context, run_context, ui_context};
-use crate::components::presenter::{decode_part_shown, has_parts, presenter_parts};
+use crate::components::presenter::{decode_part_shown, has_parts, in_halves, presenter_parts};
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
     back_formula_mathml, back_note_of_head, back_part_formula_mathml, back_shape_text, back_title,
@@ -84,17 +84,28 @@ pub(super) fn StageHeader(
             // projection and the split.
             let one_of_q_k_v = ui.one_of_q_k_v(s) && !handout && !compare.get();
             let in_parts = has_parts(s) && !handout && ui.presenting.get();
+            // Each head's ∂L/∂Qₕ and ∂L/∂Kₕ on steps of their own: one equation each.
+            let halves = !handout
+                && ui.presenting.get()
+                && in_halves(
+                    s,
+                    presenter_parts(s, o.config.n_heads, o.wiring, loss.get()),
+                );
             let parts = if one_of_q_k_v {
                 3
             } else if in_parts {
                 presenter_parts(s, o.config.n_heads, o.wiring, loss.get())
+            } else if halves {
+                2
             } else {
                 1
             };
             let alone = (parts > 1).then(|| {
                 let part = ui.part_of(s).min(parts - 1);
                 match s {
-                    Stage::Projection | Stage::SplitHeads => formula_equation(&inner, part),
+                    Stage::Projection | Stage::SplitHeads | Stage::BackScores => {
+                        formula_equation(&inner, part)
+                    }
                     _ => BackMatrix::shown_alone(s, o.wiring)
                         .get(part)
                         .and_then(|&m| {

@@ -166,12 +166,13 @@ fn settle_in_frames(
         settle(spare);
         if passes > 1 {
             request_animation_frame(move || {
-                // A step that does not fit even at the least zoom is left as it is.
+                // A step that does not fit the height even at the least zoom keeps its height.
                 let fits = ui.placement.with_untracked(|p| p.fits);
-                let (over, wide) = if fit && fits {
-                    (overflow(), overrun())
-                } else {
-                    (0.0, 0.0)
+                // One that runs below the screen at any zoom still keeps to its width.
+                let (over, wide) = match (fit, fits) {
+                    (true, true) => (overflow(), overrun()),
+                    (true, false) => (0.0, overrun()),
+                    _ => (0.0, 0.0),
                 };
                 if over > 0.5 || wide > 0.5 {
                     let more = |by: f64| if by > 0.5 { by + 2.0 } else { 0.0 };

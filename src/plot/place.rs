@@ -112,6 +112,11 @@ pub struct Rule {
     pub fit_height: bool,
     /// How many times their least width the attention lines are on a row of their own.
     pub lines_alone: f64,
+    /// The largest zoom a picture that must fit the room's height but cannot, even at the
+    /// least zoom, is drawn at, as wide as the room allows: it runs below the room whatever
+    /// its size, so it is drawn to be read (a step presented on a phone). 0: at the least zoom
+    /// (paper, which runs onto the next page).
+    pub short_zoom: f64,
 }
 
 /// The size of a cell's numbers at zoom 1, in CSS pixels.
@@ -135,6 +140,7 @@ impl Rule {
         one_row_share: 0.85,
         fit_height: true,
         lines_alone: 1.0,
+        short_zoom: 1.0,
     };
 
     /// A page that scrolls (a window, a phone, an embed): the picture fills the width of its
@@ -151,6 +157,7 @@ impl Rule {
         one_row_share: 0.85,
         fit_height: false,
         lines_alone: 1.25,
+        short_zoom: 0.0,
     };
 
     /// An embed's frame: its height follows what it shows (the host page is told it), so only
@@ -176,6 +183,7 @@ impl Rule {
         one_row_share: 0.9,
         fit_height: true,
         lines_alone: 1.25,
+        short_zoom: 0.0,
     };
 }
 
@@ -301,6 +309,33 @@ pub fn place(room: Room, picture: &Picture, rule: &Rule) -> Placement {
                             p.given_share,
                             p.one_row,
                         ),
+                        ..p
+                    }
+                }
+                None => least(room, picture, rule),
+            }
+        }
+        // Too tall for the room even at the least zoom: as wide as the room allows, up to the
+        // rule's zoom for a picture that runs below it anyway.
+        _ if rule.short_zoom > 0.0 => {
+            let tall = Room {
+                height: f64::INFINITY,
+                ..room
+            };
+            match choose(tall) {
+                Some(p) => {
+                    let zoom = p.zoom.min(rule.short_zoom).max(rule.zoom.0);
+                    // Drawn smaller than chosen, the operands may keep their results' size.
+                    let given_share = if fits(tall, picture, zoom, 1.0, p.one_row) {
+                        1.0
+                    } else {
+                        p.given_share
+                    };
+                    Placement {
+                        zoom,
+                        given_share,
+                        fits: false,
+                        lines_width: lines_width(room.width, picture, zoom, given_share, p.one_row),
                         ..p
                     }
                 }
@@ -773,6 +808,27 @@ mod tests {
             line_extent(500.0, &wide, &picture(vec![]), 1.0, 1.0, false),
             None
         );
+    }
+
+    #[test]
+    fn a_step_too_tall_for_a_phone_presented_is_drawn_to_be_read_and_scrolls() {
+        // A phone's column below the presenter bar, in landscape: 312 × 150.
+        let room = Room {
+            width: 312.0,
+            height: 150.0,
+        };
+        let picture = backward_loss(8);
+        let p = place(room, &picture, &Rule::PRESENTER);
+        assert!(!p.fits, "{p:?}");
+        assert!(p.zoom > Rule::PRESENTER.zoom.0 + 0.05, "{p:?}");
+        assert!(p.zoom <= Rule::PRESENTER.short_zoom, "{p:?}");
+        // As wide as the column allows, no wider.
+        let (w, _) = extent(room.width, &picture, p.zoom, p.given_share, p.one_row)
+            .unwrap_or_else(|| panic!("a piece is wider than the column: {p:?}"));
+        assert!(w <= room.width + 0.5, "{w} in {room:?}");
+        // Paper keeps its least zoom and runs onto the next page.
+        let printed = place(room, &picture, &Rule::PRINT);
+        assert_eq!(printed.zoom, Rule::PRINT.zoom.0);
     }
 
     #[test]

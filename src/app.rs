@@ -237,15 +237,17 @@ pub fn App() -> impl IntoView {
 
     let _keys = window_event_listener(ev::keydown, move |ev| {
         // A key the page's own controls took (the decoding tools' arrows) is theirs.
-        if ev.default_prevented()
-            || typing_into_field(&ev)
-            || ev.alt_key()
-            || ev.ctrl_key()
-            || ev.meta_key()
-        {
+        if ev.default_prevented() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
             return;
         }
         let key = ev.key();
+        // A heatmap or a tab with the focus keeps its arrows; presenting, the letters below
+        // still work from there (a clicked cell focuses its heatmap), but not in a text field.
+        if typing_into_field(&ev)
+            && (!presenting.get_untracked() || key_target(&ev).is_some_and(|el| is_text_field(&el)))
+        {
+            return;
+        }
         // While presenting, the clicker's keys were taken before the page saw them.
         if !presenting.get_untracked() {
             if let Some(s) = stage_step(&key, stage.get_untracked(), ui.order.get_untracked()) {

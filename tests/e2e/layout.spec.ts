@@ -1,7 +1,7 @@
 // Geometry at the sizes the app is used at: laptops, a projector, a phone. These tests measure
 // boxes, not only presence: what a learner must see has to be inside the window.
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, box, cellBox, cellHeight, expectInside, overlaps, SCREENSHOT_DIR, STAGES, type AppPage, type Box } from "./fixtures";
+import { test, expect, box, cellBox, cellHeight, clickCell, expectInside, overlaps, SCREENSHOT_DIR, STAGES, type AppPage, type Box } from "./fixtures";
 
 test.describe.configure({ mode: "parallel" });
 
@@ -844,6 +844,22 @@ test("presenting, a stage the loss does not reach is one step, and h hides the e
   await page.keyboard.press("ArrowRight");
   await expect(bar).toHaveAttribute("data-step", /^back-softmax-1/);
   await expect(page.getByTestId("presenter-head")).toHaveText("Head 2 of 2");
+});
+
+test("presenting, h hides the explanation of a cell just clicked, whose heatmap has the focus", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto("./?present=1#v=1&stage=softmax");
+  const canvas = page.getByTestId("canvas-weights-h0");
+  await clickCell(page, "canvas-weights-h0", 2, 0);
+  await expect(page.getByTestId("explain-panel")).toHaveClass(/active/);
+  await expect(canvas).toBeFocused();
+  await page.keyboard.press("h");
+  await expect(page.getByTestId("explain-panel")).not.toHaveClass(/active/);
+  // The heatmap keeps its arrows: another cell, explained again.
+  await clickCell(page, "canvas-weights-h0", 1, 1);
+  await expect(page.getByTestId("explain-panel")).toHaveClass(/active/);
+  await page.keyboard.press("H");
+  await expect(page.getByTestId("explain-panel")).not.toHaveClass(/active/);
 });
 
 test("presenting at 1024×768, a picked cell's explanation takes its room below the step, and Home and End jump", async ({ app, page }) => {

@@ -202,8 +202,15 @@ fn overflow() -> f64 {
             .document_element()
             .map_or(0, |e| e.scroll_height()),
     );
+    // The room the page keeps below its content for an open sheet is not the step's: the
+    // step's own foot is measured against the sheet's top.
+    let sheet_room = document()
+        .body()
+        .and_then(|b| computed(&b, "padding-bottom"))
+        .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+        .unwrap_or(0.0);
     (stage.get_bounding_client_rect().bottom() - (height - sheet - 8.0))
-        .max(page - height)
+        .max(page - sheet_room - height)
         .max(0.0)
 }
 

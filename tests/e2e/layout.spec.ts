@@ -846,6 +846,24 @@ test("presenting, a stage the loss does not reach is one step, and h hides the e
   await expect(page.getByTestId("presenter-head")).toHaveText("Head 2 of 2");
 });
 
+test("presenting at 1366×768 with a cell explained, the step uses the room above the explanation", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto("./?present=1#v=1&stage=softmax&cell=weights-h0.2.0");
+  const panel = page.getByTestId("explain-panel");
+  await expect(panel).toHaveClass(/active/);
+  const given = page.getByTestId("canvas-masked-h0");
+  const result = page.getByTestId("canvas-weights-h0");
+  await expect(result).toHaveAttribute("data-drawn", "true");
+  // The room the page keeps below itself for the sheet is not the step's: once settled, the
+  // operand the explanation reads from is drawn as large as the result, both above the sheet.
+  await expect
+    .poll(async () => (await cellHeight(given)) / (await cellHeight(result)), { message: "M₁'s cells beside A₁'s" })
+    .toBeGreaterThan(0.95);
+  expect(await cellHeight(given)).toBeGreaterThanOrEqual(36);
+  const stage = await box(page.locator(".app .stage"));
+  expect(stage.y + stage.height).toBeLessThanOrEqual((await box(panel)).y);
+});
+
 test("presenting, h hides the explanation of a cell just clicked, whose heatmap has the focus", async ({ app, page }) => {
   await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto("./?present=1#v=1&stage=softmax");

@@ -319,7 +319,7 @@ pub fn PresenterBar(
                     on:click=move |_| step_presentation(true, stepper)>"→"</button>
             </span>
             {move || training.get().then(|| view! {
-                <span class="presenter-train" data-testid="presenter-training"
+                <span class="presenter-train" data-testid="presenter-training" role="group" aria-label="Training"
                     class:concealed=concealed inert=move || concealed().then_some("")>
                     <span class="presenter-train-label" aria-hidden="true">"Training"</span>
                     <TrainingButtons />

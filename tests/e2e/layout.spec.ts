@@ -189,7 +189,11 @@ test("the presenter bar fits a tablet's width: its dots in three rows at most, L
       expect(dots.height, `${at}: the dots' rows`).toBeLessThanOrEqual(48);
       expect(dots.width, `${at}: the dots' width`).toBeGreaterThan(80);
       expect((await bar.boundingBox())!.height, `${at}: the bar`).toBeLessThanOrEqual(110);
-      expectInside((await page.getByTestId("leave-presenter").boundingBox())!, { width, height: 600 }, `${at}: Leave`);
+      const leave = (await page.getByTestId("leave-presenter").boundingBox())!;
+      expectInside(leave, { width, height: 600 }, `${at}: Leave`);
+      // From 800 px the buttons keep one row (the training buttons without their label), so
+      // the step does not jump as the bar names what it shows.
+      if (width >= 800) expect(leave.y, `${at}: Leave on the first row`).toBeLessThan(30);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), `${at}: no sideways scroll`).toBeLessThanOrEqual(width);
       await page.keyboard.press("PageDown");
     }

@@ -160,6 +160,9 @@ test("presenting the Llama-style preset at 1024×768, a head's ∂L/∂Qₕ and 
     await expect(page.getByTestId("presenter-head")).toHaveText(label);
     await expect(page.getByTestId(`canvas-${result}`)).toHaveAttribute("data-drawn", "true");
     await expect(page.getByTestId("formula").locator("math")).toHaveCount(1);
+    // ∂L/∂Kₕ = (∂L/∂Sₕ)ᵀ·Qₕ is drawn with the ∂L/∂Sₕ it reads, as ∂L/∂Qₕ is; a head sharing its
+    // key/value head numbers the shared head's columns (one key/value head: d1 to d4).
+    await expect(page.getByTestId(`canvas-d_scores-h${result.slice(-1)}`)).toBeVisible();
     await expect
       .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${step}: no scrolling` })
       .toBeLessThanOrEqual(768);

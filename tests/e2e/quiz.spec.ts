@@ -488,6 +488,8 @@ test("presenting a head's two gradients at 1024×768 with eight tokens and a sou
     await expect(page.locator(".stage-body > .line")).toHaveCount(1);
     await expect(hiddenResults(page)).toHaveCount(1);
     await expect(page.getByTestId(`hidden-${shown}`)).toBeVisible();
+    // The ∂L/∂S₁ both products read, which a worked answer uses, is on screen.
+    await expect(page.getByTestId("canvas-d_scores-h0")).toBeVisible();
     await expect(page.getByTestId("quiz-prompt")).toContainText(label.split(":")[0]);
     await page.keyboard.press("r");
     await expect(page.getByTestId(`canvas-${shown}`)).toBeVisible();

@@ -96,11 +96,26 @@ pub(super) fn StageBody(
             {
                 shown = presenter_part(shown, s, part);
             }
-            // Presenter mode shows a head's ∂L/∂Qₕ, then its ∂L/∂Kₕ: a line each.
+            // Presenter mode shows a head's ∂L/∂Qₕ, then its ∂L/∂Kₕ: a line each. Alone, the
+            // keys' line is written with the ∂L/∂Sₕ it reads, which the queries' line draws:
+            // (∂L/∂Sₕ)ᵀ · Qₕ = ∂L/∂Kₕ.
             (Stage::BackScores, Some(half))
                 if ui.presenting.get() && !every_head && shown.len() == 2 =>
             {
-                shown = shown.into_iter().skip(half.min(1)).take(1).collect();
+                let mut keys = shown.pop();
+                let mut queries = shown.pop();
+                if half == 0 {
+                    shown.extend(queries);
+                } else {
+                    if let (Some(q), Some(k)) = (queries.as_mut(), keys.as_mut()) {
+                        if q.items.len() > 1 && k.items.len() > 1 {
+                            let d_scores = q.items.remove(0);
+                            k.items.splice(1..2, [Item::Op("=".to_owned())]);
+                            k.items.splice(0..0, [d_scores, Item::Op("ᵀ ·".to_owned())]);
+                        }
+                    }
+                    shown.extend(keys);
+                }
             }
             // Presenter mode shows a decoding step's head with the cache it reads, then the
             // output (the last line) on a step of its own, so that each is drawn large.

@@ -167,11 +167,24 @@ impl Panels {
             | BackMatrix::Head(_, HeadGrad::Weights | HeadGrad::Masked | HeadGrad::Scores) => {
                 (tokens, keys, ("queries", "keys"))
             }
-            BackMatrix::Head(h, HeadGrad::K | HeadGrad::V) => (
-                keys,
-                dims_of(h * hd..(h + 1) * hd),
-                (key_axis(layout.cross), "dimensions"),
-            ),
+            // A head's share of its key/value head's gradient: that head's columns, which
+            // query heads sharing it have in common.
+            BackMatrix::Head(h, HeadGrad::K | HeadGrad::V) => {
+                let g = kv_head_of(h, layout.n_heads, layout.n_kv_heads);
+                (
+                    keys,
+                    dims_of(g * hd..(g + 1) * hd),
+                    (key_axis(layout.cross), "dimensions"),
+                )
+            }
+            BackMatrix::Head(h, HeadGrad::KRope) => {
+                let g = kv_head_of(h, layout.n_heads, layout.n_kv_heads);
+                (
+                    tokens,
+                    dims_of(g * hd..(g + 1) * hd),
+                    ("tokens", "dimensions"),
+                )
+            }
             BackMatrix::Head(h, _) => (
                 tokens,
                 dims_of(h * hd..(h + 1) * hd),

@@ -209,6 +209,7 @@ pub fn WhatIfLab(
             .flatten()
     };
 
+    let order = crate::components::context::ui_context().order;
     view! {
         <section class="panel whatif" aria-labelledby="whatif-title" data-testid="whatif-lab" node_ref=root>
             <h2 id="whatif-title" class="panel-title">"What-if lab"</h2>
@@ -227,10 +228,12 @@ pub fn WhatIfLab(
                                 }
                             }
                         };
-                        let link = match place {
+                        // The stage's number and name follow the settings (rotary positions
+                        // add a stage and rename the scores).
+                        let link = move || match place {
                             MistakePlace::WhatIf(w) => format!("Switch it on: {}", whatif_label(w)),
                             MistakePlace::Stage(s) => {
-                                let order = crate::components::context::ui_context().order.get_untracked();
+                                let order = order.get();
                                 format!(
                                     "See stage {}: {}",
                                     s.position(order).unwrap_or(0) + 1,

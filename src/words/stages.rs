@@ -77,14 +77,15 @@ pub fn stage_rail_name(stage: Stage) -> (&'static str, &'static str, &'static st
     }
 }
 
-/// [`stage_rail_name`] for the stages shown in `order`: the scores name their turned operands
-/// with rotary positions, and the norms are RMSNorm where the block says so.
+/// [`stage_rail_name`] for the stages shown in `order`: the scores, both ways, name their turned
+/// operands with rotary positions, and the norms are RMSNorm where the block says so.
 pub fn stage_rail_name_in(
     stage: Stage,
     order: Order,
 ) -> (&'static str, &'static str, &'static str) {
     match stage {
         Stage::Scores if order.rope => ("", "Scores", " Q̃ₕK̃ₕᵀ"),
+        Stage::BackScores if order.rope => ("Back through ", "Q̃ₕK̃ₕᵀ", ""),
         Stage::Norm1 if order.rms => ("RMS", "Norm", " N₁"),
         Stage::Norm2 if order.rms => ("RMS", "Norm", " N₂"),
         _ => stage_rail_name(stage),
@@ -650,6 +651,7 @@ mod tests {
             ..Order::default()
         };
         assert_eq!(whole(Stage::Scores, modern), "Scores Q̃ₕK̃ₕᵀ");
+        assert_eq!(whole(Stage::BackScores, modern), "Back through Q̃ₕK̃ₕᵀ");
         assert_eq!(whole(Stage::Norm1, modern), "RMSNorm N₁");
         assert_eq!(whole(Stage::Norm2, modern), "RMSNorm N₂");
         assert_eq!(whole(Stage::Softmax, modern), "Softmax");

@@ -151,9 +151,9 @@ struct Spare {
 
 /// Runs `settle` in the next frame with `spare` kept free of the room, then checks in the
 /// frame after: a step that runs past the screen, or past the stage's side, where it must fit
-/// (`fit`) is settled again into a room smaller by as much; else, the first time (`again`), it is settled once more, as
-/// measured at the placement found (a caption or a line of words may take other room at another
-/// zoom), and checked again. Every run ends with a check; `passes` bounds the runs.
+/// (`fit`) is settled again into a room smaller by as much; else, the first time (`again`), it
+/// is settled once more, as measured at the placement found (a caption or a line of words may
+/// take other room at another zoom), and checked again. Every run ends with a check; `passes` bounds the runs.
 fn settle_in_frames(
     ui: UiContext,
     settle: impl Fn(Spare) + Copy + 'static,
@@ -204,11 +204,7 @@ fn overflow() -> f64 {
     );
     // The room the page keeps below its content for an open sheet is not the step's: the
     // step's own foot is measured against the sheet's top.
-    let sheet_room = document()
-        .body()
-        .and_then(|b| computed(&b, "padding-bottom"))
-        .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
-        .unwrap_or(0.0);
+    let sheet_room = document().body().map_or(0.0, |b| px(&b, "padding-bottom"));
     (stage.get_bounding_client_rect().bottom() - (height - sheet - 8.0))
         .max(page - sheet_room - height)
         .max(0.0)
@@ -222,9 +218,7 @@ fn overrun() -> f64 {
     };
     let edge = body.get_bounding_client_rect().left()
         + f64::from(body.client_left() + body.client_width())
-        - computed(&body, "padding-right")
-            .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
-            .unwrap_or(0.0);
+        - px(&body, "padding-right");
     let Ok(pieces) = body.query_selector_all(".heatmap, .lines-figure, .op") else {
         return 0.0;
     };
@@ -232,6 +226,13 @@ fn overrun() -> f64 {
         .filter_map(|i| pieces.item(i)?.dyn_into::<Element>().ok())
         .map(|piece| piece.get_bounding_client_rect().right() - edge)
         .fold(0.0, f64::max)
+}
+
+/// `property` of `el` as computed, in CSS pixels (0 where it is not a length in pixels).
+fn px(el: &Element, property: &str) -> f64 {
+    computed(el, property)
+        .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+        .unwrap_or(0.0)
 }
 
 /// `p` drawn `magnify` times larger, as the lecturer asked: larger than fitted, it may scroll.
@@ -427,11 +428,6 @@ fn picture(
     lines_side_by_side: bool,
     operators_own_row: bool,
 ) -> Option<(Picture, f64)> {
-    let px = |el: &Element, property: &str| -> f64 {
-        computed(el, property)
-            .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
     let zoom = zoom.max(0.1);
     let mut lines = Vec::new();
     let mut above = 0.0;

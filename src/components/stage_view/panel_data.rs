@@ -168,21 +168,14 @@ impl Panels {
                 (tokens, keys, ("queries", "keys"))
             }
             // A head's share of its key/value head's gradient: that head's columns, which
-            // query heads sharing it have in common.
-            BackMatrix::Head(h, HeadGrad::K | HeadGrad::V) => {
+            // query heads sharing it have in common. (Turned keys come with rotary positions,
+            // which have no source: their keys are the tokens.)
+            BackMatrix::Head(h, HeadGrad::K | HeadGrad::KRope | HeadGrad::V) => {
                 let g = kv_head_of(h, layout.n_heads, layout.n_kv_heads);
                 (
                     keys,
                     dims_of(g * hd..(g + 1) * hd),
                     (key_axis(layout.cross), "dimensions"),
-                )
-            }
-            BackMatrix::Head(h, HeadGrad::KRope) => {
-                let g = kv_head_of(h, layout.n_heads, layout.n_kv_heads);
-                (
-                    tokens,
-                    dims_of(g * hd..(g + 1) * hd),
-                    ("tokens", "dimensions"),
                 )
             }
             BackMatrix::Head(h, _) => (

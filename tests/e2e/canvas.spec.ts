@@ -88,10 +88,19 @@ test("an edit redraws a heatmap's numbers and colours, not its labels, and it lo
     // The same frame: the edit drew the body alone.
     await expect(canvases[i]).toHaveAttribute("data-frame", frames[i]!);
   }
-  // The address follows the edits once they pause; a fresh page opened on it draws every
-  // heatmap whole, and pixel for pixel the same.
-  await expect.poll(() => page.url()).toContain("wq=");
-  const link = page.url();
+  // The address follows the edits once they pause (250 to 500 ms after the last); a fresh page
+  // opened on it draws every heatmap whole, and pixel for pixel the same. On a busy machine a
+  // pause can fall between two presses, so the link is read once it has stayed the same for
+  // longer than that.
+  let link = "";
+  await expect
+    .poll(async () => {
+      const seen = page.url();
+      await page.waitForTimeout(700);
+      link = page.url();
+      return seen === link && link.includes("wq=");
+    })
+    .toBe(true);
   const fresh = await context.newPage();
   await fresh.goto(link);
   for (const id of ids) await expect(fresh.getByTestId(id)).toHaveAttribute("data-drawn", "true");

@@ -285,16 +285,18 @@ pub fn PresenterBar(
                 }}
             </ol>
             <span class="presenter-head" data-testid="presenter-head">{part_shown}</span>
-            // Every key on a wide screen; the most used where the bar is short, so that it keeps
-            // to the buttons' height and leaves the step its room.
+            // Every key where the help has room for them on two lines, fewer where it is short, so
+            // that the bar keeps to the buttons' height and leaves the step its room.
             <span class="presenter-help">{move || if quiz.is_some_and(|q| q.set.get().is_some()) {
                 view! {
                     <span class="keys-all">"← → Space: step · Home End · R: reveal · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"</span>
+                    <span class="keys-some">"← →: step · R: reveal · h: hide the explanation · Esc: leave"</span>
                     <span class="keys-few">"← →: step · R: reveal · Esc: leave"</span>
                 }
             } else {
                 view! {
                     <span class="keys-all">"← → Space: step · Home End · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"</span>
+                    <span class="keys-some">"← →: step · h: hide the explanation · Esc: leave"</span>
                     <span class="keys-few">"← →: step · Esc: leave"</span>
                 }
             }}</span>

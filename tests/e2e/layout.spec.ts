@@ -168,11 +168,45 @@ test("the presenter bar keeps its height from step to step on a laptop, with the
   for (const step of ["input-0", "projection-0", "projection-1", "projection-2", "split-0", "split-1", "scores-0"]) {
     await expect(bar).toHaveAttribute("data-step", step);
     heights.add(Math.round((await bar.boundingBox())!.height));
+    await expectHelpWhole(page, step);
     await page.keyboard.press("ArrowRight");
   }
   expect([...heights]).toHaveLength(1);
   expect([...heights][0]).toBeLessThanOrEqual(40);
 });
+
+test("the keys' help is never cut short: it names fewer keys where the bar gives it less room", async ({ app, page }) => {
+  for (const [width, height] of [[1920, 1080], [1366, 768], [1280, 800], [1024, 768]] as const) {
+    await page.setViewportSize({ width, height });
+    await app.goto("./?present=1#v=1&stage=input&goal=previous&quiz=1");
+    await expect(page.locator(".presenter-help")).toContainText("R: reveal");
+    const bar = page.getByTestId("presenter-bar");
+    // The input names no head; the projections and the split name what they show. With the
+    // quiz, a step's first press reveals its answer.
+    const seen = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const step = (await bar.getAttribute("data-step"))!;
+      seen.add(step);
+      await expectHelpWhole(page, `${width}, ${step}`);
+      await page.keyboard.press("PageDown");
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    }
+    expect(seen).toContain("split-1");
+  }
+});
+
+/** The presenter's keys' help shows all it says within its two lines, and names `h` where it
+ *  has the room of a laptop's bar. */
+async function expectHelpWhole(page: Page, at: string): Promise<void> {
+  const help = await page.locator(".presenter-help").evaluate((el) => ({
+    clipped: el.scrollHeight > el.clientHeight + 1,
+    width: el.getBoundingClientRect().width,
+    text: (el as HTMLElement).innerText,
+  }));
+  expect(help.clipped, `${at}: the help is clipped: ${help.text}`).toBe(false);
+  expect(help.text, `${at}: the help names the step keys`).toContain("step");
+  if (help.width >= 240) expect(help.text, `${at}: the help names h`).toContain("h: hide the explanation");
+}
 
 test("the presenter bar fits a tablet's width: its dots in three rows at most, Leave on screen", async ({ app, page }) => {
   for (const width of [920, 800, 720]) {

@@ -75,10 +75,10 @@ pub use settings::{
     word_order_after_switch, word_order_text, TemperatureProblem,
 };
 pub use stages::{
-    activation_name, formula_equation, formula_equations, norm_name, projection_part_name,
-    shape_text, stage_explanation, stage_explanation_in, stage_formula, stage_formula_mathml,
-    stage_name, stage_name_in, stage_note, stage_progress, stage_rail_name, stage_rail_name_in,
-    stage_title,
+    activation_name, formula_equation, formula_equations, formula_half, norm_name,
+    projection_part_name, shape_text, stage_explanation, stage_explanation_in, stage_formula,
+    stage_formula_mathml, stage_name, stage_name_in, stage_note, stage_progress, stage_rail_name,
+    stage_rail_name_in, stage_title,
 };
 pub use training::{
     goal_description, head_target_label, head_target_menu, loss_text, optimizer_label,

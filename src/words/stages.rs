@@ -334,6 +334,17 @@ pub fn formula_equation(mathml: &str, i: usize) -> Option<String> {
     mathml.split(EQUATION_SEPARATOR).nth(i).map(str::to_string)
 }
 
+/// Half `i` (0 or 1) of a formula's equations in MathML, as one formula: the first half's or
+/// the second's (∂L/∂Qₕ's equations or ∂L/∂Kₕ's); `None` past the second.
+pub fn formula_half(mathml: &str, i: usize) -> Option<String> {
+    let equations: Vec<&str> = mathml.split(EQUATION_SEPARATOR).collect();
+    let half = equations.len().div_ceil(2);
+    equations
+        .chunks(half)
+        .nth(i)
+        .map(|part| part.join(EQUATION_SEPARATOR))
+}
+
 /// The formula as presentation MathML (the inside of a `<math>` element), for the settings in
 /// `c`: the same formula as [`stage_formula`].
 pub fn stage_formula_mathml(stage: Stage, c: &Config, w: Wiring) -> String {
@@ -724,6 +735,42 @@ mod tests {
         assert_eq!(stage_formula(Stage::Scale, &unscaled, W), "Zₕ = Sₕ");
         assert!(!stage_title(Stage::Scale, &unscaled, W).contains('√'));
         assert!(!stage_formula_mathml(Stage::Scale, &unscaled, W).contains("msqrt"));
+    }
+
+    #[test]
+    fn under_rotary_positions_each_half_of_the_way_back_through_the_scores_turns_its_gradient_back()
+    {
+        use crate::attention::LossKind;
+        let rope = Wiring { rope: true, ..W };
+        let f = crate::words::back_formula_mathml(
+            Stage::BackScores,
+            &Config::default(),
+            rope,
+            LossKind::Pattern,
+        );
+        assert_eq!(formula_equations(&f).len(), 4, "{f}");
+        for (i, m) in ["Q", "K"].iter().enumerate() {
+            let half = formula_half(&f, i).unwrap();
+            let other = if i == 0 { "K" } else { "Q" };
+            assert_eq!(formula_equations(&half).len(), 2, "{half}");
+            // ∂L/∂Q̃ₕ = …, then ∂L/∂Qₕ = rot(∂L/∂Q̃ₕ, −p), and nothing of the other half's.
+            let lhs = |x: &str| {
+                format!("<mfrac><mrow><mo>∂</mo><mi>L</mi></mrow><mrow><mo>∂</mo><msub><mi>{x}</mi><mi>h</mi></msub></mrow></mfrac><mo>=</mo>")
+            };
+            assert!(half.starts_with(&lhs(&format!("{m}\u{303}"))), "{half}");
+            assert!(half.contains(&format!("{}<mi>rot</mi>", lhs(m))), "{half}");
+            assert!(half.contains("<mo>−</mo><mi>p</mi>"), "{half}");
+            assert!(!half.contains(&lhs(other)), "{half}");
+        }
+        assert_eq!(formula_half(&f, 2), None);
+        // Without the turn, each half is one equation, as before.
+        let plain = crate::words::back_formula_mathml(
+            Stage::BackScores,
+            &Config::default(),
+            W,
+            LossKind::Pattern,
+        );
+        assert_eq!(formula_half(&plain, 1), formula_equation(&plain, 1));
     }
 
     #[test]

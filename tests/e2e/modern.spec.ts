@@ -159,7 +159,10 @@ test("presenting the Llama-style preset at 1024×768, a head's ∂L/∂Qₕ and 
     await expect(bar).toHaveAttribute("data-step", step);
     await expect(page.getByTestId("presenter-head")).toHaveText(label);
     await expect(page.getByTestId(`canvas-${result}`)).toHaveAttribute("data-drawn", "true");
-    await expect(page.getByTestId("formula").locator("math")).toHaveCount(1);
+    // The step's own two equations: its turned operand's gradient, and that turned back.
+    const equations = page.getByTestId("formula").locator("math");
+    await expect(equations).toHaveCount(2);
+    await expect(equations.nth(1)).toContainText("rot");
     // ∂L/∂Kₕ = (∂L/∂Sₕ)ᵀ·Qₕ is drawn with the ∂L/∂Sₕ it reads, as ∂L/∂Qₕ is; a head sharing its
     // key/value head numbers the shared head's columns (one key/value head: d1 to d4).
     await expect(page.getByTestId(`canvas-d_scores-h${result.slice(-1)}`)).toBeVisible();

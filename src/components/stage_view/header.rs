@@ -7,9 +7,9 @@ use crate::components::presenter::{decode_part_shown, has_parts, in_halves, pres
 use crate::components::{trace_outline, Paragraphs};
 use crate::words::{
     back_formula_mathml, back_note_of_head, back_part_formula_mathml, back_shape_text, back_title,
-    decode_note, formula_equation, formula_equations, shape_text, stage_explanation_in,
-    stage_formula_mathml, stage_note, stage_progress, stage_title, tiles_note, tiles_shapes,
-    unreached_text,
+    decode_note, formula_equation, formula_equations, formula_half, shape_text,
+    stage_explanation_in, stage_formula_mathml, stage_note, stage_progress, stage_title,
+    tiles_note, tiles_shapes, unreached_text,
 };
 
 /// The loss of the goal's gradients; `None` when the goal cannot be used (the stage then says
@@ -103,9 +103,8 @@ pub(super) fn StageHeader(
             let alone = (parts > 1).then(|| {
                 let part = ui.part_of(s).min(parts - 1);
                 match s {
-                    Stage::Projection | Stage::SplitHeads | Stage::BackScores => {
-                        formula_equation(&inner, part)
-                    }
+                    Stage::Projection | Stage::SplitHeads => formula_equation(&inner, part),
+                    Stage::BackScores => formula_half(&inner, part),
                     _ => BackMatrix::shown_alone(s, o.wiring)
                         .get(part)
                         .and_then(|&m| {

@@ -138,15 +138,28 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
                 main
             }
         }
-        Stage::BackScores if w.rope => format!(
-            "{}{eq}{}{}{SEP}{}{eq}<msup><mrow>{}</mrow><mi>T</mi></msup>{}",
-            d("Q̃ₕ"),
-            d("Sₕ"),
-            sym("K̃ₕ"),
-            d("K̃ₕ"),
-            d("Sₕ"),
-            sym("Q̃ₕ")
-        ),
+        // Each turned operand's gradient, then the same turned back by the angles of the
+        // forward turn: the queries' two equations, then the keys'.
+        Stage::BackScores if w.rope => {
+            let back = |x: &str, turned: &str| {
+                format!(
+                    "{}{eq}<mi>rot</mi><mo>(</mo>{}<mo>,</mo><mrow><mo>−</mo><mi>p</mi></mrow><mo>)</mo>",
+                    d(x),
+                    d(turned)
+                )
+            };
+            format!(
+                "{}{eq}{}{}{SEP}{}{SEP}{}{eq}<msup><mrow>{}</mrow><mi>T</mi></msup>{}{SEP}{}",
+                d("Q̃ₕ"),
+                d("Sₕ"),
+                sym("K̃ₕ"),
+                back("Qₕ", "Q̃ₕ"),
+                d("K̃ₕ"),
+                d("Sₕ"),
+                sym("Q̃ₕ"),
+                back("Kₕ", "K̃ₕ")
+            )
+        }
         Stage::BackScores => format!(
             "{}{eq}{}{}{SEP}{}{eq}<msup><mrow>{}</mrow><mi>T</mi></msup>{}",
             d("Qₕ"),

@@ -288,60 +288,39 @@ pub fn place(room: Room, picture: &Picture, rule: &Rule) -> Placement {
             lines_width: lines_width(room.width, picture, zoom, given_share, one_row),
         })
     };
+    // The height let go, as wide as the room allows, at most `cap`: a picture that runs below
+    // its room anyway.
+    let running_below = |cap: f64| -> Placement {
+        let tall = Room {
+            height: f64::INFINITY,
+            ..room
+        };
+        let Some(p) = choose(tall) else {
+            return least(room, picture, rule);
+        };
+        let zoom = p.zoom.min(cap).max(rule.zoom.0);
+        // Drawn smaller than chosen, the operands may keep their results' size.
+        let given_share = if zoom < p.zoom && fits(tall, picture, zoom, 1.0, p.one_row) {
+            1.0
+        } else {
+            p.given_share
+        };
+        Placement {
+            zoom,
+            given_share,
+            fits: !rule.fit_height,
+            lines_width: lines_width(room.width, picture, zoom, given_share, p.one_row),
+            ..p
+        }
+    };
     let whole = choose(room);
     match whole {
         Some(p) if rule.fit_height || p.zoom >= readable => p,
-        // A page that scrolls: at least readable where the width allows, the height let go.
-        _ if !rule.fit_height => {
-            let tall = Room {
-                height: f64::INFINITY,
-                ..room
-            };
-            match choose(tall) {
-                Some(p) => {
-                    let zoom = p.zoom.min(readable.max(whole.map_or(0.0, |w| w.zoom)));
-                    Placement {
-                        zoom,
-                        lines_width: lines_width(
-                            room.width,
-                            picture,
-                            zoom,
-                            p.given_share,
-                            p.one_row,
-                        ),
-                        ..p
-                    }
-                }
-                None => least(room, picture, rule),
-            }
-        }
-        // Too tall for the room even at the least zoom: as wide as the room allows, up to the
-        // rule's zoom for a picture that runs below it anyway.
-        _ if rule.short_zoom > 0.0 => {
-            let tall = Room {
-                height: f64::INFINITY,
-                ..room
-            };
-            match choose(tall) {
-                Some(p) => {
-                    let zoom = p.zoom.min(rule.short_zoom).max(rule.zoom.0);
-                    // Drawn smaller than chosen, the operands may keep their results' size.
-                    let given_share = if fits(tall, picture, zoom, 1.0, p.one_row) {
-                        1.0
-                    } else {
-                        p.given_share
-                    };
-                    Placement {
-                        zoom,
-                        given_share,
-                        fits: false,
-                        lines_width: lines_width(room.width, picture, zoom, given_share, p.one_row),
-                        ..p
-                    }
-                }
-                None => least(room, picture, rule),
-            }
-        }
+        // A page that scrolls: at least readable where the width allows.
+        _ if !rule.fit_height => running_below(readable.max(whole.map_or(0.0, |w| w.zoom))),
+        // Too tall for the room even at the least zoom: up to the rule's zoom for a picture
+        // that runs below it anyway.
+        _ if rule.short_zoom > 0.0 => running_below(rule.short_zoom),
         _ => least(room, picture, rule),
     }
 }

@@ -136,13 +136,16 @@ pub fn provide_quiz(
         }
     });
     // New numbers or a new goal make new answers: every stage is hidden again, and the tally
-    // stays.
+    // stays. Numbers a training step wrote are watched, not predicted: a revealed answer
+    // follows them (hiding it would also take away the buttons that train).
+    let trainer = use_context::<super::training_panel::Trainer>();
     Effect::new(move |prev: Option<()>| {
         trace.track();
         // Read, not only tracked: a memo first computed later, when a backward stage reads the
         // pass, would count as a new goal and hide every answer.
         backward.goal.with(|_| ());
-        if prev.is_some() && session.with_untracked(Session::any_revealed) {
+        let trained = trainer.is_some_and(|t| t.wrote_model_on_screen());
+        if prev.is_some() && !trained && session.with_untracked(Session::any_revealed) {
             session.update(Session::hide_all);
         }
     });
@@ -293,10 +296,19 @@ pub fn QuizCard(
     });
 
     // The outcome of the question on screen: of this step, where the view steps through the
-    // stage's parts or heads.
+    // stage's parts or heads. Training moves the numbers under a revealed answer: the card
+    // then shows the question on the numbers on screen, with its answer.
     let outcome = Memo::new(move |_| {
         let slot = quiz.slot.get()?;
-        quiz.session.with(|s| s.outcome(slot).cloned())
+        let kept = quiz.session.with(|s| s.outcome(slot).cloned())?;
+        Some(match quiz.question.get() {
+            Some(question) if question != kept.question => Outcome {
+                question,
+                given: None,
+                right: None,
+            },
+            _ => kept,
+        })
     });
     // A backward stage the loss does not reach, or a goal the settings refuse, asks nothing:
     // the card says why instead of standing empty.

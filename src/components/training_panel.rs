@@ -64,6 +64,13 @@ impl Trainer {
         self.running.into()
     }
 
+    /// Whether the model on screen is the one training last wrote: its numbers changed by a step
+    /// the learner asked to watch, not by an edit.
+    pub(super) fn wrote_model_on_screen(&self) -> bool {
+        self.model
+            .with_untracked(|m| self.written.with_value(|w| w.as_ref() == Some(m)))
+    }
+
     /// Whether a run has a loss curve to show.
     pub(super) fn has_curve(&self) -> Memo<bool> {
         let losses = self.losses;

@@ -584,6 +584,32 @@ test("presenting at 1024×768, the bar keeps its height while a question hides t
   expect((await bar.boundingBox())!.height).toBe(asked);
 });
 
+test("presenting with the quiz, a revealed step trains on: the answer follows the numbers and the buttons stay", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto("./?present=1#v=1&quiz=1&stage=softmax&goal=previous");
+  await page.keyboard.press("r");
+  const feedback = page.getByTestId("quiz-feedback");
+  await expect(feedback).toHaveText("The answer is 0.46.");
+  await expect(page.getByTestId("quiz-prompt")).toContainText("most weight to “hungry”");
+  const run = page.getByTestId("train-run");
+  await run.click();
+  // Each step's new numbers leave the answer revealed, so the run and its buttons go on.
+  await expect
+    .poll(async () => Number((await page.getByTestId("train-status").textContent())?.match(/After (\d+) steps/)?.[1] ?? 0))
+    .toBeGreaterThan(100);
+  await expect(hiddenResults(page)).toHaveCount(0);
+  await expect(page.getByTestId("presenter-training")).toBeVisible();
+  await expect(run).toHaveText("Pause");
+  await run.click();
+  await expect(run).toHaveText("Train");
+  // The head learned to look one back: the card asks and answers on the numbers on screen.
+  await expect(page.getByTestId("quiz-prompt")).toContainText("most weight to “I”");
+  await expect(feedback).toHaveText(/^The answer is (0\.9\d|1\.00)\.$/);
+  // Numbers a run did not write (Reset's) hide the answer again.
+  await page.getByTestId("train-reset").click();
+  await expect(hiddenResults(page).first()).toBeVisible();
+});
+
 test("presenting at 1024×768, a long revealed sum scrolls within its box and the step stays on one screen", async ({ app, page }) => {
   await page.setViewportSize({ width: 1024, height: 768 });
   await app.goto(

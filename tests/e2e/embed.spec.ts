@@ -195,6 +195,22 @@ for (const column of [700, 400]) {
         });
         expect(cut, `${title}: every row sum shows its number`).toBe(false);
       }
+      // Every heatmap is drawn at the size the layout gave it (an operator taking a row of its
+      // own in a line kept on one row squeezed the operands to half of it).
+      const squeezed = await inner.locator(".stage").evaluate((stage) => {
+        const app = getComputedStyle(stage.closest(".app")!);
+        const zoom = Number(app.getPropertyValue("--zoom"));
+        const given = Number(app.getPropertyValue("--given-zoom"));
+        const room = stage.getBoundingClientRect().width;
+        return Array.from(stage.querySelectorAll("canvas"))
+          .filter((c) => c.closest(".heatmap") && c.style.getPropertyValue("--w"))
+          .map((c) => {
+            const wanted = Number(c.style.getPropertyValue("--w")) * (c.closest(".given") ? given : zoom);
+            return { id: c.dataset.testid, drawn: c.getBoundingClientRect().width, wanted: Math.min(wanted, room) };
+          })
+          .filter((c) => c.drawn < 0.9 * c.wanted);
+      });
+      expect(squeezed, `${title}: heatmaps drawn at their size`).toEqual([]);
       heights.push(Math.round((await frameBox(frame)).height));
       const next = inner.getByTestId("next");
       if (await next.isDisabled()) break;

@@ -218,7 +218,8 @@ impl Heatmap<'_> {
         let value_chars = widest_value(self.values, self.decimals);
         // [`CHAR_W`] is a wide font's digit: the numbers keep a few pixels either side.
         let wanted = (value_chars as u32 * CHAR_W + 4).max(32);
-        let widest = (560 / cols.max(1) as u32).max(18);
+        // Room for sixteen columns of two-decimal numbers such as −2.09.
+        let widest = (640 / cols.max(1) as u32).max(18);
         let col_chars = longest_label(self.col_labels);
         // A cell may widen a little for its column's label, which reads better than turning it;
         // a label turned upwards anyway leaves the cell as narrow as its numbers.
@@ -815,6 +816,17 @@ mod tests {
         assert_eq!(l.cell_at(x, y, 3, 4), Some((1, 2)));
         assert_eq!(l.cell_at(0.0, 0.0, 3, 4), None);
         assert!(l.show_values);
+    }
+
+    #[test]
+    fn sixteen_columns_of_two_decimal_numbers_show_their_numbers_and_thirty_two_do_not() {
+        for (cols, shown) in [(16, true), (32, false)] {
+            let m = Matrix::from_element(8, cols, -2.09);
+            let rows = labels(8, "t");
+            let names = labels(cols, "f");
+            let l = heatmap_of(&m, (&rows, &names), ("tokens", "hidden units")).layout();
+            assert_eq!(l.show_values, shown, "{cols} columns");
+        }
     }
 
     /// The layout of `values` with these labels and axes.

@@ -326,6 +326,7 @@ impl Wiring {
             block: self.block,
             rope: self.rope,
             rms: self.norm_type == NormType::RmsNorm,
+            gated: self.block.is_some() && self.activation == Activation::Swiglu,
             ..Order::default()
         }
     }

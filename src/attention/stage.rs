@@ -145,6 +145,9 @@ pub struct Order {
     pub decode: bool,
     /// The block's norms are RMSNorm: it names its norm stages (it shows no other stage).
     pub rms: bool,
+    /// The block's activation is SwiGLU, whose stage shows the gate's weights too (a step of
+    /// their own where the stage is shown in steps).
+    pub gated: bool,
 }
 
 impl From<Option<Norm>> for Order {
@@ -417,6 +420,7 @@ mod tests {
                 tiles: true,
                 decode: true,
                 rms: false,
+                gated: false,
             };
             let seq = Stage::sequence(order);
             assert_eq!(seq.len(), Stage::sequence(block).len() + 3);

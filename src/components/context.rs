@@ -203,6 +203,11 @@ impl UiContext {
             cross: self.cross.get(),
             block: order.block,
             rope: order.rope,
+            activation: if order.gated {
+                crate::attention::Activation::Swiglu
+            } else {
+                crate::attention::Activation::default()
+            },
             ..Default::default()
         }
     }

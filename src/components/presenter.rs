@@ -8,8 +8,10 @@ use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::quiz::QuizContext;
 use super::training_panel::TrainingButtons;
 use crate::attention::Order;
-use crate::attention::{BackMatrix, HeadGrad, LossKind, Stage, Wiring};
-use crate::words::{back_label, projection_part_name, stage_name_in, DECODE_OUTPUT_STEP};
+use crate::attention::{Activation, BackMatrix, HeadGrad, LossKind, Stage, Wiring};
+use crate::words::{
+    back_label, gated_part_name, projection_part_name, stage_name_in, DECODE_OUTPUT_STEP,
+};
 use leptos::prelude::*;
 
 /// How many steps `stage` takes in presenter mode, with `n_heads` heads and `wiring`, and with
@@ -36,6 +38,12 @@ pub fn presenter_parts(
         (Stage::BackScores, Some(_)) => 2 * n_heads.max(1),
         _ if stage.is_per_head_under(loss) => n_heads.max(1),
         (Stage::Projection, _) => 3,
+        // SwiGLU's gating, then the gate's weights.
+        (Stage::Activation, _)
+            if wiring.block.is_some() && wiring.activation == Activation::Swiglu =>
+        {
+            2
+        }
         (Stage::BackOutput | Stage::BackProjection, Some(LossKind::Task)) => {
             BackMatrix::shown_alone(stage, wiring).len()
         }
@@ -84,7 +92,11 @@ pub(crate) fn decode_part_shown(ui: UiContext, stage: Stage) -> Option<bool> {
 pub(crate) fn has_parts(stage: Stage) -> bool {
     matches!(
         stage,
-        Stage::Projection | Stage::BackOutput | Stage::BackProjection | Stage::BackInput
+        Stage::Projection
+            | Stage::Activation
+            | Stage::BackOutput
+            | Stage::BackProjection
+            | Stage::BackInput
     )
 }
 
@@ -223,6 +235,9 @@ pub fn PresenterBar(
         let wiring = ui.steps_wiring();
         match s {
             Stage::Projection => Some(projection_part_name(part(), wiring)),
+            Stage::Activation if parts_on_screen(s, n, wiring, backward, run) > 1 => {
+                Some(gated_part_name(part(), wiring))
+            }
             Stage::Decode if decode_part_shown(ui, s) == Some(true) => {
                 Some(DECODE_OUTPUT_STEP.to_string())
             }
@@ -574,6 +589,38 @@ mod tests {
         assert_eq!(
             presenter_step(true, Stage::BackScores, 3, &steps, None),
             Some((Stage::BackProjection, 0))
+        );
+    }
+
+    #[test]
+    fn swiglu_shows_its_gating_then_the_gates_weights_and_other_activations_one_step() {
+        let gated = Wiring {
+            block: Some(Norm::Pre),
+            activation: Activation::Swiglu,
+            ..Wiring::default()
+        };
+        assert_eq!(presenter_parts(Stage::Activation, 2, gated, None), 2);
+        for activation in [Activation::Relu, Activation::Gelu] {
+            let w = Wiring {
+                activation,
+                ..gated
+            };
+            assert_eq!(presenter_parts(Stage::Activation, 2, w, None), 1);
+        }
+        let order = gated.order();
+        assert!(order.gated);
+        let steps = |s| presenter_parts(s, 2, gated, None);
+        assert_eq!(
+            presenter_step(true, Stage::Activation, 0, &steps, order),
+            Some((Stage::Activation, 1))
+        );
+        assert_eq!(
+            presenter_step(true, Stage::Activation, 1, &steps, order),
+            Some((Stage::FeedForward, 0))
+        );
+        assert_eq!(
+            crate::words::gated_part_name(0, gated),
+            "Gating: G = SiLU(N₂·W_gate) ⊙ H"
         );
     }
 

@@ -75,7 +75,7 @@ pub use settings::{
     word_order_after_switch, word_order_text, TemperatureProblem,
 };
 pub use stages::{
-    activation_name, formula_equation, formula_equations, formula_half, norm_name,
+    activation_name, formula_equation, formula_equations, formula_half, gated_part_name, norm_name,
     projection_part_name, shape_text, stage_explanation, stage_explanation_in, stage_formula,
     stage_formula_mathml, stage_name, stage_name_in, stage_note, stage_progress, stage_rail_name,
     stage_rail_name_in, stage_title,

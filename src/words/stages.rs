@@ -48,6 +48,15 @@ pub fn projection_part_name(part: usize, w: Wiring) -> String {
     }
 }
 
+/// Which step of SwiGLU's activation presenter mode shows, `part` 0 or 1, reading the input of
+/// `w`'s feed-forward network: the gating, then the gate's weights.
+pub fn gated_part_name(part: usize, w: Wiring) -> String {
+    match part {
+        0 => format!("Gating: G = SiLU({}·W_gate) ⊙ H", ffn_input(w)),
+        _ => "The gate's weights: W_gate".into(),
+    }
+}
+
 /// The stage's name in three parts for the stage rail, which shows only the middle one (a word
 /// or two) where space is short; the three together are [`stage_name`], so the button's
 /// accessible name holds what it shows.

@@ -178,6 +178,38 @@ test("presenting the Llama-style preset at 1024×768, a head's ∂L/∂Qₕ and 
   await expect(bar).toHaveAttribute("data-step", "back-projection-0");
 });
 
+test("presenting the Llama-style preset at 1024×768, SwiGLU's gating and the gate's weights each take a step with 24 px cells", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto();
+  await app.openPlace("inputs");
+  await page.getByTestId("preset").selectOption("llama");
+  await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(18);
+  const link = new URL(page.url());
+  link.searchParams.set("present", "1");
+  link.hash = link.hash.replace(/&(stage|cell)=[^&]*/g, "") + "&stage=activation";
+  await page.goto(link.toString());
+  const bar = page.getByTestId("presenter-bar");
+  for (const [step, label, canvases] of [
+    ["activation-0", "Gating: G = SiLU(N₂·W_gate) ⊙ H", ["hidden", "activated"]],
+    ["activation-1", "The gate's weights: W_gate", ["w_gate"]],
+  ] as const) {
+    await expect(bar).toHaveAttribute("data-step", step);
+    await expect(page.getByTestId("presenter-head")).toHaveText(label);
+    const shown = page.locator(".stage canvas");
+    await expect(shown).toHaveCount(canvases.length);
+    for (const name of canvases) {
+      const canvas = page.getByTestId(`canvas-${name}`);
+      await expect(canvas).toHaveAttribute("data-drawn", "true");
+      await expect.poll(() => cellHeight(canvas), { message: `${step}: ${name}'s cells` }).toBeGreaterThanOrEqual(23.9);
+    }
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollHeight), { message: `${step}: no scrolling` })
+      .toBeLessThanOrEqual(768);
+    await page.keyboard.press("ArrowRight");
+  }
+  await expect(bar).toHaveAttribute("data-step", "ffn-out-0");
+});
+
 test("on a phone the rotary stage fits the column and a tapped cell explains its turn", async ({ app, page }) => {
   await page.setViewportSize({ width: 375, height: 812 });
   await app.goto(`./${MODERN}&stage=rotary`);

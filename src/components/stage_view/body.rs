@@ -91,6 +91,12 @@ pub(super) fn StageBody(
                 let part = part.min(shown.len().saturating_sub(1));
                 shown = shown.into_iter().skip(part).take(1).collect();
             }
+            // SwiGLU's gating, then the gate's weights, each drawn large.
+            (Stage::Activation, Some(part))
+                if ui.presenting.get() && !every_head && shown.len() == 2 =>
+            {
+                shown = shown.into_iter().skip(part.min(1)).take(1).collect();
+            }
             (Stage::BackOutput | Stage::BackProjection | Stage::BackInput, Some(part))
                 if ui.presenting.get() && !every_head =>
             {

@@ -295,6 +295,28 @@ test("with the block at 1366×768 the rail keeps every stage's name, on two rows
   expect(await page.getByTestId("rail-forward").evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
 });
 
+for (const [what, hash, count] of [
+  ["rotary positions", "rope=10000", 11],
+  ["rotary positions, the tiles and decoding", "causal=1&rope=10000&pf=2&tile=2", 13],
+] as const) {
+  test(`with ${what} at 1280×800 the rail shows all ${count} stages' names, half on each of two rows`, async ({ app, page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await app.goto(`./#v=1&${hash}&stage=input`);
+    const rail = page.getByTestId("rail-forward");
+    const buttons = rail.locator("button");
+    await expect(buttons).toHaveCount(count);
+    expect(await rail.evaluate((el) => el.scrollWidth - el.clientWidth), "nothing behind the rail's end").toBeLessThanOrEqual(1);
+    const tops = new Map<number, number>();
+    for (const button of await buttons.all()) {
+      const b = (await button.boundingBox())!;
+      tops.set(Math.round(b.y), (tops.get(Math.round(b.y)) ?? 0) + 1);
+      const name = button.locator(".rail-name");
+      expect((await name.boundingBox())!.width, `${await name.textContent()} is named`).toBeGreaterThan(5);
+    }
+    expect([...tops.values()]).toEqual([Math.ceil(count / 2), Math.floor(count / 2)]);
+  });
+}
+
 test("with the block at 1366×768 every matrix tab is in sight, none behind a scrollbar", async ({ app, page }) => {
   await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto("./#v=1&blk=1");

@@ -231,7 +231,8 @@ for (const viewport of [
 }
 
 test("a rail wider than its column fades out where more stages lie beyond it", async ({ app, page }) => {
-  await page.setViewportSize({ width: 1366, height: 768 });
+  // Thirteen stages take two rows on a laptop; a phone's column scrolls them.
+  await page.setViewportSize({ width: 375, height: 812 });
   const rail = page.getByTestId("rail-forward");
   const fades = () =>
     rail.evaluate((el) => {
@@ -244,6 +245,7 @@ test("a rail wider than its column fades out where more stages lie beyond it", a
   await rail.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
   await expect.poll(fades).toEqual(["48px", "0px"]);
   // A rail that fits does not fade.
+  await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto("./#v=1&stage=input");
   expect(await rail.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(false);
   await expect.poll(fades).toEqual(["0px", "0px"]);

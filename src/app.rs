@@ -481,7 +481,10 @@ pub fn App() -> impl IntoView {
                     }.into_any())}
                     // The lab would show the hidden result's numbers.
                     {move || (!presenting.get() && !embed && !quiz.hidden.get()).then(|| view! {
-                        <p class="hint">"Tip: ← and → step through the stages."</p>
+                        <p class="hint" data-testid="step-tip">
+                            <span class="hint-hover">"Tip: ← and → step through the stages."</span>
+                            <span class="hint-touch">"Tip: swipe across the stage to step through the stages."</span>
+                        </p>
                     }.into_any())}
                     // Kept while presenting, where it shrinks to a large loss curve once a run
                     // has one (its buttons move to the presenter bar), so a run goes on when

@@ -154,6 +154,12 @@ test("the rail is one stop for Tab, and the arrows carry the focus along it", as
   await expect(page.getByTestId("prev")).toBeFocused();
 });
 
+test("with a mouse, the tip under the stage names the arrow keys", async ({ app, page }) => {
+  await app.goto("./#v=1&stage=scores");
+  // What the reader sees, not the text hidden for the other kind of pointer.
+  await expect.poll(() => page.getByTestId("step-tip").innerText()).toBe("Tip: ← and → step through the stages.");
+});
+
 test("the skip link takes the keyboard to the stage", async ({ app, page }) => {
   await app.goto("./");
   await page.keyboard.press("Tab");
@@ -251,6 +257,13 @@ test.describe("on a phone", () => {
     // A short move is no swipe.
     await swipe(200, 170);
     await expect(page.getByTestId("stage-title")).toHaveText("Scores QₕKₕᵀ");
+  });
+
+  test("the tip under the stage names the swipe, not the arrow keys", async ({ app, page }) => {
+    await app.goto("./#v=1&stage=scores");
+    await expect
+      .poll(() => page.getByTestId("step-tip").innerText())
+      .toBe("Tip: swipe across the stage to step through the stages.");
   });
 
   test("a tap that closes a menu does nothing else", async ({ app, page }) => {

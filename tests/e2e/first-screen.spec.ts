@@ -332,6 +332,26 @@ for (const size of [
   });
 }
 
+test("while a head trains, its table for screen readers follows the run at least once a second", async ({ app, page }) => {
+  await app.goto("./#v=1&s=the%20cat%20sat%20on%20a%20mat&causal=1");
+  await app.openPlace("train");
+  const table = page.getByTestId("table-train-weights-h0").locator("tbody");
+  const cells = () => table.locator("td[data-value]").evaluateAll((tds) => tds.map((c) => c.getAttribute("data-value")).join(","));
+  await expect.poll(cells).not.toBe("");
+  const run = page.getByTestId("train-run");
+  await run.click();
+  await expect(run).toHaveText("Pause");
+  // The run never pauses its edits, yet the table is written anew while it goes on.
+  const seen = new Set<string>([await cells()]);
+  for (let i = 0; i < 3; i++) {
+    await page.waitForTimeout(1200);
+    seen.add(await cells());
+  }
+  await expect(run).toHaveText("Pause");
+  expect(seen.size, "the table's numbers while training").toBeGreaterThanOrEqual(3);
+  await run.click();
+});
+
 test("typing one's own sentence says whom the weights were made for and offers to teach a head", async ({ app, page }) => {
   await app.goto("./");
   await app.openPlace("inputs");

@@ -2,7 +2,7 @@
 // window and the Llama-style block, at the places of the layout rule, against the CLI.
 import type { Page } from "@playwright/test";
 import path from "node:path";
-import { test, expect, box, cellHeight, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type Matrix } from "./fixtures";
+import { test, expect, box, cellHeight, clickCell, expectMatrixClose, runCli, copiedEmbed, narrowHost, presentOnScreen, type AppPage, type Matrix } from "./fixtures";
 
 /** A link with rotary positions, one key/value head for two query heads and a window of 3. */
 const MODERN = "#v=1&d=8&h=2&causal=1&rope=10000&kv=1&win=3&s=the%20cat%20sat%20on%20the%20mat";
@@ -138,17 +138,22 @@ for (const viewport of [
   });
 }
 
-test("presenting the Llama-style preset at 1024×768, a head's ∂L/∂Qₕ and ∂L/∂Kₕ each take a step with 24 px cells", async ({ app, page }) => {
+/** Presents the Llama-style preset at 1024×768 from `stage`: the preset's link, without its
+ *  cell of A₁. */
+async function presentLlama(app: AppPage, page: Page, stage: string): Promise<void> {
   await page.setViewportSize({ width: 1024, height: 768 });
   await app.goto();
   await app.openPlace("inputs");
   await page.getByTestId("preset").selectOption("llama");
   await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(18);
-  // The preset's link, presented at the way back through the scores, without its cell of A₁.
   const link = new URL(page.url());
   link.searchParams.set("present", "1");
-  link.hash = link.hash.replace(/&(stage|cell)=[^&]*/g, "") + "&stage=back-scores";
+  link.hash = link.hash.replace(/&(stage|cell)=[^&]*/g, "") + `&stage=${stage}`;
   await page.goto(link.toString());
+}
+
+test("presenting the Llama-style preset at 1024×768, a head's ∂L/∂Qₕ and ∂L/∂Kₕ each take a step with 24 px cells", async ({ app, page }) => {
+  await presentLlama(app, page, "back-scores");
   const bar = page.getByTestId("presenter-bar");
   for (const [step, label, result] of [
     ["back-scores-0", "∂L/∂Q₁: 1 of 4", "d_q-h0"],
@@ -179,15 +184,7 @@ test("presenting the Llama-style preset at 1024×768, a head's ∂L/∂Qₕ and 
 });
 
 test("presenting the Llama-style preset at 1024×768, SwiGLU's gating and the gate's weights each take a step with 24 px cells", async ({ app, page }) => {
-  await page.setViewportSize({ width: 1024, height: 768 });
-  await app.goto();
-  await app.openPlace("inputs");
-  await page.getByTestId("preset").selectOption("llama");
-  await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(18);
-  const link = new URL(page.url());
-  link.searchParams.set("present", "1");
-  link.hash = link.hash.replace(/&(stage|cell)=[^&]*/g, "") + "&stage=activation";
-  await page.goto(link.toString());
+  await presentLlama(app, page, "activation");
   const bar = page.getByTestId("presenter-bar");
   for (const [step, label, canvases] of [
     ["activation-0", "Gating: G = SiLU(N₂·W_gate) ⊙ H", ["hidden", "activated"]],

@@ -158,6 +158,24 @@ test("the rail is one stop for Tab, and the arrows carry the focus along it", as
   await expect(page.getByTestId("prev")).toBeFocused();
 });
 
+test("at 1280×800 the sentence's place leaves the settings in sight above an open explanation, and fades where more lies below", async ({ app, page }) => {
+  await app.goto("./");
+  await expect(page.getByTestId("explain-title")).toContainText("A₁[hungry, I]");
+  await app.openPlace("inputs");
+  // The first setting can be reached where it is: nothing covers it.
+  const select = page.getByTestId("d-model");
+  const reachable = await select.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    return hit === el || el.contains(hit);
+  });
+  expect(reachable, "the first setting is not under the explanation").toBe(true);
+  const places = page.locator(".side-places");
+  await expect.poll(() => places.evaluate((el) => getComputedStyle(el).getPropertyValue("--places-fade"))).toBe("48px");
+  await places.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+  await expect.poll(() => places.evaluate((el) => getComputedStyle(el).getPropertyValue("--places-fade"))).toBe("0px");
+});
+
 test("with a mouse, the tip under the stage names the arrow keys", async ({ app, page }) => {
   await app.goto("./#v=1&stage=scores");
   // What the reader sees, not the text hidden for the other kind of pointer.

@@ -678,16 +678,16 @@ fn a_block_with_a_source_says_a_decoder_layer_has_three_sub_layers() {
 }
 
 #[test]
-fn in_post_norm_the_gradients_short_path_is_said_to_cross_each_layernorm() {
+fn in_post_norm_the_gradients_short_path_is_said_to_cross_each_norm_layernorm_or_rmsnorm() {
     let text = stage_explanation(Stage::Residual1);
     assert!(!text.contains("short path straight back"), "{text}");
     assert!(
-        text.contains("(in post-norm it passes through each LayerNorm on the way)"),
+        text.contains("(in post-norm it passes through each norm on the way)"),
         "{text}"
     );
     let second = stage_explanation(Stage::Residual2);
     assert!(
-        second.contains("through each LayerNorm, in post-norm"),
+        second.contains("through each norm, in post-norm"),
         "{second}"
     );
 }

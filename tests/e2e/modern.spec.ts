@@ -194,6 +194,8 @@ test("presenting the Llama-style preset at 1024×768, SwiGLU's gating and the ga
     await expect(page.getByTestId("presenter-head")).toHaveText(label);
     const shown = page.locator(".stage canvas");
     await expect(shown).toHaveCount(canvases.length);
+    // The gate reads the pre-norm block's N₂, as the header and the bar say.
+    if (step === "activation-0") await expect(page.locator(".stage .op").first()).toHaveText("⊙ SiLU(N₂·W_gate) →");
     for (const name of canvases) {
       const canvas = page.getByTestId(`canvas-${name}`);
       await expect(canvas).toHaveAttribute("data-drawn", "true");
@@ -205,6 +207,18 @@ test("presenting the Llama-style preset at 1024×768, SwiGLU's gating and the ga
     await page.keyboard.press("ArrowRight");
   }
   await expect(bar).toHaveAttribute("data-step", "ffn-out-0");
+});
+
+test("the Llama-style preset's way back to X names its norm RMSNorm₁, as its title does", async ({ app, page }) => {
+  await app.goto();
+  await app.openPlace("inputs");
+  await page.getByTestId("preset").selectOption("llama");
+  // The backward stages join the rail once training is opened.
+  await app.openPlace("train");
+  await page.getByTestId("stage-back-input").click();
+  await expect(page.getByTestId("stage-title")).toContainText("RMSNorm₁");
+  await expect(page.locator(".line-heading").filter({ hasText: "Back through" })).toHaveText("Back through RMSNorm₁");
+  await expect(page.locator(".stage .op").filter({ hasText: "backward" })).toHaveText(/^RMSNorm₁\s+backward →$/);
 });
 
 test("on a phone the rotary stage fits the column and a tapped cell explains its turn", async ({ app, page }) => {

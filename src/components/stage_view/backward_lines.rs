@@ -171,7 +171,7 @@ pub(super) fn backward_lines(
                     op("="),
                 ];
                 queries.extend(turned_back(HeadGrad::QRope, HeadGrad::Q));
-                let mut keys = vec![fwd(q, h), op("with ∂L/∂Sₕᵀ →")];
+                let mut keys = vec![fwd(q, h), op("with (∂L/∂Sₕ)ᵀ →")];
                 keys.extend(turned_back(HeadGrad::KRope, HeadGrad::K));
                 lines.push(Line {
                     heading: heading(h),
@@ -260,13 +260,18 @@ pub(super) fn backward_lines(
                 items: reads,
             });
             if pre {
+                // The norm by the name the block's settings give it.
+                let norm = match wiring.norm_type {
+                    crate::attention::NormType::RmsNorm => "RMSNorm₁",
+                    crate::attention::NormType::LayerNorm => "LN₁",
+                };
                 lines.push(Line {
-                    heading: Some("Back through LN₁".into()),
+                    heading: Some(format!("Back through {norm}")),
                     items: vec![
                         given_back(BackMatrix::Norm1),
                         op("and"),
                         Item::Given(p.whole(MatrixId::X, 1)),
-                        op("LN₁\nbackward →"),
+                        op(&format!("{norm}\nbackward →")),
                         back(BackMatrix::X),
                     ],
                 });

@@ -153,7 +153,7 @@ pub(super) fn stage_lines(
                         h,
                         vec![
                             given(HeadMatrix::Q, h),
-                            op("turn by p·ω →"),
+                            op("turn by φ →"),
                             head(HeadMatrix::QRope, h),
                         ],
                     ),
@@ -161,7 +161,7 @@ pub(super) fn stage_lines(
                         heading: None,
                         items: vec![
                             given(HeadMatrix::K, h),
-                            op("turn by p·ω →"),
+                            op("turn by φ →"),
                             head(HeadMatrix::KRope, h),
                         ],
                     },
@@ -333,12 +333,18 @@ fn block_lines(p: &Panels, trace: Memo<Trace>, s: Stage) -> Vec<Line> {
             Item::Panel(block(B::Hidden)),
         ],
         Stage::Activation => {
+            // The gate reads the network's input: N₂ in pre-norm, N₁ in post-norm.
             let name = trace.with_untracked(|t| {
-                t.block.as_ref().map_or("", |b| match b.activation {
-                    crate::attention::Activation::Relu => "ReLU →",
-                    crate::attention::Activation::Gelu => "GELU →",
-                    crate::attention::Activation::Swiglu => "⊙ SiLU(N·W_gate) →",
-                })
+                t.block
+                    .as_ref()
+                    .map_or(String::new(), |b| match b.activation {
+                        crate::attention::Activation::Relu => "ReLU →".into(),
+                        crate::attention::Activation::Gelu => "GELU →".into(),
+                        crate::attention::Activation::Swiglu => {
+                            let n = if pre { "N₂" } else { "N₁" };
+                            format!("⊙ SiLU({n}·W_gate) →")
+                        }
+                    })
             });
             let gated = trace.with_untracked(|t| {
                 t.block
@@ -349,7 +355,11 @@ fn block_lines(p: &Panels, trace: Memo<Trace>, s: Stage) -> Vec<Line> {
                 return vec![
                     Line {
                         heading: None,
-                        items: vec![given(B::Hidden), op(name), Item::Panel(block(B::Activated))],
+                        items: vec![
+                            given(B::Hidden),
+                            op(&name),
+                            Item::Panel(block(B::Activated)),
+                        ],
                     },
                     Line {
                         heading: Some("The gate's weights".into()),
@@ -357,7 +367,11 @@ fn block_lines(p: &Panels, trace: Memo<Trace>, s: Stage) -> Vec<Line> {
                     },
                 ];
             }
-            vec![given(B::Hidden), op(name), Item::Panel(block(B::Activated))]
+            vec![
+                given(B::Hidden),
+                op(&name),
+                Item::Panel(block(B::Activated)),
+            ]
         }
         Stage::FeedForward => vec![
             given(B::Activated),

@@ -149,7 +149,7 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
                 )
             };
             format!(
-                "{}{eq}{}{}{SEP}{}{SEP}{}{eq}<msup><mrow>{}</mrow><mi>T</mi></msup>{}{SEP}{}",
+                "{}{eq}{}{}{SEP}{}{SEP}{}{eq}<msup><mrow><mo>(</mo>{}<mo>)</mo></mrow><mi>T</mi></msup>{}{SEP}{}",
                 d("Q̃ₕ"),
                 d("Sₕ"),
                 sym("K̃ₕ"),
@@ -161,7 +161,7 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
             )
         }
         Stage::BackScores => format!(
-            "{}{eq}{}{}{SEP}{}{eq}<msup><mrow>{}</mrow><mi>T</mi></msup>{}",
+            "{}{eq}{}{}{SEP}{}{eq}<msup><mrow><mo>(</mo>{}<mo>)</mo></mrow><mi>T</mi></msup>{}",
             d("Qₕ"),
             d("Sₕ"),
             sym("Kₕ"),

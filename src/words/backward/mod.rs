@@ -265,8 +265,8 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
                 None => format!("∂L/∂Sₕ = ∂L/∂Mₕ{masked}"),
             }
         }
-        Stage::BackScores if w.rope => "∂L/∂Q̃ₕ = ∂L/∂Sₕ·K̃ₕ,  ∂L/∂K̃ₕ = ∂L/∂Sₕᵀ·Q̃ₕ,  then ∂L/∂Qₕ, ∂L/∂Kₕ = each row turned by −φ (turned back)".into(),
-        Stage::BackScores => "∂L/∂Qₕ = ∂L/∂Sₕ·Kₕ,  ∂L/∂Kₕ = ∂L/∂Sₕᵀ·Qₕ".into(),
+        Stage::BackScores if w.rope => "∂L/∂Q̃ₕ = ∂L/∂Sₕ·K̃ₕ,  ∂L/∂K̃ₕ = (∂L/∂Sₕ)ᵀ·Q̃ₕ,  then ∂L/∂Qₕ, ∂L/∂Kₕ = each row turned by −φ (turned back)".into(),
+        Stage::BackScores => "∂L/∂Qₕ = ∂L/∂Sₕ·Kₕ,  ∂L/∂Kₕ = (∂L/∂Sₕ)ᵀ·Qₕ".into(),
         Stage::BackProjection => {
             let mut f = format!("∂L/∂W_q = {q_in}ᵀ·∂L/∂Q,  ∂L/∂W_k = {k_in}ᵀ·∂L/∂K");
             if !pattern {
@@ -328,10 +328,10 @@ pub fn back_shape_text(stage: Stage, outline: &Outline, kind: LossKind) -> Strin
             format!("seq_len × {keys} = {s} × {n}, per head")
         }
         Stage::BackScores if w.rope => format!(
-            "∂L/∂Sₕ ({s} × {n}) · K̃ₕ ({n} × {dk}) = ∂L/∂Q̃ₕ ({s} × {dk}), turned back to ∂L/∂Qₕ ({s} × {dk}); ∂L/∂Sₕᵀ ({n} × {s}) · Q̃ₕ ({s} × {dk}) = ∂L/∂K̃ₕ ({n} × {dk}), turned back to ∂L/∂Kₕ ({n} × {dk})"
+            "∂L/∂Sₕ ({s} × {n}) · K̃ₕ ({n} × {dk}) = ∂L/∂Q̃ₕ ({s} × {dk}), turned back to ∂L/∂Qₕ ({s} × {dk}); (∂L/∂Sₕ)ᵀ ({n} × {s}) · Q̃ₕ ({s} × {dk}) = ∂L/∂K̃ₕ ({n} × {dk}), turned back to ∂L/∂Kₕ ({n} × {dk})"
         ),
         Stage::BackScores => format!(
-            "∂L/∂Sₕ ({s} × {n}) · Kₕ ({n} × {dk}) = ∂L/∂Qₕ ({s} × {dk}); ∂L/∂Sₕᵀ ({n} × {s}) · Qₕ ({s} × {dk}) = ∂L/∂Kₕ ({n} × {dk})"
+            "∂L/∂Sₕ ({s} × {n}) · Kₕ ({n} × {dk}) = ∂L/∂Qₕ ({s} × {dk}); (∂L/∂Sₕ)ᵀ ({n} × {s}) · Qₕ ({s} × {dk}) = ∂L/∂Kₕ ({n} × {dk})"
         ),
         Stage::BackProjection => {
             let (q_in, k_in) = inputs(w);
@@ -360,7 +360,7 @@ pub fn back_explanation(stage: Stage) -> &'static str {
         Stage::BackSoftmax => "The softmax ties the weights of a row together: raising one score takes weight from every other key of the row. So a score's gradient is its weight times how much its weight's gradient, ∂L/∂A[i, j], exceeds the row's A-weighted average of ∂L/∂A. The temperature divides it once more, as it divided the scores.\n\n\
             Each row of ∂L/∂Mₕ sums to 0: adding the same amount to every score of a row changes no weight.",
         Stage::BackScale => "Where the forward pass divided every score by one number (√d_k in standard attention), the backward pass divides every gradient by the same number; without scaling it passes them on unchanged. A masked cell was replaced by −∞ whatever its score, so its score gets no gradient.",
-        Stage::BackScores => "Sₕ = QₕKₕᵀ: a query row gets the key rows, each weighted by the gradient of the score it made with that key; a key row gets the query rows, weighted the same way. This is where a query learns what to look for and a key what to offer.\n\n\
+        Stage::BackScores => "Sₕ = QₕKₕᵀ (Q̃ₕK̃ₕᵀ with rotary positions): a query row gets the key rows, each weighted by the gradient of the score it made with that key; a key row gets the query rows, weighted the same way. This is where a query learns what to look for and a key what to offer.\n\n\
             With rotary positions the scores were made from the turned rows Q̃ₕ and K̃ₕ, so these products give their gradients; each row's gradient is then turned back by its own angle, since a turn's transpose is the turn back. When query heads share a key/value head, its keys' gradient is the sum over the query heads that read them.",
         Stage::BackProjection => "Every token's query is made with the same W_q, so W_q's gradient adds up every token's contribution: column r of what the queries read times column c of ∂L/∂Q, summed over the tokens. W_k and W_v likewise, with what the keys and values read. The heads' slices of ∂L/∂Q sit side by side, as the heads' columns did.\n\n\
             Training moves only the matrices ticked to learn. Plain SGD moves each of their weights against its gradient, by η times it; Adam moves it against a moving average of its gradients, by at most about η a step, so its steps need not be proportional to the gradient.",

@@ -262,12 +262,18 @@ fn text(trace: &Trace, work: &CellWork) -> Option<Text> {
                     let silu = |v: f64| Activation::Swiglu.apply(v);
                     rounding_note(&mut notes, silu(rounded(z)) * rounded(*input), work.value);
                     let n = if trace.norm() == Some(Norm::Pre) { "N₂" } else { "N₁" };
+                    // SiLU of the gate as shown may round otherwise than the gate's own SiLU.
+                    let eq = if num(silu(rounded(z))) == num(silu(z)) {
+                        "="
+                    } else {
+                        "≈"
+                    };
                     (
                         format!(
                             "G[i, c] = SiLU(Z[i, c]) · H[i, c], Z = {n}·W_gate, SiLU(z) = z/(1 + e^(−z))"
                         ),
                         format!(
-                            "SiLU({}) × {} = {} × {}",
+                            "SiLU({}) × {} {eq} {} × {}",
                             num(z),
                             after_op(*input),
                             num(silu(z)),

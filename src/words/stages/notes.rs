@@ -273,7 +273,7 @@ const PRE_NORM_WHAT: &str = "Pre-norm (GPT-2 and most models since): the block s
 const DECODER_LAYER: &str = "A Transformer decoder layer has three sub-layers: masked self-attention, cross-attention, feed-forward. This block leaves out the first, so X stands in for its output.";
 
 /// Why pre-norm exists.
-const PRE_NORM_WHY: &str = "Why: in post-norm, every residual sum passes through a LayerNorm, so the gradients' path back to the input crosses every norm of the stack, and deep post-norm stacks train well only with a careful warm-up of the learning rate. In pre-norm the residual stream itself is never normalised, so gradients flow straight along it and deep stacks train more steadily. The stream's scale can then grow from block to block, so GPT-2 adds one final LayerNorm after its last block (Llama a final RMSNorm).";
+const PRE_NORM_WHY: &str = "Why: in post-norm, every residual sum passes through a norm, so the gradients' path back to the input crosses every norm of the stack, and deep post-norm stacks train well only with a careful warm-up of the learning rate. In pre-norm the residual stream itself is never normalised, so gradients flow straight along it and deep stacks train more steadily. The stream's scale can then grow from block to block, so GPT-2 adds one final LayerNorm after its last block (Llama a final RMSNorm).";
 
 /// What the numbers say about one of the block's stages.
 fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
@@ -366,7 +366,7 @@ fn block_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
             None => activation_note(b.activation, &b.hidden),
         }],
         (Stage::FeedForward, _) => vec![
-            "Row i of F was computed from row i of H alone: the feed-forward network never mixes tokens.".to_string(),
+            "Row i of F was computed from row i of G alone: the feed-forward network never mixes tokens.".to_string(),
         ],
         (Stage::Residual2, _) => vec![format!("R₂ = {} + F, row by row.", residual_2_input(w))],
         _ => return None,

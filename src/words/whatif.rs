@@ -230,8 +230,15 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let weights_unchanged = c.what == WhatIf::NoOutputProjection;
     if let Some((right, wrong)) = c.saturation(h).filter(|_| !weights_unchanged) {
+        // Without a mask the learner's own settings are an encoder's, which is not wrong: the
+        // two sides are named by the mask.
+        let (right_side, wrong_side) = if c.what == WhatIf::NoCausalMask {
+            ("with the causal mask", "without it")
+        } else {
+            ("correct", "with the mistake")
+        };
         lines.push(format!(
-            "Mean largest weight per row: {} correct, {} with the mistake.",
+            "Mean largest weight per row: {} {right_side}, {} {wrong_side}.",
             format_value(right.mean_max_weight, 2),
             format_value(wrong.mean_max_weight, 2)
         ));
@@ -613,6 +620,10 @@ mod tests {
             "{lines:?}"
         );
         assert!(lines[0].starts_with("Mean largest weight per row: "));
+        assert!(
+            lines[0].contains(" with the causal mask, ") && lines[0].ends_with(" without it."),
+            "{lines:?}"
+        );
         assert!(lines
             .last()
             .unwrap()

@@ -9,7 +9,7 @@ use crate::attention::{NormType, Pairing, Rope};
 use crate::plot::{parse_cell, CellError};
 use crate::state::Model;
 use crate::words::{activation_name, norm_name, scale_mode_label, setting_help, Setting};
-use crate::words::{kv_heads_label, norm_type_name, pairing_label};
+use crate::words::{head_count_label, kv_heads_label, norm_type_name, pairing_label};
 use crate::words::{temperature_refusal, TemperatureProblem};
 use leptos::prelude::*;
 
@@ -118,11 +118,16 @@ pub fn Settings(
                 <select id="n-heads" data-testid="n-heads" on:change=set_heads
                     aria-describedby="help-heads"
                     prop:value=move || config.get().n_heads.to_string()>
+                    // Every count that divides d_model; with rotary positions an odd d_k is shown
+                    // refused, with why, rather than left out without a word.
                     {move || {
                         let c = config.get();
-                        Model::head_counts(c.d_model, c.rope.is_some()).into_iter().map(|h| view! {
-                            <option value=h.to_string() selected=c.n_heads == h>
-                                {format!("{h} (d_k = {})", c.d_model / h)}
+                        let rope = c.rope.is_some();
+                        let offered = Model::head_counts(c.d_model, rope);
+                        Config::valid_head_counts(c.d_model).into_iter().map(|h| view! {
+                            <option value=h.to_string() selected=c.n_heads == h
+                                disabled=!offered.contains(&h)>
+                                {head_count_label(h, c.d_model / h, rope)}
                             </option>
                         }.into_any()).collect_view()
                     }}

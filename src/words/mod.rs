@@ -71,8 +71,8 @@ pub use running::{
     TileCell, DECODE_EXPLANATION, DECODE_NAME, DECODE_OUTPUT_STEP, TILES_EXPLANATION, TILES_NAME,
 };
 pub use settings::{
-    cross_word_order_text, scale_mode_help, scale_mode_label, temperature_refusal,
-    word_order_after_switch, word_order_text, TemperatureProblem,
+    cross_word_order_text, head_count_label, scale_mode_help, scale_mode_label,
+    temperature_refusal, word_order_after_switch, word_order_text, TemperatureProblem,
 };
 pub use stages::{
     activation_name, formula_equation, formula_equations, formula_half, gated_part_name, norm_name,

@@ -4,6 +4,16 @@ use crate::attention::ScaleMode;
 
 /// A short label for the scale menu; `cross`: the keys come from a source sentence, so the
 /// number of keys the mistake divides by is src_len.
+/// A head count in the Heads menu: `h` heads of width `d_k`, and, where rotary positions
+/// refuse it (an odd d_k leaves a column without a partner to turn with), why.
+pub fn head_count_label(h: usize, d_k: usize, rope: bool) -> String {
+    if rope && d_k % 2 == 1 {
+        format!("{h} (d_k = {d_k}: rotary positions turn pairs, so d_k must be even)")
+    } else {
+        format!("{h} (d_k = {d_k})")
+    }
+}
+
 pub fn scale_mode_label(mode: ScaleMode, cross: bool) -> &'static str {
     match mode {
         ScaleMode::SqrtHeadDim => "÷ √d_k (correct)",
@@ -122,6 +132,13 @@ pub fn word_order_after_switch(positional: bool, causal: bool, cross: bool) -> &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_head_count_says_why_rotary_positions_refuse_an_odd_d_k() {
+        assert_eq!(head_count_label(2, 2, true), "2 (d_k = 2)");
+        assert_eq!(head_count_label(4, 1, false), "4 (d_k = 1)");
+        assert!(head_count_label(4, 1, true).contains("d_k must be even"));
+    }
 
     #[test]
     fn the_scale_menu_names_the_number_of_keys_the_mistake_divides_by() {

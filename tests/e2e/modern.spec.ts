@@ -209,6 +209,19 @@ test("presenting the Llama-style preset at 1024×768, SwiGLU's gating and the ga
   await expect(bar).toHaveAttribute("data-step", "ffn-out-0");
 });
 
+test("with rotary positions, a head count that leaves an odd d_k is shown refused, with why", async ({ app, page }) => {
+  await app.goto("./#v=1&rope=10000");
+  await app.openPlace("inputs");
+  const four = page.getByTestId("n-heads").locator('option[value="4"]');
+  await expect(four).toBeDisabled();
+  await expect(four).toHaveText("4 (d_k = 1: rotary positions turn pairs, so d_k must be even)");
+  await expect(page.getByTestId("n-heads").locator('option[value="2"]')).toBeEnabled();
+  // Without rotary positions every divisor is offered.
+  await page.getByTestId("rope").uncheck();
+  await expect(four).toBeEnabled();
+  await expect(four).toHaveText("4 (d_k = 1)");
+});
+
 test("the Llama-style preset's way back to X names its norm RMSNorm₁, as its title does", async ({ app, page }) => {
   await app.goto();
   await app.openPlace("inputs");

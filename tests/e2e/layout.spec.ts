@@ -545,6 +545,22 @@ test("on a phone each operator of a stage takes a row of its own between the pic
   expect(rows.every((r) => r.alone), JSON.stringify(rows)).toBe(true);
 });
 
+test("a product's dot is drawn round and large enough to see, on a phone's row of its own as beside its operands", async ({ app, page }) => {
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await app.goto("./#v=1&stage=scores");
+    const mark = page.locator(".stage .op.dot .dot-mark").first();
+    await expect(mark).toBeVisible();
+    const shape = await mark.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { width: r.width, height: r.height, round: getComputedStyle(el).borderRadius };
+    });
+    expect(shape.width, `${width}: the dot's size`).toBeGreaterThanOrEqual(6);
+    expect(shape.height).toBeCloseTo(shape.width, 1);
+    expect(shape.round).toBe("50%");
+  }
+});
+
 test("on a phone the row sums sit beside their rows of a drawing that gave way to the column", async ({ app, page }) => {
   await page.setViewportSize({ width: 360, height: 640 });
   await app.goto("./#v=1&s=the%20cat%20sat%20on%20the%20mat&stage=softmax");

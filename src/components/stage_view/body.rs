@@ -204,11 +204,13 @@ pub(super) fn StageBody(
                         Item::Given(data) => {
                             view! { <div class="given"><HeatmapView data /></div> }.into_any()
                         }
+                        // A product's dot is drawn: a round mark, larger than the glyph.
+                        Item::Op(text) if text == "·" => view! {
+                            <span class="op dot" aria-hidden="true"><span class="dot-mark"></span></span>
+                        }
+                        .into_any(),
                         Item::Op(text) => {
-                            // A product's dot is one small glyph: drawn larger to be seen.
-                            let dot = text == "·";
-                            view! { <span class="op" class:dot=dot aria-hidden="true">{text}</span> }
-                                .into_any()
+                            view! { <span class="op" aria-hidden="true">{text}</span> }.into_any()
                         }
                         Item::Lines(h) => view! { <AttentionLines trace head=h /> }.into_any(),
                         Item::Text(text) => view! {

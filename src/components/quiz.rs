@@ -144,8 +144,9 @@ pub fn provide_quiz(
         // Read, not only tracked: a memo first computed later, when a backward stage reads the
         // pass, would count as a new goal and hide every answer.
         backward.goal.with(|_| ());
-        let trained = trainer.is_some_and(|t| t.wrote_model_on_screen());
-        if prev.is_some() && !trained && session.with_untracked(Session::any_revealed) {
+        // The model is compared only where an answer is revealed: an edit passes here.
+        let trained = || trainer.is_some_and(|t| t.wrote_model_on_screen());
+        if prev.is_some() && session.with_untracked(Session::any_revealed) && !trained() {
             session.update(Session::hide_all);
         }
     });

@@ -8,7 +8,7 @@ use super::keyboard::{is_pressed_by_space, is_text_field, key_target};
 use super::quiz::QuizContext;
 use super::training_panel::TrainingButtons;
 use crate::attention::Order;
-use crate::attention::{Activation, BackMatrix, HeadGrad, LossKind, Stage, Wiring};
+use crate::attention::{BackMatrix, HeadGrad, LossKind, Stage, Wiring};
 use crate::words::{
     back_label, gated_part_name, projection_part_name, stage_name_in, DECODE_OUTPUT_STEP,
 };
@@ -39,11 +39,7 @@ pub fn presenter_parts(
         _ if stage.is_per_head_under(loss) => n_heads.max(1),
         (Stage::Projection, _) => 3,
         // SwiGLU's gating, then the gate's weights.
-        (Stage::Activation, _)
-            if wiring.block.is_some() && wiring.activation == Activation::Swiglu =>
-        {
-            2
-        }
+        (Stage::Activation, _) if wiring.order().gated => 2,
         (Stage::BackOutput | Stage::BackProjection, Some(LossKind::Task)) => {
             BackMatrix::shown_alone(stage, wiring).len()
         }
@@ -503,7 +499,7 @@ fn listen_before_the_page(event: &str, f: impl Fn(web_sys::KeyboardEvent) + 'sta
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attention::Norm;
+    use crate::attention::{Activation, Norm};
 
     #[test]
     fn the_zoom_keys_step_by_a_quarter_and_come_back_to_the_fitted_size() {

@@ -103,11 +103,12 @@ pub fn StageRail(
             }
         });
     });
-    let forward_count = move || Stage::sequence(order.get()).len();
+    // How many forward stages the rail holds, counted once for its three uses.
+    let forward_count = Memo::new(move |_| Stage::sequence(order.get()).len());
     view! {
-        <nav class="rail" class:many=move || { forward_count() >= 15 }
-            class:more=move || { (11..15).contains(&forward_count()) }
-            style=move || format!("--rail-cols: {}", forward_count().div_ceil(2)) aria-label="Stages">
+        <nav class="rail" class:many=move || { forward_count.get() >= 15 }
+            class:more=move || { (11..15).contains(&forward_count.get()) }
+            style=move || format!("--rail-cols: {}", forward_count.get().div_ceil(2)) aria-label="Stages">
             <ol data-testid="rail-forward" node_ref=forward_list>
                 {move || {
                     let o = order.get();

@@ -231,6 +231,19 @@ test.describe("the gradient table on a phone", () => {
   });
 });
 
+/**
+ * Waits until the browser has reported what came into or went out of sight after a scroll: it
+ * does so when it next renders, in a task of its own.
+ */
+async function reported(page: Page): Promise<void> {
+  await page.evaluate(
+    () =>
+      new Promise((resolve) =>
+        requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))),
+      ),
+  );
+}
+
 /** Types `value` as the temperature and returns the lab's words once the edit's effects have run. */
 async function temperatureThenLab(page: Page, value: string): Promise<string | null> {
   return page.evaluate(async (value) => {
@@ -255,6 +268,7 @@ test("out of sight, the lab skips an edit's work and catches up once edits pause
   await page.evaluate(() => window.scrollTo(0, 0));
   const below = async () => (await lab.boundingBox())!.y - page.viewportSize()!.height;
   expect(await below()).toBeGreaterThan(400);
+  await reported(page);
   // Right after an edit, the lab has not followed it.
   expect(await temperatureThenLab(page, "2")).toContain("both sides agree");
   // Once edits pause it catches up, without being scrolled to.
@@ -262,8 +276,7 @@ test("out of sight, the lab skips an edit's work and catches up once edits pause
   expect(await below()).toBeGreaterThan(400);
   // Scrolled near, it follows each edit at once.
   await lab.scrollIntoViewIfNeeded();
-  // The browser reports what came into sight when it next renders.
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await reported(page);
   expect(await temperatureThenLab(page, "3")).toContain("T = 3");
 });
 
@@ -279,6 +292,8 @@ test("out of sight, the lab waits for a training run to stop, then catches up", 
   await page.evaluate(() => window.scrollTo(0, 0));
   const below = async () => (await lab.boundingBox())!.y - page.viewportSize()!.height;
   expect(await below()).toBeGreaterThan(400);
+  // Until the browser reports it out of sight, the lab would follow the run's first frames.
+  await reported(page);
   const run = page.getByTestId("train-run");
   await run.evaluate((button: HTMLButtonElement) => button.click());
   await expect(page.getByTestId("train-status")).toContainText(/After \d{2,} steps/, { timeout: 20_000 });

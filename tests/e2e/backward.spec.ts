@@ -222,7 +222,12 @@ test("presenter mode and a compact embed step into the backward stages", async (
   await expect(bar).toHaveAttribute("data-step", /^back-output-/);
   await expect(page.getByTestId("stage-title")).toContainText("not reached");
   await expect(page.getByTestId("unreached").first()).toContainText("leave presenter mode (the Leave button or Esc) and choose a task as the goal");
+  // A note, in smaller type than the step's title, though no picture takes the room.
+  const fontSize = (testid: string) =>
+    page.getByTestId(testid).first().evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+  expect(await fontSize("unreached")).toBeLessThan(await fontSize("stage-title"));
   await page.getByTestId("leave-presenter").click();
+  expect(await fontSize("unreached")).toBeLessThanOrEqual(17);
   await expect(goal).toContainText("Goal (another can be chosen under “Train the weights”):");
   await expect(page.getByTestId("unreached").first()).toContainText("Choose a task as the goal under “Train the weights”");
 

@@ -1,7 +1,7 @@
 // Geometry at the sizes the app is used at: laptops, a projector, a phone. These tests measure
 // boxes, not only presence: what a learner must see has to be inside the window.
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, box, cellBox, cellHeight, clickCell, expectInside, overlaps, SCREENSHOT_DIR, STAGES, type AppPage, type Box } from "./fixtures";
+import { test, expect, box, cellBox, cellHeight, clickCell, expectInside, overlaps, BACKWARD_STAGES, SCREENSHOT_DIR, STAGES, type AppPage, type Box } from "./fixtures";
 
 test.describe.configure({ mode: "parallel" });
 
@@ -1050,3 +1050,69 @@ test("presenting at 1920×1080, a heatmap's title grows with its picture, no sma
   expect(sizes[0], "the title M₁ against “3 × 3”").toBeGreaterThanOrEqual(sizes[1]);
   expect(sizes[0]).toBeGreaterThanOrEqual(18);
 });
+
+test("an arrow that ends a row points down, at the picture it leads to", async ({ app, page }) => {
+  // Presented at 1920×1080, the softmax step wraps its line after "M₁ softmax →": the arrow
+  // turns down to A₁ rather than point right at nothing. Beside its picture, it points right.
+  const places: [number, number, string][] = [
+    [1920, 1080, "./?present=1"],
+    [1024, 768, "./?present=1"],
+    [1366, 768, "./"],
+    [375, 812, "./"],
+  ];
+  for (const [width, height, url] of places) {
+    await page.setViewportSize({ width, height });
+    for (const stage of [...STAGES, ...BACKWARD_STAGES]) {
+      await app.goto(`${url}#v=1&stage=${stage}`);
+      await expect(page.locator(".stage-body .line, .stage-body .unreached").first()).toBeVisible();
+      await settled(page);
+      const wrong = await page.evaluate(() =>
+        Array.from(document.querySelectorAll(".stage-body .op"))
+          .filter((op) => op.textContent!.trim().endsWith("→"))
+          .filter((op) => {
+            const next = op.nextElementSibling ?? op.parentElement!.nextElementSibling;
+            const below = !!next && next.getBoundingClientRect().top >= op.getBoundingClientRect().bottom - 1;
+            const arrow = op.querySelector(".arrow");
+            const turned = !!arrow && getComputedStyle(arrow).transform !== "none";
+            return below !== turned;
+          })
+          .map((op) => op.textContent!.trim()),
+      );
+      expect(wrong, `${stage} at ${width}×${height} ${url}: arrows pointing away from their pictures`).toEqual([]);
+    }
+  }
+  // Where one turns, it points down.
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto("./?present=1#v=1&stage=softmax");
+  await settled(page);
+  const arrow = page.locator(".stage-body .op.turns .arrow").first();
+  expect(await arrow.evaluate((el) => getComputedStyle(el).transform)).toBe("matrix(0, 1, -1, 0, 0, 0)");
+});
+
+/** Waits until every heatmap of the stage is drawn and the stage's layout has kept still for
+ * five frames. */
+async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    Array.from(document.querySelectorAll(".stage canvas")).every((c) => c.getAttribute("data-drawn") === "true"),
+  );
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        let last = "";
+        let still = 0;
+        const look = () => {
+          const now = Array.from(document.querySelectorAll(".stage-body .heatmap, .stage-body .op"))
+            .map((el) => {
+              const r = el.getBoundingClientRect();
+              return `${r.left},${r.top},${r.width},${r.height}`;
+            })
+            .join(";");
+          still = now === last ? still + 1 : 0;
+          last = now;
+          if (still >= 5) resolve();
+          else requestAnimationFrame(look);
+        };
+        requestAnimationFrame(look);
+      }),
+  );
+}

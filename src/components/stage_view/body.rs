@@ -209,6 +209,17 @@ pub(super) fn StageBody(
                             <span class="op dot" aria-hidden="true"><span class="dot-mark"></span></span>
                         }
                         .into_any(),
+                        // An arrow is drawn apart from its words, to point down where it
+                        // ends a row.
+                        Item::Op(text) if text.ends_with('→') => {
+                            let words = text.trim_end_matches('→').to_owned();
+                            view! {
+                                <span class="op arrow-op" aria-hidden="true">
+                                    {words}<span class="arrow">"→"</span>
+                                </span>
+                            }
+                            .into_any()
+                        }
                         Item::Op(text) => {
                             view! { <span class="op" aria-hidden="true">{text}</span> }.into_any()
                         }
@@ -240,10 +251,12 @@ pub(super) fn StageBody(
                         None => view,
                     })
                     .collect();
+                let equation = NodeRef::new();
+                super::arrows::turn_wrapped_arrows(equation);
                 view! {
                     <div class="line">
                         {line.heading.map(|h| view! { <h3 class="line-heading">{h}</h3> }.into_any())}
-                        <div class="equation">{items}</div>
+                        <div class="equation" node_ref=equation>{items}</div>
                     </div>
                 }
             })

@@ -5,8 +5,10 @@
 //!   explanation and note.
 //! - `head_tools`: compare every head, or pick the head to show.
 //! - `body`: the stage's lines of panels, laid out by `lines` (and `backward_lines` for the
-//!   backward stages) from the panels of `panel_data`, as the `Line`s and `Item`s of `line`.
+//!   backward stages) from the panels of `panel_data`, as the `Line`s and `Item`s of `line`;
+//!   `arrows` turns an arrow that ends a row to point down.
 
+mod arrows;
 mod backward_lines;
 mod body;
 mod head_tools;

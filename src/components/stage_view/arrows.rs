@@ -1,0 +1,57 @@
+//! An arrow that ends a row points down, at the picture it leads to on the next one.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+
+/// Keeps each arrow of `equation` pointing at what it leads to: an arrow whose picture wrapped
+/// onto the next row (a narrow box, or a phone's column, where each operator has a row of its
+/// own) is marked `turns`, which the style sheet draws pointing down. The marks are checked
+/// whenever the equation's size changes, as a wrap or a new zoom changes it.
+pub fn turn_wrapped_arrows(equation: NodeRef<Div>) {
+    #[cfg(target_arch = "wasm32")]
+    Effect::new(move |_| {
+        use wasm_bindgen::{closure::Closure, JsCast};
+        let Some(element) = equation.get() else {
+            return;
+        };
+        let watched: web_sys::Element = element.into();
+        let marked = watched.clone();
+        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |_| mark(&marked));
+        let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) else {
+            return;
+        };
+        observer.observe(&watched);
+        let kept = StoredValue::new_local((observer, callback));
+        on_cleanup(move || {
+            kept.try_with_value(|(observer, _)| observer.disconnect());
+        });
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = equation;
+}
+
+/// Marks the arrows of `equation` that end a row.
+#[cfg(target_arch = "wasm32")]
+fn mark(equation: &web_sys::Element) {
+    let Ok(arrows) = equation.query_selector_all(".arrow-op") else {
+        return;
+    };
+    for i in 0..arrows.length() {
+        let Some(arrow) = arrows
+            .item(i)
+            .and_then(|a| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(a).ok())
+        else {
+            continue;
+        };
+        let next = arrow
+            .next_element_sibling()
+            .or_else(|| arrow.parent_element()?.next_element_sibling());
+        // Below the arrow's row, not beside it: its top under the arrow's foot.
+        let turns = next.is_some_and(|next| {
+            next.get_bounding_client_rect().top() >= arrow.get_bounding_client_rect().bottom() - 1.0
+        });
+        if arrow.class_list().contains("turns") != turns {
+            let _ = arrow.class_list().toggle_with_force("turns", turns);
+        }
+    }
+}

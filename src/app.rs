@@ -19,7 +19,8 @@ use crate::panels::{panel_head, projection_part};
 use crate::state::Model;
 use crate::training::GoalChoice;
 use crate::words::{
-    GoalSource, QUIZ_HIDES_PLACE, SHARE_PICTURES, SIDE_LABEL, SKIP_TO_STAGE, START_HERE,
+    GoalSource, PLACE_SHARE, QUIZ_HIDES_PLACE, SHARE_PICTURES, SIDE_LABEL, SKIP_TO_STAGE,
+    START_HERE,
 };
 use leptos::ev;
 use leptos::prelude::*;
@@ -350,6 +351,7 @@ pub fn App() -> impl IntoView {
     // The top bar's actions: a row on wide screens, one menu on a phone.
     let actions = move || {
         view! {
+            <h2 class="panel-title">{PLACE_SHARE}</h2>
             <label class="toggle tables-toggle">
                 <input type="checkbox" data-testid="show-tables"
                     prop:checked=move || ui.show_tables.get()

@@ -17,6 +17,10 @@ for (const viewport of PHONES) {
       await page.getByTestId("place-share").tap();
       const place = page.getByTestId("place-body-share");
       await expect(place).toBeVisible();
+      // At the window's top under the places' bar, with its name, as every place opens.
+      const bar = await box(page.locator(".topbar"));
+      await expect.poll(async () => (await box(place)).y).toBeLessThanOrEqual(bar.y + bar.height + 8);
+      await expect(place.getByRole("heading", { name: "Share & present" })).toBeInViewport();
       await expect(page.getByTestId("copy-embed")).toBeInViewport();
       expectInside(await box(page.getByTestId("copy-embed")), viewport, "Copy embed code");
       const progress = page.getByTestId("progress");

@@ -4,7 +4,7 @@
 // screenshot goes to the docs.
 import path from "node:path";
 import type { Locator, Page } from "@playwright/test";
-import { test, expect, STAGES, BACKWARD_STAGES, SCREENSHOT_DIR, type AppPage } from "./fixtures";
+import { test, expect, cellHeight, STAGES, BACKWARD_STAGES, SCREENSHOT_DIR, type AppPage } from "./fixtures";
 
 /** Every stage the handout prints with the default settings: the forward ones, then the backward. */
 const HANDOUT_STAGES = [...STAGES, ...BACKWARD_STAGES];
@@ -238,4 +238,18 @@ test("a stage whose notes would leave its pictures small prints the pictures on 
   expect(notes - top).toBeLessThanOrEqual(1017);
   // A stage whose notes are short keeps them on its page.
   await expect(page.getByTestId("handout-scores")).toHaveAttribute("data-notes-apart", "false");
+});
+
+test("on paper a word operator leaves its operands the room: M₁ drawn near A₁'s size", async ({ app, page }) => {
+  // A4 at 96 px an inch.
+  await page.setViewportSize({ width: 794, height: 1123 });
+  await app.goto("./#v=1&stage=softmax");
+  await expect(page.getByTestId("canvas-weights-h0")).toHaveAttribute("data-drawn", "true");
+  await page.emulateMedia({ media: "print" });
+  await expect(async () => {
+    const operand = await cellHeight(page.getByTestId("canvas-masked-h0"));
+    const result = await cellHeight(page.getByTestId("canvas-weights-h0"));
+    expect(operand / result, `M₁'s cells ${operand} px against A₁'s ${result} px`).toBeGreaterThanOrEqual(0.8);
+    expect(result).toBeGreaterThanOrEqual(28);
+  }).toPass({ timeout: 5000 });
 });

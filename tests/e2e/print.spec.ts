@@ -253,3 +253,28 @@ test("on paper a word operator leaves its operands the room: M₁ drawn near A�
     expect(result).toBeGreaterThanOrEqual(28);
   }).toPass({ timeout: 5000 });
 });
+
+test("the handout on screen is laid out as on paper, so an arrow that ends a row there points down on paper too", async ({ app, page }) => {
+  // The screen cannot tell which arrows end a row once the browser lays the page out for
+  // printing: the screen's layout must be the paper's.
+  await openHandout(app, page, "./#v=1&stage=scale");
+  await expect(page.getByTestId("handout")).toBeVisible();
+  await expect(page.getByTestId("handout-softmax").locator("canvas").first()).toHaveAttribute("data-drawn", "true");
+  const arrows = () =>
+    page.evaluate(() =>
+      Array.from(document.querySelectorAll(".handout .op"))
+        .filter((op) => op.textContent!.trim().endsWith("→"))
+        .map((op) => {
+          const next = (op.nextElementSibling ?? op.parentElement!.nextElementSibling)!;
+          const below = next.getBoundingClientRect().top >= op.getBoundingClientRect().bottom - 1;
+          const turned = op.classList.contains("turns");
+          return `${op.closest("article")!.getAttribute("data-testid")} ${op.textContent!.trim()}: ${below ? "below" : "beside"}${turned ? ", turned" : ""}`;
+        }),
+    );
+  await expect.poll(arrows).toContainEqual(expect.stringMatching(/, turned$/));
+  const onScreen = await arrows();
+  for (const arrow of onScreen) expect(arrow).toMatch(/: (below, turned|beside)$/);
+  await page.emulateMedia({ media: "print" });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  expect(await arrows()).toEqual(onScreen);
+});

@@ -236,6 +236,8 @@ pub fn App() -> impl IntoView {
         Effect::watch(move || stage.get(), |_, _, _| post_step_to_parent(), false);
     }
 
+    // The cell h hid, on the step it was hidden on: h again brings its explanation back.
+    let hidden_pick = StoredValue::new(None::<(crate::components::Selection, Stage, usize)>);
     let _keys = window_event_listener(ev::keydown, move |ev| {
         // A key the page's own controls took (the decoding tools' arrows) is theirs.
         if ev.default_prevented() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
@@ -261,9 +263,24 @@ pub fn App() -> impl IntoView {
                 ev.prevent_default();
             }
         } else if key == "h" || key == "H" {
-            // The explanation's sheet goes, and the class sees the whole step again.
+            // The explanation's sheet goes, and the class sees the whole step again; on the
+            // same step, h brings it back.
             ev.prevent_default();
-            picked.selection.set(None);
+            let here = (stage.get_untracked(), head.get_untracked());
+            match picked.selection.get_untracked() {
+                Some(shown) => {
+                    hidden_pick.set_value(Some((shown, here.0, here.1)));
+                    picked.selection.set(None);
+                }
+                None => {
+                    if let Some((hidden, ..)) =
+                        hidden_pick.get_value().filter(|(_, s, h)| (*s, *h) == here)
+                    {
+                        picked.selection.set(Some(hidden));
+                    }
+                    hidden_pick.set_value(None);
+                }
+            }
         } else if key == "f" || key == "F" {
             ev.prevent_default();
             set_fullscreen(document().fullscreen_element().is_none());
@@ -379,6 +396,8 @@ pub fn App() -> impl IntoView {
             // Each picture offers its PNG and SVG while sharing is open.
             class:sharing=move || ui.is_open(Place::Share)
             data-one-row=move || ui.placement.with(|p| p.one_row.to_string())
+            // Whether the step fits its room (a phone's presented step may run below it).
+            data-fits=move || ui.placement.with(|p| p.fits.to_string())
             style=move || ui.placement.with(|p| {
                 let lines = if p.lines_width > 0.0 {
                     format!("; --lines-w: {:.1}px", p.lines_width)

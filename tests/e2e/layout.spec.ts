@@ -932,6 +932,15 @@ test("presenting, h hides the explanation of a cell just clicked, whose heatmap 
   await expect(page.getByTestId("explain-panel")).toHaveClass(/active/);
   await page.keyboard.press("H");
   await expect(page.getByTestId("explain-panel")).not.toHaveClass(/active/);
+  // h again shows it again, for the same cell.
+  await page.keyboard.press("h");
+  await expect(page.getByTestId("explain-panel")).toHaveClass(/active/);
+  await expect(page.getByTestId("explain-panel")).toContainText("A₁[am, am]");
+  // Not on another step: there h has nothing to bring back.
+  await page.keyboard.press("h");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("h");
+  await expect(page.getByTestId("explain-panel")).not.toHaveClass(/active/);
 });
 
 test("presenting at 1024×768, a picked cell's explanation takes its room below the step, and Home and End jump", async ({ app, page }) => {
@@ -1116,3 +1125,26 @@ async function settled(page: Page): Promise<void> {
       }),
   );
 }
+
+test("presented, a cell's explanation leaves nothing to scroll: the step sits above it", async ({ app, page }) => {
+  for (const [width, height] of [
+    [1024, 768],
+    [1920, 1080],
+  ]) {
+    await page.setViewportSize({ width, height });
+    await app.goto("./?present=1#v=1&stage=softmax");
+    await expect(page.getByTestId("canvas-weights-h0")).toHaveAttribute("data-drawn", "true");
+    await clickCell(page, "canvas-weights-h0", 2, 0);
+    const sheet = page.getByTestId("explain-panel");
+    await expect(sheet).toHaveClass(/active/);
+    await expect(async () => {
+      expect(await page.evaluate(() => document.scrollingElement!.scrollHeight - innerHeight), `${width}×${height}`).toBeLessThanOrEqual(1);
+      const [a, explained] = [await box(page.getByTestId("canvas-weights-h0")), await box(sheet)];
+      expect(a.y + a.height, "A₁ above the explanation").toBeLessThanOrEqual(explained.y + 1);
+      expect(explained.y + explained.height).toBeLessThanOrEqual(height + 1);
+    }).toPass({ timeout: 5000 });
+    await page.mouse.wheel(0, 400);
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await page.evaluate(() => scrollY)).toBe(0);
+  }
+});

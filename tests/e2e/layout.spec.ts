@@ -1083,19 +1083,31 @@ test("an arrow that ends a row points down, at the picture it leads to", async (
             const below = !!next && next.getBoundingClientRect().top >= op.getBoundingClientRect().bottom - 1;
             const arrow = op.querySelector(".arrow");
             const turned = !!arrow && getComputedStyle(arrow).transform !== "none";
-            return below !== turned;
+            // Down and back where its picture starts the next row left of it.
+            const back = below && next!.getBoundingClientRect().left < op.getBoundingClientRect().left - 8;
+            return below !== turned || back !== op.classList.contains("turns-back");
           })
           .map((op) => op.textContent!.trim()),
       );
       expect(wrong, `${stage} at ${width}×${height} ${url}: arrows pointing away from their pictures`).toEqual([]);
     }
   }
-  // Where one turns, it points down.
+  // Ending a row of pictures, it points down and back to A₁ at the next row's start; on a
+  // phone, on a row of its own, straight down at A₂ under it.
+  const direction = async () => {
+    await settled(page);
+    const arrow = page.locator(".stage-body .op.turns .arrow").first();
+    return arrow.evaluate((el) => {
+      const [a, b] = getComputedStyle(el).transform.replace(/[^-\d.,]/g, "").split(",").map(Number);
+      return Math.round((Math.atan2(b, a) * 180) / Math.PI);
+    });
+  };
   await page.setViewportSize({ width: 1920, height: 1080 });
   await app.goto("./?present=1#v=1&stage=softmax");
-  await settled(page);
-  const arrow = page.locator(".stage-body .op.turns .arrow").first();
-  expect(await arrow.evaluate((el) => getComputedStyle(el).transform)).toBe("matrix(0, 1, -1, 0, 0, 0)");
+  expect(await direction()).toBe(135);
+  await page.setViewportSize({ width: 375, height: 812 });
+  await app.goto("./#v=1&stage=softmax");
+  expect(await direction()).toBe(90);
 });
 
 /** Waits until every heatmap of the stage is drawn and the stage's layout has kept still for

@@ -10,10 +10,10 @@ use attention_lens::attention::{
     Matrix, NamedTarget, Norm, Rope, ScaleMode, Source, Stage, Task, Trace, Weights,
 };
 use attention_lens::words::{
-    back_formula, back_formula_mathml, back_label, back_note, back_part_formula_mathml, back_title,
-    by_hand_either_way, explain, explain_back, format_value, goal_error_text, goal_line,
-    stage_explanation, stage_formula, stage_formula_mathml, stage_progress, unreached_text,
-    Explanation, GoalSource,
+    back_formula, back_formula_mathml, back_label, back_note, back_part_formula_mathml,
+    back_shape_text, back_title, by_hand_either_way, explain, explain_back, format_value,
+    goal_error_text, goal_line, stage_explanation, stage_formula, stage_formula_mathml,
+    stage_progress, unreached_text, Explanation, GoalSource,
 };
 
 /// The switches of one scenario.
@@ -395,6 +395,18 @@ fn stages_the_pattern_loss_does_not_reach_say_so_and_the_task_reaches_them() {
             said
         );
         assert!(back_title(stage, &t.config, t.wiring(), LossKind::Pattern).contains("not reached"));
+        // The formula and the shapes say what is 0, not the title again; the weighted sum's
+        // formula leaves out ∂L/∂Aₕ, which comes from the loss, not from ∂L/∂Cₕ.
+        let formula = back_formula(stage, &t.config, t.wiring(), LossKind::Pattern);
+        assert!(formula.ends_with("= 0"), "{formula}");
+        assert!(!formula.contains("∂L/∂Aₕ"), "{formula}");
+        let mathml = back_formula_mathml(stage, &t.config, t.wiring(), LossKind::Pattern);
+        assert!(mathml.ends_with("<mo>=</mo><mn>0</mn>"), "{mathml}");
+        let shapes = back_shape_text(stage, &t.outline(), LossKind::Pattern);
+        assert!(
+            shapes.ends_with("every entry 0") && !shapes.contains("reached"),
+            "{shapes}"
+        );
         assert!(unreached_text(stage, LossKind::Task, GoalSource::Panel).is_none());
         assert!(!back_note(stage, &t, &task, GoalSource::Panel)
             .unwrap()

@@ -76,6 +76,23 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
             "<mi>L</mi>{eq}<mfrac><mn>1</mn><mrow><mi>n</mi><mo>·</mo><msub><mi>d</mi><mtext>model</mtext></msub></mrow></mfrac><mo>∑</mo><msup><mrow><mo>(</mo><mi>Y</mi><mo>−</mo><msup><mi>Y</mi><mo>*</mo></msup><mo>)</mo></mrow><mn>2</mn></msup>{SEP}{}{eq}<mfrac><mrow><mn>2</mn><mo>(</mo><mi>Y</mi><mo>−</mo><msup><mi>Y</mi><mo>*</mo></msup><mo>)</mo></mrow><mrow><mi>n</mi><mo>·</mo><msub><mi>d</mi><mtext>model</mtext></msub></mrow></mfrac>",
             d("Y")
         ),
+        // The pattern loss reads A alone: ∂L/∂Y and ∂L/∂Cₕ are 0, and ∂L/∂Aₕ comes from the
+        // loss.
+        Stage::BackOutput if pattern => format!(
+            "{}{eq}{}{}{eq}<mn>0</mn>{SEP}{}{eq}{}{}{eq}<mn>0</mn>",
+            d("W_o"),
+            tr("C"),
+            d("Y"),
+            d("C"),
+            d("Y"),
+            tr("W_o")
+        ),
+        Stage::BackWeightedSum if pattern => format!(
+            "{}{eq}{}{}{eq}<mn>0</mn>",
+            d("Vₕ"),
+            tr("Aₕ"),
+            d("Cₕ")
+        ),
         Stage::BackOutput => format!(
             "{}{eq}{}{}{SEP}{}{eq}{}{}",
             d("W_o"),

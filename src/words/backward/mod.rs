@@ -240,7 +240,10 @@ pub fn back_formula(stage: Stage, c: &Config, w: Wiring, kind: LossKind) -> Stri
     match stage {
         Stage::BackLoss if pattern => "L = −1/(n_heads·n) · Σₕ Σᵢ Σⱼ A*ₕ[i, j] · log Aₕ[i, j],  ∂L/∂Aₕ = −A*ₕ / (n_heads·n·Aₕ)".into(),
         Stage::BackLoss => "L = 1/(n·d_model) · Σ (Y − Y*)²,  ∂L/∂Y = 2·(Y − Y*) / (n·d_model)".into(),
+        // The pattern loss reads A alone: ∂L/∂Y and ∂L/∂Cₕ are 0, and ∂L/∂Aₕ comes from the loss.
+        Stage::BackOutput if pattern => "∂L/∂W_o = Cᵀ·∂L/∂Y = 0,  ∂L/∂C = ∂L/∂Y·W_oᵀ = 0".into(),
         Stage::BackOutput => "∂L/∂W_o = Cᵀ·∂L/∂Y,  ∂L/∂C = ∂L/∂Y·W_oᵀ".into(),
+        Stage::BackWeightedSum if pattern => "∂L/∂Vₕ = Aₕᵀ·∂L/∂Cₕ = 0".into(),
         Stage::BackWeightedSum if c.causal && !w.cross => format!(
             "∂L/∂Aₕ = ∂L/∂Cₕ·Vₕᵀ, 0 where j > i{},  ∂L/∂Vₕ = Aₕᵀ·∂L/∂Cₕ",
             c.window.map(|w| format!(" or i − j ≥ {w}")).unwrap_or_default()
@@ -316,11 +319,15 @@ pub fn back_shape_text(stage: Stage, outline: &Outline, kind: LossKind) -> Strin
         Stage::BackLoss => {
             format!("L: one number; Y, Y*, ∂L/∂Y: seq_len × d_model = {s} × {d}")
         }
-        Stage::BackOutput if pattern => "Not reached by the pattern loss".into(),
+        Stage::BackOutput if pattern => format!(
+            "∂L/∂W_o: d_model × d_model = {d} × {d}; ∂L/∂C: seq_len × d_model = {s} × {d}; every entry 0"
+        ),
         Stage::BackOutput => format!(
             "Cᵀ ({d} × {s}) · ∂L/∂Y ({s} × {d}) = ∂L/∂W_o ({d} × {d}); ∂L/∂Y ({s} × {d}) · W_oᵀ ({d} × {d}) = ∂L/∂C ({s} × {d})"
         ),
-        Stage::BackWeightedSum if pattern => "Not reached by the pattern loss".into(),
+        Stage::BackWeightedSum if pattern => {
+            format!("∂L/∂Vₕ: {keys} × d_k = {n} × {dk}, per head; every entry 0")
+        }
         Stage::BackWeightedSum => format!(
             "∂L/∂Cₕ ({s} × {dk}) · Vₕᵀ ({dk} × {n}) = ∂L/∂Aₕ ({s} × {n}); Aₕᵀ ({n} × {s}) · ∂L/∂Cₕ ({s} × {dk}) = ∂L/∂Vₕ ({n} × {dk})"
         ),

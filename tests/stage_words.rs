@@ -816,3 +816,48 @@ fn with_one_token_the_mask_notes_say_there_is_nothing_above_the_diagonal() {
     assert!(note.contains("Cells above the diagonal"), "{note}");
     assert!(handout_stage_note(&t, Stage::Mask, 3).contains("entries above the diagonal"));
 }
+
+#[test]
+fn counts_of_one_are_singular_and_one_pair_is_the_same_in_both_pairings() {
+    use attention_lens::attention::{Pairing, Rope, ROPE_THETA};
+    use attention_lens::words::shape_text;
+    for (d_model, n_heads) in [(4, 1), (4, 2), (8, 2)] {
+        for pairing in [Pairing::Half, Pairing::Interleaved] {
+            let config = Config {
+                d_model,
+                n_heads,
+                rope: Some(Rope {
+                    theta: ROPE_THETA,
+                    pairing,
+                }),
+                ..Config::default()
+            };
+            let s = Switches {
+                config,
+                source: None,
+                block: None,
+            };
+            let t = run("I am hungry", s);
+            let outline = t.outline();
+            for stage in t.stages() {
+                let shapes = shape_text(stage, &outline);
+                for plural in ["1 heads", "1 pairs"] {
+                    assert!(!shapes.contains(plural), "{stage:?} {s:?}: {shapes}");
+                }
+            }
+            let note = stage_note(Stage::Rotary, &t).unwrap();
+            let d_k = d_model / n_heads;
+            // With d_k = 2 both pairings pair columns 1 and 2: no score changes with the other.
+            assert_eq!(
+                note.contains("are the same pairing"),
+                d_k == 2,
+                "{s:?}: {note}"
+            );
+            assert_eq!(
+                note.contains("pairing instead would change"),
+                d_k > 2,
+                "{s:?}: {note}"
+            );
+        }
+    }
+}

@@ -546,6 +546,10 @@ pub fn shape_text(stage: Stage, outline: &Outline) -> String {
     let keys = if w.cross { "src_len" } else { "seq_len" };
     let f = outline.d_ff;
     let rows = format!("seq_len × d_model = {s} × {d}");
+    let heads = match n_heads {
+        1 => "1 head".to_string(),
+        n => format!("{n} heads"),
+    };
     match stage {
         Stage::Input if w.cross => format!("X: {rows}; X_src: src_len × d_model = {n} × {d}"),
         Stage::Input => format!("X: {rows}"),
@@ -563,7 +567,7 @@ pub fn shape_text(stage: Stage, outline: &Outline) -> String {
             q = w.query_input()
         ),
         Stage::SplitHeads if c.grouped() => format!(
-            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {kv}) → {g} × ({n} × {dk}), each read by {per} query heads",
+            "Q ({s} × {d}) → {heads} × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {kv}) → {g} × ({n} × {dk}), each read by {per} query heads",
             kv = c.kv_width(),
             g = match c.n_kv_heads() {
                 1 => "1 key/value head".to_string(),
@@ -572,11 +576,14 @@ pub fn shape_text(stage: Stage, outline: &Outline) -> String {
             per = n_heads / c.n_kv_heads()
         ),
         Stage::SplitHeads => format!(
-            "Q ({s} × {d}) → {n_heads} heads × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {d}) → Kₕ, Vₕ ({n} × {dk})"
+            "Q ({s} × {d}) → {heads} × Qₕ (seq_len × d_k = {s} × {dk}); K, V ({n} × {d}) → Kₕ, Vₕ ({n} × {dk})"
         ),
         Stage::Rotary => format!(
-            "Qₕ ({s} × {dk}) → Q̃ₕ ({s} × {dk}); Kₕ ({n} × {dk}) → K̃ₕ ({n} × {dk}); {} pairs of columns a row",
-            dk / 2
+            "Qₕ ({s} × {dk}) → Q̃ₕ ({s} × {dk}); Kₕ ({n} × {dk}) → K̃ₕ ({n} × {dk}); {} a row",
+            match dk / 2 {
+                1 => "1 pair of columns".to_string(),
+                pairs => format!("{pairs} pairs of columns"),
+            }
         ),
         Stage::Scores if w.rope => {
             format!("Q̃ₕ ({s} × {dk}) · K̃ₕᵀ ({dk} × {n}) = Sₕ (seq_len × {keys} = {s} × {n})")

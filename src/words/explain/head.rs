@@ -481,9 +481,9 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
     } = row;
     let s = subscript(h + 1);
     let formula = if t == 1.0 {
-        format!("A{s}[i, j] = exp(M{s}[i, j] − max_i) / Σ_j′ exp(M{s}[i, j′] − max_i)")
+        format!("A{s}[i, j] = exp(M{s}[i, j] − m_i) / Σ_j′ exp(M{s}[i, j′] − m_i)")
     } else {
-        format!("A{s}[i, j] = exp((M{s}[i, j] − max_i) / T) / Σ_j′ exp((M{s}[i, j′] − max_i) / T)")
+        format!("A{s}[i, j] = exp((M{s}[i, j] − m_i) / T) / Σ_j′ exp((M{s}[i, j′] − m_i) / T)")
     };
     let query = token(trace, work.row);
     if !max.is_finite() {
@@ -556,8 +556,8 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
         num(total)
     );
     let mut notes = vec![format!(
-        "max_i = {} is the largest score in row “{query}”; subtracting it keeps exp from \
-         overflowing and leaves the weights unchanged.",
+        "m_i = max_j′ M{s}[i, j′] = {} is the largest score in row “{query}”; subtracting it \
+         keeps exp from overflowing and leaves the weights unchanged.",
         num(max)
     )];
     if t != 1.0 {

@@ -300,14 +300,14 @@ pub fn PresenterBar(
             // that the bar keeps to the buttons' height and leaves the step its room.
             <span class="presenter-help">{move || if quiz.is_some_and(|q| q.set.get().is_some()) {
                 view! {
-                    <span class="keys-all">"← → Space: step · Home End: first, last · R: reveal · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"</span>
-                    <span class="keys-some">"← →: step · R: reveal · h: hide the explanation · Esc: leave"</span>
+                    <span class="keys-all">"← → Space: step · Home End: first, last · R: reveal · h: a cell's explanation on/off · + − 0: zoom · f: full screen · Esc: leave"</span>
+                    <span class="keys-some">"← →: step · R: reveal · h: a cell's explanation on/off · Esc: leave"</span>
                     <span class="keys-few">"← →: step · R: reveal · Esc: leave"</span>
                 }
             } else {
                 view! {
-                    <span class="keys-all">"← → Space: step · Home End: first, last · h: hide the explanation · + − 0: zoom · f: full screen · Esc: leave"</span>
-                    <span class="keys-some">"← →: step · h: hide the explanation · Esc: leave"</span>
+                    <span class="keys-all">"← → Space: step · Home End: first, last · h: a cell's explanation on/off · + − 0: zoom · f: full screen · Esc: leave"</span>
+                    <span class="keys-some">"← →: step · h: a cell's explanation on/off · Esc: leave"</span>
                     <span class="keys-few">"← →: step · Esc: leave"</span>
                 }
             }}</span>

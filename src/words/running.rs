@@ -930,12 +930,19 @@ pub fn rotary_what_ifs(trace: &Trace) -> Vec<String> {
         Pairing::Half => "half",
         Pairing::Interleaved => "interleaved",
     };
+    // "Turning V₁ as well …", the subject's verb left to the sentence it starts.
+    let turned_v = format!(
+        "V₁ as well would change the weighted sum C₁ by up to {}: each value row would carry its own position's turn.",
+        change_text(valued)
+    );
     // With one pair of columns a head, both pairings pair the same two columns.
-    let pairing = if head.q.ncols() == 2 {
-        "With one pair of columns a head (d_k = 2), the half and the interleaved pairings are the same pairing here; with more, they pair different columns, and turning with the wrong one changes the scores.".to_string()
+    let mistakes = if head.q.ncols() == 2 {
+        format!(
+            "A mistake to avoid: with these weights, turning {turned_v} Turning with the wrong pairing cannot happen here: with one pair of columns a head (d_k = 2), the half and the interleaved pairings are the same pairing. With d_k of 4 or more they pair different columns, and the wrong one changes the scores."
+        )
     } else {
         format!(
-            "Turning with the {other_name} pairing instead would change the scores S₁ by up to {}: the pairing must be the one the weights were trained with.",
+            "Two mistakes, with these weights. Turning {turned_v} Turning with the {other_name} pairing instead would change the scores S₁ by up to {}: the pairing must be the one the weights were trained with.",
             change_text(paired)
         )
     };
@@ -944,10 +951,7 @@ pub fn rotary_what_ifs(trace: &Trace) -> Vec<String> {
             "What it is for: shift every position by {shift}, as if the sentence began {shift} tokens later. Every row of Q̃₁ and K̃₁ turns further, yet the scores S₁ change by {}: they depend only on the distance i − j.",
             change_text(shifted)
         ),
-        format!(
-            "Two mistakes, with these weights. Turning V₁ as well would change the weighted sum C₁ by up to {}: each value row would carry its own position's turn. {pairing}",
-            change_text(valued),
-        ),
+        mistakes,
     ]
 }
 

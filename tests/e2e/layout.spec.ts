@@ -205,7 +205,7 @@ async function expectHelpWhole(page: Page, at: string): Promise<void> {
   }));
   expect(help.clipped, `${at}: the help is clipped: ${help.text}`).toBe(false);
   expect(help.text, `${at}: the help names the step keys`).toContain("step");
-  if (help.width >= 240) expect(help.text, `${at}: the help names h`).toContain("h: hide the explanation");
+  if (help.width >= 240) expect(help.text, `${at}: the help names h`).toContain("h: a cell's explanation on/off");
 }
 
 test("the presenter bar fits a tablet's width: its dots in three rows at most, Leave on screen", async ({ app, page }) => {

@@ -556,8 +556,8 @@ fn softmax(trace: &Trace, work: &CellWork, h: usize, name: String, row: Row) -> 
         num(total)
     );
     let mut notes = vec![format!(
-        "m_i = max_j′ M{s}[i, j′] = {} is the largest score in row “{query}”; subtracting it \
-         keeps exp from overflowing and leaves the weights unchanged.",
+        "m_i = {}, the largest score in row “{query}”: subtracting it keeps exp from \
+         overflowing and changes no weight.",
         num(max)
     )];
     if t != 1.0 {

@@ -78,29 +78,23 @@ pub fn back_formula_mathml(stage: Stage, c: &Config, w: Wiring, kind: LossKind) 
         ),
         // The pattern loss reads A alone: ∂L/∂Y and ∂L/∂Cₕ are 0, and ∂L/∂Aₕ comes from the
         // loss.
-        Stage::BackOutput if pattern => format!(
-            "{}{eq}{}{}{eq}<mn>0</mn>{SEP}{}{eq}{}{}{eq}<mn>0</mn>",
-            d("W_o"),
-            tr("C"),
-            d("Y"),
-            d("C"),
-            d("Y"),
-            tr("W_o")
-        ),
+        Stage::BackOutput => {
+            let zero = if pattern { "<mo>=</mo><mn>0</mn>" } else { "" };
+            format!(
+                "{}{eq}{}{}{zero}{SEP}{}{eq}{}{}{zero}",
+                d("W_o"),
+                tr("C"),
+                d("Y"),
+                d("C"),
+                d("Y"),
+                tr("W_o")
+            )
+        }
         Stage::BackWeightedSum if pattern => format!(
             "{}{eq}{}{}{eq}<mn>0</mn>",
             d("Vₕ"),
             tr("Aₕ"),
             d("Cₕ")
-        ),
-        Stage::BackOutput => format!(
-            "{}{eq}{}{}{SEP}{}{eq}{}{}",
-            d("W_o"),
-            tr("C"),
-            d("Y"),
-            d("C"),
-            d("Y"),
-            tr("W_o")
         ),
         // The masked cells' zeros are said in the stage's note: with them the formula would be
         // too wide for the header.

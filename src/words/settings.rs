@@ -2,8 +2,6 @@
 
 use crate::attention::ScaleMode;
 
-/// A short label for the scale menu; `cross`: the keys come from a source sentence, so the
-/// number of keys the mistake divides by is src_len.
 /// A head count in the Heads menu: `h` heads of width `d_k`, and, where rotary positions
 /// refuse it (an odd d_k leaves a column without a partner to turn with), why.
 pub fn head_count_label(h: usize, d_k: usize, rope: bool) -> String {
@@ -14,6 +12,8 @@ pub fn head_count_label(h: usize, d_k: usize, rope: bool) -> String {
     }
 }
 
+/// A short label for the scale menu; `cross`: the keys come from a source sentence, so the
+/// number of keys the mistake divides by is src_len.
 pub fn scale_mode_label(mode: ScaleMode, cross: bool) -> &'static str {
     match mode {
         ScaleMode::SqrtHeadDim => "÷ √d_k (correct)",

@@ -374,9 +374,29 @@ export const test = base.extend<Fixtures>({
 export async function clickCell(page: Page, testId: string, row: number, col: number): Promise<void> {
   const canvas = page.getByTestId(testId);
   await expect(canvas).toHaveAttribute("data-grid", /\d/);
-  const [gx, gy, cw, ch] = (await canvas.getAttribute("data-grid"))!.split(",").map(Number);
-  const css = await canvas.evaluate((el) => el.getBoundingClientRect().width);
-  const k = css / Number(await canvas.getAttribute("data-width"));
+  // The picture is fitted to its box over a frame or two after a stage opens; aim at the grid only
+  // once it has stayed the same size across two frames, or a click lands on a neighbouring cell.
+  const settled = () =>
+    canvas.evaluate(
+      (el) =>
+        new Promise<string>((done) =>
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() => {
+              const box = el.getBoundingClientRect();
+              done([el.getAttribute("data-grid"), el.getAttribute("data-width"), box.width, box.height].join("|"));
+            }),
+          ),
+        ),
+    );
+  let seen = await settled();
+  for (let tries = 0; tries < 20; tries++) {
+    const now = await settled();
+    if (now === seen) break;
+    seen = now;
+  }
+  const [grid, width, css] = seen.split("|");
+  const [gx, gy, cw, ch] = grid.split(",").map(Number);
+  const k = Number(css) / Number(width);
   await canvas.click({ position: { x: (gx + (col + 0.5) * cw) * k, y: (gy + (row + 0.5) * ch) * k } });
 }
 

@@ -79,7 +79,12 @@ test("the pattern goal's backward stages match the CLI's grad and say what the l
     await open(page, key);
     await expect(page.getByTestId("unreached")).toContainText("no gradient reaches Y, W_o, C or the values");
     await expect(page.locator(".stage-body canvas")).toHaveCount(0);
+    // No head's pictures, so nothing to compare and no head to pick.
+    await expect(page.getByTestId("compare-heads")).toHaveCount(0);
+    await expect(page.getByTestId("stage-view").locator(".head-picker")).toHaveCount(0);
   }
+  await open(page, "back-softmax");
+  await expect(page.getByTestId("compare-heads")).toBeVisible();
 
   await open(page, "back-softmax");
   await expect(page.getByTestId("formula")).toContainText("heads");

@@ -32,11 +32,22 @@ pub(super) fn HeadTools(
         let loss = (s == Stage::BackLoss)
             .then(|| backward.and_then(|b| b.pass.with(|p| p.as_ref().ok().map(|p| p.loss_kind()))))
             .flatten();
-        let per_head_stage = s.is_per_head_under(loss);
+        // A backward stage the loss does not reach shows one sentence in place of any head's
+        // pictures: there is no head to compare or to pick.
+        let unreached = s.is_backward()
+            && backward.is_some_and(|b| {
+                let source = b.goal_source.get();
+                b.pass.with(|p| {
+                    p.as_ref().is_ok_and(|p| {
+                        crate::words::unreached_text(s, p.loss_kind(), source).is_some()
+                    })
+                })
+            });
+        let per_head_stage = s.is_per_head_under(loss) && !unreached;
         // Decoding and the tiles draw no matrix every head has at once.
         let runs = matches!(s, Stage::Tiles | Stage::Decode);
         // The loss draws no matrix every head has on one scale.
-        let compare_toggle = (s.is_per_head() && !runs && n > 1).then(|| {
+        let compare_toggle = (s.is_per_head() && !runs && n > 1 && !unreached).then(|| {
             view! {
                 <button type="button" class="compare-toggle" data-testid="compare-heads"
                     aria-pressed=move || compare.get().to_string()

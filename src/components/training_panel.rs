@@ -11,9 +11,9 @@ use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
 use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
 use crate::words::{
-    loss_text, optimizer_label, pattern_label, sgd_note, status_text, task_embeddings_note,
-    task_label, trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL, POSITIONS_NOTE, POSITIONS_ON,
-    RUN_LENGTH_NOTE, TRAINING_INTRO,
+    loss_text, optimizer_label, pattern_label, positions_note, positions_on_label, sgd_note,
+    status_text, task_embeddings_note, task_label, trainable_label, DIRECTION_NOTE,
+    NARROW_POSITIONS, PER_HEAD_LABEL, POSITIONS_WIDTH, RUN_LENGTH_NOTE, TRAINING_INTRO,
 };
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -451,15 +451,25 @@ pub fn TrainingPanel(
                     choice(),
                     GoalChoice::Pattern(NamedTarget::Uniform) | GoalChoice::Task(Task::Mean)
                 );
+                // Rotary positions tell a head where tokens stand, as the mask does their order.
                 let order_unseen = outline.with(|o| {
-                    !o.config.positional_encoding && (o.cross || !o.config.causal)
+                    !o.config.positional_encoding
+                        && o.config.rope.is_none()
+                        && (o.cross || !o.config.causal)
                 });
+                let d_model = outline.with(|o| o.config.d_model);
                 (positional_goal && order_unseen).then(|| view! {
-                    <p class="help" data-testid="positions-note">{POSITIONS_NOTE}
+                    <p class="help" data-testid="positions-note">{positions_note(d_model)}
                         " "
                         <button type="button" class="positions-on" data-testid="positions-on"
-                            on:click=move |_| model.update(|m| m.config.positional_encoding = true)>
-                            {POSITIONS_ON}
+                            on:click=move |_| model.update(|m| {
+                                m.config.positional_encoding = true;
+                                if m.config.d_model <= NARROW_POSITIONS {
+                                    // A width every head count up to 8 divides: it cannot fail.
+                                    let _ = m.set_d_model(POSITIONS_WIDTH);
+                                }
+                            })>
+                            {positions_on_label(d_model)}
                         </button>
                     </p>
                 })

@@ -371,6 +371,7 @@ test("while a head trains, its table for screen readers follows the run at least
 });
 
 test("typing one's own sentence says whom the weights were made for and offers to teach a head", async ({ app, page }) => {
+  test.setTimeout(60_000);
   await app.goto("./");
   await app.openPlace("inputs");
   await expect(page.getByTestId("own-sentence")).toHaveCount(0);
@@ -379,18 +380,34 @@ test("typing one's own sentence says whom the weights were made for and offers t
   await page.getByTestId("teach-head").click();
   await expect(page.getByTestId("place-train")).toHaveAttribute("aria-expanded", "true");
   await expect(page.getByTestId("training")).toBeInViewport();
-  // The default goal needs positions on this sentence (it repeats "the"): one button sets them.
+  // The default goal needs positions on this sentence (it repeats "the"), and at d_model = 4
+  // the encoding blurs 11 positions: one button sets both.
+  await expect(page.getByTestId("positions-note")).toContainText("At d_model = 4");
   await page.getByTestId("positions-on").click();
   await expect(page.getByTestId("positions-note")).toHaveCount(0);
   await expect(page.getByTestId("positional")).toBeChecked();
+  await expect(page.getByTestId("d-model")).toHaveValue("8");
   // Once a step has trained them, the weights are the learner's own: the line goes.
   await page.getByTestId("train-step").click();
   await expect(page.getByTestId("own-sentence")).toHaveCount(0);
+  // And the head learns the goal: at d_model = 4 the loss stalls near 1.6.
+  const run = page.getByTestId("train-run");
+  await run.click();
+  const loss = async () => Number((await page.getByTestId("train-status").innerText()).match(/loss L ≈ ([\d.]+)/)?.[1] ?? NaN);
+  await expect.poll(loss, { timeout: 20_000 }).toBeLessThan(0.3);
+  if ((await run.innerText()) === "Pause") await run.click();
   // The default model's weights are random, and the line says so.
   await app.goto("./#v=1");
   await app.openPlace("inputs");
   await page.getByTestId("sentence-input").fill("a b c");
   await expect(page.getByTestId("own-sentence")).toContainText("random");
+  await app.openPlace("train");
+  await expect(page.getByTestId("positions-note")).toBeVisible();
+  // Rotary positions tell a head where each token stands: no note that it cannot.
+  await app.goto("./#v=1&rope=10000");
+  await app.openPlace("train");
+  await expect(page.getByTestId("train-status")).toBeAttached();
+  await expect(page.getByTestId("positions-note")).toHaveCount(0);
 });
 
 test("sharing sets the embed's colours, quiz, cell and stage, and previews it", async ({ app, page, context }) => {

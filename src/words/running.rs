@@ -534,9 +534,8 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
     }
     if !hidden.is_empty() {
         out.push(format!(
-            "Every key of {} {} hidden by the mask: m, ℓ and o stay as they were (before any key: m = −∞, ℓ = 0, o = 0).",
+            "Every key of {} is hidden by the mask: m, ℓ and o stay as they were (before any key: m = −∞, ℓ = 0, o = 0).",
             and_list(&hidden),
-            if hidden.len() == 1 { "is" } else { "are" }
         ));
     }
     let n = head.masked.ncols();

@@ -202,7 +202,10 @@ fn the_tiles_note_says_which_blocks_the_mask_hides_and_that_the_result_is_the_ro
     });
     let tiles = head_tiles(&t.heads[0], 1.0, 1);
     let note = tiles_note(&t, 0, 5, 1, &tiles[5]).join("\n");
-    assert!(note.contains("block 3 (key 3) and block 4 (key 4) is hidden by the mask"), "{note}");
+    assert!(
+        note.contains("block 3 (key 3) and block 4 (key 4) is hidden by the mask"),
+        "{note}"
+    );
 }
 
 #[test]

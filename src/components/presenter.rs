@@ -380,9 +380,14 @@ pub fn step_with_clicker(stage: RwSignal<Stage>, head: RwSignal<usize>, n_heads:
             }
             ev.prevent_default();
             ev.stop_propagation();
-            stepper.ui.stage_part.set((to, 0));
-            stepper.head.set(0);
-            stepper.stage.set(to);
+            // Home opens the first stage at its first step, End the last at its last.
+            let parts = steps_of(stepper, to);
+            let last = if ev.key() == "End" {
+                parts.max(1) - 1
+            } else {
+                0
+            };
+            show_step(stepper, to, last, parts);
             return;
         }
         let Some(forward) = clicker_direction(&ev.key()) else {
@@ -464,22 +469,37 @@ fn step_presentation(forward: bool, stepper: Stepper) {
     );
     let order = ui.order.get_untracked();
     if let Some((s, p)) = presenter_step(forward, from, part, &parts, order) {
-        // The part stepped to belongs to its stage; a stage of heads leaves none, so a stage
-        // reached later by a link or Back opens at its first part.
-        if has_parts(s) {
-            ui.stage_part.set((s, p));
-        } else if in_halves(s, parts(s)) {
-            ui.stage_part.set((s, p % 2));
-            head.set(p / 2);
-        } else if s == Stage::Decode && p > 0 && p + 1 == parts(s) {
-            // The decoding step's output, after its heads: the head stays as it was.
-            ui.stage_part.set((s, 1));
-        } else {
-            ui.stage_part.set((s, 0));
-            head.set(p);
-        }
-        stage.set(s);
+        show_step(stepper, s, p, parts(s));
     }
+}
+
+/// Shows part `p` of `s`'s `parts` steps.
+fn show_step(stepper: Stepper, s: Stage, p: usize, parts: usize) {
+    let Stepper {
+        stage, head, ui, ..
+    } = stepper;
+    // The part stepped to belongs to its stage; a stage of heads leaves none, so a stage
+    // reached later by a link or Back opens at its first part.
+    if has_parts(s) {
+        ui.stage_part.set((s, p));
+    } else if in_halves(s, parts) {
+        ui.stage_part.set((s, p % 2));
+        head.set(p / 2);
+    } else if s == Stage::Decode && p > 0 && p + 1 == parts {
+        // The decoding step's output, after its heads: the head stays as it was.
+        ui.stage_part.set((s, 1));
+    } else {
+        ui.stage_part.set((s, 0));
+        head.set(p);
+    }
+    stage.set(s);
+}
+
+/// The number of steps `s` takes on the presenter's screen now.
+fn steps_of(stepper: Stepper, s: Stage) -> usize {
+    let n = stepper.n_heads.get_untracked();
+    let wiring = untrack(|| stepper.ui.steps_wiring());
+    untrack(|| parts_on_screen(s, n, wiring, stepper.backward, stepper.run))
 }
 
 /// Listens for `event` on the window in the capture phase, before any element's own listeners,

@@ -943,6 +943,30 @@ test("presenting, h hides the explanation of a cell just clicked, whose heatmap 
   await expect(page.getByTestId("explain-panel")).not.toHaveClass(/active/);
 });
 
+for (const [width, height] of [[1024, 768], [1920, 1080]] as const) {
+  test(`presenting at ${width}×${height}, a matrix's name reads at least as large as the axes drawn under it`, async ({ app, page }) => {
+    await page.setViewportSize({ width, height });
+    for (const stage of ["input", "projection", "output"]) {
+      await app.goto(`./?present=1#v=1&stage=${stage}`);
+      const canvases = page.locator(".stage canvas[data-grid]");
+      await expect(canvases.first()).toHaveAttribute("data-drawn", "true");
+      await page.waitForTimeout(300);
+      const sizes = await page.locator(".stage .heatmap").evaluateAll((figures) =>
+        figures.flatMap((f) => {
+          const canvas = f.querySelector("canvas[data-grid]") as HTMLCanvasElement | null;
+          const title = f.querySelector(".heatmap-title");
+          if (!canvas || !title) return [];
+          // The axes are drawn 11 units tall, in the drawing's units.
+          const unit = canvas.getBoundingClientRect().width / Number(canvas.dataset.width);
+          return [{ name: title.textContent, title: parseFloat(getComputedStyle(title).fontSize), axes: 11 * unit }];
+        }),
+      );
+      expect(sizes.length, stage).toBeGreaterThan(1);
+      for (const s of sizes) expect(s.title, `${stage}: ${s.name}`).toBeGreaterThanOrEqual(s.axes - 0.5);
+    }
+  });
+}
+
 test("presenting at 1024×768, a picked cell's explanation takes its room below the step, and Home and End jump", async ({ app, page }) => {
   await page.setViewportSize({ width: 1024, height: 768 });
   await app.goto("./?present=1#v=1&stage=softmax&cell=weights-h0.1.0");
@@ -957,7 +981,15 @@ test("presenting at 1024×768, a picked cell's explanation takes its room below 
   await page.keyboard.press("Home");
   await expect(page.getByTestId("stage-title")).toHaveText("Input X");
   await page.keyboard.press("End");
-  await expect(page.getByTestId("presenter-bar")).toHaveAttribute("data-step", /^back-input-/);
+  const bar = page.getByTestId("presenter-bar");
+  await expect(bar).toHaveAttribute("data-step", /^back-input-/);
+  // The last step of the last stage: a step on goes nowhere.
+  const last = await bar.getAttribute("data-step");
+  await page.keyboard.press("ArrowRight");
+  await page.waitForTimeout(200);
+  await expect(bar).toHaveAttribute("data-step", last!);
+  await page.keyboard.press("ArrowLeft");
+  await expect(bar).not.toHaveAttribute("data-step", last!);
 });
 
 test("presenting, + and − zoom the step from its fitted size, and 0 or the readout fits it again", async ({ app, page }) => {

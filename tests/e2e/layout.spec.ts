@@ -312,6 +312,21 @@ test("on a phone a tapped cell is explained in a sheet that leaves the cell in v
   await app.screenshot("phone-375x812-explain");
 });
 
+test("at 1366×768, opening Export / import keeps Share & present within its column", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await app.goto();
+  await app.openPlace("share");
+  await page.getByTestId("export-menu").click();
+  await expect(page.getByTestId("export-trace-json")).toBeAttached();
+  const body = page.locator(".place-body:not([hidden])").filter({ has: page.getByTestId("copy-link") });
+  const edge = await body.evaluate((el) => ({ right: el.getBoundingClientRect().right, sideways: el.scrollWidth - el.clientWidth }));
+  expect(edge.sideways, "nothing runs past the column's side").toBeLessThanOrEqual(1);
+  for (const id of ["copy-link", "copy-embed", "embed-editors", "export-trace-json"]) {
+    const b = await box(page.getByTestId(id));
+    expect(b.x + b.width, `${id} ends inside the column`).toBeLessThanOrEqual(edge.right + 1);
+  }
+});
+
 test("on a phone the stage comes first, the places sit under the name and the stepper stays at the foot", async ({ app, page }) => {
   const viewport = { width: 375, height: 812 };
   await page.setViewportSize(viewport);

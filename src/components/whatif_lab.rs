@@ -259,7 +259,10 @@ pub fn WhatIfLab(
                         <button type="button" class="whatif-toggle" data-testid=format!("whatif-{key}")
                             aria-pressed=move || is_on().to_string()
                             prop:disabled=move || w == WhatIf::NoCausalMask && cross.get()
-                            on:click=move |_| active.set(if is_on() { None } else { Some(w) })>
+                            on:click=move |_| {
+                                active.set(if is_on() { None } else { Some(w) });
+                                bring_result_into_view();
+                            }>
                             {whatif_label(w)}
                         </button>
                     }
@@ -410,4 +413,25 @@ mod tests {
         assert_eq!(slider_to_temperature(1.0), 10.0);
         assert_eq!(slider_to_temperature(5.0), 10.0);
     }
+}
+
+/// Brings the comparison's explanation into view under the top bar where a choice left it below
+/// the window (a phone, whose column the mistakes' buttons fill): the tap's result is in sight.
+fn bring_result_into_view() {
+    request_animation_frame(|| {
+        let Some(words) = document()
+            .query_selector("[data-testid=whatif-explanation]")
+            .ok()
+            .flatten()
+        else {
+            return;
+        };
+        let top = words.get_bounding_client_rect().top();
+        let height = super::window_size::inner_height();
+        if top < height - 48.0 {
+            return;
+        }
+        let by = top - super::swipe::covered_top() - 8.0;
+        window().scroll_by_with_x_and_y(0.0, by);
+    });
 }

@@ -231,6 +231,25 @@ test.describe("the gradient table on a phone", () => {
   });
 });
 
+test.describe("the lab on a small phone", () => {
+  test.use({ viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true });
+
+  test("a tap on a mistake brings its explanation into sight", async ({ app, page }) => {
+    await app.goto();
+    await app.openPlace("lab");
+    const button = page.getByTestId("whatif-softmax_over_columns");
+    await button.scrollIntoViewIfNeeded();
+    await expect(page.getByTestId("whatif-explanation")).not.toBeInViewport();
+    await button.tap();
+    await expect(page.getByTestId("whatif-explanation")).toContainText("column");
+    await expect(page.getByTestId("whatif-explanation")).toBeInViewport();
+    // Below the bar that stays at the top, not under it.
+    const bar = (await page.locator(".topbar").boundingBox())!;
+    const words = (await page.getByTestId("whatif-explanation").boundingBox())!;
+    expect(words.y).toBeGreaterThanOrEqual(bar.y + bar.height - 1);
+  });
+});
+
 /**
  * Waits until the browser has reported what came into or went out of sight after a scroll: it
  * does so when it next renders, in a task of its own.

@@ -108,7 +108,11 @@ pub fn StageRail(
     view! {
         <nav class="rail" class:many=move || { forward_count.get() >= 15 }
             class:more=move || { (11..15).contains(&forward_count.get()) }
-            style=move || format!("--rail-cols: {}", forward_count.get().div_ceil(2)) aria-label="Stages">
+            class:most=move || { forward_count.get() >= 19 }
+            style=move || {
+                let n = forward_count.get();
+                format!("--rail-cols: {}; --rail-cols-3: {}", n.div_ceil(2), n.div_ceil(3))
+            } aria-label="Stages">
             <ol data-testid="rail-forward" node_ref=forward_list>
                 {move || {
                     let o = order.get();

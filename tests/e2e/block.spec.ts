@@ -317,6 +317,29 @@ for (const [what, hash, count] of [
   });
 }
 
+test("with the Llama-style block, decoding and the tiles at 1280×800 the rail shows all 20 stages' names, on three rows", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await app.goto();
+  await app.openPlace("inputs");
+  await page.getByTestId("preset").selectOption("llama");
+  await page.getByTestId("decode").check();
+  await page.getByTestId("tiles").check();
+  const rail = page.getByTestId("rail-forward");
+  const buttons = rail.locator("button");
+  await expect(buttons).toHaveCount(20);
+  expect(await rail.evaluate((el) => el.scrollWidth - el.clientWidth), "nothing behind the rail's end").toBeLessThanOrEqual(1);
+  const edge = (await rail.boundingBox())!;
+  const tops = new Set<number>();
+  for (const button of await buttons.all()) {
+    const b = (await button.boundingBox())!;
+    tops.add(Math.round(b.y));
+    expect(b.x + b.width, `${await button.textContent()} ends inside the rail`).toBeLessThanOrEqual(edge.x + edge.width + 1);
+    const name = button.locator(".rail-name");
+    expect((await name.boundingBox())!.width, `${await name.textContent()} is named`).toBeGreaterThan(5);
+  }
+  expect(tops.size).toBe(3);
+});
+
 test("with the block at 1366×768 every matrix tab is in sight, none behind a scrollbar", async ({ app, page }) => {
   await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto("./#v=1&blk=1");

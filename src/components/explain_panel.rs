@@ -8,6 +8,7 @@ use crate::words::{
     explain, explain_back, explain_tile, run_cell_note, Explanation, RunCell, TileCell, NO_CELL,
 };
 use leptos::prelude::*;
+use leptos_use_intersection_observer::use_intersection_observer;
 
 /// The explanation of `selection` in `trace`, if the cell exists.
 pub fn explain_selection(trace: &Trace, selection: &Selection) -> Option<Explanation> {
@@ -186,10 +187,21 @@ pub fn ExplainPanel(
         }
         shown
     });
+    // A sheet explains a cell of the stage: while the stage is out of the window (a phone's
+    // place scrolled to, the lab below), it steps aside rather than cover what is there.
+    let stage_in_sight = RwSignal::new(true);
+    if !floating {
+        use_intersection_observer("[data-testid=stage-view]", move |entries, _| {
+            if let Some(entry) = entries.last() {
+                stage_in_sight.try_set(entry.is_intersecting());
+            }
+        });
+    }
     view! {
         <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"
             class:active=move || explanation.with(Option::is_some)
             class:sheet=move || sheet.get()
+            class:aside=move || sheet.get() && !stage_in_sight.get()
             class:folded=move || folded.get() && sheet.get()
             class:floating=floating
             aria-live="polite" aria-label="How the selected cell was computed">

@@ -29,6 +29,19 @@ for (const viewport of PHONES) {
       expect((await box(progress)).height, "“7 of 10” on one line").toBeLessThan(line * 1.6);
     });
 
+    test("the explanation's sheet steps aside while a place covers the stage, and comes back with it", async ({ app, page }) => {
+      await app.goto("./");
+      const panel = page.getByTestId("explain-panel");
+      await expect(panel).toBeVisible();
+      await page.getByTestId("place-inputs").tap();
+      await expect(page.getByTestId("sentence-input")).toBeInViewport();
+      // Nothing of the stage in the window: the sheet covers no token, no field.
+      await expect.poll(() => page.getByTestId("stage-view").evaluate((el) => el.getBoundingClientRect().bottom <= 0 || el.getBoundingClientRect().top >= innerHeight)).toBe(true);
+      await expect(panel).toBeHidden();
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await expect(panel).toBeVisible();
+    });
+
     test("tapping Quiz after scrolling brings the question into view", async ({ app, page }) => {
       await app.goto("./#v=1&stage=softmax");
       await app.openPlace("share");

@@ -1108,6 +1108,8 @@ test("presenting at 1920×1080, a heatmap's title grows with its picture, no sma
 });
 
 test("an arrow that ends a row points down, at the picture it leads to", async ({ app, page }) => {
+  // Every forward and backward stage in four places: 72 pages, about 20 s on an idle machine.
+  test.setTimeout(120_000);
   // Presented at 1920×1080, the softmax step wraps its line after "M₁ softmax →": the arrow
   // turns down to A₁ rather than point right at nothing. Beside its picture, it points right.
   const places: [number, number, string][] = [

@@ -69,11 +69,13 @@ pub fn PresetPicker(
             stage.set(opening.stage());
             head.set(opening.head());
             if let Some(picked) = picked {
+                let panel = panel_name(opening.matrix);
                 picked.selection.set(Some(Selection {
-                    panel: panel_name(opening.matrix),
+                    panel: panel.clone(),
                     row: opening.row,
                     col: opening.col,
                 }));
+                bring_cell_into_view(panel, opening.row);
             }
             loaded.set(Some(preset));
             expanded.set(false);
@@ -170,4 +172,60 @@ mod tests {
         }
         assert!(!caption_folds("Short", "A caption of one line."));
     }
+}
+
+/// How long a loaded preset's stage takes to be laid out in its box, at most: the rule places
+/// it over a few frames.
+const LAID_OUT: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Scrolls the window, once the preset's stage is laid out, so that row `row` of `panel`'s
+/// heatmap (the cell its caption names) is above the window's foot and the explanation's sheet,
+/// where the stage is in the window at all: a place beside a narrower stage may leave the
+/// cell below the fold. A phone's place, which covers the stage, keeps the window where it is.
+fn bring_cell_into_view(panel: String, row: usize) {
+    set_timeout(
+        move || {
+            let doc = document();
+            let (Some(canvas), Some(stage)) = (
+                doc.query_selector(&format!("[data-testid='canvas-{panel}']"))
+                    .ok()
+                    .flatten(),
+                doc.query_selector("[data-testid=stage-view]")
+                    .ok()
+                    .flatten(),
+            ) else {
+                return;
+            };
+            let height = super::window_size::inner_height();
+            let s = stage.get_bounding_client_rect();
+            if s.bottom() <= 0.0 || s.top() >= height {
+                return;
+            }
+            let number = |name: &str| -> Vec<f64> {
+                canvas
+                    .get_attribute(name)
+                    .unwrap_or_default()
+                    .split(',')
+                    .filter_map(|v| v.parse().ok())
+                    .collect()
+            };
+            let (grid, width) = (number("data-grid"), number("data-width"));
+            let (Some(&top), Some(&cell), Some(&units)) = (grid.get(1), grid.get(3), width.first())
+            else {
+                return;
+            };
+            let r = canvas.get_bounding_client_rect();
+            let k = r.width() / units.max(1.0);
+            let bottom = r.top() + (top + (row as f64 + 1.0) * cell) * k;
+            let foot = doc
+                .query_selector("#explain-panel.active.sheet")
+                .ok()
+                .flatten()
+                .map_or(height, |sheet| sheet.get_bounding_client_rect().top());
+            if bottom > foot - 8.0 {
+                window().scroll_by_with_x_and_y(0.0, bottom - foot + 8.0 + cell * k);
+            }
+        },
+        LAID_OUT,
+    );
 }

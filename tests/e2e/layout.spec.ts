@@ -312,6 +312,34 @@ test("on a phone a tapped cell is explained in a sheet that leaves the cell in v
   await app.screenshot("phone-375x812-explain");
 });
 
+for (const size of [{ width: 1280, height: 800 }, { width: 1366, height: 768 }]) {
+  test(`at ${size.width}×${size.height}, a preset loaded beside the stage opens with its cell in sight`, async ({ app, page }) => {
+    await page.setViewportSize(size);
+    await app.goto();
+    await app.openPlace("inputs");
+    for (const preset of ["pronoun", "adjective", "sink", "same-word", "previous-token"]) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.getByTestId("preset").selectOption(preset);
+      // The picked cell's heatmap: its highlight names a cell (an operand's names only a row).
+      await expect(page.locator(".stage canvas[data-highlight^='cell:']").first()).toHaveAttribute("data-drawn", "true");
+      const picked = await page.evaluate(
+        () => Array.from(document.querySelectorAll(".stage canvas")).find((c) => /^cell:\d/.test(c.getAttribute("data-highlight") ?? ""))?.getAttribute("data-testid"),
+      );
+      expect(picked, preset).toBeTruthy();
+      const canvas = page.getByTestId(picked!);
+      const [row, col] = (await canvas.getAttribute("data-highlight"))!.slice(5).split(";")[0].split(",").map(Number);
+      // Once laid out and scrolled: the cell the caption names is in the window.
+      await expect
+        .poll(async () => {
+          const cell = await cellBox(canvas, row, col);
+          return cell.y >= 0 && cell.y + cell.height <= size.height;
+        }, { message: `${preset}: its cell in sight` })
+        .toBe(true);
+      await expect(page.getByTestId("preset")).toBeVisible();
+    }
+  });
+}
+
 test("at 1366×768, opening Export / import keeps Share & present within its column", async ({ app, page }) => {
   await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto();

@@ -161,19 +161,6 @@ pub fn PresetPicker(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_shipped_caption_folds_and_a_short_one_does_not() {
-        for p in presets::all() {
-            assert!(caption_folds(&p.title, &p.caption), "{}", p.key);
-        }
-        assert!(!caption_folds("Short", "A caption of one line."));
-    }
-}
-
 /// How long a loaded preset's stage takes to be laid out in its box, at most: the rule places
 /// it over a few frames.
 const LAID_OUT: std::time::Duration = std::time::Duration::from_millis(300);
@@ -228,4 +215,17 @@ fn bring_cell_into_view(panel: String, row: usize) {
         },
         LAID_OUT,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_caption_folds_and_a_short_one_does_not() {
+        for p in presets::all() {
+            assert!(caption_folds(&p.title, &p.caption), "{}", p.key);
+        }
+        assert!(!caption_folds("Short", "A caption of one line."));
+    }
 }

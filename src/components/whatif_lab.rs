@@ -402,19 +402,6 @@ pub fn WhatIfLab(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_temperature_slider_is_logarithmic_around_one() {
-        assert_eq!(slider_to_temperature(0.0), 1.0);
-        assert_eq!(slider_to_temperature(-1.0), 0.1);
-        assert_eq!(slider_to_temperature(1.0), 10.0);
-        assert_eq!(slider_to_temperature(5.0), 10.0);
-    }
-}
-
 /// Brings the comparison's explanation into view under the top bar where a choice left it below
 /// the window (a phone, whose column the mistakes' buttons fill): the tap's result is in sight.
 fn bring_result_into_view() {
@@ -434,4 +421,17 @@ fn bring_result_into_view() {
         let by = top - super::swipe::covered_top() - 8.0;
         window().scroll_by_with_x_and_y(0.0, by);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_temperature_slider_is_logarithmic_around_one() {
+        assert_eq!(slider_to_temperature(0.0), 1.0);
+        assert_eq!(slider_to_temperature(-1.0), 0.1);
+        assert_eq!(slider_to_temperature(1.0), 10.0);
+        assert_eq!(slider_to_temperature(5.0), 10.0);
+    }
 }

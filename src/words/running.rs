@@ -505,7 +505,12 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
                 ((b + 1) * block).min(head.masked.ncols())
             )
         };
-        if t.m == previous && t.m == f64::NEG_INFINITY || (b > 0 && tiles[b - 1] == *t) {
+        // Hidden: every score of the block is −∞ under the mask (a block of keys that merely
+        // score far below m may leave m, ℓ and o as they were too, but nothing hides them).
+        let start = b * block;
+        let end = ((b + 1) * block).min(head.masked.ncols());
+        let masked = (start..end).all(|j| head.masked[(i, j)] == f64::NEG_INFINITY);
+        if masked {
             hidden.push(format!("block {} ({keys})", b + 1));
         } else if previous != f64::NEG_INFINITY && t.m > previous {
             moves.push(format!(

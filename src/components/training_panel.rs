@@ -11,9 +11,9 @@ use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
 use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
 use crate::words::{
-    loss_text, optimizer_label, pattern_label, positions_note, positions_on_label, sgd_note,
-    status_text, task_embeddings_note, task_label, trainable_label, DIRECTION_NOTE,
-    NARROW_POSITIONS, PER_HEAD_LABEL, POSITIONS_WIDTH, RUN_LENGTH_NOTE, TRAINING_INTRO,
+    loss_text, optimizer_label, pattern_label, positions_note, positions_on_label, positions_width,
+    sgd_note, status_text, task_embeddings_note, task_label, trainable_label, DIRECTION_NOTE,
+    PER_HEAD_LABEL, RUN_LENGTH_NOTE, TRAINING_INTRO,
 };
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -457,19 +457,24 @@ pub fn TrainingPanel(
                         && o.config.rope.is_none()
                         && (o.cross || !o.config.causal)
                 });
-                let d_model = outline.with(|o| o.config.d_model);
+                let (d_model, tokens) =
+                    outline.with(|o| {
+                    let keys = if o.cross { o.source_tokens.len() } else { 0 };
+                    (o.config.d_model, o.tokens.len().max(keys))
+                });
+                let wide = positions_width(tokens);
                 (positional_goal && order_unseen).then(|| view! {
-                    <p class="help" data-testid="positions-note">{positions_note(d_model)}
+                    <p class="help" data-testid="positions-note">{positions_note(d_model, tokens)}
                         " "
                         <button type="button" class="positions-on" data-testid="positions-on"
                             on:click=move |_| model.update(|m| {
                                 m.config.positional_encoding = true;
-                                if m.config.d_model <= NARROW_POSITIONS {
+                                if m.config.d_model < wide {
                                     // A width every head count up to 8 divides: it cannot fail.
-                                    let _ = m.set_d_model(POSITIONS_WIDTH);
+                                    let _ = m.set_d_model(wide);
                                 }
                             })>
-                            {positions_on_label(d_model)}
+                            {positions_on_label(d_model, tokens)}
                         </button>
                     </p>
                 })

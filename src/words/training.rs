@@ -310,39 +310,39 @@ pub const POSITIONS_NOTE: &str = "Positional encoding is off, so a head sees whi
 are but not where they stand: it can learn a position-based goal only through the words \
 themselves, and repeated words defeat it.";
 
-/// The width [`POSITIONS_ON`] gives a model at most [`NARROW_POSITIONS`] wide: its encoding has
-/// waves that tell a sentence's positions apart.
-pub const POSITIONS_WIDTH: usize = 8;
+/// The width [`POSITIONS_ON`] gives a model for `tokens` tokens: the encoding is added to the
+/// embeddings, so a token's numbers carry both its word and its position, and one head follows
+/// "one before" over about 20 tokens at d_model = 8, over 32 at 16.
+pub fn positions_width(tokens: usize) -> usize {
+    if tokens > 20 {
+        16
+    } else {
+        8
+    }
+}
 
-/// The widest model whose encoding alone cannot tell a longer sentence's positions apart: a
-/// wave of 1 radian a position, which nearly comes round again 6 positions on, and at 4 one of
-/// 0.01 radian a position, which hardly moves across 32 tokens.
-pub const NARROW_POSITIONS: usize = 4;
-
-/// [`POSITIONS_NOTE`], and at `d_model` ≤ [`NARROW_POSITIONS`] why the button widens the model.
-pub fn positions_note(d_model: usize) -> String {
-    if d_model > NARROW_POSITIONS {
+/// [`POSITIONS_NOTE`], and where `d_model` is narrower than [`positions_width`] for `tokens`
+/// tokens, why the button widens the model.
+pub fn positions_note(d_model: usize, tokens: usize) -> String {
+    let wide = positions_width(tokens);
+    if d_model >= wide {
         return POSITIONS_NOTE.to_string();
     }
-    let waves = if d_model <= 2 {
-        "its one wave turns 1 radian a position, so it nearly comes round again 6 positions on"
-    } else {
-        "its waves turn 1 and 0.01 radian a position, so the first nearly comes round again 6 \
-positions on and the second hardly moves"
-    };
     format!(
-        "{POSITIONS_NOTE} At d_model = {d_model} the encoding alone blurs a longer sentence: \
-{waves}. The button also widens the model to d_model = {POSITIONS_WIDTH}, adding waves of 0.1 \
-and 0.001 radian a position; the new rows and columns take the default model's numbers."
+        "{POSITIONS_NOTE} Added to the embeddings, the encoding shares a token's {d_model} \
+numbers with its word, so the button also widens the model to d_model = {wide}, room for both \
+over {tokens} tokens. The numbers already in the matrices and the embeddings stay; the new rows \
+and columns get those a fresh d_model = {wide} model starts with."
     )
 }
 
 /// The button beside [`positions_note`].
-pub fn positions_on_label(d_model: usize) -> String {
-    if d_model > NARROW_POSITIONS {
+pub fn positions_on_label(d_model: usize, tokens: usize) -> String {
+    let wide = positions_width(tokens);
+    if d_model >= wide {
         POSITIONS_ON.to_string()
     } else {
-        format!("{POSITIONS_ON}, at d_model = {POSITIONS_WIDTH}")
+        format!("{POSITIONS_ON}, at d_model = {wide}")
     }
 }
 
@@ -354,7 +354,7 @@ pub const WATCHED_HEAD: &str =
 pub const POSITIONS_ON: &str = "Switch positional encoding on";
 
 /// How long a run lasts.
-pub const RUN_LENGTH_NOTE: &str = "Train takes 60 steps a second and pauses by itself after \
+pub const RUN_LENGTH_NOTE: &str = "Train takes up to 60 steps a second and pauses by itself after \
 1000 steps; Reset returns to the weights from when the run started.";
 
 #[cfg(test)]
@@ -362,28 +362,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_narrow_model_is_widened_to_where_the_encoding_tells_positions_apart() {
-        // PE[pos, 2i] = sin(pos / 10000^(2i / d_model)): the waves' radians a position.
-        let waves = |d: usize| -> Vec<f64> {
-            (0..d / 2)
-                .map(|i| 10000f64.powf(-(2.0 * i as f64) / d as f64))
-                .collect()
-        };
-        for (d, named) in [(2, vec![1.0]), (4, vec![1.0, 0.01])] {
-            let note = positions_note(d);
-            assert_eq!(waves(d).len(), named.len(), "{note}");
-            for (w, n) in waves(d).iter().zip(&named) {
-                assert!((w - n).abs() < 1e-12, "{note}");
-            }
-            assert!(note.contains(&format!("At d_model = {d} ")), "{note}");
-            assert!(positions_on_label(d).ends_with("at d_model = 8"));
-        }
-        // The waves d_model = 8 adds: 0.1 and 0.001 radian a position.
-        let wide = waves(POSITIONS_WIDTH);
-        assert!((wide[1] - 0.1).abs() < 1e-12 && (wide[3] - 0.001).abs() < 1e-12);
-        assert!((6.0 - std::f64::consts::TAU).abs() < 0.3);
-        assert_eq!(positions_note(6), POSITIONS_NOTE);
-        assert_eq!(positions_on_label(6), POSITIONS_ON);
+    fn a_narrow_model_is_widened_to_room_for_word_and_position() {
+        assert_eq!(positions_width(11), 8);
+        assert_eq!(positions_width(32), 16);
+        let note = positions_note(4, 11);
+        assert!(note.starts_with(POSITIONS_NOTE), "{note}");
+        assert!(note.contains("a token's 4 numbers"), "{note}");
+        assert!(
+            note.contains("d_model = 8, room for both over 11 tokens"),
+            "{note}"
+        );
+        assert_eq!(
+            positions_on_label(4, 11),
+            format!("{POSITIONS_ON}, at d_model = 8")
+        );
+        assert!(positions_note(8, 32).contains("d_model = 16"));
+        assert_eq!(positions_note(8, 11), POSITIONS_NOTE);
+        assert_eq!(positions_on_label(16, 32), POSITIONS_ON);
     }
 
     #[test]

@@ -383,7 +383,7 @@ test("typing one's own sentence says whom the weights were made for and offers t
   await expect(page.getByTestId("training")).toBeInViewport();
   // The default goal needs positions on this sentence (it repeats "the"), and at d_model = 4
   // the encoding blurs 11 positions: one button sets both.
-  await expect(page.getByTestId("positions-note")).toContainText("At d_model = 4");
+  await expect(page.getByTestId("positions-note")).toContainText("widens the model to d_model = 8");
   await page.getByTestId("positions-on").click();
   await expect(page.getByTestId("positions-note")).toHaveCount(0);
   await expect(page.getByTestId("positional")).toBeChecked();

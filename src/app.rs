@@ -162,6 +162,12 @@ pub fn App() -> impl IntoView {
             drop_page_option("present");
         }
     });
+    // Back to an address written while presenting leaves the page as it is: the address follows.
+    let _back = window_event_listener(leptos::ev::popstate, move |_| {
+        if !presenting.get_untracked() {
+            drop_page_option("present");
+        }
+    });
     let report = RwSignal::new(None::<String>);
     let n_heads = Signal::derive(move || outline.with(|o| o.config.n_heads));
     step_with_clicker(stage, head, n_heads);

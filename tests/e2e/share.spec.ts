@@ -171,6 +171,27 @@ test("leaving presenter mode takes present=1 out of the address, so a reload ope
   await expect(page.getByTestId("presenter-bar")).toHaveCount(0);
 });
 
+test("Back after leaving presenter mode keeps the address and the page in step", async ({ app, page }) => {
+  await app.goto("./?present=1#v=1&stage=scores");
+  const bar = page.getByTestId("presenter-bar");
+  await expect(bar).toHaveAttribute("data-step", /^scores-/);
+  await page.keyboard.press("PageDown");
+  await page.keyboard.press("PageDown");
+  await page.keyboard.press("PageDown");
+  await expect(bar).not.toHaveAttribute("data-step", /^scores-/);
+  await expect.poll(() => new URL(page.url()).hash).not.toContain("stage=scores");
+  await page.keyboard.press("Escape");
+  await expect(bar).toHaveCount(0);
+  await page.goBack();
+  // An address written while presenting: the page does not present, so the address says so too,
+  // and a reload opens it as it is.
+  await expect.poll(() => new URL(page.url()).search).not.toContain("present=1");
+  await expect(bar).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByTestId("stage-title")).toBeVisible();
+  await expect(bar).toHaveCount(0);
+});
+
 test("embed mode at 320 px has no chrome, no horizontal scroll, and posts its height", async ({ page, baseURL }) => {
   await page.setViewportSize({ width: 320, height: 640 });
   await page.goto("./?embed=1&controls=0&stage=softmax&theme=dark");

@@ -451,14 +451,14 @@ pub fn TrainingPanel(
                     choice(),
                     GoalChoice::Pattern(NamedTarget::Uniform) | GoalChoice::Task(Task::Mean)
                 );
-                // Rotary positions tell a head where tokens stand, as the mask does their order.
+                // Rotary positions tell a head where tokens stand; the causal mask, which come
+                // before.
                 let order_unseen = outline.with(|o| {
                     !o.config.positional_encoding
                         && o.config.rope.is_none()
                         && (o.cross || !o.config.causal)
                 });
-                let (d_model, tokens) =
-                    outline.with(|o| {
+                let (d_model, tokens) = outline.with(|o| {
                     let keys = if o.cross { o.source_tokens.len() } else { 0 };
                     (o.config.d_model, o.tokens.len().max(keys))
                 });
@@ -470,7 +470,8 @@ pub fn TrainingPanel(
                             on:click=move |_| model.update(|m| {
                                 m.config.positional_encoding = true;
                                 if m.config.d_model < wide {
-                                    // A width every head count up to 8 divides: it cannot fail.
+                                    // It keeps the head count where the new width allows,
+                                    // else takes the nearest that divides it: it cannot fail.
                                     let _ = m.set_d_model(wide);
                                 }
                             })>

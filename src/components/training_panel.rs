@@ -430,22 +430,7 @@ pub fn TrainingPanel(
                 </label>
             </div>
             <p class="help">{move || loss_text(settings.with(|s| s.goal.loss_kind()))}</p>
-            // While presenting they are in the presenter bar, clear of the step.
-            {move || (!presenting.get()).then(|| view! { <TrainingButtons /> })}
-            <p class="error" role="alert" data-testid="train-error">{move || trainer.error.get()}</p>
-            <p class="training-status" role="status" data-testid="train-status">
-                {move || trainer.losses.with(|l| status_text(l))}
-            </p>
-            // The head beside its loss, so the pattern is seen to form as the loss falls.
-            <div class="training-watch">
-                {move || (!presenting.get()).then(|| view! { <super::TrainingHead trace /> })}
-                <canvas node_ref=canvas class="loss-curve" data-testid="loss-curve"
-                    role="img" aria-label="The loss after each training step, on a log scale"
-                    style=move || format!("--w: {}", f64::from(LOSS_CURVE_SIZE.0) * curve_scale())></canvas>
-            </div>
-            <p class="help">{DIRECTION_NOTE}</p>
-            {move || (settings.with(|s| s.optimizer) == OptimizerKind::Sgd)
-                .then(|| view! { <p class="help" data-testid="sgd-note">{move || sgd_note(largest())}</p> })}
+            // Above Step and Train: what the goal needs, read before a run that cannot learn it.
             {move || {
                 let positional_goal = !matches!(
                     choice(),
@@ -480,6 +465,22 @@ pub fn TrainingPanel(
                     </p>
                 })
             }}
+            // While presenting they are in the presenter bar, clear of the step.
+            {move || (!presenting.get()).then(|| view! { <TrainingButtons /> })}
+            <p class="error" role="alert" data-testid="train-error">{move || trainer.error.get()}</p>
+            <p class="training-status" role="status" data-testid="train-status">
+                {move || trainer.losses.with(|l| status_text(l))}
+            </p>
+            // The head beside its loss, so the pattern is seen to form as the loss falls.
+            <div class="training-watch">
+                {move || (!presenting.get()).then(|| view! { <super::TrainingHead trace /> })}
+                <canvas node_ref=canvas class="loss-curve" data-testid="loss-curve"
+                    role="img" aria-label="The loss after each training step, on a log scale"
+                    style=move || format!("--w: {}", f64::from(LOSS_CURVE_SIZE.0) * curve_scale())></canvas>
+            </div>
+            <p class="help">{DIRECTION_NOTE}</p>
+            {move || (settings.with(|s| s.optimizer) == OptimizerKind::Sgd)
+                .then(|| view! { <p class="help" data-testid="sgd-note">{move || sgd_note(largest())}</p> })}
             <p class="help">{RUN_LENGTH_NOTE}</p>
             {move || is_task().then(|| view! {
                 <p class="help">{move || task_embeddings_note(cross.get())}</p>

@@ -220,7 +220,10 @@ pub fn WhatIfLab(
                     {TUTORIAL_MISTAKES.iter().enumerate().map(|(i, m)| {
                         let place = m.place;
                         let go = move |_| match place {
-                            MistakePlace::WhatIf(w) => active.set(Some(w)),
+                            MistakePlace::WhatIf(w) => {
+                                active.set(Some(w));
+                                bring_result_into_view();
+                            }
                             MistakePlace::Stage(s) => {
                                 stage.set(s);
                                 if let Some(el) = document().get_element_by_id("stage-title") {
@@ -402,6 +405,9 @@ pub fn WhatIfLab(
     }
 }
 
+/// How much of the comparison's explanation a tap that brings it into view shows, at most.
+const SHOWN: f64 = 240.0;
+
 /// Brings the comparison's explanation into view under the top bar where a choice left it below
 /// the window (a phone, whose column the mistakes' buttons fill): the tap's result is in sight.
 fn bring_result_into_view() {
@@ -418,7 +424,9 @@ fn bring_result_into_view() {
         if top < height - 48.0 {
             return;
         }
-        let by = top - super::swipe::covered_top() - 8.0;
+        // As little as shows its first lines, so what was tapped stays in sight where it can.
+        let shown = (height * 0.4).min(SHOWN);
+        let by = top - (height - shown).max(super::swipe::covered_top() + 8.0);
         window().scroll_by_with_x_and_y(0.0, by);
     });
 }

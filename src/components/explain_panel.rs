@@ -8,7 +8,9 @@ use crate::words::{
     explain, explain_back, explain_tile, run_cell_note, Explanation, RunCell, TileCell, NO_CELL,
 };
 use leptos::prelude::*;
-use leptos_use_intersection_observer::use_intersection_observer;
+use leptos_use_intersection_observer::{
+    use_intersection_observer_with_options, UseIntersectionObserverOptions,
+};
 
 /// The explanation of `selection` in `trace`, if the cell exists.
 pub fn explain_selection(trace: &Trace, selection: &Selection) -> Option<Explanation> {
@@ -191,11 +193,16 @@ pub fn ExplainPanel(
     // place scrolled to, the lab below), it steps aside rather than cover what is there.
     let stage_in_sight = RwSignal::new(true);
     if !floating {
-        use_intersection_observer("[data-testid=stage-view]", move |entries, _| {
-            if let Some(entry) = entries.last() {
-                stage_in_sight.try_set(entry.is_intersecting());
-            }
-        });
+        // In sight: within the window's middle band, not a sliver at its edge.
+        use_intersection_observer_with_options(
+            "[data-testid=stage-view]",
+            move |entries, _| {
+                if let Some(entry) = entries.last() {
+                    stage_in_sight.try_set(entry.is_intersecting());
+                }
+            },
+            UseIntersectionObserverOptions::default().root_margin("-20% 0px -20% 0px"),
+        );
     }
     view! {
         <aside id="explain-panel" class="explain-panel" data-testid="explain-panel"

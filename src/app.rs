@@ -163,8 +163,16 @@ pub fn App() -> impl IntoView {
         }
     });
     // Back to an address written while presenting leaves the page as it is: the address follows.
+    // Read without writing the address: a write waiting now would undo the step back.
     let _back = window_event_listener(leptos::ev::popstate, move |_| {
-        if !presenting.get_untracked() {
+        let location = window().location();
+        let (search, hash) = (
+            location.search().unwrap_or_default(),
+            location.hash().unwrap_or_default(),
+        );
+        let present =
+            crate::formats::page::parse_address(&search, hash.trim_start_matches('#')).present;
+        if present && !presenting.get_untracked() {
             drop_page_option("present");
         }
     });

@@ -448,19 +448,15 @@ fn step_presentation(forward: bool, stepper: Stepper) {
     let Stepper {
         stage,
         head,
-        n_heads,
         ui,
         quiz,
-        backward,
-        run,
+        ..
     } = stepper;
     if forward && quiz.is_some_and(|q| q.reveal()) {
         return;
     }
     let from = stage.get_untracked();
-    let n = n_heads.get_untracked();
-    let wiring = untrack(|| ui.steps_wiring());
-    let parts = move |s: Stage| untrack(|| parts_on_screen(s, n, wiring, backward, run));
+    let parts = move |s: Stage| steps_of(stepper, s);
     let part = presenter_part(
         from,
         head.get_untracked(),

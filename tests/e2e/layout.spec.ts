@@ -766,6 +766,31 @@ test("presenting under the pattern loss, ∂L/∂W_v's sentence comes with ∂L/
   await expect(sentence).toHaveCount(0);
 });
 
+test("presenting, ∂L/∂E's step shows the ∂L/∂X it is made from, also while its answer is hidden", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  const bar = page.getByTestId("presenter-bar");
+  const stage = page.getByTestId("stage-view");
+  // Under the pattern loss ∂L/∂E = ∂L/∂X: the quiz hides ∂L/∂E, and ∂L/∂X is there to reason from.
+  await app.goto("./?present=1#v=1&stage=back-input&quiz=1&goal=previous");
+  await page.keyboard.press("End");
+  await expect(page.getByTestId("presenter-head")).toHaveText("∂L/∂E: 2 of 2");
+  await expect(page.getByTestId("quiz-prompt")).toContainText("Is ∂L/∂E[");
+  await expect(stage.getByTestId("canvas-d_x")).toHaveAttribute("data-drawn", "true");
+  await expect(stage.getByTestId("canvas-d_embeddings")).toHaveCount(0);
+  await expectStepFits(page, { width: 1024, height: 768 }, "back-input-1");
+  await page.keyboard.press("r");
+  await expect(stage.getByTestId("canvas-d_embeddings")).toHaveAttribute("data-drawn", "true");
+  await expectStepFits(page, { width: 1024, height: 768 }, "back-input-1");
+  // Under a task ∂L/∂E adds the path through the target to ∂L/∂X: both are its operands.
+  await app.goto("./?present=1#v=1&stage=back-input&goal=copy_previous");
+  await page.keyboard.press("End");
+  await expect(bar).toHaveAttribute("data-step", "back-input-1");
+  for (const name of ["d_via_target", "d_x", "d_embeddings"]) {
+    await expect(stage.getByTestId(`canvas-${name}`)).toHaveAttribute("data-drawn", "true");
+  }
+  await expectStepFits(page, { width: 1024, height: 768 }, "back-input-1");
+});
+
 test("presenting, a stage reached by a link or Back opens at its first part", async ({ app, page }) => {
   await page.setViewportSize({ width: 1366, height: 768 });
   await app.goto("./?present=1#v=1&stage=back-input&src=le%20chat&goal=copy_first");

@@ -7,6 +7,7 @@ use super::panel_data::Panels;
 use crate::attention::{
     BackMatrix, HeadGrad, HeadMatrix, LossKind, MatrixId, Norm, ScaleMode, Stage, Trace,
 };
+use crate::components::heatmap::PanelData;
 use crate::words::{subscript, unreached_text, GoalSource};
 use leptos::prelude::*;
 
@@ -379,10 +380,55 @@ pub(super) fn presenter_part(mut lines: Vec<Line>, s: Stage, part: usize) -> Vec
             shown
         }
         Stage::BackInput if !lines.is_empty() => {
-            let line = lines.swap_remove(part.min(lines.len() - 1));
+            let part = part.min(lines.len() - 1);
+            // The gradients the earlier lines computed, which the step no longer shows.
+            let earlier: Vec<PanelData> = lines[..part]
+                .iter()
+                .filter_map(|l| {
+                    l.items.iter().rev().find_map(|i| match i {
+                        Item::Panel(data) => Some(data.clone()),
+                        _ => None,
+                    })
+                })
+                .collect();
+            let mut line = lines.swap_remove(part);
+            read_earlier_gradient(&mut line, &earlier);
             vec![line]
         }
         _ => lines,
+    }
+}
+
+/// Gives a line of ∂L/∂E (or ∂L/∂E_src) the ∂L/∂X it equals, or adds to, as its operand, taken
+/// from `earlier`: presenter mode shows the line alone, without the line above that made it.
+fn read_earlier_gradient(line: &mut Line, earlier: &[PanelData]) {
+    let name = |m: BackMatrix| crate::panels::panel_name(MatrixId::Back(m));
+    let Some(Item::Panel(result)) = line.items.last() else {
+        return;
+    };
+    let read = if result.name == name(BackMatrix::Embeddings) {
+        name(BackMatrix::X)
+    } else if result.name == name(BackMatrix::SourceEmbeddings) {
+        name(BackMatrix::SourceX)
+    } else {
+        return;
+    };
+    let Some(gradient) = earlier.iter().find(|d| d.name == read) else {
+        return;
+    };
+    let shown = Item::Given(gradient.clone());
+    let result_at = line.items.len() - 1;
+    match line.items.get(result_at.wrapping_sub(1)) {
+        // ∂L/∂E = ∂L/∂X: the gradient, then "=".
+        None => {
+            line.items.splice(0..0, [shown, op("=")]);
+        }
+        // The task's path through its target, "+ ∂L/∂X →": the gradient between "+" and "→".
+        Some(Item::Op(_)) => {
+            line.items
+                .splice(result_at - 1..result_at, [op("+"), shown, op("→")]);
+        }
+        Some(_) => {}
     }
 }
 

@@ -25,8 +25,11 @@ const MAX_STEPS: usize = 1000;
 /// and more than one in a frame that came late, so a slow redraw does not slow the learning.
 const STEPS_PER_SECOND: f64 = 60.0;
 
-/// How much larger the loss curve is drawn while presenting, for the back of a lecture hall.
+/// How much wider the loss curve may grow while presenting, for the back of a lecture hall.
 const PRESENTED_CURVE_SCALE: f64 = 2.0;
+
+/// How much larger the loss curve's writing is while presenting than its 12 px elsewhere.
+const PRESENTED_TEXT_SCALE: f64 = 4.0 / 3.0;
 
 /// The most steps one frame takes to catch up.
 const MAX_STEPS_PER_FRAME: usize = 4;
@@ -299,6 +302,9 @@ pub fn TrainingPanel(
             1.0
         }
     };
+    // The curve is drawn at the size its box is shown, so its writing keeps its size whatever
+    // the box: a phone's column, the window, a presenter's column.
+    let shown = box_size(canvas);
     Effect::new(move |_| {
         let losses = trainer.losses.get();
         let theme = if ui.dark.get() {
@@ -306,8 +312,13 @@ pub fn TrainingPanel(
         } else {
             Theme::LIGHT
         };
+        let text = if presenting.get() {
+            PRESENTED_TEXT_SCALE
+        } else {
+            1.0
+        };
         if let Some(canvas) = canvas.get() {
-            draw(&canvas, &losses, &theme, curve_scale());
+            draw(&canvas, &losses, &theme, shown.get(), text);
         }
     });
     // A model changed by anything but the run (an edit, Back, a preset) ends the run: its curve
@@ -489,17 +500,20 @@ pub fn TrainingPanel(
     }
 }
 
-/// Draws the loss curve on `canvas` `zoom` times its normal size, sharp at the screen's pixel
-/// ratio.
+/// Draws the loss curve on `canvas`, sharp at the screen's pixel ratio, filling `shown` (its box
+/// in CSS pixels; [`LOSS_CURVE_SIZE`] until the box is known), its writing `text` times 12 px.
 #[cfg(target_arch = "wasm32")]
-fn draw(canvas: &web_sys::HtmlCanvasElement, losses: &[f64], theme: &Theme, zoom: f64) {
+fn draw(
+    canvas: &web_sys::HtmlCanvasElement,
+    losses: &[f64],
+    theme: &Theme,
+    shown: Option<(f64, f64)>,
+    text: f64,
+) {
     use plotters::prelude::IntoDrawingArea;
-    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0) * zoom;
-    let (w, h) = LOSS_CURVE_SIZE;
-    let (w, h) = (
-        (f64::from(w) * ratio).round() as u32,
-        (f64::from(h) * ratio).round() as u32,
-    );
+    let ratio = window().device_pixel_ratio().clamp(1.0, 4.0);
+    let (w, h) = shown.unwrap_or((f64::from(LOSS_CURVE_SIZE.0), f64::from(LOSS_CURVE_SIZE.1)));
+    let (w, h) = ((w * ratio).round() as u32, (h * ratio).round() as u32);
     if canvas.width() != w {
         canvas.set_width(w);
     }
@@ -508,10 +522,52 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, losses: &[f64], theme: &Theme, zoom
     }
     if let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone()) {
         let area = backend.into_drawing_area();
-        let _ = crate::plot::draw_loss_curve(&area, losses, theme, ratio, 1.0);
+        let _ = crate::plot::draw_loss_curve(&area, losses, theme, ratio * text, 1.0);
     }
 }
 
 /// Natively there is no canvas to draw on.
 #[cfg(not(target_arch = "wasm32"))]
-fn draw(_canvas: &web_sys::HtmlCanvasElement, _losses: &[f64], _theme: &Theme, _zoom: f64) {}
+fn draw(
+    _canvas: &web_sys::HtmlCanvasElement,
+    _losses: &[f64],
+    _theme: &Theme,
+    _shown: Option<(f64, f64)>,
+    _text: f64,
+) {
+}
+
+/// The size of `canvas`'s box in CSS pixels, kept up to date by a resize observer; `None`
+/// until it is laid out, and while it is not shown.
+fn box_size(canvas: NodeRef<Canvas>) -> Signal<Option<(f64, f64)>> {
+    let size = RwSignal::new(None::<(f64, f64)>);
+    #[cfg(target_arch = "wasm32")]
+    Effect::new(move |_| {
+        use wasm_bindgen::{closure::Closure, JsCast};
+        let Some(element) = canvas.get() else {
+            return;
+        };
+        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() else {
+                return;
+            };
+            let rect = entry.content_rect();
+            let next = (rect.width() >= 1.0 && rect.height() >= 1.0)
+                .then(|| (rect.width(), rect.height()));
+            if size.get_untracked() != next {
+                size.set(next);
+            }
+        });
+        let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) else {
+            return;
+        };
+        observer.observe(&element);
+        let kept = StoredValue::new_local((observer, callback));
+        on_cleanup(move || {
+            kept.try_with_value(|(observer, _)| observer.disconnect());
+        });
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = canvas;
+    size.into()
+}

@@ -49,9 +49,8 @@ test("training teaches every head to look one token back and the loss falls", as
   const [, now, was] = status.match(/loss L ≈ (.+) \(≈ (.+) when this run started/) ?? [];
   expect(lossValue(now), status).toBeLessThan(lossValue(was) / 4);
   expect(lossValue("2.13 × 10⁻⁴")).toBeCloseTo(0.000213, 9);
-  // The curve is drawn at the screen's pixel ratio.
-  const width = await page.getByTestId("loss-curve").evaluate((c: HTMLCanvasElement) => c.width);
-  expect(width).toBeGreaterThanOrEqual(480);
+  // The curve is drawn at the size it is shown, at the screen's pixel ratio.
+  await expectCurveDrawnAsShown(page, "the curve after the run");
 
   // Every head now puts most weight on the token before (the first token on itself).
   for (const h of [0, 1]) {
@@ -246,6 +245,45 @@ test("presenting shows the loss curve large while the head trains", async ({ app
     }
   }).toPass({ timeout: 5000 });
   await app.screenshot("training-presenter-1024x768");
+});
+
+/**
+ * The loss curve's bitmap against its box: drawn at the size it is shown (at the screen's pixel
+ * ratio), its 12 px writing, or 16 px presenting, keeps that size instead of being shrunk.
+ */
+async function expectCurveDrawnAsShown(page: Page, what: string): Promise<void> {
+  const curve = page.getByTestId("loss-curve");
+  await expect(curve).toBeVisible();
+  await expect(async () => {
+    const [bitmap, shown, ratio] = await curve.evaluate((c: HTMLCanvasElement) => {
+      const r = c.getBoundingClientRect();
+      return [[c.width, c.height], [r.width, r.height], devicePixelRatio];
+    });
+    expect(Math.abs(bitmap[0] - shown[0] * ratio), `${what}: ${bitmap} drawn for ${shown}`).toBeLessThanOrEqual(1.5);
+    expect(Math.abs(bitmap[1] - shown[1] * ratio), `${what}: ${bitmap} drawn for ${shown}`).toBeLessThanOrEqual(1.5);
+  }).toPass({ timeout: 5000 });
+}
+
+test("the loss curve is drawn at the size it is shown: on a phone, in the window and presenting", async ({ app, page }) => {
+  for (const [width, height] of [[360, 640], [1366, 768]]) {
+    await page.setViewportSize({ width, height });
+    await app.goto("./#v=1&stage=softmax&goal=previous");
+    await app.openPlace("train");
+    await page.getByTestId("train-step").click();
+    await expect(page.getByTestId("train-status")).toContainText("After 1 step");
+    await expectCurveDrawnAsShown(page, `${width}×${height}`);
+  }
+  // Presenting, the curve's column is narrower at 1024 px than the curve elsewhere, and wider at
+  // 1920 px: neither shrinks nor blows up its writing.
+  await page.getByTestId("place-share").click();
+  await page.getByTestId("present").click();
+  for (const [width, height] of [[1024, 768], [1920, 1080]]) {
+    await page.setViewportSize({ width, height });
+    await page.getByTestId("presenter-training").getByTestId("train-step").click();
+    await expectCurveDrawnAsShown(page, `presenting at ${width}×${height}`);
+    const curve = await box(page.getByTestId("loss-curve"));
+    expect(curve.height, "a curve tall enough for its axis's name").toBeGreaterThanOrEqual(0.7 * curve.width);
+  }
 });
 
 test("presenting on a phone, a run's curve takes a band at the foot and the step keeps the width", async ({ app, page }) => {

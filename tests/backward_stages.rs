@@ -10,10 +10,11 @@ use attention_lens::attention::{
     Matrix, NamedTarget, Norm, Rope, ScaleMode, Source, Stage, Task, Trace, Weights,
 };
 use attention_lens::words::{
-    back_formula, back_formula_mathml, back_label, back_note, back_part_formula_mathml,
-    back_shape_text, back_title, by_hand_either_way, explain, explain_back, format_value,
-    goal_error_text, goal_line, stage_explanation, stage_formula, stage_formula_mathml,
-    stage_progress, unreached_text, Explanation, GoalSource,
+    back_formula, back_formula_mathml, back_label, back_note, back_note_of_head,
+    back_part_formula_mathml, back_shape_text, back_title, by_hand_either_way, explain,
+    explain_back, format_value, goal_error_text, goal_line, stage_explanation,
+    stage_explanation_in, stage_formula, stage_formula_mathml, stage_progress, unreached_text,
+    Explanation, GoalSource,
 };
 
 /// The switches of one scenario.
@@ -378,6 +379,48 @@ fn a_weight_gradient_is_the_sum_over_tokens_written_term_by_term_and_the_step_go
                 assert!(note.contains("SGD step raises it"), "{note}");
             }
             assert!(!note.contains("direction the weight will move"));
+        }
+    }
+}
+
+#[test]
+fn the_backward_explanations_speak_of_rotary_positions_a_pre_norm_block_and_shared_heads_only_where_they_are_on(
+) {
+    for modern in [false, true] {
+        for block in [None, Some(Norm::Post), Some(Norm::Pre)] {
+            let setup = Setup {
+                n_heads: 4,
+                block,
+                modern,
+                ..BASE
+            };
+            let t = trace(setup);
+            let order = t.wiring().order();
+            let scores = stage_explanation_in(Stage::BackScores, order);
+            assert_eq!(scores.contains("rotary"), modern, "{setup:?}: {scores}");
+            assert_eq!(scores.contains("Q̃ₕK̃ₕᵀ"), modern, "{setup:?}: {scores}");
+            assert!(!scores.contains("share"), "{setup:?}: {scores}");
+            let input = stage_explanation_in(Stage::BackInput, order);
+            assert_eq!(
+                input.contains("pre-norm"),
+                block == Some(Norm::Pre),
+                "{setup:?}: {input}"
+            );
+            // The note names the heads that share a key/value head, where they do.
+            let pass = BackwardPass::new(&t, &Goal::named(NamedTarget::Previous)).unwrap();
+            for (h, shared) in [
+                (0, "Query heads 1 and 2 share key/value head 1"),
+                (3, "Query heads 3 and 4 share key/value head 2"),
+            ] {
+                let note =
+                    back_note_of_head(Stage::BackScores, &t, &pass, GoalSource::Panel, h).unwrap();
+                assert_eq!(note.contains(shared), modern, "{setup:?}, head {h}: {note}");
+                assert_eq!(
+                    note.contains("share"),
+                    modern,
+                    "{setup:?}, head {h}: {note}"
+                );
+            }
         }
     }
 }

@@ -26,9 +26,9 @@ mod whatif;
 pub use backward::explain::explain_back;
 pub use backward::GRADIENT_DECIMALS;
 pub use backward::{
-    back_explanation, back_formula, back_formula_mathml, back_label, back_note, back_note_of_head,
-    back_part_formula_mathml, back_progress, back_shape_text, back_title, goal_error_text,
-    goal_line, unreached_text, GoalSource, BACKWARD_GROUP,
+    back_explanation, back_explanation_in, back_formula, back_formula_mathml, back_label,
+    back_note, back_note_of_head, back_part_formula_mathml, back_progress, back_shape_text,
+    back_title, goal_error_text, goal_line, unreached_text, GoalSource, BACKWARD_GROUP,
 };
 pub use explain::{explain, Explanation, NO_CELL};
 pub use guide::{

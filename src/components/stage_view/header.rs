@@ -192,8 +192,7 @@ pub(super) fn StageNotes(
     });
     let explanation = move || {
         let ui = ui_context();
-        let text =
-            Signal::derive(move || stage_explanation_in(stage.get(), ui.order.get()).to_string());
+        let text = Signal::derive(move || stage_explanation_in(stage.get(), ui.order.get()));
         view! { <Paragraphs text class="explanation" testid="explanation" /> }
     };
     // A compact embed sits in a blog post whose text explains; the stage's prose is folded.

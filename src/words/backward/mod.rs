@@ -11,8 +11,9 @@ pub use mathml::{back_formula_mathml, back_part_formula_mathml};
 pub use notes::{back_note, back_note_of_head, GRADIENT_DECIMALS};
 
 use super::number::subscript;
+use super::stages::PARAGRAPH_BREAK;
 use crate::attention::{
-    BackMatrix, Config, HeadGrad, LossKind, Norm, Outline, ScaleMode, Stage, Wiring,
+    BackMatrix, Config, HeadGrad, LossKind, Norm, Order, Outline, ScaleMode, Stage, Wiring,
 };
 
 /// Its symbol as the panels title it: `∂L/∂A₁`, `A*₂`, `∂L/∂W_q`.
@@ -356,6 +357,33 @@ pub fn back_shape_text(stage: Stage, outline: &Outline, kind: LossKind) -> Strin
     }
 }
 
+/// [`back_explanation`] for the stages of `order`: the scores' gradients are turned back where
+/// rotary positions turned the scores' operands, and in a pre-norm block ∂L/∂X comes through
+/// the norm.
+pub fn back_explanation_in(stage: Stage, order: Order) -> String {
+    let text = back_explanation(stage);
+    match stage {
+        Stage::BackScores if order.rope => format!(
+            "{}{PARAGRAPH_BREAK}{ROTARY_BACK}",
+            text.replacen("Sₕ = QₕKₕᵀ", "Sₕ = Q̃ₕK̃ₕᵀ", 1)
+        ),
+        // The norm's sentence ends the first paragraph, which it continues.
+        Stage::BackInput if order.block == Some(Norm::Pre) => text.replacen(
+            PARAGRAPH_BREAK,
+            &format!(" {PRE_NORM_BACK}{PARAGRAPH_BREAK}"),
+            1,
+        ),
+        _ => text.to_string(),
+    }
+}
+
+/// How the scores' gradients reach Qₕ and Kₕ through rotary positions.
+const ROTARY_BACK: &str = "With rotary positions the scores were made from the turned rows Q̃ₕ and K̃ₕ, so these products give their gradients; each row's gradient is then turned back by its own angle, since a turn's transpose is the turn back.";
+
+/// How ∂L/∂X comes through the norm in a pre-norm block.
+const PRE_NORM_BACK: &str =
+    "In this pre-norm block that row is N₁'s, and the norm's backward carries it on to X.";
+
 /// What happens here and why, in short paragraphs: true for both losses and every setting; the
 /// stage's note says what the loss and the settings on screen do.
 pub fn back_explanation(stage: Stage) -> &'static str {
@@ -367,11 +395,10 @@ pub fn back_explanation(stage: Stage) -> &'static str {
         Stage::BackSoftmax => "The softmax ties the weights of a row together: raising one score takes weight from every other key of the row. So a score's gradient is its weight times how much its weight's gradient, ∂L/∂A[i, j], exceeds the row's A-weighted average of ∂L/∂A. The temperature divides it once more, as it divided the scores.\n\n\
             Each row of ∂L/∂Mₕ sums to 0: adding the same amount to every score of a row changes no weight.",
         Stage::BackScale => "Where the forward pass divided every score by one number (√d_k in standard attention), the backward pass divides every gradient by the same number; without scaling it passes them on unchanged. A masked cell was replaced by −∞ whatever its score, so its score gets no gradient.",
-        Stage::BackScores => "Sₕ = QₕKₕᵀ (Q̃ₕK̃ₕᵀ with rotary positions): a query row gets the key rows, each weighted by the gradient of the score it made with that key; a key row gets the query rows, weighted the same way. This is where a query learns what to look for and a key what to offer.\n\n\
-            With rotary positions the scores were made from the turned rows Q̃ₕ and K̃ₕ, so these products give their gradients; each row's gradient is then turned back by its own angle, since a turn's transpose is the turn back. When query heads share a key/value head, its keys' gradient is the sum over the query heads that read them.",
+        Stage::BackScores => "Sₕ = QₕKₕᵀ: a query row gets the key rows, each weighted by the gradient of the score it made with that key; a key row gets the query rows, weighted the same way. This is where a query learns what to look for and a key what to offer.",
         Stage::BackProjection => "Every token's query is made with the same W_q, so W_q's gradient adds up every token's contribution: column r of what the queries read times column c of ∂L/∂Q, summed over the tokens. W_k and W_v likewise, with what the keys and values read. The heads' slices of ∂L/∂Q sit side by side, as the heads' columns did.\n\n\
             Training moves only the matrices ticked to learn. Plain SGD moves each of their weights against its gradient, by η times it; Adam moves it against a moving average of its gradients, by at most about η a step, so its steps need not be proportional to the gradient.",
-        _ => "Every projection that read a token's row sends its gradient back to that row through its transposed weight matrix, and the paths add up. In a pre-norm block that row is N₁'s, and the norm's backward (LayerNorm's or RMSNorm's) carries it on to X.\n\n\
+        _ => "Every projection that read a token's row sends its gradient back to that row through its transposed weight matrix, and the paths add up.\n\n\
             With positional encoding, X = E + P (X_src = E_src + P_src) and the positions are constant, so the path through attention gives the embeddings E exactly X's gradient; without it X is E. A task adds a second path, through its target, which is built from the embeddings.",
     }
 }

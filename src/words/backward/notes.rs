@@ -199,6 +199,25 @@ fn seq_len_mistake_text(cross: bool) -> String {
     }
 }
 
+/// Which query heads share head `h`'s keys and values, and what that does to their gradients;
+/// `None` where every query head has its own.
+fn sharing_note(c: &crate::attention::Config, h: usize) -> Option<String> {
+    let (n, g) = (c.n_heads, c.n_kv_heads());
+    if g >= n {
+        return None;
+    }
+    let kv = c.kv_head(h);
+    let readers: Vec<String> = (0..n)
+        .filter(|&q| c.kv_head(q) == kv)
+        .map(|q| (q + 1).to_string())
+        .collect();
+    Some(format!(
+        "Query heads {} share key/value head {}: the gradient of its keys, and of the W_k columns that made them, is the sum of what each of these heads sends back.",
+        super::super::running::and_list(&readers),
+        kv + 1
+    ))
+}
+
 /// The note of backward stage `stage` for `pass`, with the current numbers, on a page whose goal
 /// comes from `source`; `None` for a forward stage.
 pub fn back_note(
@@ -370,6 +389,9 @@ pub fn back_note_of_head(
             }
             if let Some((text, _)) = largest_text(trace, pass, BackMatrix::Head(h, HeadGrad::K)) {
                 note.push(format!("Its largest key gradient in size is {text}."));
+            }
+            if let Some(sharing) = sharing_note(c, h) {
+                note.push(sharing);
             }
         }
         Stage::BackProjection => {

@@ -10,11 +10,13 @@ use crate::attention::Stage;
 pub const PARAGRAPH_BREAK: &str = "\n\n";
 
 /// [`stage_explanation`] for the stages of `order`: the norms lead with RMSNorm where the block
-/// uses it.
-pub fn stage_explanation_in(stage: Stage, order: crate::attention::Order) -> &'static str {
+/// uses it, and the backward stages say what rotary positions and a pre-norm block add where
+/// they are on.
+pub fn stage_explanation_in(stage: Stage, order: crate::attention::Order) -> String {
     match stage {
-        Stage::Norm1 | Stage::Norm2 if order.rms => RMS_NORM,
-        _ => stage_explanation(stage),
+        Stage::Norm1 | Stage::Norm2 if order.rms => RMS_NORM.to_string(),
+        s if s.is_backward() => super::super::backward::back_explanation_in(s, order),
+        _ => stage_explanation(stage).to_string(),
     }
 }
 

@@ -11,9 +11,10 @@ use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
 use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
 use crate::words::{
-    loss_text, optimizer_label, pattern_label, positions_note, positions_on_label, positions_width,
-    sgd_note, status_text, task_embeddings_note, task_label, trainable_label, DIRECTION_NOTE,
-    PER_HEAD_LABEL, RUN_LENGTH_NOTE, TRAINING_INTRO,
+    loss_text, optimizer_label, optimizer_name, pattern_label, pattern_short, positions_note,
+    positions_on_label, positions_width, sgd_note, status_text, task_embeddings_note, task_label,
+    task_short, trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL, PER_HEAD_SHORT, RUN_LENGTH_NOTE,
+    TRAINING_INTRO,
 };
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -40,6 +41,16 @@ pub fn goal_text(goal: GoalChoice, cross: bool) -> String {
         GoalChoice::Pattern(t) => pattern_label(t, cross).to_string(),
         GoalChoice::PerHead => PER_HEAD_LABEL.to_string(),
         GoalChoice::Task(t) => task_label(t, cross),
+    }
+}
+
+/// The goal as the goal menu's entry names it, short enough for a phone; [`goal_text`] says it
+/// whole under the menu.
+fn goal_short(goal: GoalChoice, cross: bool) -> &'static str {
+    match goal {
+        GoalChoice::Pattern(t) => pattern_short(t, cross),
+        GoalChoice::PerHead => PER_HEAD_SHORT,
+        GoalChoice::Task(t) => task_short(t, cross),
     }
 }
 
@@ -397,10 +408,13 @@ pub fn TrainingPanel(
                     <select data-testid="train-goal" on:change=goal_changed
                         prop:value=move || choice().key()>
                         {GOALS.iter().map(|g| view! {
-                            <option value=g.key()>{move || goal_text(*g, cross.get())}</option>
+                            <option value=g.key()>{move || goal_short(*g, cross.get())}</option>
                         }).collect_view()}
                     </select>
                 </label>
+                <p class="help menu-says" data-testid="train-goal-says">
+                    {move || goal_text(choice(), cross.get())}
+                </p>
                 <p class="error goal-error" role="alert" data-testid="train-goal-error">
                     {move || goal_refusal.get().or_else(|| goal_problem.get())}
                 </p>
@@ -430,10 +444,13 @@ pub fn TrainingPanel(
                             }
                         }>
                         {OptimizerKind::ALL.iter().map(|k| view! {
-                            <option value=k.key()>{optimizer_label(*k)}</option>
+                            <option value=k.key()>{optimizer_name(*k)}</option>
                         }).collect_view()}
                     </select>
                 </label>
+                <p class="help menu-says" data-testid="train-optimizer-says">
+                    {move || optimizer_label(settings.with(|s| s.optimizer))}
+                </p>
                 <label>"Learning rate η "
                     <input type="number" step="any" min="0" data-testid="train-lr"
                         prop:value=move || settings.with(|s| s.learning_rate.to_string())

@@ -43,6 +43,37 @@ pub fn pattern_label(t: NamedTarget, cross: bool) -> &'static str {
 /// The goal menu's entry that gives each head a target of its own.
 pub const PER_HEAD_LABEL: &str = "Pattern: a target for each head, named or painted by hand";
 
+/// A pattern as the goal menu names it, short enough for a phone's menu; the sentence under
+/// the menu says it whole ([`pattern_label`]).
+pub fn pattern_short(t: NamedTarget, cross: bool) -> &'static str {
+    match (t, cross) {
+        (NamedTarget::Previous, false) => "Pattern: the token before",
+        (NamedTarget::Previous, true) => "Pattern: source word i−1",
+        (NamedTarget::SelfToken, false) => "Pattern: the token itself",
+        (NamedTarget::SelfToken, true) => "Pattern: source word i",
+        (NamedTarget::Next, false) => "Pattern: the token after",
+        (NamedTarget::Next, true) => "Pattern: source word i+1",
+        (NamedTarget::First, false) => "Pattern: the first token",
+        (NamedTarget::First, true) => "Pattern: the first source word",
+        (NamedTarget::Uniform, _) => "Pattern: equal weights",
+    }
+}
+
+/// The per-head entry as the goal menu names it.
+pub const PER_HEAD_SHORT: &str = "Pattern: one for each head";
+
+/// A task as the goal menu names it; [`task_label`] says it whole.
+pub fn task_short(t: Task, cross: bool) -> &'static str {
+    match (t, cross) {
+        (Task::CopyPrevious, false) => "Task: copy E's row before",
+        (Task::CopyPrevious, true) => "Task: copy E_src's row before",
+        (Task::CopyFirst, false) => "Task: copy E's first row",
+        (Task::CopyFirst, true) => "Task: copy E_src's first row",
+        (Task::Mean, false) => "Task: the mean of E's rows",
+        (Task::Mean, true) => "Task: the mean of E_src's rows",
+    }
+}
+
 /// The goal in one line, as a worksheet states it: one pattern for every head, each head's
 /// own target, or the task (`cross`: the task's target is built from the source).
 pub fn goal_description(goal: &Goal, cross: bool) -> String {
@@ -188,6 +219,14 @@ pub fn trainable_label(t: Trainable) -> &'static str {
 }
 
 /// The optimizer menu's entry.
+pub fn optimizer_name(kind: OptimizerKind) -> &'static str {
+    match kind {
+        OptimizerKind::Sgd => "SGD",
+        OptimizerKind::Adam => "Adam",
+    }
+}
+
+/// The optimizer's update rule, under the menu that names it.
 pub fn optimizer_label(kind: OptimizerKind) -> &'static str {
     match kind {
         OptimizerKind::Sgd => "SGD: W ← W − η·∂L/∂W",

@@ -393,6 +393,23 @@ test.describe("on a phone", () => {
     });
     expect(wider).toEqual([]);
     expect((await panel.boundingBox())!.width).toBeLessThanOrEqual(360);
+    // Every entry of the two menus reads whole in its menu, in the menu's own font; the
+    // sentence under each menu says the chosen entry in full.
+    for (const [menu, says, chosen] of [
+      ["train-goal", "train-goal-says", "each token looks at the key one position before it"],
+      ["train-optimizer", "train-optimizer-says", "W ← W − η·m̂/(√v̂ + ε)"],
+    ]) {
+      const cut = await page.getByTestId(menu).evaluate((select: HTMLSelectElement) => {
+        const style = getComputedStyle(select);
+        const context = document.createElement("canvas").getContext("2d")!;
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        // The text's room: the box less its padding and the arrow's.
+        const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
+        return [...select.options].filter((o) => context.measureText(o.text).width > room).map((o) => o.text);
+      });
+      expect(cut, `${menu}: entries cut by the menu's width`).toEqual([]);
+      await expect(page.getByTestId(says)).toContainText(chosen);
+    }
     await page.getByTestId("train-step").tap();
     await expect(page.getByTestId("train-status")).toContainText("After 1 step");
   });

@@ -197,6 +197,24 @@ test("the backward stages follow an edit, and a goal the mask forbids is explain
   await expect(page.getByTestId("canvas-d_w_q")).toHaveCount(0);
 });
 
+test("presenting, a stage the loss does not reach is its sentence, large and inside the screen", async ({ app, page }) => {
+  for (const [width, height, least] of [
+    [375, 812, 17],
+    [1024, 768, 24],
+    [1920, 1080, 30],
+  ]) {
+    await page.setViewportSize({ width, height });
+    await app.goto("./?present=1#v=1&stage=back-output&goal=previous");
+    const sentence = page.getByTestId("unreached").first();
+    await expect(sentence).toContainText("leave presenter mode");
+    const [text, stage] = [(await sentence.boundingBox())!, (await page.locator(".stage").boundingBox())!];
+    expect(text.x + text.width, `${width}×${height}: the sentence ends inside the step`).toBeLessThanOrEqual(stage.x + stage.width + 0.5);
+    expect(text.y + text.height, `${width}×${height}: the sentence ends on the screen`).toBeLessThanOrEqual(height);
+    const size = await sentence.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+    expect(size, `${width}×${height}: the sentence's type`).toBeGreaterThanOrEqual(least);
+  }
+});
+
 test("presenter mode and a compact embed step into the backward stages", async ({ app, page }) => {
   await app.goto("./?present=1#v=1&stage=output");
   const bar = page.getByTestId("presenter-bar");

@@ -212,6 +212,9 @@ test("presenting, a stage the loss does not reach is its sentence, large and ins
     expect(text.y + text.height, `${width}×${height}: the sentence ends on the screen`).toBeLessThanOrEqual(height);
     const size = await sentence.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
     expect(size, `${width}×${height}: the sentence's type`).toBeGreaterThanOrEqual(least);
+    // The goal above it is set in the step's type too, at least the page's.
+    const goal = await page.getByTestId("backward-goal").evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+    expect(goal, `${width}×${height}: the goal's type`).toBeGreaterThanOrEqual(width >= 1920 ? 20 : 14);
   }
 });
 

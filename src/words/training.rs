@@ -65,11 +65,11 @@ pub const PER_HEAD_SHORT: &str = "Pattern: one for each head";
 /// A task as the goal menu names it; [`task_label`] says it whole.
 pub fn task_short(t: Task, cross: bool) -> &'static str {
     match (t, cross) {
-        (Task::CopyPrevious, false) => "Task: copy E's row before",
-        (Task::CopyPrevious, true) => "Task: copy E_src's row before",
+        (Task::CopyPrevious, false) => "Task: copy E row i−1",
+        (Task::CopyPrevious, true) => "Task: copy E_src row i−1",
         (Task::CopyFirst, false) => "Task: copy E's first row",
         (Task::CopyFirst, true) => "Task: copy E_src's first row",
-        (Task::Mean, false) => "Task: the mean of E's rows",
+        (Task::Mean, false) => "Task: the mean of the E rows it sees",
         (Task::Mean, true) => "Task: the mean of E_src's rows",
     }
 }

@@ -378,11 +378,10 @@ pub fn back_explanation_in(stage: Stage, order: Order) -> String {
 }
 
 /// How the scores' gradients reach Qₕ and Kₕ through rotary positions.
-const ROTARY_BACK: &str = "With rotary positions the scores were made from the turned rows Q̃ₕ and K̃ₕ, so these products give their gradients; each row's gradient is then turned back by its own angle, since a turn's transpose is the turn back.";
+const ROTARY_BACK: &str = "With rotary positions the scores were made from the turned rows Q̃ₕ and K̃ₕ, so these products give their gradients; each row's gradient is then turned back by its position's angles, one for each pair of columns, since a turn's transpose is the turn back.";
 
 /// How ∂L/∂X comes through the norm in a pre-norm block.
-const PRE_NORM_BACK: &str =
-    "In this pre-norm block that row is N₁'s, and the norm's backward carries it on to X.";
+const PRE_NORM_BACK: &str = "In this pre-norm block the projections read the sentence's rows normalised, as N₁, and the norm's backward carries the gradient of N₁ on to X.";
 
 /// What happens here and why, in short paragraphs: true for both losses and every setting; the
 /// stage's note says what the loss and the settings on screen do.

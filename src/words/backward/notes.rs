@@ -212,7 +212,7 @@ fn sharing_note(c: &crate::attention::Config, h: usize) -> Option<String> {
         .map(|q| (q + 1).to_string())
         .collect();
     Some(format!(
-        "Query heads {} share key/value head {}: the gradient of its keys, and of the W_k columns that made them, is the sum of what each of these heads sends back.",
+        "Query heads {} share key/value head {}, so they read the same keys: each head's ∂L/∂K is its share, and the keys' gradient, like that of the W_k columns that made them, is the sum of the shares.",
         super::super::running::and_list(&readers),
         kv + 1
     ))

@@ -122,6 +122,16 @@ test("the backward stages turn the turned gradients back and sum a shared head's
   await expect(page.getByTestId("explain-note")).toContainText("A turn's transpose is the turn by −φ");
   await openStage(page, "back-projection");
   await expect(page.getByTestId("stage-title")).toBeVisible();
+  // The tables a screen reader reads head each column of the shared keys once: K, ∂L/∂K and
+  // ∂L/∂W_k are one key/value head wide (4 columns), not d_model.
+  for (const [stage, table] of [["back-projection", "d_k"], ["back-projection", "d_w_k"], ["projection", "k"]]) {
+    if (stage !== "back-projection") await openStage(page, stage);
+    const counts = await page.getByTestId(`table-${table}`).evaluate((t) => ({
+      heads: t.querySelectorAll("thead th").length - 1,
+      cells: t.querySelector("tbody tr")!.querySelectorAll("td").length,
+    }));
+    expect(counts, `${table}: a column header over each column`).toEqual({ heads: 4, cells: 4 });
+  }
 });
 
 for (const viewport of [

@@ -159,9 +159,14 @@ impl Panels {
         let dims_of = |range: std::ops::Range<usize>| -> Signal<Vec<String>> {
             Signal::derive(move || dims(range.clone()))
         };
+        // Keys and values are as wide as the key/value heads, which query heads may share.
+        let kw = layout.n_kv_heads * hd;
         let (rows, cols, axes): (Signal<Vec<String>>, Signal<Vec<String>>, _) = match m {
-            BackMatrix::WQ | BackMatrix::WK | BackMatrix::WV | BackMatrix::WO => {
+            BackMatrix::WQ | BackMatrix::WO => {
                 (dims_of(0..d), dims_of(0..d), ("input dims", "output dims"))
+            }
+            BackMatrix::WK | BackMatrix::WV => {
+                (dims_of(0..d), dims_of(0..kw), ("input dims", "output dims"))
             }
             BackMatrix::TargetPattern(_)
             | BackMatrix::Head(_, HeadGrad::Weights | HeadGrad::Masked | HeadGrad::Scores) => {
@@ -183,7 +188,10 @@ impl Panels {
                 dims_of(h * hd..(h + 1) * hd),
                 ("tokens", "dimensions"),
             ),
-            BackMatrix::K | BackMatrix::V | BackMatrix::SourceX | BackMatrix::SourceEmbeddings => {
+            BackMatrix::K | BackMatrix::V => {
+                (keys, dims_of(0..kw), (key_axis(layout.cross), "dimensions"))
+            }
+            BackMatrix::SourceX | BackMatrix::SourceEmbeddings => {
                 (keys, dims_of(0..d), (key_axis(layout.cross), "dimensions"))
             }
             BackMatrix::ViaTarget if layout.cross => {
@@ -191,10 +199,11 @@ impl Panels {
             }
             _ => (tokens, dims_of(0..d), ("tokens", "dimensions")),
         };
-        let heads_wide = matches!(
-            m,
-            BackMatrix::Q | BackMatrix::K | BackMatrix::V | BackMatrix::Concat
-        );
+        let bands = match m {
+            BackMatrix::Q | BackMatrix::Concat => layout.n_heads,
+            BackMatrix::K | BackMatrix::V => layout.n_kv_heads,
+            _ => 1,
+        };
         // Each gradient on its own scale: one extreme head (a wanted weight near 0 gives a
         // huge ∂L/∂A) would wash out the others. Comparing heads shares one: `back_compared`.
         let range = None;
@@ -212,7 +221,7 @@ impl Panels {
                 Palette::Diverging
             },
             range,
-            col_groups: if heads_wide { layout.n_heads } else { 1 },
+            col_groups: bands,
             row_sums: matches!(m, BackMatrix::TargetPattern(_)),
             decimals: if target { 2 } else { GRADIENT_DECIMALS },
         }
@@ -230,7 +239,12 @@ impl Panels {
 
     /// A whole-layer matrix with tokens for rows, `groups` head bands over its columns.
     pub fn whole(&self, matrix: MatrixId, groups: usize) -> PanelData {
-        let d = self.layout.get_untracked().d_model;
+        let layout = self.layout.get_untracked();
+        // Keys and values are as wide as the key/value heads, which query heads may share.
+        let d = match matrix {
+            MatrixId::K | MatrixId::V => layout.n_kv_heads * layout.head_dim(),
+            _ => layout.d_model,
+        };
         let key_rows = rows_are_keys(matrix);
         PanelData {
             name: panel_name(matrix),

@@ -6,7 +6,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use attention_lens::attention::{forward, Config, Init, Inputs, Matrix, Weights};
-use attention_lens::plot::{format_value, heatmap_svg, Heatmap, Highlight, Palette, Theme};
+use attention_lens::plot::{
+    format_value, heatmap_svg, Heatmap, Highlight, Palette, Reserve, Theme,
+};
 use roxmltree::{Document, Node};
 
 fn trace(causal: bool) -> attention_lens::attention::Trace {
@@ -129,6 +131,7 @@ fn map<'a>(
         decimals: 2,
         highlight: Highlight::default(),
         theme,
+        reserve: Default::default(),
     }
 }
 
@@ -515,5 +518,42 @@ fn a_gradient_that_reads_0_everywhere_is_drawn_neutral_on_an_honest_scale() {
     assert!(
         written.iter().any(|t| t == "0.004") && written.iter().any(|t| t == "−0.004"),
         "{written:?}"
+    );
+}
+
+#[test]
+fn a_reserve_keeps_a_rows_layout_whatever_its_label_and_numbers() {
+    let reserve = Reserve {
+        label_chars: 12,
+        value_chars: 6,
+    };
+    let cols: Vec<String> = (1..=4).map(|c| format!("d{c}")).collect();
+    let short = Matrix::from_row_slice(1, 4, &[0.1, 0.2, -0.3, 0.4]);
+    let long = Matrix::from_row_slice(1, 4, &[12.5, -10.25, 3.0, -0.5]);
+    let layout = |values: &Matrix, label: &str, reserve: Reserve| {
+        let rows = vec![label.to_string()];
+        Heatmap {
+            reserve,
+            ..map(
+                values,
+                &rows,
+                &cols,
+                ("token", "dimensions"),
+                Palette::Diverging,
+                1,
+                Theme::LIGHT,
+            )
+        }
+        .layout()
+    };
+    // Without one, a longer token and wider numbers make a wider picture.
+    assert!(
+        layout(&long, "considerable", Reserve::default()).width
+            > layout(&short, "a", Reserve::default()).width
+    );
+    // With one, the two rows are laid out alike.
+    assert_eq!(
+        layout(&short, "a", reserve),
+        layout(&long, "considerable", reserve)
     );
 }

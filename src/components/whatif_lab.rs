@@ -166,6 +166,7 @@ pub fn WhatIfLab(
             col_groups: groups,
             row_sums: false,
             decimals: 2,
+            reserve: None,
         };
 
     // A cell clicked in the lab's own heatmaps, for the lines about one cell.

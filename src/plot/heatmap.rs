@@ -48,6 +48,19 @@ pub struct Heatmap<'a> {
     pub highlight: Highlight,
     /// Light or dark surroundings.
     pub theme: Theme,
+    /// Room kept whatever the matrix holds now.
+    pub reserve: Reserve,
+}
+
+/// Room a heatmap keeps whatever it shows, so a picture whose row changes step by step (a
+/// decoding step's token) keeps its size and its place from step to step: the longest row
+/// label and the widest written value it may show. The default keeps none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Reserve {
+    /// Characters of the longest row label to make room for.
+    pub label_chars: usize,
+    /// Characters of the widest value (cells and colour bar) to make room for.
+    pub value_chars: usize,
 }
 
 /// Head-band colours, distinguishable from each other and from the palettes' ends.
@@ -177,6 +190,16 @@ impl Heatmap<'_> {
         }
     }
 
+    /// The characters the colour bar's end values are given room for by `reserve`: a diverging
+    /// scale's lower end is its upper end with a minus sign, which no cell need have written.
+    fn reserved_bar_chars(&self) -> u32 {
+        let chars = self.reserve.value_chars as u32;
+        match self.palette {
+            Palette::Diverging if chars > 0 => chars + 1,
+            _ => chars,
+        }
+    }
+
     /// The room the colour bar's end values take: the longer, −11.875 or 0.50, at least
     /// [`BAR_LABEL_W`].
     fn bar_label_w(&self) -> u32 {
@@ -189,7 +212,8 @@ impl Heatmap<'_> {
             .map(|v| format_value(v, self.bar_decimals(v)).chars().count() as u32)
             .into_iter()
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+            .max(self.reserved_bar_chars());
         (4 + chars * BAR_CHAR_W2 / 2).max(BAR_LABEL_W)
     }
 
@@ -215,7 +239,7 @@ impl Heatmap<'_> {
     /// The layout for this matrix.
     pub fn layout(&self) -> Layout {
         let (rows, cols) = self.values.shape();
-        let value_chars = widest_value(self.values, self.decimals);
+        let value_chars = widest_value(self.values, self.decimals).max(self.reserve.value_chars);
         // [`CHAR_W`] is a wide font's digit: the numbers keep a few pixels either side.
         let wanted = (value_chars as u32 * CHAR_W + 4).max(32);
         // Room for sixteen columns of two-decimal numbers such as −2.09.
@@ -242,7 +266,9 @@ impl Heatmap<'_> {
         } else {
             COL_LABEL_H
         };
-        let label_chars = longest_label(self.row_labels).max(2);
+        let label_chars = longest_label(self.row_labels)
+            .max(self.reserve.label_chars.min(LABEL_MAX))
+            .max(2);
         let grid_x = PAD + label_chars as u32 * CHAR_W + 10;
         let width = grid_x + cols as u32 * cell_w + BAR_GAP + BAR_W + self.bar_label_w();
         let caption = axis_caption(self.row_axis, self.col_axis);
@@ -282,7 +308,7 @@ fn longest_label(labels: &[String]) -> usize {
 ///
 /// A written number only grows with its size (and a minus sign), so the widest is the largest
 /// or the smallest value: two numbers are formatted instead of every cell.
-fn widest_value(values: &Matrix, decimals: usize) -> usize {
+pub fn widest_value(values: &Matrix, decimals: usize) -> usize {
     let (mut lo, mut hi, mut special) = (f64::INFINITY, f64::NEG_INFINITY, 1);
     for &v in values.iter() {
         if v.is_finite() {
@@ -774,6 +800,7 @@ mod tests {
             decimals: 2,
             highlight: Highlight::default(),
             theme: Theme::LIGHT,
+            reserve: Default::default(),
         };
         let grey = Theme::LIGHT.masked;
         assert_eq!(cell_fill(&map, f64::NAN), grey);
@@ -809,6 +836,7 @@ mod tests {
             decimals: 2,
             highlight: Highlight::default(),
             theme: Theme::LIGHT,
+            reserve: Default::default(),
         };
         let l = map.layout();
         let x = f64::from(l.grid_x + l.cell_w * 2 + 1);
@@ -848,6 +876,7 @@ mod tests {
             decimals: 2,
             highlight: Highlight::default(),
             theme: Theme::LIGHT,
+            reserve: Default::default(),
         }
     }
 

@@ -11,9 +11,10 @@ mod palette;
 mod place;
 
 pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
+pub use heatmap::widest_value;
 pub use heatmap::{
     band_color, draw_heatmap, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap, Highlight, Layout,
-    Part, CELL_FONT_PX,
+    Part, Reserve, CELL_FONT_PX,
 };
 pub use label::{label_text, printable_char};
 pub use loss_curve::{draw_loss_curve, log_ticks, loss_curve_svg, loss_range, LOSS_CURVE_SIZE};

@@ -650,6 +650,7 @@ mod tests {
             decimals,
             highlight: Highlight::default(),
             theme: Theme::LIGHT,
+            reserve: Default::default(),
         }
         .layout();
         Piece {

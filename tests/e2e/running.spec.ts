@@ -95,6 +95,30 @@ test("decoding steps token by token and every matrix is the CLI's", async ({ app
   await app.screenshot("decode");
 });
 
+test("stepping the decoding, each row's picture keeps its size and place: only its numbers change", async ({ app, page }) => {
+  // A sentence whose tokens differ in length, so a row label sized to its own token would move.
+  await app.goto("./#v=1&d=8&h=2&causal=1&rope=10000&kv=1&pf=1&s=a%20considerable%20cat%20sat%20on%20it&stage=decode");
+  const status = page.getByTestId("decode-status");
+  await expect(status).toContainText("Step 1 of 5");
+  const rows = ["dec-q-h0", "dec-c-h0", "dec-y", "dec-full-y"];
+  const sizes = () =>
+    page.evaluate((names) => {
+      const of = (n: string) => document.querySelector<HTMLCanvasElement>(`[data-testid="canvas-${n}"]`)!;
+      return {
+        // Cᵢ follows the scores and weights, which grow by a key a step: its size is its own.
+        rows: names.map((n) => `${n} ${of(n).dataset.width} × ${of(n).height}` + (n === "dec-c-h0" ? "" : ` at x ${Math.round(of(n).getBoundingClientRect().x)}`)),
+        caches: ["dec-k-g0", "dec-v-g0"].map((n) => `${n} ${of(n).dataset.width}`),
+      };
+    }, rows);
+  await expect(page.getByTestId("canvas-dec-y")).toHaveAttribute("data-drawn", "true");
+  const first = await sizes();
+  for (let step = 2; step <= 5; step++) {
+    await page.getByTestId("decode-next").click();
+    await expect(status).toContainText(`Step ${step} of 5`);
+    await expect.poll(sizes, `step ${step}: the one-row pictures and the caches' widths`).toEqual(first);
+  }
+});
+
 test("a cell of a decoding step or of the tiles explains its arithmetic", async ({ app, page }) => {
   await app.goto(`./${RUNNING}&stage=decode`);
   // “on”'s weight on “cat”: the whole sentence's A₁ cell, computed alone from the cache.

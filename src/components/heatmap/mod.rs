@@ -13,7 +13,7 @@ mod table;
 use super::context::{ui_context, Selection, SelectionContext};
 use super::help::Help;
 use crate::attention::{Matrix, Wiring};
-use crate::plot::{format_value, Heatmap, Highlight, Palette, Theme};
+use crate::plot::{format_value, Heatmap, Highlight, Palette, Reserve, Theme};
 use crate::words::matrix_help;
 use export::ImageFormat;
 use leptos::html::Canvas;
@@ -47,6 +47,8 @@ pub struct PanelData {
     pub row_sums: bool,
     /// Decimals of the numbers in the cells: 2, or 3 for gradients, which are small.
     pub decimals: usize,
+    /// Room kept whatever the numbers are now (a decoding step's row); none when absent.
+    pub reserve: Option<Signal<Reserve>>,
 }
 
 impl PanelData {
@@ -70,6 +72,7 @@ impl PanelData {
             col_groups: 1,
             row_sums: false,
             decimals: 2,
+            reserve: None,
         }
     }
 
@@ -93,6 +96,7 @@ impl PanelData {
             col_groups: 1,
             row_sums: true,
             decimals: 2,
+            reserve: None,
         }
     }
 }
@@ -116,7 +120,7 @@ fn with_heatmap<R>(
     axes: (&'static str, &'static str),
     palette: Palette,
     range: Option<f64>,
-    (col_groups, decimals): (usize, usize),
+    (col_groups, decimals, reserve): (usize, usize, Reserve),
     highlight: Highlight,
     theme: Theme,
     f: impl FnOnce(&Heatmap) -> R,
@@ -134,6 +138,7 @@ fn with_heatmap<R>(
             decimals,
             highlight,
             theme,
+            reserve,
         })
     };
     if tracked {
@@ -155,6 +160,7 @@ struct Painting {
     decimals: usize,
     highlight: Highlight,
     theme: Theme,
+    reserve: Reserve,
 }
 
 impl Painting {
@@ -171,6 +177,7 @@ impl Painting {
             decimals: self.decimals,
             highlight: self.highlight.clone(),
             theme: self.theme,
+            reserve: self.reserve,
         }
     }
 }
@@ -200,7 +207,15 @@ pub fn HeatmapView(
         col_groups,
         row_sums,
         decimals,
+        reserve,
     } = data;
+    let reserve_signal = reserve;
+    let reserve = move || reserve_signal.map(|r| r.get()).unwrap_or_default();
+    let reserve_now = move || {
+        reserve_signal
+            .map(|r| r.get_untracked())
+            .unwrap_or_default()
+    };
 
     let own_name = name.clone();
     Effect::new(move |_| {
@@ -244,7 +259,7 @@ pub fn HeatmapView(
             axes,
             palette,
             range,
-            (col_groups, decimals),
+            (col_groups, decimals, reserve()),
             highlight,
             theme,
             |map| {
@@ -291,6 +306,7 @@ pub fn HeatmapView(
             decimals,
             highlight,
             theme,
+            reserve: reserve(),
         };
         queue::paint_soon(canvas, move || {
             let sized = draw::size(&target, &painting.map(), zoom);
@@ -358,7 +374,7 @@ pub fn HeatmapView(
             axes,
             palette,
             Some(1.0),
-            (col_groups, decimals),
+            (col_groups, decimals, reserve()),
             none,
             Theme::LIGHT,
             |map| map.layout(),
@@ -383,7 +399,7 @@ pub fn HeatmapView(
                 axes,
                 palette,
                 range,
-                (col_groups, decimals),
+                (col_groups, decimals, reserve_now()),
                 none,
                 theme,
                 |map| export::save(map, format, &stem),

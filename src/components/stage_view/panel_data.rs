@@ -224,6 +224,7 @@ impl Panels {
             col_groups: bands,
             row_sums: matches!(m, BackMatrix::TargetPattern(_)),
             decimals: if target { 2 } else { GRADIENT_DECIMALS },
+            reserve: None,
         }
     }
 
@@ -269,6 +270,7 @@ impl Panels {
             col_groups: groups,
             row_sums: false,
             decimals: 2,
+            reserve: None,
         }
     }
 
@@ -288,6 +290,7 @@ impl Panels {
             col_groups: 1,
             row_sums: false,
             decimals: 2,
+            reserve: None,
         }
     }
 
@@ -347,6 +350,7 @@ impl Panels {
             col_groups: 1,
             row_sums: palette == Palette::Sequential,
             decimals: 2,
+            reserve: None,
         }
     }
 
@@ -372,6 +376,7 @@ impl Panels {
             col_groups: 1,
             row_sums: false,
             decimals: 2,
+            reserve: None,
         }
     }
 

@@ -8,7 +8,7 @@ use super::panel_data::Panels;
 use crate::attention::{kv_head_of, row_tiles, DecodeStep, HeadMatrix, Matrix, Trace};
 use crate::components::context::{run_context, RunContext};
 use crate::components::heatmap::PanelData;
-use crate::plot::Palette;
+use crate::plot::{widest_value, Palette, Reserve};
 use crate::words::{
     cached_key_label, decode_heading, decode_nothing, dim, run_panel_title, tiles_heading,
     token_labels, DecodeLine, RunPanel,
@@ -112,6 +112,31 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
         Signal::derive(move || dims(owner * dk..(owner + 1) * dk))
     };
     let title = |panel: RunPanel| run_panel_title(panel, rope);
+    // The room each panel keeps over every step: the sentence's longest token and the widest
+    // number the panel shows at any step, so stepping changes the numbers, not where they are.
+    let label_room =
+        Memo::new(move |_| tokens.with(|t| t.iter().map(|l| l.chars().count()).max().unwrap_or(0)));
+    let reserve_over = move |shown: fn(&DecodeStep, usize) -> Option<&Matrix>,
+                             which: usize|
+          -> Option<Signal<Reserve>> {
+        let reserve = Memo::new(move |_| {
+            let value_chars = run.decode.with(|d| match d {
+                Some(Ok(d)) => d
+                    .steps
+                    .iter()
+                    .filter_map(|s| shown(s, which))
+                    .map(|m| widest_value(m, 2))
+                    .max()
+                    .unwrap_or(0),
+                _ => 0,
+            });
+            Reserve {
+                label_chars: label_room.get(),
+                value_chars,
+            }
+        });
+        Some(reserve.into())
+    };
 
     // The caches the shown heads read, each once.
     let mut groups: Vec<usize> = heads.iter().map(|&h| kv_head_of(h, n, g_count)).collect();
@@ -135,22 +160,28 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
             })
             .into()
         };
-        cache_items.push(Item::Panel(panel(
-            format!("dec-k-g{g}"),
-            title(RunPanel::KeyCache(g)),
-            cache(true),
-            cached_tokens,
-            head_dims(g),
-            ("tokens", "dimensions"),
-        )));
-        cache_items.push(Item::Panel(panel(
-            format!("dec-v-g{g}"),
-            title(RunPanel::ValueCache(g)),
-            cache(false),
-            cached_tokens,
-            head_dims(g),
-            ("tokens", "dimensions"),
-        )));
+        cache_items.push(Item::Panel(PanelData {
+            reserve: reserve_over(|s, g| s.k_cache.get(g), g),
+            ..panel(
+                format!("dec-k-g{g}"),
+                title(RunPanel::KeyCache(g)),
+                cache(true),
+                cached_tokens,
+                head_dims(g),
+                ("tokens", "dimensions"),
+            )
+        }));
+        cache_items.push(Item::Panel(PanelData {
+            reserve: reserve_over(|s, g| s.v_cache.get(g), g),
+            ..panel(
+                format!("dec-v-g{g}"),
+                title(RunPanel::ValueCache(g)),
+                cache(false),
+                cached_tokens,
+                head_dims(g),
+                ("tokens", "dimensions"),
+            )
+        }));
     }
     let mut lines = vec![Line {
         heading: Some(decode_heading(DecodeLine::Cache, grouped)),
@@ -159,27 +190,34 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
     for &h in heads {
         let g = kv_head_of(h, n, g_count);
         let items = vec![
-            Item::Given(panel(
-                format!("dec-q-h{h}"),
-                title(RunPanel::Query(h)),
-                head_values(h, |x| &x.q),
-                new_token,
-                head_dims(h),
-                ("token", "dimensions"),
-            )),
+            Item::Given(PanelData {
+                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.q), h),
+                ..panel(
+                    format!("dec-q-h{h}"),
+                    title(RunPanel::Query(h)),
+                    head_values(h, |x| &x.q),
+                    new_token,
+                    head_dims(h),
+                    ("token", "dimensions"),
+                )
+            }),
             op(if rope { "· K̃ᵀ =" } else { "· Kᵀ =" }),
-            Item::Panel(panel(
-                format!("dec-s-h{h}"),
-                title(RunPanel::Scores(h)),
-                head_values(h, |x| &x.scores),
-                new_token,
-                scored_tokens,
-                ("query", "keys"),
-            )),
+            Item::Panel(PanelData {
+                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.scores), h),
+                ..panel(
+                    format!("dec-s-h{h}"),
+                    title(RunPanel::Scores(h)),
+                    head_values(h, |x| &x.scores),
+                    new_token,
+                    scored_tokens,
+                    ("query", "keys"),
+                )
+            }),
             op("→"),
             Item::Panel(PanelData {
                 palette: Palette::Sequential,
                 row_sums: true,
+                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.weights), h),
                 ..panel(
                     format!("dec-a-h{h}"),
                     title(RunPanel::Weights(h)),
@@ -190,14 +228,17 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
                 )
             }),
             op("· V ="),
-            Item::Panel(panel(
-                format!("dec-c-h{h}"),
-                title(RunPanel::Context(h)),
-                head_values(h, |x| &x.context),
-                new_token,
-                head_dims(h),
-                ("token", "dimensions"),
-            )),
+            Item::Panel(PanelData {
+                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.context), h),
+                ..panel(
+                    format!("dec-c-h{h}"),
+                    title(RunPanel::Context(h)),
+                    head_values(h, |x| &x.context),
+                    new_token,
+                    head_dims(h),
+                    ("token", "dimensions"),
+                )
+            }),
         ];
         lines.push(Line {
             heading: Some(decode_heading(DecodeLine::Head { h, g }, grouped)),
@@ -218,23 +259,30 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
     lines.push(Line {
         heading: Some(decode_heading(DecodeLine::Output, grouped)),
         items: vec![
-            Item::Panel(panel(
-                "dec-y".into(),
-                title(RunPanel::Output),
-                of_step(|s| s.output.clone()),
-                new_token,
-                Signal::derive(move || dims(0..d)),
-                ("token", "dimensions"),
-            )),
+            Item::Panel(PanelData {
+                reserve: reserve_over(|s, _| Some(&s.output), 0),
+                ..panel(
+                    "dec-y".into(),
+                    title(RunPanel::Output),
+                    of_step(|s| s.output.clone()),
+                    new_token,
+                    Signal::derive(move || dims(0..d)),
+                    ("token", "dimensions"),
+                )
+            }),
             op("="),
-            Item::Panel(panel(
-                "dec-full-y".into(),
-                title(RunPanel::FullOutput),
-                full,
-                new_token,
-                Signal::derive(move || dims(0..d)),
-                ("token", "dimensions"),
-            )),
+            // The whole sentence's row equals the step's: the same room.
+            Item::Panel(PanelData {
+                reserve: reserve_over(|s, _| Some(&s.output), 0),
+                ..panel(
+                    "dec-full-y".into(),
+                    title(RunPanel::FullOutput),
+                    full,
+                    new_token,
+                    Signal::derive(move || dims(0..d)),
+                    ("token", "dimensions"),
+                )
+            }),
         ],
     });
     lines

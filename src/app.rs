@@ -383,6 +383,13 @@ pub fn App() -> impl IntoView {
     let actions = move || {
         view! {
             <h2 class="panel-title">{PLACE_SHARE}</h2>
+            // What a lecturer opens the place for first, where it is seen without scrolling.
+            <button type="button" class="present" data-testid="present"
+                on:click=move |_| {
+                    close_menus(None);
+                    presenting.set(true);
+                }>"Present"</button>
+            <QuizToggle />
             <label class="toggle tables-toggle">
                 <input type="checkbox" data-testid="show-tables"
                     prop:checked=move || ui.show_tables.get()
@@ -391,12 +398,6 @@ pub fn App() -> impl IntoView {
             </label>
             <ShareButtons />
             <ExportMenu model trace report />
-            <button type="button" class="present" data-testid="present"
-                on:click=move |_| {
-                    close_menus(None);
-                    presenting.set(true);
-                }>"Present"</button>
-            <QuizToggle />
             <p class="help">{SHARE_PICTURES}</p>
         }
     };

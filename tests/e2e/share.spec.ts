@@ -2,6 +2,28 @@
 import type { Page } from "@playwright/test";
 import { test, expect, expectMatrixClose, loadTrace, runCli, type Matrix } from "./fixtures";
 
+test("opening Share & present shows Present and Quiz me first, in sight above the explanation", async ({ app, page }) => {
+  for (const [width, height] of [[1280, 800], [1366, 768], [360, 640]]) {
+    await page.setViewportSize({ width, height });
+    // A fresh page at each size: the same address again would keep the place open.
+    await page.goto("about:blank");
+    // The bare address: its explained cell takes the column's foot.
+    await app.goto("./");
+    await expect(page.getByTestId("explain-panel")).toHaveClass(/active/);
+    await app.openPlace("share");
+    for (const id of ["present", "quiz-me"]) {
+      const button = page.getByTestId(id);
+      await expect(button, `${width}×${height}: ${id}`).toBeInViewport({ ratio: 1 });
+      // Nothing over it: the point at its middle is the button itself.
+      const hit = await button.evaluate((b) => {
+        const r = b.getBoundingClientRect();
+        return b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+      });
+      expect(hit, `${width}×${height}: ${id} is not covered`).toBe(true);
+    }
+  }
+});
+
 test("a permalink restores the exact state", async ({ app, page, context }) => {
   await app.goto();
   await app.openPlace("inputs");

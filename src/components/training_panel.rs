@@ -477,8 +477,8 @@ pub fn TrainingPanel(
                 });
                 let wide = positions_width(tokens);
                 (positional_goal && order_unseen).then(|| view! {
-                    <p class="help" data-testid="positions-note">{positions_note(d_model, tokens)}
-                        " "
+                    <div class="positions-note" data-testid="positions-note">
+                        <p class="help">{positions_note(d_model, tokens)}</p>
                         <button type="button" class="positions-on" data-testid="positions-on"
                             on:click=move |_| model.update(|m| {
                                 m.config.positional_encoding = true;
@@ -490,7 +490,7 @@ pub fn TrainingPanel(
                             })>
                             {positions_on_label(d_model, tokens)}
                         </button>
-                    </p>
+                    </div>
                 })
             }}
             // While presenting they are in the presenter bar, clear of the step.

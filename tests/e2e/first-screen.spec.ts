@@ -384,6 +384,11 @@ test("typing one's own sentence says whom the weights were made for and offers t
   // The default goal needs positions on this sentence (it repeats "the"), and at d_model = 4
   // the encoding blurs 11 positions: one button sets both.
   await expect(page.getByTestId("positions-note")).toContainText("widens the model to d_model = 8");
+  // A button that reads as one, under the note: not squeezed beside it into a column of words.
+  const on = await box(page.getByTestId("positions-on"));
+  const note = await box(page.getByTestId("positions-note").locator("p"));
+  expect(on.y, "the button under the note").toBeGreaterThanOrEqual(note.y + note.height - 1);
+  expect(on.height, "the button's label on one or two lines").toBeLessThanOrEqual(70);
   await page.getByTestId("positions-on").click();
   await expect(page.getByTestId("positions-note")).toHaveCount(0);
   await expect(page.getByTestId("positional")).toBeChecked();

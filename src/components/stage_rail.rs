@@ -213,8 +213,11 @@ pub fn StageControls(
                 on:click=move |_| { if let Some(p) = stage.get_untracked().prev_in(ui.order.get_untracked()) { stage.set(p) } }>
                 <span aria-hidden="true">"←"</span><span class="step-word">" Previous"</span>
             </button>
-            <span class="progress" data-testid="progress" aria-live="polite">
-                // "Stage 7 of 10"; a phone shows "7 of 10" and keeps the word for screen readers.
+            <span class="progress" data-testid="progress" aria-live="polite"
+                class:backward=move || stage.get().is_backward()>
+                // "Stage 7 of 10"; a phone shows "7 of 10" and keeps the word for screen readers,
+                // and "Back 3 of 8" for "Backward 3 of 8", which would read as a forward stage
+                // (the style sheet's word, out of the text a screen reader reads twice).
                 {move || {
                     let text = stage_progress(stage.get(), ui.order.get());
                     match text.split_once(' ') {

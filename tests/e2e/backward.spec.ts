@@ -197,6 +197,22 @@ test("the backward stages follow an edit, and a goal the mask forbids is explain
   await expect(page.getByTestId("canvas-d_w_q")).toHaveCount(0);
 });
 
+test("on a phone the stepper says a backward stage is one, as the page's words do", async ({ app, page }) => {
+  await page.setViewportSize({ width: 360, height: 640 });
+  const shown = () =>
+    page.getByTestId("progress").evaluate((el) => {
+      const before = getComputedStyle(el, "::before").content;
+      const word = before.startsWith('"') ? before.split('"')[1] : "";
+      return (word + (el as HTMLElement).innerText.split("\n").pop()).trim();
+    });
+  await app.goto("./#v=1&goal=previous&stage=back-softmax");
+  await expect.poll(shown).toBe("Back 4 of 8");
+  // Screen readers read the whole word once.
+  await expect(page.getByTestId("progress")).toHaveText("Backward 4 of 8");
+  await app.goto("./#v=1&goal=previous&stage=softmax");
+  await expect.poll(shown).toBe("7 of 10");
+});
+
 test("presenting, a stage the loss does not reach is its sentence, large and inside the screen", async ({ app, page }) => {
   for (const [width, height, least] of [
     [375, 812, 17],

@@ -24,6 +24,7 @@ mod player;
 pub(crate) mod presenter;
 mod preset_picker;
 mod quiz;
+mod resized;
 mod sentence_input;
 mod settings;
 mod share;

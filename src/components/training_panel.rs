@@ -560,11 +560,11 @@ fn box_size(canvas: NodeRef<Canvas>) -> Signal<Option<(f64, f64)>> {
     let size = RwSignal::new(None::<(f64, f64)>);
     #[cfg(target_arch = "wasm32")]
     Effect::new(move |_| {
-        use wasm_bindgen::{closure::Closure, JsCast};
+        use wasm_bindgen::JsCast;
         let Some(element) = canvas.get() else {
             return;
         };
-        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        super::resized::watch_size(&element, move |entries: js_sys::Array| {
             let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() else {
                 return;
             };
@@ -574,14 +574,6 @@ fn box_size(canvas: NodeRef<Canvas>) -> Signal<Option<(f64, f64)>> {
             if size.get_untracked() != next {
                 size.set(next);
             }
-        });
-        let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) else {
-            return;
-        };
-        observer.observe(&element);
-        let kept = StoredValue::new_local((observer, callback));
-        on_cleanup(move || {
-            kept.try_with_value(|(observer, _)| observer.disconnect());
         });
     });
     #[cfg(not(target_arch = "wasm32"))]

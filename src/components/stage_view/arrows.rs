@@ -13,21 +13,12 @@ use leptos::prelude::*;
 pub fn turn_wrapped_arrows(equation: NodeRef<Div>) {
     #[cfg(target_arch = "wasm32")]
     Effect::new(move |_| {
-        use wasm_bindgen::{closure::Closure, JsCast};
         let Some(element) = equation.get() else {
             return;
         };
         let watched: web_sys::Element = element.into();
         let marked = watched.clone();
-        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |_| mark(&marked));
-        let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) else {
-            return;
-        };
-        observer.observe(&watched);
-        let kept = StoredValue::new_local((observer, callback));
-        on_cleanup(move || {
-            kept.try_with_value(|(observer, _)| observer.disconnect());
-        });
+        crate::components::resized::watch_size(&watched, move |_| mark(&marked));
     });
     #[cfg(not(target_arch = "wasm32"))]
     let _ = equation;

@@ -526,6 +526,7 @@ fn a_reserve_keeps_a_rows_layout_whatever_its_label_and_numbers() {
     let reserve = Reserve {
         label_chars: 12,
         value_chars: 6,
+        bar_chars: 6,
     };
     let cols: Vec<String> = (1..=4).map(|c| format!("d{c}")).collect();
     let short = Matrix::from_row_slice(1, 4, &[0.1, 0.2, -0.3, 0.4]);

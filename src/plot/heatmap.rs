@@ -59,8 +59,45 @@ pub struct Heatmap<'a> {
 pub struct Reserve {
     /// Characters of the longest row label to make room for.
     pub label_chars: usize,
-    /// Characters of the widest value (cells and colour bar) to make room for.
+    /// Characters of the widest value written in a cell to make room for.
     pub value_chars: usize,
+    /// Characters of the longer end value of the colour bar to make room for.
+    pub bar_chars: usize,
+}
+
+impl Reserve {
+    /// The room `values` would take as a map of `palette` on its own scale, with `decimals`
+    /// in its cells and `label_chars` for its longest row label.
+    pub fn of(values: &Matrix, palette: Palette, decimals: usize, label_chars: usize) -> Self {
+        let map = Heatmap {
+            values,
+            row_labels: &[],
+            col_labels: &[],
+            row_axis: "",
+            col_axis: "",
+            palette,
+            range: palette.range_for(values.iter()),
+            col_groups: 1,
+            decimals,
+            highlight: Highlight::default(),
+            theme: Theme::LIGHT,
+            reserve: Reserve::default(),
+        };
+        Self {
+            label_chars,
+            value_chars: widest_value(values, decimals),
+            bar_chars: map.bar_chars() as usize,
+        }
+    }
+
+    /// Room for both.
+    pub fn max(self, other: Self) -> Self {
+        Self {
+            label_chars: self.label_chars.max(other.label_chars),
+            value_chars: self.value_chars.max(other.value_chars),
+            bar_chars: self.bar_chars.max(other.bar_chars),
+        }
+    }
 }
 
 /// Head-band colours, distinguishable from each other and from the palettes' ends.
@@ -190,30 +227,24 @@ impl Heatmap<'_> {
         }
     }
 
-    /// The characters the colour bar's end values are given room for by `reserve`: a diverging
-    /// scale's lower end is its upper end with a minus sign, which no cell need have written.
-    fn reserved_bar_chars(&self) -> u32 {
-        let chars = self.reserve.value_chars as u32;
-        match self.palette {
-            Palette::Diverging if chars > 0 => chars + 1,
-            _ => chars,
-        }
-    }
-
-    /// The room the colour bar's end values take: the longer, −11.875 or 0.50, at least
-    /// [`BAR_LABEL_W`].
-    fn bar_label_w(&self) -> u32 {
+    /// The characters of the colour bar's longer end value, −11.875 or 0.50.
+    fn bar_chars(&self) -> u32 {
         let end = self.scale_end();
         let lo = match self.palette {
             Palette::Diverging => -end,
             Palette::Sequential => 0.0,
         };
-        let chars = [lo, end]
+        [lo, end]
             .map(|v| format_value(v, self.bar_decimals(v)).chars().count() as u32)
             .into_iter()
             .max()
             .unwrap_or(0)
-            .max(self.reserved_bar_chars());
+    }
+
+    /// The room the colour bar's end values take: the longer (or the reserve's), at least
+    /// [`BAR_LABEL_W`].
+    fn bar_label_w(&self) -> u32 {
+        let chars = self.bar_chars().max(self.reserve.bar_chars as u32);
         (4 + chars * BAR_CHAR_W2 / 2).max(BAR_LABEL_W)
     }
 
@@ -308,7 +339,7 @@ fn longest_label(labels: &[String]) -> usize {
 ///
 /// A written number only grows with its size (and a minus sign), so the widest is the largest
 /// or the smallest value: two numbers are formatted instead of every cell.
-pub fn widest_value(values: &Matrix, decimals: usize) -> usize {
+fn widest_value(values: &Matrix, decimals: usize) -> usize {
     let (mut lo, mut hi, mut special) = (f64::INFINITY, f64::NEG_INFINITY, 1);
     for &v in values.iter() {
         if v.is_finite() {

@@ -11,7 +11,6 @@ mod palette;
 mod place;
 
 pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
-pub use heatmap::widest_value;
 pub use heatmap::{
     band_color, draw_heatmap, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap, Highlight, Layout,
     Part, Reserve, CELL_FONT_PX,

@@ -209,11 +209,20 @@ pub fn HeatmapView(
         decimals,
         reserve,
     } = data;
+    // Paper shows one step: it keeps no room for the others.
     let reserve_signal = reserve;
-    let reserve = move || reserve_signal.map(|r| r.get()).unwrap_or_default();
+    let reserve = move || {
+        let paper = ui.printing.get() || ui.handout.get();
+        (!paper)
+            .then(|| reserve_signal.map(|r| r.get()))
+            .flatten()
+            .unwrap_or_default()
+    };
     let reserve_now = move || {
-        reserve_signal
-            .map(|r| r.get_untracked())
+        let paper = ui.printing.get_untracked() || ui.handout.get_untracked();
+        (!paper)
+            .then(|| reserve_signal.map(|r| r.get_untracked()))
+            .flatten()
             .unwrap_or_default()
     };
 

@@ -8,7 +8,7 @@ use super::panel_data::Panels;
 use crate::attention::{kv_head_of, row_tiles, DecodeStep, HeadMatrix, Matrix, Trace};
 use crate::components::context::{run_context, RunContext};
 use crate::components::heatmap::PanelData;
-use crate::plot::{widest_value, Palette, Reserve};
+use crate::plot::{Palette, Reserve};
 use crate::words::{
     cached_key_label, decode_heading, decode_nothing, dim, run_panel_title, tiles_heading,
     token_labels, DecodeLine, RunPanel,
@@ -117,23 +117,20 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
     let label_room =
         Memo::new(move |_| tokens.with(|t| t.iter().map(|l| l.chars().count()).max().unwrap_or(0)));
     let reserve_over = move |shown: fn(&DecodeStep, usize) -> Option<&Matrix>,
-                             which: usize|
+                             which: usize,
+                             palette: Palette|
           -> Option<Signal<Reserve>> {
         let reserve = Memo::new(move |_| {
-            let value_chars = run.decode.with(|d| match d {
+            let label_chars = label_room.get();
+            run.decode.with(|d| match d {
                 Some(Ok(d)) => d
                     .steps
                     .iter()
                     .filter_map(|s| shown(s, which))
-                    .map(|m| widest_value(m, 2))
-                    .max()
-                    .unwrap_or(0),
-                _ => 0,
-            });
-            Reserve {
-                label_chars: label_room.get(),
-                value_chars,
-            }
+                    .map(|m| Reserve::of(m, palette, 2, label_chars))
+                    .fold(Reserve::default(), Reserve::max),
+                _ => Reserve::default(),
+            })
         });
         Some(reserve.into())
     };
@@ -161,7 +158,7 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
             .into()
         };
         cache_items.push(Item::Panel(PanelData {
-            reserve: reserve_over(|s, g| s.k_cache.get(g), g),
+            reserve: reserve_over(|s, g| s.k_cache.get(g), g, Palette::Diverging),
             ..panel(
                 format!("dec-k-g{g}"),
                 title(RunPanel::KeyCache(g)),
@@ -172,7 +169,7 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
             )
         }));
         cache_items.push(Item::Panel(PanelData {
-            reserve: reserve_over(|s, g| s.v_cache.get(g), g),
+            reserve: reserve_over(|s, g| s.v_cache.get(g), g, Palette::Diverging),
             ..panel(
                 format!("dec-v-g{g}"),
                 title(RunPanel::ValueCache(g)),
@@ -191,7 +188,7 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
         let g = kv_head_of(h, n, g_count);
         let items = vec![
             Item::Given(PanelData {
-                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.q), h),
+                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.q), h, Palette::Diverging),
                 ..panel(
                     format!("dec-q-h{h}"),
                     title(RunPanel::Query(h)),
@@ -203,7 +200,11 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
             }),
             op(if rope { "· K̃ᵀ =" } else { "· Kᵀ =" }),
             Item::Panel(PanelData {
-                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.scores), h),
+                reserve: reserve_over(
+                    |s, h| s.heads.get(h).map(|x| &x.scores),
+                    h,
+                    Palette::Diverging,
+                ),
                 ..panel(
                     format!("dec-s-h{h}"),
                     title(RunPanel::Scores(h)),
@@ -217,7 +218,11 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
             Item::Panel(PanelData {
                 palette: Palette::Sequential,
                 row_sums: true,
-                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.weights), h),
+                reserve: reserve_over(
+                    |s, h| s.heads.get(h).map(|x| &x.weights),
+                    h,
+                    Palette::Sequential,
+                ),
                 ..panel(
                     format!("dec-a-h{h}"),
                     title(RunPanel::Weights(h)),
@@ -229,7 +234,11 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
             }),
             op("· V ="),
             Item::Panel(PanelData {
-                reserve: reserve_over(|s, h| s.heads.get(h).map(|x| &x.context), h),
+                reserve: reserve_over(
+                    |s, h| s.heads.get(h).map(|x| &x.context),
+                    h,
+                    Palette::Diverging,
+                ),
                 ..panel(
                     format!("dec-c-h{h}"),
                     title(RunPanel::Context(h)),
@@ -260,7 +269,7 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
         heading: Some(decode_heading(DecodeLine::Output, grouped)),
         items: vec![
             Item::Panel(PanelData {
-                reserve: reserve_over(|s, _| Some(&s.output), 0),
+                reserve: reserve_over(|s, _| Some(&s.output), 0, Palette::Diverging),
                 ..panel(
                     "dec-y".into(),
                     title(RunPanel::Output),
@@ -273,7 +282,7 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
             op("="),
             // The whole sentence's row equals the step's: the same room.
             Item::Panel(PanelData {
-                reserve: reserve_over(|s, _| Some(&s.output), 0),
+                reserve: reserve_over(|s, _| Some(&s.output), 0, Palette::Diverging),
                 ..panel(
                     "dec-full-y".into(),
                     title(RunPanel::FullOutput),

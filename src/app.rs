@@ -19,8 +19,8 @@ use crate::panels::{panel_head, projection_part};
 use crate::state::Model;
 use crate::training::GoalChoice;
 use crate::words::{
-    GoalSource, PLACE_SHARE, QUIZ_HIDES_PLACE, SHARE_PICTURES, SIDE_LABEL, SKIP_TO_STAGE,
-    START_HERE,
+    GoalSource, PLACE_SHARE, QUIZ_HIDES_PLACE, QUIZ_HIDES_PLACE_EMBED, SHARE_PICTURES, SIDE_LABEL,
+    SKIP_TO_STAGE, START_HERE,
 };
 use leptos::ev;
 use leptos::prelude::*;
@@ -532,7 +532,9 @@ pub fn App() -> impl IntoView {
                             {move || match (training.get(), trainable.get()) {
                                 (true, _) => view! { <TrainingPanel model trace /> }.into_any(),
                                 (false, true) => view! {
-                                    <p class="panel place-note" data-testid="train-waits">{QUIZ_HIDES_PLACE}</p>
+                                    <p class="panel place-note" data-testid="train-waits">
+                                        {if embed { QUIZ_HIDES_PLACE_EMBED } else { QUIZ_HIDES_PLACE }}
+                                    </p>
                                 }.into_any(),
                                 (false, false) => ().into_any(),
                             }}

@@ -302,6 +302,27 @@ for (const { column, viewport } of [
   });
 }
 
+test("an embed as a quiz with the training view says how to see training without pointing at controls it lacks", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto("./#v=1&stage=softmax");
+  await page.getByTestId("place-share").click();
+  await page.getByTestId("embed-quiz").check();
+  await page.getByTestId("embed-train").check();
+  await page.getByTestId("copy-embed").click();
+  await expect(page.getByTestId("share-status")).toHaveText("Embed code copied.");
+  const code = await page.evaluate(() => navigator.clipboard.readText());
+  const host = await hostPage(context, code, 700, { width: 1280, height: 800 });
+  const inner = host.frameLocator("iframe.attention-lens");
+  const waits = inner.getByTestId("train-waits");
+  await expect(waits).toContainText("answer the question first");
+  await expect(waits).not.toContainText("Share & present");
+  // The full page still says where the quiz is left.
+  await page.goto("./#v=1&stage=softmax&quiz=1&goal=previous");
+  await page.getByTestId("place-train").click();
+  await expect(page.getByTestId("train-waits")).toContainText("Quiz me, in Share & present");
+  await host.close();
+});
+
 test("an embed that opens with a picked cell explains it below the picture, leaving the stage's title and the page where they were", async ({ page, context }) => {
   // The bare address opens with a cell explained; the copied code picks it too.
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);

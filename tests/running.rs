@@ -174,6 +174,10 @@ fn the_tiles_note_says_which_blocks_the_mask_hides_and_that_the_result_is_the_ro
     let tiles = head_tiles(&t.heads[0], 1.0, 2);
     let note = tiles_note(&t, 0, 5, 2, &tiles[5]).join("\n");
     assert!(note.contains("After the last of 3 blocks"), "{note}");
+    // One block of the whole sentence is the only one, not "the last of 1 block".
+    let whole = head_tiles(&t.heads[0], 1.0, 8);
+    let one = tiles_note(&t, 0, 5, 8, &whole[5]).join("\n");
+    assert!(one.contains("After the only block, o ÷ ℓ"), "{one}");
     assert!(note.contains("block 1 (keys 1–2) is hidden"), "{note}");
     assert!(note.contains("m = −∞, ℓ = 0, o = 0"), "{note}");
     assert!(!note.contains("the first block's m"), "{note}");

@@ -457,7 +457,7 @@ pub fn TrainingPanel(
                         on:change=rate_changed />
                 </label>
             </div>
-            <p class="help">{move || loss_text(settings.with(|s| s.goal.loss_kind()))}</p>
+            <p class="help">{move || loss_text(settings.with(|s| s.goal.loss_kind()), cross.get())}</p>
             // Above Step and Train: what the goal needs, read before a run that cannot learn it.
             {move || {
                 let positional_goal = !matches!(

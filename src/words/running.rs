@@ -475,10 +475,10 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
         format!("to rounding (largest difference {})", scientific(largest))
     };
     let mut out = vec![format!(
-        "After the last of {}, o ÷ ℓ = ({}) is {token}'s row of C{} from the weighted sum, {same}.",
+        "After {}, o ÷ ℓ = ({}) is {token}'s row of C{} from the weighted sum, {same}.",
         match tiles.len() {
-            1 => "1 block".to_string(),
-            k => format!("{k} blocks"),
+            1 => "the only block".to_string(),
+            k => format!("the last of {k} blocks"),
         },
         out_row
             .iter()
@@ -873,12 +873,12 @@ pub enum RunCell {
 pub fn run_cell_note(trace: &Trace, cell: RunCell) -> String {
     match cell {
         RunCell::CachedEarlier(j) => format!(
-            "The step reads this number from the cache: it was computed when {} was processed, and never again. The working below is the whole sentence's, which computes the same number.",
+            "The step reads this number from the cache: it was computed when {} was processed, and never again. The working above is the whole sentence's, which computes the same number.",
             quoted_token(&trace.tokens, j)
         ),
-        RunCell::CachedNew => "The step computes the new token's key and value and adds them to the cache; the working below is the whole sentence's, which computes the same number.".into(),
-        RunCell::Decoded if trace.config.window.is_some() => "The decoding step computes this number on its own, from the cache's rows, and gets the same number up to rounding; the working below is the whole sentence's, whose later keys, and keys the window hides, get weight 0.".into(),
-        RunCell::Decoded => "The decoding step computes this number on its own, from the cache's rows, and gets the same number up to rounding; the working below is the whole sentence's, whose later keys get weight 0.".into(),
+        RunCell::CachedNew => "The step computes the new token's key and value and adds them to the cache; the working above is the whole sentence's, which computes the same number.".into(),
+        RunCell::Decoded if trace.config.window.is_some() => "The decoding step computes this number on its own, from the cache's rows, and gets the same number up to rounding; the working above is the whole sentence's, whose later keys, and keys the window hides, get weight 0.".into(),
+        RunCell::Decoded => "The decoding step computes this number on its own, from the cache's rows, and gets the same number up to rounding; the working above is the whole sentence's, whose later keys get weight 0.".into(),
         RunCell::TileInput if trace.config.temperature != 1.0 => format!(
             "The tiles read this number divided by the temperature T = {}.",
             trace.config.temperature

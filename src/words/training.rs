@@ -187,7 +187,7 @@ target would move with every step."
 }
 
 /// What a loss measures, with its formula.
-pub fn loss_text(kind: LossKind) -> &'static str {
+pub fn loss_text(kind: LossKind, cross: bool) -> &'static str {
     match kind {
         LossKind::Pattern => {
             "Loss: the cross-entropy of each head's weights Aₕ against the target pattern A*ₕ, \
@@ -198,10 +198,15 @@ ahead of the others, and is exactly 0 in a row with a single visible key (the fi
 the causal mask, or every row when there is only one key), whose weight is 1 whatever the scores; \
 for equal weight it cannot fall below the target's entropy."
         }
+        LossKind::Task if cross => {
+            "Loss: the mean squared error of attention's output Y = C·W_o (before any residual \
+or feed-forward) against Y*, built from the source's token embeddings E_src alone, without \
+positions: L = 1/(seq_len·d_model) · Σ (Y − Y*)²."
+        }
         LossKind::Task => {
             "Loss: the mean squared error of attention's output Y = C·W_o (before any residual \
 or feed-forward) against Y*, built from the token embeddings E alone, without positions: \
-L = 1/(seq_len·d_model) · Σ (Y − Y*)² (E_src in cross-attention)."
+L = 1/(seq_len·d_model) · Σ (Y − Y*)²."
         }
     }
 }
@@ -457,8 +462,19 @@ mod tests {
     }
 
     #[test]
+    fn the_task_loss_text_names_the_embeddings_its_target_is_built_from() {
+        let own = loss_text(LossKind::Task, false);
+        assert!(
+            own.contains("token embeddings E alone") && !own.contains("E_src"),
+            "{own}"
+        );
+        let source = loss_text(LossKind::Task, true);
+        assert!(source.contains("embeddings E_src alone"), "{source}");
+    }
+
+    #[test]
     fn the_pattern_loss_text_says_where_l_reaches_0_and_that_only_score_gaps_matter() {
-        let text = loss_text(LossKind::Pattern);
+        let text = loss_text(LossKind::Pattern, false);
         assert!(!text.contains("as the scores grow"), "{text}");
         assert!(
             text.contains("Only the gaps between a row's scores"),

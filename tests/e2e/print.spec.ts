@@ -229,6 +229,9 @@ test("a stage whose notes would leave its pictures small prints the pictures on 
   await page.emulateMedia({ media: "print" });
   const decode = page.getByTestId("handout-decode");
   await expect(decode.getByTestId("canvas-dec-y")).toHaveAttribute("data-drawn", "true");
+  // Paper has no tools to show the step: a line says which one is printed, as the tools do.
+  await expect(decode.getByTestId("handout-decode-status")).toContainText("Prefill P = 3. Step 1 of 3: “on”, position 3");
+  await expect(page.getByTestId("handout-tiles-status")).toContainText("Query “mat”, in blocks of B = 2 keys.");
   await expect(decode).toHaveAttribute("data-notes-apart", "true");
   const zoom = () => decode.evaluate((s) => parseFloat((s as HTMLElement).style.getPropertyValue("--zoom")));
   await expect.poll(zoom).toBeGreaterThanOrEqual(0.8);

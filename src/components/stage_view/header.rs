@@ -162,6 +162,9 @@ pub(super) fn StageNotes(
     /// first without one).
     #[prop(optional)]
     head: Option<RwSignal<usize>>,
+    /// Shown first (on paper, which step the pictures show).
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     let backward = backward_context();
     // A memo: an edit that leaves the note's words as they were rebuilds none of its paragraphs.
@@ -199,6 +202,7 @@ pub(super) fn StageNotes(
     let folded = crate::components::context::ui_context().compact;
     view! {
         <section class="stage-notes" aria-label="About this stage">
+            {children.map(|c| c())}
             {if folded {
                 view! {
                     <details class="stage-about">

@@ -25,7 +25,7 @@ use head_tools::HeadTools;
 use header::{StageHeader, StageNotes};
 use leptos::prelude::*;
 use panel_data::Panels;
-use run_tools::RunTools;
+use run_tools::{RunStatus, RunTools};
 
 /// The current stage in full.
 #[component]
@@ -60,7 +60,9 @@ pub fn StageView(
                 aria-labelledby=format!("stage-title-{key}")>
                 <StageHeader trace stage compare handout=true />
                 <StageBody trace panels stage head compare hidden every_head=true />
-                <StageNotes trace stage />
+                <StageNotes trace stage>
+                    <RunStatus trace stage=stage.get_untracked() />
+                </StageNotes>
             </article>
         }
         .into_any();

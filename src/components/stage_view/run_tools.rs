@@ -199,6 +199,43 @@ pub(super) fn RunTools(
     .into_any()
 }
 
+/// What the tools above a decoding step or the tiles say, on paper, where they cannot be used:
+/// the prefill, the token decoded and what the step costs; the query row and the block size.
+#[component]
+pub(super) fn RunStatus(
+    /// The one trace.
+    trace: Memo<Trace>,
+    /// The stage printed.
+    stage: Stage,
+) -> impl IntoView {
+    let Some(run) = run_context() else {
+        return ().into_any();
+    };
+    let line = move || match stage {
+        Stage::Decode => run.decode.with(|d| {
+            let d = d.as_ref()?.as_ref().ok()?;
+            let row = run.decoded_row(d.prefill, trace.with(|t| t.seq_len()));
+            let step = d.steps.iter().find(|s| s.position == row)?;
+            let first = d.steps.first()?.position;
+            let status = trace.with(|t| decode_status(t, step, d.steps.len(), first));
+            Some(format!("Prefill P = {}. {status}", d.prefill))
+        }),
+        Stage::Tiles => {
+            let block = run.tile.get()?;
+            let row = run.tiled_row(trace.with(|t| t.seq_len()));
+            let token = trace.with(|t| token_label(&t.tokens, row))?;
+            Some(format!("Query “{token}”, in blocks of B = {block} keys."))
+        }
+        _ => None,
+    };
+    view! {
+        {move || line().map(|text| view! {
+            <p class="run-status" data-testid=format!("handout-{}-status", stage.key())>{text}</p>
+        })}
+    }
+    .into_any()
+}
+
 /// A step to the first or the last token disables the button pressed, which would drop the
 /// keyboard's focus to the page (where ← and → step the stages): it moves to the token menu.
 fn keep_focus_at_the_ends(decoded: Option<usize>, prefill: Option<usize>, last: usize) {

@@ -10,7 +10,7 @@ use attention_lens::attention::{
 };
 use attention_lens::formats::permalink::{decode as read_link, encode, ShareState};
 use attention_lens::state::Model;
-use attention_lens::words::{decode_note, decode_status, tiles_note};
+use attention_lens::words::{decode_note, decode_status, run_cell_note, tiles_note, RunCell};
 
 const SENTENCE: &str = "the cat sat on the mat";
 
@@ -594,4 +594,18 @@ fn the_input_note_says_what_the_window_leaves_a_token_to_see() {
     )
     .unwrap();
     assert!(!plain.contains("window"), "{plain}");
+}
+
+#[test]
+fn a_decoded_query_is_said_to_come_from_its_own_row_not_from_the_cache() {
+    let t = trace(modern());
+    let query = run_cell_note(&t, RunCell::Query);
+    assert!(query.contains("from its own row alone"), "{query}");
+    assert!(query.contains("turned by its own position"), "{query}");
+    assert!(
+        !query.contains("keys") && !query.contains("cache"),
+        "{query}"
+    );
+    // The scores, by contrast, are made from the cache's rows.
+    assert!(run_cell_note(&t, RunCell::Decoded).contains("from the cache's rows"));
 }

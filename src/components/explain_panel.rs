@@ -61,6 +61,7 @@ fn explain_run(trace: &Trace, s: &Selection, run: RunContext) -> Option<Explanat
     let cell = match (decoding, cached) {
         (true, true) if s.row < at => RunCell::CachedEarlier(s.row),
         (true, true) => RunCell::CachedNew,
+        (true, false) if s.panel.starts_with("dec-q-") => RunCell::Query,
         (true, false) => RunCell::Decoded,
         (false, _) if s.panel.starts_with("tile-x-") => RunCell::TileInput,
         (false, _) => RunCell::Tile,

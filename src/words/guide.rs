@@ -27,7 +27,7 @@ pub const SKIP_TO_STAGE: &str = "Skip to the stage";
 pub const QUIZ_HIDES_PLACE: &str = "The quiz is hiding this stage's result, and this would show it: answer the question, or leave the quiz (Quiz me, in Share & present), first.";
 /// The same in an embed, which has no Share & present to leave the quiz from.
 pub const QUIZ_HIDES_PLACE_EMBED: &str =
-    "The quiz is hiding this stage's result, and training would show it: answer the question first.";
+    "The quiz is hiding this stage's result, and training could give it away: answer the question first.";
 /// What sharing adds to the pictures while it is open.
 pub const SHARE_PICTURES: &str =
     "While this is open, each heatmap has PNG and SVG buttons to save it.";

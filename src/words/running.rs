@@ -475,7 +475,7 @@ pub fn tiles_note(trace: &Trace, h: usize, i: usize, block: usize, tiles: &[Tile
         format!("to rounding (largest difference {})", scientific(largest))
     };
     let mut out = vec![format!(
-        "After {}, o ÷ ℓ = ({}) is {token}'s row of C{} from the weighted sum, {same}.",
+        "After {}, o ÷ ℓ ≈ ({}): it equals {token}'s row of C{} from the weighted sum {same}.",
         match tiles.len() {
             1 => "the only block".to_string(),
             k => format!("the last of {k} blocks"),
@@ -860,7 +860,9 @@ pub enum RunCell {
     CachedEarlier(usize),
     /// The new token's own key or value, which the step computes and adds to the cache.
     CachedNew,
-    /// Anything else the step computes: the query, the scores, the weights, the sums, y.
+    /// The new token's query, which the step computes from the token's own row.
+    Query,
+    /// Anything else the step computes: the scores, the weights, the sums, y.
     Decoded,
     /// One of the softmax inputs x the tiles read.
     TileInput,
@@ -877,6 +879,8 @@ pub fn run_cell_note(trace: &Trace, cell: RunCell) -> String {
             quoted_token(&trace.tokens, j)
         ),
         RunCell::CachedNew => "The step computes the new token's key and value and adds them to the cache; the working above is the whole sentence's, which computes the same number.".into(),
+        RunCell::Query if trace.config.rope.is_some() => "The step computes the new token's query from its own row alone, turned by its own position; the working above is the whole sentence's, which computes the same number.".into(),
+        RunCell::Query => "The step computes the new token's query from its own row alone; the working above is the whole sentence's, which computes the same number.".into(),
         RunCell::Decoded if trace.config.window.is_some() => "The decoding step computes this number on its own, from the cache's rows, and gets the same number up to rounding; the working above is the whole sentence's, whose later keys, and keys the window hides, get weight 0.".into(),
         RunCell::Decoded => "The decoding step computes this number on its own, from the cache's rows, and gets the same number up to rounding; the working above is the whole sentence's, whose later keys get weight 0.".into(),
         RunCell::TileInput if trace.config.temperature != 1.0 => format!(

@@ -224,7 +224,12 @@ pub(super) fn RunStatus(
             let block = run.tile.get()?;
             let row = run.tiled_row(trace.with(|t| t.seq_len()));
             let token = trace.with(|t| token_label(&t.tokens, row))?;
-            Some(format!("Query “{token}”, in blocks of B = {block} keys."))
+            let n = trace.with(|t| t.n_keys());
+            Some(if block >= n {
+                format!("Query “{token}”, in one block of all {n} keys (B = {block}).")
+            } else {
+                format!("Query “{token}”, in blocks of B = {block} keys.")
+            })
         }
         _ => None,
     };

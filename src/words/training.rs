@@ -69,7 +69,7 @@ pub fn task_short(t: Task, cross: bool) -> &'static str {
         (Task::CopyPrevious, true) => "Task: copy E_src row i−1",
         (Task::CopyFirst, false) => "Task: copy E's first row",
         (Task::CopyFirst, true) => "Task: copy E_src's first row",
-        (Task::Mean, false) => "Task: the mean of the E rows it sees",
+        (Task::Mean, false) => "Task: mean of visible E rows",
         (Task::Mean, true) => "Task: the mean of E_src's rows",
     }
 }

@@ -265,11 +265,13 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
         })
     })
     .into();
+    // The whole sentence's row equals the step's: both keep the same room, worked out once.
+    let output_room = reserve_over(|s, _| Some(&s.output), 0, Palette::Diverging);
     lines.push(Line {
         heading: Some(decode_heading(DecodeLine::Output, grouped)),
         items: vec![
             Item::Panel(PanelData {
-                reserve: reserve_over(|s, _| Some(&s.output), 0, Palette::Diverging),
+                reserve: output_room,
                 ..panel(
                     "dec-y".into(),
                     title(RunPanel::Output),
@@ -280,9 +282,8 @@ pub(super) fn decode_lines(p: &Panels, trace: Memo<Trace>, heads: &[usize]) -> V
                 )
             }),
             op("="),
-            // The whole sentence's row equals the step's: the same room.
             Item::Panel(PanelData {
-                reserve: reserve_over(|s, _| Some(&s.output), 0, Palette::Diverging),
+                reserve: output_room,
                 ..panel(
                     "dec-full-y".into(),
                     title(RunPanel::FullOutput),

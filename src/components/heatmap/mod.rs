@@ -209,21 +209,19 @@ pub fn HeatmapView(
         decimals,
         reserve,
     } = data;
-    // Paper shows one step: it keeps no room for the others.
-    let reserve_signal = reserve;
-    let reserve = move || {
-        let paper = ui.printing.get() || ui.handout.get();
-        (!paper)
-            .then(|| reserve_signal.map(|r| r.get()))
-            .flatten()
-            .unwrap_or_default()
-    };
-    let reserve_now = move || {
-        let paper = ui.printing.get_untracked() || ui.handout.get_untracked();
-        (!paper)
-            .then(|| reserve_signal.map(|r| r.get_untracked()))
-            .flatten()
-            .unwrap_or_default()
+    // Paper shows one step: it keeps no room for the others. Read as `with_heatmap` reads the
+    // rest: tracked by the effects that draw, untracked for a one-off export.
+    let reserve_in = move |tracked: bool| -> Reserve {
+        let paper = if tracked {
+            ui.printing.get() || ui.handout.get()
+        } else {
+            ui.printing.get_untracked() || ui.handout.get_untracked()
+        };
+        match reserve {
+            Some(r) if !paper && tracked => r.get(),
+            Some(r) if !paper => r.get_untracked(),
+            _ => Reserve::default(),
+        }
     };
 
     let own_name = name.clone();
@@ -268,7 +266,7 @@ pub fn HeatmapView(
             axes,
             palette,
             range,
-            (col_groups, decimals, reserve()),
+            (col_groups, decimals, reserve_in(true)),
             highlight,
             theme,
             |map| {
@@ -315,7 +313,7 @@ pub fn HeatmapView(
             decimals,
             highlight,
             theme,
-            reserve: reserve(),
+            reserve: reserve_in(true),
         };
         queue::paint_soon(canvas, move || {
             let sized = draw::size(&target, &painting.map(), zoom);
@@ -383,7 +381,7 @@ pub fn HeatmapView(
             axes,
             palette,
             Some(1.0),
-            (col_groups, decimals, reserve()),
+            (col_groups, decimals, reserve_in(true)),
             none,
             Theme::LIGHT,
             |map| map.layout(),
@@ -408,7 +406,7 @@ pub fn HeatmapView(
                 axes,
                 palette,
                 range,
-                (col_groups, decimals, reserve_now()),
+                (col_groups, decimals, reserve_in(false)),
                 none,
                 theme,
                 |map| export::save(map, format, &stem),

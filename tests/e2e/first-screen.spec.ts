@@ -522,3 +522,109 @@ test("a bare address in presenter mode or an embed opens on the first look's num
     await expect(page.getByTestId("explain-title"), query).toHaveCount(0);
   }
 });
+
+/**
+ * Opens the bare address with the module held back until `release` is called: the page shows
+ * what it shows before the app mounts.
+ */
+async function beforeTheModule(page: Page): Promise<() => void> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/*.wasm", async (route) => {
+    await released;
+    await route.continue();
+  });
+  await page.goto("./");
+  return release;
+}
+
+/** SHA-256 digests of the pixels of each heatmap: the app's canvases, or the picture's drawings. */
+async function drawings(page: Page, picture: boolean): Promise<string[]> {
+  return page.evaluate(async (picture) => {
+    const hex = async (data: Uint8ClampedArray) =>
+      Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", data)))
+        .map((b) => b.toString(16).padStart(2, "0"))
+        .join("");
+    const canvases = Array.from(
+      document.querySelectorAll<HTMLCanvasElement>(picture ? "#prerendered canvas" : "body > :not(#prerendered) canvas"),
+    );
+    const digests: string[] = [];
+    for (const canvas of canvases) {
+      const out = document.createElement("canvas");
+      out.width = canvas.width;
+      out.height = canvas.height;
+      const context = out.getContext("2d")!;
+      if (picture) {
+        const url = getComputedStyle(canvas).backgroundImage.slice(5, -2);
+        const image = new Image();
+        image.src = url;
+        await image.decode();
+        context.drawImage(image, 0, 0);
+      } else {
+        context.drawImage(canvas, 0, 0);
+      }
+      digests.push(await hex(context.getImageData(0, 0, out.width, out.height).data));
+    }
+    return digests;
+  }, picture);
+}
+
+test("until the module has loaded, a bare address shows a picture of the app's first screen, which the app replaces unchanged", async ({ page, browser, baseURL }) => {
+  const { openAtFirstPaint, markup, holdTimeouts } = await import("./first-screen-picture.mjs");
+  // The app's own first screen, held at its first paint, in a page of its own.
+  const own = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+  await openAtFirstPaint(own, baseURL!);
+  const appMarkup = await markup(own, "body");
+  const appDrawings = await drawings(own, false);
+  await own.close();
+  expect(appDrawings).toHaveLength(4);
+
+  // This page too stays at the app's first paint once the module comes.
+  await page.addInitScript(holdTimeouts);
+  const release = await beforeTheModule(page);
+  const picture = page.locator("#prerendered");
+  await expect(picture, "the picture is shown").toHaveCSS("display", "contents");
+  await expect(picture.locator("canvas").first()).toBeVisible();
+  expect(
+    await markup(page, "#prerendered"),
+    "the picture is the app's first screen: run scripts/prerender.sh after changing it",
+  ).toBe(appMarkup);
+  expect(await drawings(page, true), "the picture's heatmaps are the app's: run scripts/prerender.sh").toEqual(appDrawings);
+  // It answers nothing: a click on Next waits for the app.
+  await page.locator("#prerendered [data-testid=next]").click({ trial: true, timeout: 500 }).then(
+    () => { throw new Error("Next in the picture took a click"); },
+    () => {},
+  );
+  expect(await page.evaluate(() => performance.getEntriesByName("al-mount-start").length)).toBe(0);
+
+  release();
+  await page.waitForFunction(() => performance.getEntriesByName("al-first-heatmap").length > 0);
+  expect(await page.locator("#prerendered").count(), "the app took the picture away").toBe(0);
+  await expect(page.locator("[data-testid=app]")).toHaveCount(1);
+  expect(await markup(page, "body"), "the app painted what the picture showed").toBe(appMarkup);
+  expect(await drawings(page, false)).toEqual(appDrawings);
+});
+
+for (const [name, size, address, scheme] of [
+  ["a projector's 1920×1080", { width: 1920, height: 1080 }, "./", "light"],
+  ["a phone's 375×812", { width: 375, height: 812 }, "./", "light"],
+  ["a link to a stage", { width: 1280, height: 800 }, "./#v=1&stage=scores", "light"],
+  ["an embed", { width: 1280, height: 800 }, "./?embed=1", "light"],
+  ["a dark theme", { width: 1280, height: 800 }, "./", "dark"],
+] as const) {
+  test(`the picture of the first screen is left out for ${name}, where the app's first screen differs`, async ({ page }) => {
+    await page.setViewportSize(size);
+    await page.emulateMedia({ colorScheme: scheme });
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/*.wasm", async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.goto(address);
+    await expect(page.locator("#prerendered")).toHaveCount(0);
+    await expect(page.locator("canvas")).toHaveCount(0);
+    release();
+    await expect(page.locator("canvas").first()).toBeVisible();
+  });
+}

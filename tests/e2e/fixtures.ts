@@ -223,8 +223,13 @@ export class AppPage {
    */
   async goto(path = "./#v=1"): Promise<void> {
     await this.page.goto(path);
-    // The wasm module mounts the app into the initially empty <body>.
-    await expect(this.page.locator("body > *").first()).toBeAttached();
+    // The wasm module mounts the app into the <body>, taking away the picture of the first
+    // screen that the page may show until then.
+    await this.page.waitForFunction(
+      () =>
+        document.getElementById("prerendered") === null &&
+        document.querySelector("body > :not(script, style, link)") !== null,
+    );
   }
 
   /** Opens the place `key` (inputs, train, lab, share) from the top bar, if it is not open. */

@@ -52,12 +52,12 @@ pub fn stage_step(key: &str, stage: Stage, order: impl Into<Order>) -> Option<St
 
 /// Mounts the app on the page's body, with the marks the benchmarks read.
 ///
-/// The page may hold a picture of the first screen, `#prerendered` (`assets/first-screen.html`),
+/// The page may hold a picture of the first screen, `.prerendered` (`assets/first-screen.html`),
 /// shown while the module loads. It goes in the same task as the app mounts and draws its first
 /// heatmaps, so the browser paints one or the other, never both and never neither.
 pub fn mount() {
     crate::components::perf::mount_started();
-    if let Some(picture) = document().get_element_by_id("prerendered") {
+    while let Ok(Some(picture)) = document().query_selector(".prerendered") {
         picture.remove();
     }
     leptos::mount::mount_to_body(App);

@@ -1,13 +1,14 @@
-// The picture of the first screen that the page shows while the module loads
-// (assets/first-screen.html): the app's own first screen, taken in Chromium at the moment the
-// browser first paints it, with each heatmap's drawing kept as the canvas's background.
+// The pictures of the first screen that the page shows while the module loads
+// (assets/first-screen.html): the app's own first screen in a laptop's and a phone's window,
+// taken in Chromium at the moment the browser first paints it, with each heatmap's drawing kept
+// as the canvas's background.
 //
 //   node tests/e2e/first-screen-picture.mjs --base URL --out FILE
 //
-// takes it from the release build served at URL (scripts/prerender.sh builds and serves it).
-// It also finds the windows the picture is shown in: those around 1280 × 800 where the app's
-// first screen is laid out exactly as in the picture (the same zoom, rows and classes), so the
-// app replaces it without moving anything. `first-screen.spec.ts` checks the file against the
+// takes them from the release build served at URL (scripts/prerender.sh builds and serves it).
+// It also finds the windows each picture is shown in: those around the one it was taken in where
+// the app's first screen is laid out exactly as in the picture (the same zoom, rows and classes),
+// so the app replaces it without moving anything. `first-screen.spec.ts` checks the file against the
 // app it is built into.
 
 import { createRequire } from "node:module";
@@ -15,15 +16,26 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The window the picture is taken in: a laptop's. */
-export const PICTURE_WINDOW = { width: 1280, height: 800 };
+/** The windows the pictures are taken in: a laptop's, and a phone's (touch). */
+export const PICTURE_WINDOWS = [
+  { name: "a laptop's", viewport: { width: 1280, height: 800 }, touch: false },
+  { name: "a phone's", viewport: { width: 390, height: 844 }, touch: true },
+];
+
+/** Browser context options for a window of `PICTURE_WINDOWS` at `viewport`. */
+export function contextFor(window, viewport = window.viewport) {
+  return { viewport, deviceScaleFactor: 1, hasTouch: window.touch, isMobile: window.touch };
+}
 
 /**
- * An init script that keeps the app at its first painted screen: its timeouts wait, so what it
- * mounts in the tasks after the first frame (the explanation, the places) never comes.
+ * An init script that keeps the app at its first painted screen: the timeouts set once it has
+ * started to mount never run, so what it mounts in the tasks after the first frame (the
+ * explanation, the places) never comes.
  */
 export function holdTimeouts() {
-  window.setTimeout = () => 0;
+  const timeout = window.setTimeout.bind(window);
+  window.setTimeout = (...args) =>
+    performance.getEntriesByName("al-mount-start").length > 0 ? 0 : timeout(...args);
 }
 
 /** Opens `url` in `page` and waits until the app's first screen has been painted. */
@@ -49,7 +61,7 @@ export async function markup(page, selector, drawings = false) {
       const root = document.querySelector(selector);
       const copy = root.cloneNode(true);
       // The page's own parts of the body, which the app leaves in place.
-      for (const element of copy.querySelectorAll(":scope > script, :scope > style, #prerendered")) {
+      for (const element of copy.querySelectorAll(":scope > script, :scope > style, .prerendered")) {
         element.remove();
       }
       const comments = document.createTreeWalker(copy, NodeFilter.SHOW_COMMENT);
@@ -116,9 +128,9 @@ export async function markup(page, selector, drawings = false) {
   );
 }
 
-/** The app's first screen at `size` (its markup, without drawings). */
-async function layoutAt(browser, url, size) {
-  const context = await browser.newContext({ viewport: size, deviceScaleFactor: 1 });
+/** The app's first screen at `size` in windows like `window` (its markup, without drawings). */
+async function layoutAt(browser, url, window, size) {
+  const context = await browser.newContext(contextFor(window, size));
   try {
     const page = await context.newPage();
     await openAtFirstPaint(page, url);
@@ -151,7 +163,40 @@ async function edge(from, to, step, same) {
   }
 }
 
-/** Takes the picture from the app at `url` and writes `out`. */
+/**
+ * The picture of the app at `url` in `window`, and the windows it is shown in: those around it
+ * where the app's first screen has the same markup.
+ */
+async function take(browser, url, window) {
+  const context = await browser.newContext(contextFor(window));
+  const page = await context.newPage();
+  await openAtFirstPaint(page, url);
+  const picture = await markup(page, "body", true);
+  const base = await markup(page, "body");
+  await context.close();
+
+  const { width, height } = window.viewport;
+  const same = (size) => async (value) =>
+    (await layoutAt(browser, url, window, size(value))) === base;
+  const left = await edge(width, 240, 16, same((w) => ({ width: w, height })));
+  const right = await edge(width, 3840, 32, same((w) => ({ width: w, height })));
+  const top = await edge(height, 400, 32, same((h) => ({ width, height: h })));
+  const bottom = await edge(height, 2160, 32, same((h) => ({ width, height: h })));
+  for (const [w, h] of [[left, top], [left, bottom], [right, top], [right, bottom]]) {
+    if ((await layoutAt(browser, url, window, { width: w, height: h })) !== base) {
+      throw new Error(`the first screen at ${w} × ${h} is laid out unlike at ${width} × ${height}`);
+    }
+  }
+  const windows =
+    `(min-width: ${left}px) and (max-width: ${right}px) and ` +
+    `(min-height: ${top}px) and (max-height: ${bottom}px)`;
+  return (
+    `<!-- The app's first screen in ${window.name} window, ${width} × ${height}. -->\n` +
+    `<div class="prerendered" hidden inert data-windows="${windows}">${picture}</div>\n`
+  );
+}
+
+/** Takes the pictures from the app at `url` and writes them to `out`. */
 async function write(url, out) {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const { chromium } = createRequire(path.join(here, "package.json"))("playwright-core");
@@ -160,34 +205,16 @@ async function write(url, out) {
     args: ["--no-sandbox"],
   });
   try {
-    const context = await browser.newContext({ viewport: PICTURE_WINDOW, deviceScaleFactor: 1 });
-    const page = await context.newPage();
-    await openAtFirstPaint(page, url);
-    const picture = await markup(page, "body", true);
-    const base = await markup(page, "body");
-    await context.close();
-
-    const { width, height } = PICTURE_WINDOW;
-    const same = (size) => async (value) =>
-      (await layoutAt(browser, url, size(value))) === base;
-    const left = await edge(width, 320, 32, same((w) => ({ width: w, height })));
-    const right = await edge(width, 3840, 32, same((w) => ({ width: w, height })));
-    const top = await edge(height, 400, 32, same((h) => ({ width, height: h })));
-    const bottom = await edge(height, 2160, 32, same((h) => ({ width, height: h })));
-    for (const [w, h] of [[left, top], [left, bottom], [right, top], [right, bottom]]) {
-      if ((await layoutAt(browser, url, { width: w, height: h })) !== base) {
-        throw new Error(`the first screen at ${w} × ${h} is laid out unlike at ${width} × ${height}`);
-      }
+    let file =
+      "<!-- Pictures of the app's first screen, written by scripts/prerender.sh: index.html shows " +
+      "the first whose data-windows match while the module loads. -->\n";
+    for (const window of PICTURE_WINDOWS) {
+      const picture = await take(browser, url, window);
+      console.log(picture.split("\n")[1].match(/data-windows="[^"]*"/)[0]);
+      file += picture;
     }
-    const windows =
-      `(min-width: ${left}px) and (max-width: ${right}px) and ` +
-      `(min-height: ${top}px) and (max-height: ${bottom}px)`;
-    const file =
-      `<!-- The app's first screen at ${width} × ${height}, written by scripts/prerender.sh; ` +
-      `index.html shows it in the windows data-windows names while the module loads. -->\n` +
-      `<div id="prerendered" hidden inert data-windows="${windows}">${picture}</div>\n`;
     await fs.writeFile(out, file);
-    console.log(`wrote ${out}: ${(file.length / 1024).toFixed(1)} kB, shown at ${windows}`);
+    console.log(`wrote ${out}: ${(file.length / 1024).toFixed(1)} kB`);
   } finally {
     await browser.close();
   }

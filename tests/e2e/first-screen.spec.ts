@@ -524,17 +524,17 @@ test("a bare address in presenter mode or an embed opens on the first look's num
 });
 
 /**
- * Opens the bare address with the module held back until `release` is called: the page shows
- * what it shows before the app mounts.
+ * Opens the bare address with the module held back until the returned function is called: the
+ * page shows what it shows before the app mounts.
  */
-async function beforeTheModule(page: Page): Promise<() => void> {
+async function beforeTheModule(page: Page, address = "./"): Promise<() => void> {
   let release = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
   await page.route("**/*.wasm", async (route) => {
     await released;
     await route.continue();
   });
-  await page.goto("./");
+  await page.goto(address);
   return release;
 }
 
@@ -546,7 +546,7 @@ async function drawings(page: Page, picture: boolean): Promise<string[]> {
         .map((b) => b.toString(16).padStart(2, "0"))
         .join("");
     const canvases = Array.from(
-      document.querySelectorAll<HTMLCanvasElement>(picture ? "#prerendered canvas" : "body > :not(#prerendered) canvas"),
+      document.querySelectorAll<HTMLCanvasElement>(picture ? ".prerendered canvas" : "body > :not(.prerendered) canvas"),
     );
     const digests: string[] = [];
     for (const canvas of canvases) {
@@ -555,9 +555,8 @@ async function drawings(page: Page, picture: boolean): Promise<string[]> {
       out.height = canvas.height;
       const context = out.getContext("2d")!;
       if (picture) {
-        const url = getComputedStyle(canvas).backgroundImage.slice(5, -2);
         const image = new Image();
-        image.src = url;
+        image.src = getComputedStyle(canvas).backgroundImage.slice(5, -2);
         await image.decode();
         context.drawImage(image, 0, 0);
       } else {
@@ -569,62 +568,98 @@ async function drawings(page: Page, picture: boolean): Promise<string[]> {
   }, picture);
 }
 
-test("until the module has loaded, a bare address shows a picture of the app's first screen, which the app replaces unchanged", async ({ page, browser, baseURL }) => {
-  const { openAtFirstPaint, markup, holdTimeouts } = await import("./first-screen-picture.mjs");
-  // The app's own first screen, held at its first paint, in a page of its own.
-  const own = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
-  await openAtFirstPaint(own, baseURL!);
-  const appMarkup = await markup(own, "body");
-  const appDrawings = await drawings(own, false);
-  await own.close();
-  expect(appDrawings).toHaveLength(4);
+test("until the module has loaded, a bare address shows a picture of the app's first screen, which the app replaces unchanged, on a laptop and on a phone", async ({ browser, baseURL }) => {
+  const { PICTURE_WINDOWS, contextFor, openAtFirstPaint, markup, holdTimeouts } = await import("./first-screen-picture.mjs");
+  expect(PICTURE_WINDOWS.map((w: { viewport: object }) => w.viewport)).toEqual([
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]);
+  for (const window of PICTURE_WINDOWS) {
+    const name = window.name;
+    // The app's own first screen, held at its first paint.
+    const own = await (await browser.newContext({ ...contextFor(window), baseURL })).newPage();
+    await openAtFirstPaint(own, "./");
+    const appMarkup = await markup(own, "body");
+    const appDrawings = await drawings(own, false);
+    await own.context().close();
+    expect(appDrawings, name).toHaveLength(4);
 
-  // This page too stays at the app's first paint once the module comes.
-  await page.addInitScript(holdTimeouts);
-  const release = await beforeTheModule(page);
-  const picture = page.locator("#prerendered");
-  await expect(picture, "the picture is shown").toHaveCSS("display", "contents");
-  await expect(picture.locator("canvas").first()).toBeVisible();
-  expect(
-    await markup(page, "#prerendered"),
-    "the picture is the app's first screen: run scripts/prerender.sh after changing it",
-  ).toBe(appMarkup);
-  expect(await drawings(page, true), "the picture's heatmaps are the app's: run scripts/prerender.sh").toEqual(appDrawings);
-  // It answers nothing: a click on Next waits for the app.
-  await page.locator("#prerendered [data-testid=next]").click({ trial: true, timeout: 500 }).then(
-    () => { throw new Error("Next in the picture took a click"); },
-    () => {},
-  );
-  expect(await page.evaluate(() => performance.getEntriesByName("al-mount-start").length)).toBe(0);
+    const context = await browser.newContext({ ...contextFor(window), baseURL });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+    page.on("pageerror", (e) => problems.push(e.message));
+    // This page too stays at the app's first paint once the module comes.
+    await page.addInitScript(holdTimeouts);
+    const release = await beforeTheModule(page);
+    const picture = page.locator(".prerendered");
+    await expect(picture, `${name}: one picture is shown`).toHaveCount(1);
+    await expect(picture).toHaveCSS("display", "contents");
+    await expect(picture.locator("canvas").first()).toBeVisible();
+    expect(
+      await markup(page, ".prerendered"),
+      `${name}: the picture is the app's first screen; run scripts/prerender.sh after changing it`,
+    ).toBe(appMarkup);
+    expect(await drawings(page, true), `${name}: the picture's heatmaps are the app's; run scripts/prerender.sh`).toEqual(appDrawings);
+    // It answers nothing: Next waits for the app.
+    const next = picture.locator("[data-testid=next]");
+    await expect(next).toBeVisible();
+    await next.click({ trial: true, timeout: 500 }).then(
+      () => { throw new Error(`${name}: Next in the picture took a click`); },
+      () => {},
+    );
+    expect(await page.evaluate(() => performance.getEntriesByName("al-mount-start").length)).toBe(0);
 
-  release();
-  await page.waitForFunction(() => performance.getEntriesByName("al-first-heatmap").length > 0);
-  expect(await page.locator("#prerendered").count(), "the app took the picture away").toBe(0);
-  await expect(page.locator("[data-testid=app]")).toHaveCount(1);
-  expect(await markup(page, "body"), "the app painted what the picture showed").toBe(appMarkup);
-  expect(await drawings(page, false)).toEqual(appDrawings);
+    release();
+    await page.waitForFunction(() => performance.getEntriesByName("al-first-heatmap").length > 0);
+    expect(await page.locator(".prerendered").count(), `${name}: the app took the picture away`).toBe(0);
+    await expect(page.locator("[data-testid=app]")).toHaveCount(1);
+    expect(await markup(page, "body"), `${name}: the app painted what the picture showed`).toBe(appMarkup);
+    expect(await drawings(page, false)).toEqual(appDrawings);
+    expect(problems, name).toEqual([]);
+    await context.close();
+  }
 });
 
 for (const [name, size, address, scheme] of [
   ["a projector's 1920×1080", { width: 1920, height: 1080 }, "./", "light"],
-  ["a phone's 375×812", { width: 375, height: 812 }, "./", "light"],
+  ["a small phone's 360×640", { width: 360, height: 640 }, "./", "light"],
+  ["a tablet's 768×1024", { width: 768, height: 1024 }, "./", "light"],
   ["a link to a stage", { width: 1280, height: 800 }, "./#v=1&stage=scores", "light"],
   ["an embed", { width: 1280, height: 800 }, "./?embed=1", "light"],
   ["a dark theme", { width: 1280, height: 800 }, "./", "dark"],
+  ["a dark theme on a phone", { width: 390, height: 844 }, "./", "dark"],
 ] as const) {
   test(`the picture of the first screen is left out for ${name}, where the app's first screen differs`, async ({ page }) => {
     await page.setViewportSize(size);
     await page.emulateMedia({ colorScheme: scheme });
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/*.wasm", async (route) => {
-      await released;
-      await route.continue();
-    });
-    await page.goto(address);
-    await expect(page.locator("#prerendered")).toHaveCount(0);
+    const release = await beforeTheModule(page, address);
+    await expect(page.locator(".prerendered")).toHaveCount(0);
     await expect(page.locator("canvas")).toHaveCount(0);
     release();
     await expect(page.locator("canvas").first()).toBeVisible();
   });
 }
+
+test("the picture of the first screen is left out when the module's bytes have come before it could show: it would only hold the app up", async ({ page }) => {
+  // The page's script waits for the style sheet, which waits here until the module's bytes have
+  // come; the app's JavaScript waits until the picture's fate is settled.
+  let releaseScript = () => {};
+  const scriptReleased = new Promise<void>((resolve) => (releaseScript = resolve));
+  const wasmDone = page.waitForEvent("requestfinished", (request) => request.url().endsWith(".wasm"));
+  await page.route("**/*.css", async (route) => {
+    await wasmDone;
+    await route.continue();
+  });
+  await page.route("**/*.js", async (route) => {
+    await scriptReleased;
+    await route.continue();
+  });
+  await page.goto("./", { waitUntil: "commit" });
+  await wasmDone;
+  await page.waitForFunction(() => document.readyState !== "loading");
+  await page.waitForTimeout(300);
+  await expect(page.locator(".prerendered")).toHaveCount(0);
+  releaseScript();
+  await expect(page.getByTestId("stage-title")).toHaveText("Softmax");
+});

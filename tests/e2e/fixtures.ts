@@ -227,7 +227,7 @@ export class AppPage {
     // screen that the page may show until then.
     await this.page.waitForFunction(
       () =>
-        document.getElementById("prerendered") === null &&
+        document.querySelector(".prerendered") === null &&
         document.querySelector("body > :not(script, style, link)") !== null,
     );
   }

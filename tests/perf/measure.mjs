@@ -16,15 +16,15 @@
 //   one the app allows (32 tokens, d_model 16, 8 heads, every head shown), each also with the
 //   transformer block on (the largest then also with d_ff 64 and a 32-token source sentence);
 // - first heatmap: the first heatmap painted, counted from navigation start, over N cold loads
-//   (each in a new browser context, so nothing is cached): the page's picture of the first
-//   screen (index.html, reported by Element Timing) where the window shows it, else the app's
-//   `al-first-heatmap` mark; the app's own mark as a figure of its own, with where the time went (files
-//   fetched, the mount's start and end) and when the first screen was painted (`al-first-paint`),
-//   and the longest task after the first heatmap (the Long Tasks API), while the rest mounts;
-//   the floor app's first contentful paint over N loads taking turns with the app's; and the
-//   app again over N/2 (at least 3) loads through a typical 4G link (9 Mbit/s, 60 ms latency)
-//   with the CPU slowed 4×, as a student's phone opens a blog post. The server gzips the HTML,
-//   JavaScript, CSS and wasm, as a blog's host does;
+//   (each in a new browser context, so nothing is cached) in a 1280 × 800 window: the page's
+//   picture of the first screen (index.html, reported by Element Timing) where the window shows
+//   it, else the app's `al-first-heatmap` mark; the app's own mark as a figure of its own, with
+//   where the time went (files fetched, the mount's start and end) and when the first screen was
+//   painted (`al-first-paint`), and the longest task after the first heatmap (the Long Tasks
+//   API), while the rest mounts; the floor app's first contentful paint over N loads taking
+//   turns with the app's; and the app again over N/2 (at least 3) loads in a phone's window
+//   through a typical 4G link (9 Mbit/s, 60 ms latency) with the CPU slowed 4×, as a student's
+//   phone opens it. The server gzips the HTML, JavaScript, CSS and wasm, as a blog's host does;
 // - bundle size: the .wasm, .js and .css of DIR and of the floor app in --floor-dist, each
 //   gzipped at level 9.
 //
@@ -154,8 +154,12 @@ async function serve(root) {
 }
 
 /** A new context and page that records uncaught errors and console errors. */
-async function openPage(browser, problems) {
-  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+async function openPage(browser, problems, phone = false) {
+  const context = await browser.newContext(
+    phone
+      ? { viewport: PHONE.viewport, deviceScaleFactor: 1, isMobile: true, hasTouch: true }
+      : { viewport: VIEWPORT, deviceScaleFactor: 1 },
+  );
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_TIMEOUT_MS);
   page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
@@ -221,10 +225,10 @@ async function loadTimes(page) {
 }
 
 /**
- * A student's phone reading a blog post: a typical 4G link (9 Mbit/s down, 60 ms latency) and a
- * CPU 4× slower than this machine's, as Chrome's DevTools emulate them.
+ * A student's phone: a phone's window (390 × 844, touch), a typical 4G link (9 Mbit/s down,
+ * 60 ms latency) and a CPU 4× slower than this machine's, as Chrome's DevTools emulate them.
  */
-const PHONE = { latencyMs: 60, downloadBitsPerSecond: 9_000_000, uploadBitsPerSecond: 3_000_000, cpuSlowdown: 4 };
+const PHONE = { viewport: { width: 390, height: 844 }, latencyMs: 60, downloadBitsPerSecond: 9_000_000, uploadBitsPerSecond: 3_000_000, cpuSlowdown: 4 };
 
 /** Slows `page`'s network and CPU to `PHONE`'s. */
 async function throttle(context, page) {
@@ -246,7 +250,7 @@ async function throttle(context, page) {
 async function coldLoads(browser, url, loads, problems, phone = false) {
   const times = [];
   for (let i = 0; i < loads; i++) {
-    const { context, page } = await openPage(browser, problems);
+    const { context, page } = await openPage(browser, problems, phone);
     try {
       if (phone) await throttle(context, page);
       await page.goto(url);
@@ -665,7 +669,7 @@ async function main() {
       floorServer?.stop();
     }
     const phoneLoads = await coldLoads(browser, server.url, Math.max(3, Math.ceil(options.loads / 2)), problems, true);
-    figures.push(...loadFigures(phoneLoads, ", 4G (9 Mbit/s, 60 ms) and a 4× slower CPU", null));
+    figures.push(...loadFigures(phoneLoads, ", a phone's 390×844 window, 4G (9 Mbit/s, 60 ms) and a 4× slower CPU", null));
   } finally {
     await browser.close();
     stopServer();

@@ -41,7 +41,8 @@ pub fn table_body_html(m: &Matrix, labels: &[String], row_sums: bool) -> String 
             ));
         }
         if row_sums {
-            let sum: f64 = m.row(r).iter().filter(|v| v.is_finite()).sum();
+            // As beside the heatmap: a masked −∞ adds nothing, a NaN makes the sum NaN.
+            let sum: f64 = m.row(r).iter().filter(|v| !v.is_infinite()).sum();
             html.push_str(&format!(
                 "<td class=\"sum\" data-sum=\"{}\">{}</td>",
                 sum,
@@ -102,5 +103,14 @@ mod tests {
         assert!(html.contains("<th scope=\"row\">y &amp; z</th>"));
         assert!(html.contains("data-sum=\"-1.5\">−1.500</td>"));
         assert_eq!(html.matches("<tr>").count(), 2);
+    }
+
+    #[test]
+    fn a_row_with_a_nan_sums_to_nan_as_beside_the_heatmap() {
+        let m = Matrix::from_row_slice(2, 2, &[f64::NAN, 0.0, 0.25, 0.75]);
+        let labels = vec!["a".to_string(), "b".to_string()];
+        let html = table_body_html(&m, &labels, true);
+        assert!(html.contains("data-sum=\"NaN\">NaN</td>"), "{html}");
+        assert!(html.contains("data-sum=\"1\">1.000</td>"), "{html}");
     }
 }

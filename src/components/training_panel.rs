@@ -496,6 +496,11 @@ pub fn TrainingPanel(
             // While presenting they are in the presenter bar, clear of the step.
             {move || (!presenting.get()).then(|| view! { <TrainingButtons /> })}
             <p class="error" role="alert" data-testid="train-error">{move || trainer.error.get()}</p>
+            // Presenting, the panel shows only the run: this line says what it trains towards.
+            <p class="training-goal" data-testid="train-goal-line">
+                <span class="goal-whole">{move || format!("Goal: {}", goal_text(choice(), cross.get()))}</span>
+                <span class="goal-short">{move || format!("Goal: {}", goal_short(choice(), cross.get()))}</span>
+            </p>
             <p class="training-status" role="status" data-testid="train-status">
                 {move || trainer.losses.with(|l| status_text(l))}
             </p>

@@ -282,8 +282,26 @@ test("the loss curve is drawn at the size it is shown: on a phone, in the window
     await page.getByTestId("presenter-training").getByTestId("train-step").click();
     await expectCurveDrawnAsShown(page, `presenting at ${width}×${height}`);
     const curve = await box(page.getByTestId("loss-curve"));
-    expect(curve.height, "a curve tall enough for its axis's name").toBeGreaterThanOrEqual(0.7 * curve.width);
+    // The curve fills the column's height under the goal and the status.
+    expect(curve.height, "a curve tall enough for its axis's name").toBeGreaterThanOrEqual(0.65 * curve.width);
+    const column = await box(page.getByTestId("training"));
+    expect(curve.y + curve.height, "the curve inside its column").toBeLessThanOrEqual(column.y + column.height);
+    // The panel's menus are away: a line above the run says what it trains towards, shortly
+    // in the narrow column at 1024 px.
+    const goal = page.getByTestId("train-goal-line");
+    await expect(goal).toBeVisible();
+    await expect(goal).toHaveText(
+      width < 1280
+        ? "Goal: Pattern: the token before"
+        : "Goal: Pattern: each token looks at the key one position before it (the first at itself)",
+      { useInnerText: true },
+    );
+    expect((await box(goal)).y + (await box(goal)).height).toBeLessThanOrEqual((await box(page.getByTestId("train-status"))).y + 1);
   }
+  // Not presenting, the menu and the sentence under it say it.
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("train-goal-line")).toBeHidden();
+  await expect(page.getByTestId("train-goal-says")).toBeVisible();
 });
 
 test("presenting on a phone, a run's curve takes a band at the foot and the step keeps the width", async ({ app, page }) => {
@@ -303,6 +321,9 @@ test("presenting on a phone, a run's curve takes a band at the foot and the step
     expect(band.width, "the curve's band").toBeGreaterThanOrEqual(340);
     expect(band.y + band.height).toBeLessThanOrEqual(812);
   }).toPass({ timeout: 5000 });
+  // The band keeps its height for the curve: the goal is left to the menu.
+  await expect(page.getByTestId("train-goal-line")).toBeHidden();
+  expect((await box(page.getByTestId("loss-curve"))).height, "the curve's height in the band").toBeGreaterThanOrEqual(145);
   // The preset's explained cell folds to its title above the band, so the step keeps the room
   // between: A₁ and its explained cell are in sight, and the step keeps a margin each side.
   const sheet = page.getByTestId("explain-panel");

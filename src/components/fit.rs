@@ -235,7 +235,8 @@ fn px(el: &Element, property: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// `p` drawn `magnify` times larger, as the lecturer asked: larger than fitted, it may scroll.
+/// `p` drawn `magnify` times larger, as the lecturer asked: larger than fitted, a line wraps
+/// where it no longer fits across the screen, and the step may scroll down.
 fn magnified(p: Placement, magnify: f64) -> Placement {
     if magnify == 1.0 {
         return p;
@@ -244,6 +245,7 @@ fn magnified(p: Placement, magnify: f64) -> Placement {
         zoom: p.zoom * magnify,
         lines_width: p.lines_width * magnify,
         fits: p.fits && magnify < 1.0,
+        one_row: p.one_row && magnify < 1.0,
         ..p
     }
 }

@@ -1099,6 +1099,35 @@ test("presenting, + and − zoom the step from its fitted size, and 0 or the rea
   await expect(fit).toBeHidden();
 });
 
+for (const size of [{ width: 1920, height: 1080 }, { width: 1024, height: 768 }]) {
+  test(`presenting at ${size.width}×${size.height}, a step zoomed in wraps its equation instead of running off the side, and scrolls down`, async ({ app, page }) => {
+    await page.setViewportSize(size);
+    // The last step, ∂L/∂X = ∂L/∂E: one row at the fitted size.
+    await app.goto("./#v=1&stage=input&goal=previous");
+    await app.openPlace("share");
+    await page.getByTestId("present").click();
+    await page.keyboard.press("End");
+    const result = page.getByTestId("canvas-d_embeddings");
+    await expect(result).toHaveAttribute("data-drawn", "true");
+    if (size.width === 1920) await expect(page.locator(".app")).toHaveAttribute("data-one-row", "true");
+    await page.keyboard.press("+");
+    await page.keyboard.press("+");
+    await expect(page.getByTestId("presenter-fit")).toHaveText("156 %");
+    await expect(page.locator(".app")).toHaveAttribute("data-one-row", "false");
+    await expect(async () => {
+      for (const c of await page.locator(".stage canvas").all()) {
+        const b = await box(c);
+        expect(b.x + b.width, "inside the screen's width").toBeLessThanOrEqual(size.width);
+      }
+    }).toPass({ timeout: 3000 });
+    // What runs past the foot is reached by scrolling.
+    await result.scrollIntoViewIfNeeded();
+    const b = await box(result);
+    expect(b.y + b.height).toBeLessThanOrEqual(size.height + 1);
+    expect(b.y).toBeGreaterThanOrEqual(-1);
+  });
+}
+
 test("in a wide window the picture grows to fill the stage's column, and keeps its own size in a short one", async ({ app, page }) => {
   await page.setViewportSize({ width: 1920, height: 1080 });
   await app.goto("./#v=1&stage=scores");

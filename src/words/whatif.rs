@@ -268,6 +268,16 @@ pub fn comparison_summary(c: &Comparison, h: usize) -> Vec<String> {
                 if n == 1 { "gets" } else { "get" }
             ));
         }
+        if !head.unwindowed.is_empty() {
+            let n = head.unwindowed.len();
+            lines.push(format!(
+                "{n} {} below the diagonal, earlier tokens the sliding window hid, now {} \
+                 weight too: the window narrows the causal mask, so it goes with it. They are \
+                 the past, not a leak.",
+                if n == 1 { "cell" } else { "cells" },
+                if n == 1 { "gets" } else { "get" }
+            ));
+        }
         let mut nan_rows: Vec<usize> = head.non_finite.iter().map(|&(r, _)| r).collect();
         nan_rows.dedup();
         let n = head.weights.nrows();
@@ -628,5 +638,31 @@ mod tests {
             .last()
             .unwrap()
             .starts_with("Largest change in attention's output Y: "));
+    }
+
+    #[test]
+    fn switching_the_mask_off_under_a_window_tells_the_past_from_the_future() {
+        let config = Config {
+            causal: true,
+            window: Some(2),
+            ..Config::default()
+        };
+        let weights = Weights::new(Init::Default, config.d_model);
+        let inputs = Inputs::from_sentence("the cat sat on the mat", config, weights).unwrap();
+        let c = compare(&inputs, WhatIf::NoCausalMask).unwrap();
+        let lines = comparison_summary(&c, 0);
+        // Six tokens: 15 cells above the diagonal; a window of 2 hid 4 + 3 + 2 + 1 = 10 below it.
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("15 cells above the diagonal now get weight")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with(
+                "10 cells below the diagonal, earlier tokens the sliding window hid, now get weight too"
+            )),
+            "{lines:?}"
+        );
     }
 }

@@ -74,6 +74,9 @@ pub struct AlteredHead {
     /// `(row, column)` cells the correct side masks (a key after its query) but the altered side
     /// gives a weight above 0: a token seeing its future. Row-major order.
     pub leaked: Vec<(usize, usize)>,
+    /// `(row, column)` cells at or before the diagonal that the correct side masks (a key the
+    /// sliding window hides) but the altered side gives a weight above 0. Row-major order.
+    pub unwindowed: Vec<(usize, usize)>,
     /// `(row, column)` cells of `weights` that are NaN or infinite. Row-major order.
     pub non_finite: Vec<(usize, usize)>,
     /// `(row, column)` cells whose weight depends on the scores of later queries, though the
@@ -93,12 +96,17 @@ impl AlteredHead {
         correct: &HeadTrace,
     ) -> Self {
         let mut leaked = Vec::new();
+        let mut unwindowed = Vec::new();
         let mut non_finite = Vec::new();
         for i in 0..weights.nrows() {
             for j in 0..weights.ncols() {
                 let w = weights[(i, j)];
                 if correct.masked[(i, j)] == f64::NEG_INFINITY && w > 0.0 {
-                    leaked.push((i, j));
+                    if j > i {
+                        leaked.push((i, j));
+                    } else {
+                        unwindowed.push((i, j));
+                    }
                 }
                 if !w.is_finite() {
                     non_finite.push((i, j));
@@ -114,6 +122,7 @@ impl AlteredHead {
             weights,
             context,
             leaked,
+            unwindowed,
             non_finite,
             future_dependent: Vec::new(),
         }

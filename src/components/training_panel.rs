@@ -11,10 +11,10 @@ use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
 use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
 use crate::words::{
-    loss_text, optimizer_label, optimizer_name, pattern_label, pattern_short, positions_note,
-    positions_on_label, positions_width, sgd_note, status_text, task_embeddings_note, task_label,
-    task_short, trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL, PER_HEAD_SHORT, RUN_LENGTH_NOTE,
-    TRAINING_INTRO,
+    large_rate_note, loss_text, optimizer_label, optimizer_name, pattern_label, pattern_short,
+    positions_note, positions_on_label, positions_width, sgd_note, status_text,
+    task_embeddings_note, task_label, task_short, trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL,
+    PER_HEAD_SHORT, RUN_LENGTH_NOTE, TRAINING_INTRO,
 };
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -456,6 +456,9 @@ pub fn TrainingPanel(
                         prop:value=move || settings.with(|s| s.learning_rate.to_string())
                         on:change=rate_changed />
                 </label>
+                {move || large_rate_note(settings.with(|s| s.learning_rate)).map(|note| view! {
+                    <p class="help menu-says" data-testid="train-lr-note">{note}</p>
+                })}
             </div>
             <p class="help">{move || loss_text(settings.with(|s| s.goal.loss_kind()), cross.get())}</p>
             // Above Step and Train: what the goal needs, read before a run that cannot learn it.

@@ -72,6 +72,18 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
 }
 
+/// A tick of the loss axis: 1, 2 or 5 times a power of ten, which the shortest form writes
+/// exactly ("0.02", "500"), with the power written out ("1e6", "2e-5") where that form would
+/// take more than five characters.
+pub fn tick_label(v: f64) -> String {
+    let plain = format!("{v}");
+    if plain.len() <= 5 {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// Draws `losses` (`losses[k]` after k steps) on `area`, `scale` times the CSS pixel sizes;
 /// `font_factor` undoes backends that shrink font sizes (plotters' SVG writes size / 1.24).
 pub fn draw_loss_curve<DB: DrawingBackend>(
@@ -97,8 +109,7 @@ pub fn draw_loss_curve<DB: DrawingBackend>(
         )?;
     let label = font(12.0 * scale * font_factor, theme.muted);
     let grid = color(theme.masked);
-    // The ticks are 1, 2 or 5 times a power of ten, which the shortest form writes exactly.
-    let format_loss = |v: &f64| format!("{v}");
+    let format_loss = |v: &f64| tick_label(*v);
     chart
         .configure_mesh()
         .x_desc("step")
@@ -148,6 +159,15 @@ mod tests {
     fn a_zero_loss_sits_on_the_floor_and_the_axis_keeps_the_start() {
         let (lo, hi) = loss_range(&[2.0, 0.0]);
         assert!(lo <= FLOOR && hi >= 2.0, "{lo}..{hi}");
+    }
+
+    #[test]
+    fn tick_labels_stay_short_at_any_size() {
+        assert_eq!(tick_label(0.02), "0.02");
+        assert_eq!(tick_label(500.0), "500");
+        assert_eq!(tick_label(20000.0), "20000");
+        assert_eq!(tick_label(1e100), "1e100");
+        assert_eq!(tick_label(0.00002), "2e-5");
     }
 
     #[test]

@@ -81,11 +81,12 @@ pub use stages::{
     stage_rail_name_in, stage_title,
 };
 pub use training::{
-    goal_description, head_target_label, head_target_menu, loss_text, optimizer_label,
-    optimizer_name, paint_cell_label, paint_help, pattern_label, pattern_short, positions_note,
-    positions_on_label, positions_width, sgd_note, status_text, task_embeddings_note, task_label,
-    task_short, trainable_label, DIRECTION_NOTE, PAINT_MASK_NOTE, PER_HEAD_LABEL, PER_HEAD_SHORT,
-    POSITIONS_NOTE, POSITIONS_ON, RUN_LENGTH_NOTE, TRAINING_INTRO, WATCHED_HEAD,
+    goal_description, head_target_label, head_target_menu, large_rate_note, loss_text,
+    optimizer_label, optimizer_name, paint_cell_label, paint_help, pattern_label, pattern_short,
+    positions_note, positions_on_label, positions_width, sgd_note, status_text,
+    task_embeddings_note, task_label, task_short, trainable_label, DIRECTION_NOTE, PAINT_MASK_NOTE,
+    PER_HEAD_LABEL, PER_HEAD_SHORT, POSITIONS_NOTE, POSITIONS_ON, RUN_LENGTH_NOTE, TRAINING_INTRO,
+    WATCHED_HEAD,
 };
 pub use whatif::{
     comparison_summary, correct_title, denominators_text, gradient_caption, gradient_number,

@@ -240,12 +240,29 @@ pub fn optimizer_label(kind: OptimizerKind) -> &'static str {
 }
 
 /// A loss as the status line writes it: four decimals, or three significant digits times a
-/// power of ten once four decimals would show only zeros.
+/// power of ten once four decimals would show only zeros or the number runs past a million (a
+/// run whose η is far too large).
 pub(crate) fn loss_number(v: f64) -> String {
-    if v.abs() >= 0.001 || v == 0.0 {
+    if !v.is_finite() || v == 0.0 || (0.001..LARGE_LOSS).contains(&v.abs()) {
         return crate::words::format_value(v, 4);
     }
     crate::words::number::scientific(v)
+}
+
+/// From this size on a loss is written with a power of ten.
+const LARGE_LOSS: f64 = 1e6;
+
+/// Above this η a note says the steps are likely to overshoot.
+const LARGE_RATE: f64 = 10.0;
+
+/// What a learning rate far above the usual ones does, or `None` for a usual one.
+pub fn large_rate_note(learning_rate: f64) -> Option<String> {
+    (learning_rate > LARGE_RATE).then(|| {
+        format!(
+            "η = {learning_rate} is far above the usual range (about 0.001 to 1): each step \
+             overshoots, and the loss may grow instead of fall."
+        )
+    })
 }
 
 /// The status line: how many steps and the loss when the run started and now, rounded as shown.
@@ -426,6 +443,17 @@ mod tests {
     }
 
     #[test]
+    fn a_learning_rate_far_above_the_usual_gets_a_note() {
+        assert_eq!(large_rate_note(0.1), None);
+        assert_eq!(large_rate_note(10.0), None);
+        let note = large_rate_note(1e9).unwrap();
+        assert!(
+            note.starts_with("η = 1000000000 is far above the usual range"),
+            "{note}"
+        );
+    }
+
+    #[test]
     fn the_status_names_the_steps_and_both_losses() {
         assert_eq!(status_text(&[1.0986]), "Before training: loss L ≈ 1.0986.");
         assert_eq!(
@@ -434,6 +462,9 @@ mod tests {
         );
         assert!(status_text(&[2.0, 1.0, 0.25]).starts_with("After 2 steps: loss L ≈ 0.2500"));
         assert!(status_text(&[2.0, 0.000213]).contains("L ≈ 2.13 × 10⁻⁴ "));
+        // A run that blew up writes its loss with a power of ten, not a hundred digits.
+        assert!(status_text(&[2.0, 3.1e100]).contains("L ≈ 3.10 × 10¹⁰⁰ "));
+        assert!(status_text(&[2.0, 999_999.0]).contains("L ≈ 999999.0000 "));
     }
 
     #[test]

@@ -78,6 +78,7 @@ pub fn TargetPainter(
             })
         })
     });
+    let cross = move || model.with(|m| m.cross);
     let changed = move |ev: leptos::ev::Event| {
         let value = event_target_value(&ev);
         let choice = NamedTarget::from_key(&value);
@@ -99,12 +100,12 @@ pub fn TargetPainter(
 
     view! {
         <div class="head-target" data-testid=format!("train-head-{head}")>
-            <label>{head_target_menu(head)} " "
+            <label>{move || head_target_menu(head, cross())} " "
                 <select data-testid=format!("train-goal-h{head}") prop:value=key on:change=changed>
                     {NamedTarget::ALL.iter().map(|t| view! {
-                        <option value=t.key()>{head_target_label(Some(*t))}</option>
+                        <option value=t.key()>{move || head_target_label(Some(*t), cross())}</option>
                     }).collect_view()}
-                    <option value=PAINTED>{head_target_label(None)}</option>
+                    <option value=PAINTED>{head_target_label(None, false)}</option>
                 </select>
             </label>
             <p class="error" role="alert" data-testid=format!("train-goal-error-h{head}")>

@@ -11,8 +11,8 @@ use crate::plot::{Theme, LOSS_CURVE_SIZE};
 use crate::state::Model;
 use crate::training::{checked, choose_goal, learnable, GoalChoice, Run, GOALS};
 use crate::words::{
-    large_rate_note, loss_text, optimizer_label, optimizer_name, pattern_label, pattern_short,
-    positions_note, positions_on_label, positions_width, sgd_note, status_text,
+    goal_description, large_rate_note, loss_text, optimizer_label, optimizer_name, pattern_label,
+    pattern_short, positions_note, positions_on_label, positions_width, sgd_note, status_text,
     task_embeddings_note, task_label, task_short, trainable_label, DIRECTION_NOTE, PER_HEAD_LABEL,
     PER_HEAD_SHORT, RUN_LENGTH_NOTE, TRAINING_INTRO,
 };
@@ -501,7 +501,9 @@ pub fn TrainingPanel(
             <p class="error" role="alert" data-testid="train-error">{move || trainer.error.get()}</p>
             // Presenting, the panel shows only the run: this line says what it trains towards.
             <p class="training-goal" data-testid="train-goal-line">
-                <span class="goal-whole">{move || format!("Goal: {}", goal_text(choice(), cross.get()))}</span>
+                <span class="goal-whole">
+                    {move || format!("Goal: {}", settings.with(|s| goal_description(&s.goal, cross.get())))}
+                </span>
                 <span class="goal-short">{move || format!("Goal: {}", goal_short(choice(), cross.get()))}</span>
             </p>
             <p class="training-status" role="status" data-testid="train-status">

@@ -103,8 +103,8 @@ pub fn each_head_target(targets: &[HeadTarget], cross: bool) -> String {
                 HeadTarget::Named(t) if cross => {
                     pattern_label(*t, true).trim_start_matches("Pattern: ")
                 }
-                HeadTarget::Named(t) => head_target_label(Some(*t)),
-                HeadTarget::Painted(_) => head_target_label(None),
+                HeadTarget::Named(t) => head_target_label(Some(*t), false),
+                HeadTarget::Painted(_) => head_target_label(None, false),
             };
             format!("head {}, {label}", h + 1)
         })
@@ -112,21 +112,34 @@ pub fn each_head_target(targets: &[HeadTarget], cross: bool) -> String {
     heads.join("; ")
 }
 
-/// A head's own menu entry: a named target, or `None` for one painted by hand.
-pub fn head_target_label(target: Option<NamedTarget>) -> &'static str {
-    match target {
-        Some(NamedTarget::Previous) => "the key one position before (the first at itself)",
-        Some(NamedTarget::SelfToken) => "the key at its own position",
-        Some(NamedTarget::Next) => "the key one position after (the last at itself)",
-        Some(NamedTarget::First) => "the first key",
-        Some(NamedTarget::Uniform) => "equal weight on every key it can see",
-        None => "painted by hand",
+/// A head's own menu entry: a named target, or `None` for one painted by hand. In
+/// cross-attention (`cross`) the keys are the source's words, counted as the queries are.
+pub fn head_target_label(target: Option<NamedTarget>, cross: bool) -> &'static str {
+    match (target, cross) {
+        (Some(NamedTarget::Previous), false) => "the key one position before (the first at itself)",
+        (Some(NamedTarget::SelfToken), false) => "the key at its own position",
+        (Some(NamedTarget::Next), false) => "the key one position after (the last at itself)",
+        (Some(NamedTarget::First), false) => "the first key",
+        (Some(NamedTarget::Uniform), false) => "equal weight on every key it can see",
+        (Some(NamedTarget::Previous), true) => {
+            "source word i−1 (query 1 at the first; past the source's end, its last)"
+        }
+        (Some(NamedTarget::SelfToken), true) => "source word i (past the source's end, its last)",
+        (Some(NamedTarget::Next), true) => "source word i+1 (past the source's end, its last)",
+        (Some(NamedTarget::First), true) => "the first source word",
+        (Some(NamedTarget::Uniform), true) => "equal weight on every source word",
+        (None, _) => "painted by hand",
     }
 }
 
-/// The label of head `head`'s menu, counting heads from 1.
-pub fn head_target_menu(head: usize) -> String {
-    format!("Head {}: each token looks at", head + 1)
+/// The label of head `head`'s menu, counting heads from 1; in cross-attention (`cross`) the
+/// queries are the tokens of the sentence and the keys the source's words.
+pub fn head_target_menu(head: usize, cross: bool) -> String {
+    if cross {
+        format!("Head {}: query i looks at", head + 1)
+    } else {
+        format!("Head {}: each token looks at", head + 1)
+    }
 }
 
 /// How the painted target works, for the head whose grid it is above.

@@ -449,3 +449,42 @@ test.describe("on a phone", () => {
     await app.screenshot("training-paint-phone");
   });
 });
+
+test("each head's target names source words in cross-attention, and presenting names each head's target or why none can be trained", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await app.goto("./#v=1&stage=softmax&goal=previous,first&src=the%20cat%20sat%20down%20today");
+  await app.openPlace("train");
+  const head = page.getByTestId("train-head-0");
+  await expect(head.locator("label")).toContainText("Head 1: query i looks at");
+  await expect(page.getByTestId("train-goal-h0").locator("option")).toContainText([
+    "source word i (past the source's end, its last)",
+    "source word i−1 (query 1 at the first; past the source's end, its last)",
+  ]);
+  await expect(head).not.toContainText("at itself");
+  // Presenting, the line above the run names each head's target.
+  await page.goto("about:blank");
+  await app.goto("./#v=1&stage=softmax&goal=previous,first");
+  await app.openPlace("train");
+  await page.getByTestId("train-step").click();
+  await app.openPlace("share");
+  await page.getByTestId("present").click();
+  await expect(page.getByTestId("train-goal-line")).toHaveText(
+    "Goal: Pattern, a target for each head — head 1, the key one position before (the first at itself); head 2, the first key",
+    { useInnerText: true },
+  );
+  await page.keyboard.press("Escape");
+  // A goal the mask makes untrainable: presenting says why in the curve's column, once, beside
+  // the step.
+  await page.goto("about:blank");
+  await app.goto("./#v=1&stage=softmax&goal=next");
+  await app.openPlace("inputs");
+  await page.getByTestId("causal").check();
+  await app.openPlace("share");
+  await page.getByTestId("present").click();
+  const why = page.getByTestId("train-goal-error");
+  await expect(why).toBeVisible();
+  await expect(why).toContainText("puts weight on a key the causal mask hides");
+  await expect(page.getByTestId("train-error")).toBeHidden();
+  const [column, step] = [await box(page.getByTestId("training")), await box(page.locator(".stage"))];
+  expect(step.x + step.width, "the step left of the column").toBeLessThanOrEqual(column.x + 1);
+});

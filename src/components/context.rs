@@ -195,8 +195,8 @@ impl UiContext {
         self.placement.with(|p| p.zoom)
     }
 
-    /// The wiring the stages follow (cross-attention and the block's norms), with the
-    /// activation left at its default: what the stage rail and presenter mode's steps depend on.
+    /// The wiring the stages follow (cross-attention, rotary positions and the block's norms and
+    /// gate): what the stage rail, presenter mode's steps and the matrices' help depend on.
     pub fn steps_wiring(&self) -> crate::attention::Wiring {
         let order = self.order.get();
         crate::attention::Wiring {
@@ -208,7 +208,11 @@ impl UiContext {
             } else {
                 crate::attention::Activation::default()
             },
-            ..Default::default()
+            norm_type: if order.rms {
+                crate::attention::NormType::RmsNorm
+            } else {
+                crate::attention::NormType::LayerNorm
+            },
         }
     }
 

@@ -331,6 +331,11 @@ pub fn matrix_help(matrix: MatrixId, w: Wiring) -> String {
                     "{me}: head {n}'s turned keys on their side, so that {}·{me} compares every turned query with every turned key.",
                     of(HeadMatrix::QRope)
                 ),
+                HeadMatrix::Scores if w.rope => format!(
+                    "{me} = {}·{}: head {n}'s raw scores from the turned queries and keys, one per query (row) and key (column).",
+                    of(HeadMatrix::QRope),
+                    of(HeadMatrix::KRopeTransposed)
+                ),
                 HeadMatrix::Scores => format!(
                     "{me} = {}·{}: head {n}'s raw scores, one per query (row) and key (column).",
                     of(HeadMatrix::Q),
@@ -344,7 +349,7 @@ pub fn matrix_help(matrix: MatrixId, w: Wiring) -> String {
                     of(HeadMatrix::Scaled)
                 ),
                 HeadMatrix::Masked => format!(
-                    "{me}: the scaled scores, with −∞ where the causal mask, when it is on, hides a later token."
+                    "{me}: the scaled scores, with −∞ where the causal mask, when it is on, hides a later token (and a sliding window, when set, an earlier one)."
                 ),
                 HeadMatrix::Weights => format!(
                     "{me}: attention weights, the softmax of each row of {} ÷ T; every row sums to 1.",

@@ -104,6 +104,14 @@ test("settings switch rotary positions, share key/value heads and set the window
   await openStage(page, "norm-1");
   await expect(page.getByTestId("stage-title")).toHaveText("RMSNorm N₁");
   await expect(page.getByTestId("canvas-ln_1_beta")).toHaveCount(0);
+  // The matrices' help says RMSNorm too: no mean taken off, no β.
+  const tips = page.locator(".stage [data-testid^='tip-panel-']");
+  await expect(tips.filter({ hasText: "N₁ = RMSNorm₁" })).toHaveCount(1);
+  await expect(tips.filter({ hasText: "γ: RMSNorm's scale" })).toHaveCount(1);
+  await expect(tips.filter({ hasText: "LayerNorm" })).toHaveCount(0);
+  // With rotary positions, a head's raw scores come from the turned queries and keys.
+  await openStage(page, "scores");
+  await expect(page.getByTestId("tip-panel-scores-h0")).toContainText("S₁ = Q̃₁·K̃₁ᵀ: head 1's raw scores from the turned queries and keys");
   await openStage(page, "mask");
 
   // The link carries it all.

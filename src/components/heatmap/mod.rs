@@ -12,7 +12,7 @@ mod table;
 
 use super::context::{ui_context, Selection, SelectionContext};
 use super::help::Help;
-use crate::attention::{Matrix, Wiring};
+use crate::attention::Matrix;
 use crate::plot::{format_value, Heatmap, Highlight, Palette, Reserve, Theme};
 use crate::words::matrix_help;
 use export::ImageFormat;
@@ -565,7 +565,7 @@ pub fn HeatmapView(
                         let (shown, id) = (title.clone(), format!("panel-{scope}{name}"));
                         // The help names the inputs of the wiring on screen (N₁, X_src).
                         (move || {
-                            let wiring = Wiring { cross: ui.cross.get(), block: ui.order.get().block, rope: ui.order.get().rope, ..Wiring::default() };
+                            let wiring = ui.steps_wiring();
                             let (shown, id) = (shown.clone(), id.clone());
                             view! {
                                 <Help id text=matrix_help(matrix, wiring) class="heatmap-title">{shown}</Help>

@@ -192,7 +192,7 @@ pub fn correct_title(h: usize) -> String {
 
 /// The titles of the two outputs compared when W_o is left out: with it, and without.
 pub fn output_titles() -> (&'static str, &'static str) {
-    ("Y = C·W_o, with W_o", "C, without W_o")
+    ("With W_o: Y = C·W_o", "Without W_o: C")
 }
 
 /// The title of the other side's weights for head `h`: with the mistake on, or the learner's

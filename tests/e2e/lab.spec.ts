@@ -71,6 +71,9 @@ test("the temperature slider and the unstable softmax", async ({ app, page }) =>
   await expect(page.getByTestId("whatif-explanation")).toContainText("about 88.7");
   // The row of NaN weights sums to NaN, not to the 0 of its finite terms.
   await expect(page.getByTestId("sums-whatif-shown").locator("li")).toHaveText(["Σ 1.00", "Σ 1.00", "Σ NaN"]);
+  // So does its table, and a screen reader hears of the NaN cells.
+  await expect(page.getByTestId("table-whatif-shown").locator("td.sum")).toHaveText(["1.000", "1.000", "NaN"]);
+  await expect(page.getByTestId("canvas-whatif-shown")).toHaveAttribute("aria-label", /3 cells are NaN, not a number\./);
 });
 
 test("a preset loads its sentence and shows the pattern its caption claims", async ({ app, page }) => {
@@ -179,7 +182,9 @@ test("leaving out W_o compares the outputs, Y beside C", async ({ app, page }) =
   await app.goto();
   await app.openPlace("lab");
   await page.getByTestId("whatif-no_output_projection").click();
-  await expect(page.getByTestId("whatif-lab").locator(".heatmap-title")).toHaveText(["Y = C·W_o, with W_o", "C, without W_o"]);
+  await expect(page.getByTestId("whatif-lab").locator(".heatmap-title")).toHaveText(["With W_o: Y = C·W_o", "Without W_o: C"]);
+  // The shape beside each title is the matrix it ends with: Y's and C's, not W_o's.
+  await expect(page.getByTestId("whatif-lab").locator("figcaption").first()).toContainText(/Y = C·W_o\s*3 × 4/);
   const trace = loadTrace();
   expectMatrixClose(await app.tableValues("whatif-correct"), trace.output, 1e-9, "Y");
   expectMatrixClose(await app.tableValues("whatif-shown"), trace.concat, 1e-9, "C");

@@ -356,6 +356,13 @@ pub fn HeatmapView(
                 if masked > 0 {
                     text.push_str(&format!(" {masked} cells are masked (−∞)."));
                 }
+                let nan = m.iter().filter(|v| v.is_nan()).count();
+                if nan > 0 {
+                    text.push_str(&format!(
+                        " {nan} {} NaN, not a number.",
+                        if nan == 1 { "cell is" } else { "cells are" }
+                    ));
+                }
                 text.push_str(" The table that follows lists every number.");
                 text
             })

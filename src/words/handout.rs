@@ -210,8 +210,12 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
         lines.push(line(
             "Transformer block".to_string(),
             format!(
-                "{}, {} activation, d_ff = {}.",
+                "{}, {}, {} activation, d_ff = {}.",
                 super::stages::norm_name(block.norm),
+                match block.params.norm_type {
+                    crate::attention::NormType::LayerNorm => "LayerNorm",
+                    crate::attention::NormType::RmsNorm => "RMSNorm",
+                },
                 super::stages::activation_name(block.activation),
                 block.hidden.ncols()
             ),

@@ -121,7 +121,7 @@ pub fn activation_name(a: Activation) -> &'static str {
 pub fn norm_name(n: Norm) -> &'static str {
     match n {
         Norm::Post => "Post-norm (original)",
-        Norm::Pre => "Pre-norm (GPT-2)",
+        Norm::Pre => "Pre-norm (GPT-2, Llama)",
     }
 }
 

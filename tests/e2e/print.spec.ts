@@ -243,6 +243,18 @@ test("a stage whose notes would leave its pictures small prints the pictures on 
   await expect(page.getByTestId("handout-scores")).toHaveAttribute("data-notes-apart", "false");
 });
 
+test("the Llama-style handout names its block's norm: pre-norm, as GPT-2 and Llama place it, and RMSNorm", async ({ app, page }) => {
+  await stubPrint(page);
+  await app.goto();
+  await app.openPlace("inputs");
+  await page.getByTestId("preset").selectOption("llama");
+  await expect(page.getByTestId("norm").locator("option:checked")).toHaveText("Pre-norm (GPT-2, Llama)");
+  await app.openPlace("share");
+  await app.openExportMenu();
+  await page.getByTestId("export-print").click();
+  await expect(page.locator(".handout-settings")).toContainText("Pre-norm (GPT-2, Llama), RMSNorm, SwiGLU (Llama) activation, d_ff = ");
+});
+
 test("on paper a word operator leaves its operands the room: M₁ drawn near A₁'s size", async ({ app, page }) => {
   // A4 at 96 px an inch.
   await page.setViewportSize({ width: 794, height: 1123 });

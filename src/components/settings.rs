@@ -219,7 +219,8 @@ fn TodaysAttention(
     };
     let set_theta = move |ev| {
         let text = event_target_value(&ev);
-        match parse_cell(&text) {
+        // Any size: the rotation refuses what is not above 1, and says so.
+        match text.trim().parse::<f64>() {
             Ok(theta) => {
                 let pairing = config.get_untracked().rope.unwrap_or_default().pairing;
                 set_rope(Some(Rope { theta, pairing }));
@@ -285,6 +286,7 @@ fn TodaysAttention(
                 <div class="rope-options" hidden=move || config.get().rope.is_none()>
                     <label for="rope-theta">"θ "</label>
                     <input id="rope-theta" data-testid="rope-theta" type="text" inputmode="decimal" size="7"
+                        aria-invalid=move || rope_error.get().is_some().then_some("true")
                         prop:value=move || config.get().rope.map(|r| r.theta.to_string()).unwrap_or_default()
                         on:change=set_theta />
                     <label for="rope-pairing">" pairing "</label>

@@ -73,6 +73,16 @@ test("settings switch rotary positions, share key/value heads and set the window
   await page.getByTestId("rope-theta").fill("0.5");
   await page.getByTestId("rope-theta").press("Enter");
   await expect(page.getByTestId("rope-error")).toContainText("greater than 1");
+  await expect(page.getByTestId("rope-theta")).toHaveAttribute("aria-invalid", "true");
+  await expect(page).toHaveURL(/rope=500,i/);
+  // A large θ is a number all the same: the turns are only slower.
+  await page.getByTestId("rope-theta").fill("1e20");
+  await page.getByTestId("rope-theta").press("Enter");
+  await expect(page.getByTestId("rope-error")).toBeEmpty();
+  await expect(page.getByTestId("rope-theta")).not.toHaveAttribute("aria-invalid", "true");
+  await expect(page).toHaveURL(/rope=100000000000000000000,i|rope=1e20,i/);
+  await page.getByTestId("rope-theta").fill("500");
+  await page.getByTestId("rope-theta").press("Enter");
   await expect(page).toHaveURL(/rope=500,i/);
 
   await page.getByTestId("kv-heads").selectOption("1");

@@ -861,3 +861,23 @@ fn counts_of_one_are_singular_and_one_pair_is_the_same_in_both_pairings() {
         }
     }
 }
+
+#[test]
+fn with_the_mask_off_every_token_sees_every_token_itself_included() {
+    let t = run(
+        "the cat sat",
+        Switches {
+            config: Config {
+                causal: false,
+                ..Config::default()
+            },
+            source: None,
+            block: None,
+        },
+    );
+    let note = stage_note(Stage::Mask, &t).unwrap();
+    assert!(
+        note.contains("every token sees every token, itself included"),
+        "{note}"
+    );
+}

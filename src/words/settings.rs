@@ -79,10 +79,10 @@ pub fn window_narrows(w: usize) -> String {
 pub fn rotary_word_order_text(positional: bool, causal: bool) -> &'static str {
     match (positional, causal) {
         (false, false) => {
-            "Rotary positions are on: X holds no positions, but after the split each head's queries and keys are turned by their token's position, so a score depends on how far apart its two tokens are."
+            "Rotary positions are on: X holds no positions, but after the split each head's queries and keys are turned by their token's position, so a score depends on its two tokens' offset j − i, not on where they stand."
         }
         (false, true) => {
-            "Rotary positions are on: X holds no positions, but after the split each head's queries and keys are turned by their token's position, so a score depends on how far apart its two tokens are; the causal mask lets each token see only itself and the tokens before it."
+            "Rotary positions are on: X holds no positions, but after the split each head's queries and keys are turned by their token's position, so a score depends on its two tokens' offset j − i, not on where they stand; the causal mask lets each token see only itself and the tokens before it."
         }
         (true, false) => {
             "Order shows twice here: positional encoding adds each position to X first, and rotary positions then turn each head's queries and keys by it after the split."

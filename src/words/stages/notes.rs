@@ -144,7 +144,7 @@ fn attention_note(stage: Stage, trace: &Trace) -> Option<Vec<String>> {
         ],
         Stage::Mask if !c.causal && s == 1 => vec![ONE_TOKEN_NO_MASK.to_string()],
         Stage::Mask if !c.causal => vec![
-            "The causal mask is off: nothing is hidden and every token sees every other. Switch it on under Settings in Sentence & weights to see −∞ above the diagonal."
+            "The causal mask is off: nothing is hidden and every token sees every token, itself included. Switch it on under Settings in Sentence & weights to see −∞ above the diagonal."
                 .to_string(),
         ],
         Stage::Mask if s == 1 => vec![ONE_TOKEN_MASK.to_string()],

@@ -44,6 +44,17 @@ fn switch_help(setting: Setting) -> impl IntoView {
 
 /// The settings form. Only valid choices are offered; a bad temperature shows a message and is
 /// not applied.
+/// θ as its field shows it: as typed for the usual sizes, with a power of ten (`1e20`) where
+/// the digits would not fit the field.
+fn theta_text(theta: f64) -> String {
+    let plain = theta.to_string();
+    if plain.len() <= 8 {
+        plain
+    } else {
+        format!("{theta:e}")
+    }
+}
+
 #[component]
 pub fn Settings(
     /// The model to update.
@@ -287,7 +298,7 @@ fn TodaysAttention(
                     <label for="rope-theta">"θ "</label>
                     <input id="rope-theta" data-testid="rope-theta" type="text" inputmode="decimal" size="7"
                         aria-invalid=move || rope_error.get().is_some().then_some("true")
-                        prop:value=move || config.get().rope.map(|r| r.theta.to_string()).unwrap_or_default()
+                        prop:value=move || config.get().rope.map(|r| theta_text(r.theta)).unwrap_or_default()
                         on:change=set_theta />
                     <label for="rope-pairing">" pairing "</label>
                     <select id="rope-pairing" data-testid="rope-pairing"

@@ -45,31 +45,35 @@ pub fn loss_range(losses: &[f64]) -> (f64, f64) {
 }
 
 /// The loss axis's labelled values: 1, 2 and 5 times the powers of ten between `lo` and `hi`,
-/// or only the powers of ten when that would be more than seven labels.
+/// or only the powers of ten when that would be more than seven labels, and only every few of
+/// them past ten.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let decades = lo.log10().floor() as i32..=hi.log10().ceil() as i32;
     let ticks = |steps: &[f64]| -> Vec<f64> {
         decades
             .clone()
-            // Dividing by 10^−k, an exact float, keeps 0.002 from printing as 0.0020000000000000005.
+            // Read from its decimal form, each tick is the float nearest m·10^k, which the
+            // shortest form writes back exactly: 0.002, not 0.0020000000000000005; 1e45, not
+            // 1.0000000000000001e45.
             .flat_map(|k| {
-                steps.iter().map(move |m| {
-                    if k < 0 {
-                        m / 10f64.powi(-k)
-                    } else {
-                        m * 10f64.powi(k)
-                    }
-                })
+                steps
+                    .iter()
+                    .filter_map(move |m| format!("{m}e{k}").parse::<f64>().ok())
             })
             .filter(|v| (lo..=hi).contains(v))
             .collect()
     };
     let fine = ticks(&[1.0, 2.0, 5.0]);
     if fine.len() <= 7 {
-        fine
-    } else {
-        ticks(&[1.0])
+        return fine;
     }
+    let decades = ticks(&[1.0]);
+    if decades.len() <= 10 {
+        return decades;
+    }
+    // A run that blew up spans dozens of decades: every few of them, eight labels at most.
+    let every = decades.len().div_ceil(8);
+    decades.into_iter().step_by(every).collect()
 }
 
 /// A tick of the loss axis: 1, 2 or 5 times a power of ten, which the shortest form writes
@@ -159,6 +163,14 @@ mod tests {
     fn a_zero_loss_sits_on_the_floor_and_the_axis_keeps_the_start() {
         let (lo, hi) = loss_range(&[2.0, 0.0]);
         assert!(lo <= FLOOR && hi >= 2.0, "{lo}..{hi}");
+    }
+
+    #[test]
+    fn a_loss_over_dozens_of_decades_gets_at_most_eight_labels() {
+        let ticks = log_ticks(0.5, 2.76e67);
+        assert!(ticks.len() <= 8 && ticks.len() >= 4, "{ticks:?}");
+        assert_eq!(ticks[0], 1.0);
+        assert!(ticks.iter().all(|t| tick_label(*t).len() <= 5), "{ticks:?}");
     }
 
     #[test]

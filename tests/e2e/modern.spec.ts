@@ -80,6 +80,7 @@ test("settings switch rotary positions, share key/value heads and set the window
   await page.getByTestId("rope-theta").press("Enter");
   await expect(page.getByTestId("rope-error")).toBeEmpty();
   await expect(page.getByTestId("rope-theta")).not.toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByTestId("rope-theta")).toHaveValue("1e20");
   await expect(page).toHaveURL(/rope=100000000000000000000,i|rope=1e20,i/);
   await page.getByTestId("rope-theta").fill("500");
   await page.getByTestId("rope-theta").press("Enter");

@@ -29,6 +29,16 @@ pub enum NormType {
     RmsNorm,
 }
 
+impl NormType {
+    /// The norm by name: `LayerNorm` or `RMSNorm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            NormType::LayerNorm => "LayerNorm",
+            NormType::RmsNorm => "RMSNorm",
+        }
+    }
+}
+
 /// The feed-forward network's non-linearity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Activation {

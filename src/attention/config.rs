@@ -333,10 +333,7 @@ impl Wiring {
 
     /// The block's norm by name: `LayerNorm` or `RMSNorm`.
     pub fn norm_word(&self) -> &'static str {
-        match self.norm_type {
-            NormType::LayerNorm => "LayerNorm",
-            NormType::RmsNorm => "RMSNorm",
-        }
+        self.norm_type.name()
     }
 
     /// The queries' input symbol: `N₁` in a pre-norm block, else `X`.

@@ -212,10 +212,7 @@ pub fn configuration(trace: &Trace, tokens: &[String], decimals: usize) -> Vec<C
             format!(
                 "{}, {}, {} activation, d_ff = {}.",
                 super::stages::norm_name(block.norm),
-                match block.params.norm_type {
-                    crate::attention::NormType::LayerNorm => "LayerNorm",
-                    crate::attention::NormType::RmsNorm => "RMSNorm",
-                },
+                block.params.norm_type.name(),
                 super::stages::activation_name(block.activation),
                 block.hidden.ncols()
             ),

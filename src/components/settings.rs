@@ -6,7 +6,7 @@ use crate::attention::{
     Activation, Config, Norm, ScaleMode, D_FF_RANGE, D_MODEL_RANGE, TEMPERATURE_RANGE,
 };
 use crate::attention::{NormType, Pairing, Rope};
-use crate::plot::{parse_cell, CellError};
+use crate::plot::{parse_cell, shortest_within, CellError};
 use crate::state::Model;
 use crate::words::{activation_name, norm_name, scale_mode_label, setting_help, Setting};
 use crate::words::{head_count_label, kv_heads_label, norm_type_name, pairing_label};
@@ -44,16 +44,8 @@ fn switch_help(setting: Setting) -> impl IntoView {
 
 /// The settings form. Only valid choices are offered; a bad temperature shows a message and is
 /// not applied.
-/// θ as its field shows it: as typed for the usual sizes, with a power of ten (`1e20`) where
-/// the digits would not fit the field.
-fn theta_text(theta: f64) -> String {
-    let plain = theta.to_string();
-    if plain.len() <= 8 {
-        plain
-    } else {
-        format!("{theta:e}")
-    }
-}
+/// How many characters of θ its field shows before writing a power of ten (`1e20`).
+const THETA_WIDTH: usize = 8;
 
 #[component]
 pub fn Settings(
@@ -298,7 +290,7 @@ fn TodaysAttention(
                     <label for="rope-theta">"θ "</label>
                     <input id="rope-theta" data-testid="rope-theta" type="text" inputmode="decimal" size="7"
                         aria-invalid=move || rope_error.get().is_some().then_some("true")
-                        prop:value=move || config.get().rope.map(|r| theta_text(r.theta)).unwrap_or_default()
+                        prop:value=move || config.get().rope.map(|r| shortest_within(r.theta, THETA_WIDTH)).unwrap_or_default()
                         on:change=set_theta />
                     <label for="rope-pairing">" pairing "</label>
                     <select id="rope-pairing" data-testid="rope-pairing"

@@ -10,6 +10,17 @@ pub const CELL_LIMIT: f64 = 1_000_000.0;
 // the heatmaps.
 pub use crate::words::format_value;
 
+/// `v` in the shortest form that reads back exactly ("0.02", "10000"), or with its power of ten
+/// written out ("1e20", "2e-5") where that form would take more than `width` characters.
+pub fn shortest_within(v: f64, width: usize) -> String {
+    let plain = v.to_string();
+    if plain.len() <= width {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// Why a cell's text is not a usable number.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CellError {

@@ -80,12 +80,7 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 /// exactly ("0.02", "500"), with the power written out ("1e6", "2e-5") where that form would
 /// take more than five characters.
 pub fn tick_label(v: f64) -> String {
-    let plain = format!("{v}");
-    if plain.len() <= 5 {
-        plain
-    } else {
-        format!("{v:e}")
-    }
+    super::shortest_within(v, 5)
 }
 
 /// Draws `losses` (`losses[k]` after k steps) on `area`, `scale` times the CSS pixel sizes;

@@ -10,7 +10,7 @@ mod loss_curve;
 mod palette;
 mod place;
 
-pub use format::{format_value, parse_cell, CellError, CELL_LIMIT};
+pub use format::{format_value, parse_cell, shortest_within, CellError, CELL_LIMIT};
 pub use heatmap::{
     band_color, draw_heatmap, draw_heatmap_with, heatmap_svg, CellGrid, Heatmap, Highlight, Layout,
     Part, Reserve, CELL_FONT_PX,

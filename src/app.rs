@@ -52,12 +52,13 @@ pub fn stage_step(key: &str, stage: Stage, order: impl Into<Order>) -> Option<St
 
 /// Mounts the app on the page's body, with the marks the benchmarks read.
 ///
-/// The page may hold a picture of the first screen, `.prerendered` (`assets/first-screen.html`),
-/// shown while the module loads. It goes in the same task as the app mounts and draws its first
-/// heatmaps, so the browser paints one or the other, never both and never neither.
+/// The page may hold a picture of the first screen, `.prerendered`, shown while the module loads,
+/// or the template it comes from, still waiting (`assets/first-screen.html`). Both go in the same
+/// task as the app mounts and draws its first heatmaps, so the browser paints one or the other,
+/// never both and never neither.
 pub fn mount() {
     crate::components::perf::mount_started();
-    while let Ok(Some(picture)) = document().query_selector(".prerendered") {
+    while let Ok(Some(picture)) = document().query_selector(".prerendered, template.first-screen") {
         picture.remove();
     }
     leptos::mount::mount_to_body(App);

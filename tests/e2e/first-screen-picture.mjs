@@ -61,7 +61,7 @@ export async function markup(page, selector, drawings = false) {
       const root = document.querySelector(selector);
       const copy = root.cloneNode(true);
       // The page's own parts of the body, which the app leaves in place.
-      for (const element of copy.querySelectorAll(":scope > script, :scope > style, .prerendered")) {
+      for (const element of copy.querySelectorAll(":scope > script, :scope > style, :scope > template, .prerendered")) {
         element.remove();
       }
       const comments = document.createTreeWalker(copy, NodeFilter.SHOW_COMMENT);
@@ -192,7 +192,7 @@ async function take(browser, url, window) {
     `(min-height: ${top}px) and (max-height: ${bottom}px)`;
   return (
     `<!-- The app's first screen in ${window.name} window, ${width} × ${height}. -->\n` +
-    `<div class="prerendered" hidden inert data-windows="${windows}">${picture}</div>\n`
+    `<template class="first-screen" data-windows="${windows}"><div class="prerendered" inert>${picture}</div></template>\n`
   );
 }
 

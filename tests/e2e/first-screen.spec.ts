@@ -621,6 +621,23 @@ test("until the module has loaded, a bare address shows a picture of the app's f
   }
 });
 
+test("the pictures wait in templates: the page as parsed holds no second app for a script or a test to find", async ({ page, request }) => {
+  // An embed, a link or a test that looks while the page is still being parsed must not find the
+  // pictures' Next buttons and heatmaps beside the app's.
+  const html = await (await request.get("./")).text();
+  const parsed = await page.evaluate((html) => {
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    return {
+      templates: doc.querySelectorAll("template.first-screen").length,
+      inTemplates: Array.from(doc.querySelectorAll("template.first-screen"), (t) => t.content.querySelectorAll("[data-testid]").length),
+      outside: doc.querySelectorAll("[data-testid], canvas, button").length,
+    };
+  }, html);
+  expect(parsed.templates).toBe(2);
+  for (const count of parsed.inTemplates) expect(count).toBeGreaterThan(10);
+  expect(parsed.outside, "elements of a picture outside its template").toBe(0);
+});
+
 for (const [name, size, address, scheme] of [
   ["a projector's 1920×1080", { width: 1920, height: 1080 }, "./", "light"],
   ["a small phone's 360×640", { width: 360, height: 640 }, "./", "light"],

@@ -494,8 +494,10 @@ pub fn App() -> impl IntoView {
                     </div>
                     // Beside the heatmaps, so it never covers the cell it explains; below
                     // an open place, which makes room for it rather than hide behind it.
-                    {move || (show_controls && !presenting.get() && ui.settled.get()).then(|| view! {
-                        <ExplainPanel explanation selection=picked.selection sheet=ui.narrow floating=embed />
+                    // A phone's sheet is on the first screen from its first picture, so that
+                    // the page opens as it stays: with the sheet's cell in sight.
+                    {move || (show_controls && !presenting.get() && (ui.settled.get() || (ui.narrow.get() && !embed))).then(|| view! {
+                        <ExplainPanel explanation selection=picked.selection folded=picked.folded sheet=ui.narrow floating=embed />
                     }.into_any())}
                 </aside>
                 })}
@@ -520,7 +522,7 @@ pub fn App() -> impl IntoView {
                     </StageView>
                     // Without the inputs column, a sheet over the bottom of the window.
                     {move || (!show_controls || presenting.get()).then(|| view! {
-                        <ExplainPanel explanation selection=picked.selection sheet=true
+                        <ExplainPanel explanation selection=picked.selection folded=picked.folded sheet=true
                             floating=embed && !presenting.get() />
                     }.into_any())}
                     // The lab would show the hidden result's numbers.

@@ -37,6 +37,9 @@ pub struct SelectionContext {
     /// no cell is selected: presenting, the class sees which number the answer is, without a
     /// sheet over the step.
     pub answer: RwSignal<Option<Selection>>,
+    /// Whether a phone's sheet is folded to its title. An explanation the reader did not ask for
+    /// (the first screen's, a link's, a preset's) opens folded where it would cover its cell.
+    pub folded: RwSignal<bool>,
 }
 
 /// The backward pass the backward stages show: of the one trace, for the goal chosen in the

@@ -144,6 +144,7 @@ pub fn provide_selection(
         selection,
         operands,
         answer,
+        folded: RwSignal::new(false),
     };
     provide_context(ctx);
     (ctx, explanation)
@@ -160,6 +161,8 @@ pub fn ExplainPanel(
     explanation: Memo<Option<Explanation>>,
     /// To clear the selection.
     selection: RwSignal<Option<Selection>>,
+    /// Whether the sheet is folded to its title.
+    folded: RwSignal<bool>,
     /// Whether it opens as a sheet over the bottom of the window, rather than where it stands.
     #[prop(into)]
     sheet: Signal<bool>,
@@ -169,8 +172,8 @@ pub fn ExplainPanel(
     floating: bool,
 ) -> impl IntoView {
     // A sheet folds to its title, giving the picture its room back; it folds itself when a
-    // place opens, whose inputs it would otherwise cover while the learner types.
-    let folded = RwSignal::new(false);
+    // place opens, whose inputs it would otherwise cover while the learner types, and opens
+    // folded where it would cover a cell the reader did not pick (`keys::keep_clear_of_sheet`).
     let ui = ui_context();
     Effect::new(move |before: Option<u8>| {
         let open = ui.open.get();
@@ -224,7 +227,11 @@ pub fn ExplainPanel(
                             <button type="button" class="explain-fold" data-testid="explain-fold"
                                 aria-expanded=move || (!folded.get()).to_string()
                                 aria-label=move || if folded.get() { "Show the whole explanation" } else { "Fold the explanation to its title" }
-                                on:click=move |_| folded.update(|f| *f = !*f)>
+                                on:click=move |_| {
+                                    // Opened by the reader, it keeps its cell in sight.
+                                    super::heatmap::picked_by_reader();
+                                    folded.update(|f| *f = !*f);
+                                }>
                                 {move || if folded.get() { "▴" } else { "▾" }}
                             </button>
                         })}

@@ -128,13 +128,21 @@ export async function markup(page, selector, drawings = false) {
   );
 }
 
+/**
+ * The app's first screen as the picture must match it: its markup (without drawings), and where
+ * the page is scrolled to (a phone's page may open scrolled, to show its explained cell).
+ */
+async function firstScreen(page) {
+  return `${await markup(page, "body")}\nscrolled to ${await page.evaluate(() => scrollY)}`;
+}
+
 /** The app's first screen at `size` in windows like `window` (its markup, without drawings). */
 async function layoutAt(browser, url, window, size) {
   const context = await browser.newContext(contextFor(window, size));
   try {
     const page = await context.newPage();
     await openAtFirstPaint(page, url);
-    return await markup(page, "body");
+    return await firstScreen(page);
   } finally {
     await context.close();
   }
@@ -172,7 +180,7 @@ async function take(browser, url, window) {
   const page = await context.newPage();
   await openAtFirstPaint(page, url);
   const picture = await markup(page, "body", true);
-  const base = await markup(page, "body");
+  const base = await firstScreen(page);
   await context.close();
 
   const { width, height } = window.viewport;
@@ -180,8 +188,16 @@ async function take(browser, url, window) {
     (await layoutAt(browser, url, window, size(value))) === base;
   const left = await edge(width, 240, 16, same((w) => ({ width: w, height })));
   const right = await edge(width, 3840, 32, same((w) => ({ width: w, height })));
-  const top = await edge(height, 400, 32, same((h) => ({ width, height: h })));
-  const bottom = await edge(height, 2160, 32, same((h) => ({ width, height: h })));
+  // The heights at the widths' edges too: whether a phone's sheet covers its cell, and so
+  // opens folded, depends on both.
+  const tops = [];
+  const bottoms = [];
+  for (const w of [width, left, right]) {
+    tops.push(await edge(height, 400, 32, same((h) => ({ width: w, height: h }))));
+    bottoms.push(await edge(height, 2160, 32, same((h) => ({ width: w, height: h }))));
+  }
+  const top = Math.max(...tops);
+  const bottom = Math.min(...bottoms);
   for (const [w, h] of [[left, top], [left, bottom], [right, top], [right, bottom]]) {
     if ((await layoutAt(browser, url, window, { width: w, height: h })) !== base) {
       throw new Error(`the first screen at ${w} × ${h} is laid out unlike at ${width} × ${height}`);

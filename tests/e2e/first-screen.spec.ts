@@ -196,18 +196,68 @@ test("the skip link takes the keyboard to the stage", async ({ app, page }) => {
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 375, height: 812 }, hasTouch: true, isMobile: true });
 
-  test("the explanation's sheet folds to its title and opens again", async ({ app, page }) => {
+  test("the first screen's explanation opens folded where it would cover its cell, and a tap opens it with the cell kept in sight", async ({ app, page }) => {
     await app.goto("./");
     const sheet = page.getByTestId("explain-panel");
+    const weights = page.getByTestId("canvas-weights-h0");
+    // Open, the sheet would cover hungry's row: the page opens with it folded to its title.
+    await expect(sheet).toHaveClass(/folded/);
+    await expect(page.getByTestId("explain-title")).toBeVisible();
+    await expect(page.getByTestId("explain-expansion")).toBeHidden();
+    const folded = await box(sheet);
+    expect(overlaps(folded, await cellBox(weights, 2, 0)), "the cell shows above the folded sheet").toBe(false);
+    await expect(page.getByTestId("stage-title")).toBeInViewport();
+    await page.getByTestId("explain-fold").tap();
     await expect(page.getByTestId("explain-expansion")).toBeVisible();
     const open = await box(sheet);
+    expect(folded.height, "folded, the sheet is its title").toBeLessThan(open.height / 2);
+    // Opened by the reader, the sheet scrolls its cell into sight above it.
+    await expect.poll(async () => overlaps(await box(sheet), await cellBox(weights, 2, 0))).toBe(false);
+    expect((await cellBox(weights, 2, 0)).y).toBeGreaterThanOrEqual(0);
     await page.getByTestId("explain-fold").tap();
     await expect(page.getByTestId("explain-expansion")).toBeHidden();
-    await expect(page.getByTestId("explain-title")).toBeVisible();
-    expect((await box(sheet)).height, "folded, the sheet is its title").toBeLessThan(open.height / 2);
-    await page.getByTestId("explain-fold").tap();
+    // A cell the reader taps opens its explanation whole, the cell in sight.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const cell = await cellBox(weights, 0, 1);
+    await page.touchscreen.tap(cell.x + cell.width / 2, cell.y + cell.height / 2);
+    await expect(page.getByTestId("explain-title")).toContainText("A₁[I, am]");
     await expect(page.getByTestId("explain-expansion")).toBeVisible();
+    await expect.poll(async () => overlaps(await box(sheet), await cellBox(weights, 0, 1))).toBe(false);
   });
+
+  for (const [address, size] of [
+    ["./", { width: 375, height: 812 }],
+    ["./", { width: 390, height: 844 }],
+    ["./", { width: 360, height: 640 }],
+    ["./#v=1&stage=scores&cell=scores-h0.2.1", { width: 375, height: 812 }],
+  ] as const) {
+    test(`${address} at ${size.width}×${size.height} opens as it stays: nothing moves after the first picture, its cell in sight`, async ({ app, page }) => {
+      await page.setViewportSize(size);
+      // After each painted frame: where the page is scrolled to, and where the sheet's top is.
+      await page.addInitScript(() => {
+        const seen: string[] = [];
+        (window as unknown as { seen: string[] }).seen = seen;
+        const look = () => {
+          const sheet = document.querySelector("#explain-panel.active");
+          const drawn = document.querySelector("canvas[data-drawn=true]");
+          if (drawn) seen.push(`${Math.round(scrollY)} ${sheet ? Math.round(sheet.getBoundingClientRect().top) : "-"}`);
+          if (seen.length < 40) requestAnimationFrame(() => setTimeout(look, 0));
+        };
+        requestAnimationFrame(() => setTimeout(look, 0));
+      });
+      await app.goto(address);
+      await expect.poll(() => page.evaluate(() => (window as unknown as { seen: string[] }).seen.length), { timeout: 10000 }).toBeGreaterThanOrEqual(40);
+      const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+      expect(new Set(seen).size, `scroll and sheet from the first picture on: ${[...new Set(seen)].join(", ")}`).toBe(1);
+      expect(seen[0].split(" ")[1], "the sheet is there from the first picture").not.toBe("-");
+      const panel = new URL(page.url()).hash.match(/cell=([a-z0-9-]+)\.(\d+)\.(\d+)/);
+      const [name, row, col] = panel ? [panel[1], Number(panel[2]), Number(panel[3])] : ["weights-h0", 2, 0];
+      const cell = await cellBox(page.getByTestId(`canvas-${name}`), row, col);
+      const sheet = await box(page.getByTestId("explain-panel"));
+      expect(cell.y, "the cell is below the window's top").toBeGreaterThanOrEqual(0);
+      expect(cell.y + cell.height, "the cell is above the sheet").toBeLessThanOrEqual(sheet.y);
+    });
+  }
 
   test("the sentence is one tap from the first screen", async ({ app, page }) => {
     await app.goto("./");
@@ -226,7 +276,7 @@ test.describe("on a phone", () => {
 
   test("closing a place goes back to where the page was", async ({ app, page }) => {
     await app.goto("./");
-    await expect(page.getByTestId("explain-expansion")).toBeVisible();
+    await expect(page.getByTestId("explain-title")).toBeVisible();
     const before = await page.evaluate(() => scrollY);
     await page.getByTestId("place-inputs").tap();
     await expect(page.getByTestId("sentence-input")).toBeInViewport();

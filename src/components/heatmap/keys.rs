@@ -113,7 +113,9 @@ pub fn picked_by_reader() {
 }
 
 /// Keeps `cell` of `canvas` (drawn to `layout`) and its explanation both in sight: a sheet fixed
-/// over the bottom of the window scrolls the page so the cell shows above it; a floating
+/// over the bottom of the window scrolls the page so the cell shows above it, unless the reader
+/// did not pick the cell (the first screen, a link, a preset): then the sheet first folds to its
+/// title (`fold`), so the page opens as it is, and scrolls only where that is not enough; a
 /// explanation (in an embed, whose frame is as tall as its content, so "the bottom of the
 /// window" may be far below what the reader sees) is placed beside the cell, within the part of
 /// the frame the host page shows.
@@ -122,6 +124,7 @@ pub fn keep_clear_of_sheet(
     canvas: &web_sys::HtmlCanvasElement,
     layout: &Layout,
     cell: (usize, usize),
+    fold: impl FnOnce(),
 ) {
     use leptos::prelude::{document, window};
     use wasm_bindgen::{closure::Closure, JsCast};
@@ -240,7 +243,14 @@ pub fn keep_clear_of_sheet(
     if !fixed {
         return;
     }
-    let by = scroll_to_clear(top, bottom, sheet.get_bounding_client_rect().top());
+    let mut by = scroll_to_clear(top, bottom, sheet.get_bounding_client_rect().top());
+    let by_reader = PICKED_BY_READER.with(std::cell::Cell::get);
+    if by > 0.0 && !by_reader && !sheet.class_list().contains("folded") {
+        // Folded now, so that it is measured so and painted so.
+        let _ = sheet.class_list().add_1("folded");
+        fold();
+        by = scroll_to_clear(top, bottom, sheet.get_bounding_client_rect().top());
+    }
     if by > 0.0 {
         window().scroll_by_with_x_and_y(0.0, by);
     }

@@ -10,6 +10,8 @@ mod keys;
 mod queue;
 mod table;
 
+pub use keys::picked_by_reader;
+
 use super::context::{ui_context, Selection, SelectionContext};
 use super::help::Help;
 use crate::attention::Matrix;
@@ -462,6 +464,10 @@ pub fn HeatmapView(
             let shown_width = f64::from(canvas.client_width());
             if let Some(cell) = keys::cell_at_click(&layout(), shown_width, offset, shape) {
                 keys::picked_by_reader();
+                // The reader asked for this cell's explanation: a folded sheet opens.
+                if let Some(picked) = picked {
+                    picked.folded.set(false);
+                }
                 select(cell);
             }
         }
@@ -485,6 +491,10 @@ pub fn HeatmapView(
                 ev.prevent_default();
                 ev.stop_propagation();
                 keys::picked_by_reader();
+                // The reader asked for this cell's explanation: a folded sheet opens.
+                if let Some(picked) = picked {
+                    picked.folded.set(false);
+                }
                 select(cell);
             }
         }
@@ -532,23 +542,30 @@ pub fn HeatmapView(
             if ui.embed {
                 ui.placement.track();
             }
-            // The explanation mounts after the first picture: a cell a link picked is kept in
-            // sight once it is there.
-            if !ui.settled.get() {
+            // A phone's sheet is there from the first picture, and keeps the cell clear before
+            // it is painted; elsewhere the explanation mounts after it, and a cell a link picked
+            // is kept in sight once it is there.
+            let sheet_from_start = ui.narrow.get() && !ui.embed;
+            if !(ui.settled.get() || sheet_from_start) {
                 return;
             }
-            let Some(sel) = picked
-                .and_then(|p| p.selection.get())
-                .filter(|s| s.panel == own_name)
-            else {
+            let Some(picked) = picked else {
+                return;
+            };
+            // A sheet the reader opens again keeps its cell in sight.
+            if picked.folded.get() {
+                return;
+            }
+            let Some(sel) = picked.selection.get().filter(|s| s.panel == own_name) else {
                 return;
             };
             let Some(canvas) = canvas_ref.get_untracked() else {
                 return;
             };
             let layout = untrack(layout);
+            let fold = move || picked.folded.set(true);
             request_animation_frame(move || {
-                keys::keep_clear_of_sheet(&canvas, &layout, (sel.row, sel.col));
+                keys::keep_clear_of_sheet(&canvas, &layout, (sel.row, sel.col), fold);
             });
         });
     }

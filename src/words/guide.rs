@@ -349,7 +349,8 @@ pub fn matrix_help(matrix: MatrixId, w: Wiring) -> String {
                     of(HeadMatrix::Scaled)
                 ),
                 HeadMatrix::Masked => format!(
-                    "{me}: the scaled scores, with −∞ where the causal mask, when it is on, hides a later token (and a sliding window, when set, an earlier one)."
+                    "{me}: {}, the scores as the Scale setting left them, with −∞ where the causal mask, when it is on, hides a later token (and a sliding window, when set, an earlier one).",
+                    of(HeadMatrix::Scaled)
                 ),
                 HeadMatrix::Weights => format!(
                     "{me}: attention weights, the softmax of each row of {} ÷ T; every row sums to 1.",
@@ -396,6 +397,19 @@ mod tests {
             assert!(BUILD_A_HEAD.contains(needed), "{needed}");
         }
         assert!(!BUILD_A_HEAD.contains("  "));
+    }
+
+    #[test]
+    fn the_masked_scores_help_holds_with_the_scale_off() {
+        let help = matrix_help(MatrixId::Head(0, HeadMatrix::Masked), Wiring::default());
+        assert!(!help.contains("scaled scores"), "{help}");
+        let scaled = crate::words::label(MatrixId::Head(0, HeadMatrix::Scaled));
+        assert!(
+            help.contains(&format!(
+                "{scaled}, the scores as the Scale setting left them"
+            )),
+            "{help}"
+        );
     }
 
     #[test]

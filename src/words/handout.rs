@@ -706,8 +706,13 @@ pub fn grouped_note(trace: &Trace) -> String {
         1 => "one key/value head".to_string(),
         n => format!("{n} key/value heads"),
     };
+    let own = if d_k == 1 {
+        "its own column".to_string()
+    } else {
+        format!("its own {d_k} columns")
+    };
     format!(
-        "Each query head takes its own {d_k} columns of Q, but the {} query heads share \
+        "Each query head takes {own} of Q, but the {} query heads share \
          {shared} ({kind}), in contiguous groups: {}. K and V are {} columns wide, not {}.",
         c.n_heads,
         groups.join("; "),
@@ -719,6 +724,25 @@ pub fn grouped_note(trace: &Trace) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_grouped_note_counts_a_head_s_one_column_in_the_singular() {
+        let mut m = crate::state::Model::default();
+        m.set_n_heads(4).unwrap();
+        m.set_kv_heads(2).unwrap();
+        let note = grouped_note(&m.trace().unwrap());
+        assert!(
+            note.starts_with("Each query head takes its own column of Q"),
+            "{note}"
+        );
+        let mut m = crate::state::Model::default();
+        m.set_kv_heads(1).unwrap();
+        let note = grouped_note(&m.trace().unwrap());
+        assert!(
+            note.starts_with("Each query head takes its own 2 columns of Q"),
+            "{note}"
+        );
+    }
 
     #[test]
     fn roots_are_exact_when_they_can_be() {

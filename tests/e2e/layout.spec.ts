@@ -1060,6 +1060,48 @@ test("presenting at 1024×768, a picked cell's explanation takes its room below 
   await expect(bar).not.toHaveAttribute("data-step", last!);
 });
 
+test("presenting on a 1024×768 projector, the bar has the zoom buttons beside the steps, in one row", async ({ app, page }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await app.goto("./?present=1#v=1&stage=softmax");
+  const canvas = page.getByTestId("canvas-weights-h0");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  const [smaller, larger, next] = ["presenter-smaller", "presenter-larger", "presenter-next"].map((id) => page.getByTestId(id));
+  await expect(smaller).toBeVisible();
+  await expect(larger).toBeVisible();
+  // One row: the zoom buttons sit level with the step buttons and Leave, also on the steps
+  // whose bar names what they show at length.
+  const bar = page.getByTestId("presenter-bar");
+  for (const step of ["softmax-0", "projection-0", "projection-1", "projection-2"]) {
+    if (step !== "softmax-0") {
+      await page.keyboard.press(step === "projection-0" ? "Home" : "PageDown");
+      if (step === "projection-0") await page.keyboard.press("PageDown");
+    }
+    await expect(bar).toHaveAttribute("data-step", step);
+    const y = (await box(next)).y;
+    for (const id of ["presenter-larger", "leave-presenter"]) {
+      expect(Math.abs((await box(page.getByTestId(id))).y - y), `${step}: ${id} in the row of Next`).toBeLessThanOrEqual(1);
+    }
+  }
+  await page.keyboard.press("End");
+  await page.goto("about:blank");
+  await app.goto("./?present=1#v=1&stage=softmax");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  await expectStepFits(page, { width: 1024, height: 768 }, "fitted");
+  await larger.click();
+  await expect(page.getByTestId("presenter-fit")).toHaveText("125 %");
+  await page.getByTestId("presenter-fit").click();
+  await expect(page.getByTestId("presenter-fit")).toBeHidden();
+});
+
+test.describe("on a touch screen", () => {
+  test.use({ viewport: { width: 1024, height: 768 }, hasTouch: true, isMobile: true });
+  test("presenting, the bar leaves zoom to the fingers", async ({ app, page }) => {
+    await app.goto("./?present=1#v=1&stage=softmax");
+    await expect(page.getByTestId("presenter-next")).toBeVisible();
+    await expect(page.getByTestId("presenter-larger")).toBeHidden();
+  });
+});
+
 test("presenting, + and − zoom the step from its fitted size, and 0 or the readout fits it again", async ({ app, page }) => {
   await page.setViewportSize({ width: 1920, height: 1080 });
   await app.goto("./?present=1#v=1&stage=softmax");

@@ -1,7 +1,7 @@
 // A blog post that pastes the copied embed code: the reader clicks and taps inside the frame, at
 // a wide and a narrow column, and everything answers where the reader is looking.
 import type { BrowserContext, FrameLocator, Locator, Page } from "@playwright/test";
-import { test, expect, cellBox, type Box } from "./fixtures";
+import { test, expect, cellBox, overlaps, type Box } from "./fixtures";
 
 
 /** The embed code the app copies for its current state (compact, the default). */
@@ -119,15 +119,12 @@ test("in an embed, a step to another stage closes the explanation of the cell le
   const panel = inner.getByTestId("explain-panel");
   await expect(panel).toHaveClass(/active/);
   await expect(inner.getByTestId("explain-title")).toContainText("A₁");
-  // The explanation floats clear of the stepper's bar at the foot of the frame (it is placed
-  // once the frame's visible part has been measured, so the check waits for that).
+  // The explanation floats clear of the stepper's bar (it is placed once the frame's visible
+  // part has been measured, so the check waits for that).
   const next = inner.getByTestId("next");
   await expect
-    .poll(async () => {
-      const sheet = (await panel.boundingBox())!;
-      return sheet.y + sheet.height - (await next.boundingBox())!.y;
-    }, { message: "the explanation ends above Next" })
-    .toBeLessThanOrEqual(0.5);
+    .poll(async () => overlaps((await panel.boundingBox())!, (await next.boundingBox())!), { message: "the explanation leaves Next clear" })
+    .toBe(false);
 
   await next.click();
   await expect(inner.getByTestId("stage-title")).not.toHaveText("Softmax");
@@ -148,7 +145,7 @@ for (const { column, viewport } of [
   { column: 700, viewport: { width: 1280, height: 800 } },
   { column: 360, viewport: { width: 390, height: 760 } },
 ]) {
-  test(`in a ${column} px column, Next at the foot of a tall stage shows the next stage, not the page below`, async ({ page, context }) => {
+  test(`in a ${column} px column, Next on a tall stage shows the next stage, not the page below`, async ({ page, context }) => {
     // ∂L/∂W_q and ∂L/∂W_k is the tallest stage; the one after it is far shorter.
     const code = await copiedEmbedCode(page, context, "back-projection");
     const host = await hostPage(context, code, column, viewport);
@@ -168,6 +165,40 @@ for (const { column, viewport } of [
         return title.y >= 0 && title.y + title.height <= viewport.height;
       }, { message: "the new stage's title is in the window" })
       .toBe(true);
+    await host.close();
+  });
+}
+
+for (const { column, viewport } of [
+  { column: 700, viewport: { width: 1280, height: 800 } },
+  { column: 375, viewport: { width: 390, height: 844 } },
+]) {
+  test(`in a ${column} px column, Next stays where the reader pressed it, with the next stage's title beside it`, async ({ page, context }) => {
+    const code = await copiedEmbedCode(page, context, "softmax");
+    const host = await hostPage(context, code, column, viewport);
+    const frame = host.locator("iframe.attention-lens");
+    const inner = host.frameLocator("iframe.attention-lens");
+    await expect(inner.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+    const next = inner.getByTestId("next");
+    await next.scrollIntoViewIfNeeded();
+    const first = (await next.boundingBox())!;
+    // Weighted sum, Concatenate, Output: each taller or shorter than the last, the frame
+    // following each one's height.
+    const heights = new Set<number>();
+    for (const title of ["Weighted sum", "Concatenate", "Output"]) {
+      await next.click();
+      await expect(inner.getByTestId("stage-title")).toContainText(title);
+      await expect(inner.locator(".stage canvas").first()).toHaveAttribute("data-drawn", "true");
+      await host.waitForTimeout(300);
+      heights.add(Math.round((await frameBox(frame)).height));
+      const now = (await next.boundingBox())!;
+      expect(Math.abs(now.y - first.y), `${title}: Next has not moved`).toBeLessThanOrEqual(1);
+      expect(now.y + now.height, `${title}: Next is in the window`).toBeLessThanOrEqual(viewport.height);
+      const shown = (await inner.getByTestId("stage-title").boundingBox())!;
+      expect(shown.y, `${title}: the title is in the window`).toBeGreaterThanOrEqual(0);
+      expect(shown.y + shown.height, `${title}: the title is in the window`).toBeLessThanOrEqual(viewport.height);
+    }
+    expect(heights.size, "the stages differ in height").toBeGreaterThan(1);
     await host.close();
   });
 }

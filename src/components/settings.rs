@@ -9,7 +9,7 @@ use crate::attention::{NormType, Pairing, Rope};
 use crate::plot::{parse_cell, shortest_within, CellError};
 use crate::state::Model;
 use crate::words::{activation_name, norm_name, scale_mode_label, setting_help, Setting};
-use crate::words::{head_count_label, kv_heads_label, norm_type_name, pairing_label};
+use crate::words::{head_count_label, kv_heads_label, norm_type_name, pairing_label, pairing_note};
 use crate::words::{temperature_refusal, TemperatureProblem};
 use leptos::prelude::*;
 
@@ -307,6 +307,9 @@ fn TodaysAttention(
                             </option>
                         }).collect_view()}
                     </select>
+                    <p class="setting-note" data-testid="rope-pairing-note">
+                        {move || pairing_note(config.get().rope.unwrap_or_default().pairing)}
+                    </p>
                 </div>
                 <p class="setting-note" hidden=move || !cross.get()>
                     "Resting while attending to another sentence: rotary positions compare positions within one sentence."

@@ -204,8 +204,20 @@ pub fn norm_type_name(t: crate::attention::NormType) -> &'static str {
 /// A rotary pairing as the menu names it.
 pub fn pairing_label(p: crate::attention::Pairing) -> &'static str {
     match p {
-        crate::attention::Pairing::Half => "half: i with i + d_k/2 (Hugging Face)",
-        crate::attention::Pairing::Interleaved => "interleaved: 2i with 2i + 1 (Meta)",
+        crate::attention::Pairing::Half => "half",
+        crate::attention::Pairing::Interleaved => "interleaved",
+    }
+}
+
+/// Which columns turn together under pairing `p`, in a line under its menu.
+pub fn pairing_note(p: crate::attention::Pairing) -> &'static str {
+    match p {
+        crate::attention::Pairing::Half => {
+            "Column i turns with column i + d_k/2, as in Hugging Face's code."
+        }
+        crate::attention::Pairing::Interleaved => {
+            "Column 2i turns with column 2i + 1, as in Meta's original Llama code."
+        }
     }
 }
 

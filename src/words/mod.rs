@@ -33,9 +33,10 @@ pub use backward::{
 pub use explain::{explain, Explanation, NO_CELL};
 pub use guide::{
     bias_1_note, edit_note, go_to_stage, kv_heads_label, matrix_help, norm_type_name,
-    pairing_label, setting_help, Setting, BUILD_A_HEAD, BUILD_A_HEAD_TITLE, CHANGED_BY_EDIT,
-    PLACES_LABEL, PLACE_INPUTS, PLACE_LAB, PLACE_SHARE, PLACE_TRAIN, QUIZ_HIDES_PLACE,
-    QUIZ_HIDES_PLACE_EMBED, SHARE_PICTURES, SIDE_LABEL, SKIP_TO_STAGE, START_HERE,
+    pairing_label, pairing_note, setting_help, Setting, BUILD_A_HEAD, BUILD_A_HEAD_TITLE,
+    CHANGED_BY_EDIT, PLACES_LABEL, PLACE_INPUTS, PLACE_LAB, PLACE_SHARE, PLACE_TRAIN,
+    QUIZ_HIDES_PLACE, QUIZ_HIDES_PLACE_EMBED, SHARE_PICTURES, SIDE_LABEL, SKIP_TO_STAGE,
+    START_HERE,
 };
 pub use handout::{
     configuration, configuration_warning, handout_goal_error, handout_goal_text,

@@ -65,8 +65,28 @@ test("settings switch rotary positions, share key/value heads and set the window
   await page.getByTestId("rope").check();
   await expect(page.getByTestId("rail-forward").locator("li")).toHaveCount(11);
   await expect(page.getByTestId("stage-rotary")).toBeVisible();
-  // The head width 2 is even; θ and the pairing are offered.
-  await page.getByTestId("rope-pairing").selectOption("interleaved");
+  // The head width 2 is even; θ and the pairing are offered, the pairing's menu whole in the
+  // settings' column, and a line under it saying which columns turn together.
+  const pairing = page.getByTestId("rope-pairing");
+  await expect(page.getByTestId("rope-pairing-note")).toHaveText("Column i turns with column i + d_k/2, as in Hugging Face's code.");
+  for (const width of [1366, 1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    await pairing.scrollIntoViewIfNeeded();
+    const cut = await pairing.evaluate((el: HTMLSelectElement) => {
+      const probe = document.createElement("span");
+      probe.style.cssText = `font: ${getComputedStyle(el).font}; position: absolute; white-space: nowrap`;
+      probe.textContent = el.selectedOptions[0].text;
+      document.body.append(probe);
+      const wanted = probe.getBoundingClientRect().width;
+      probe.remove();
+      // The menu's arrow and padding take about 2.5 rem beside the text.
+      return wanted + 28 > el.getBoundingClientRect().width;
+    });
+    expect(cut, `${width}: the pairing's label is cut`).toBe(false);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await pairing.selectOption("interleaved");
+  await expect(page.getByTestId("rope-pairing-note")).toHaveText("Column 2i turns with column 2i + 1, as in Meta's original Llama code.");
   await page.getByTestId("rope-theta").fill("500");
   await page.getByTestId("rope-theta").press("Enter");
   await expect(page).toHaveURL(/rope=500,i/);

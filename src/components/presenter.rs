@@ -76,6 +76,31 @@ fn has_decode_step(run: Option<RunContext>) -> bool {
     })
 }
 
+/// The token a clicker moves the decoding stage to from its part `part` of `parts`: past the
+/// output of a token with a later one to decode, the next token's first head; before the first
+/// head of a token after the first decoded, the previous token's output. `None` where the step
+/// leaves the token (to another part of it, or to another stage).
+fn next_decoded_token(
+    run: Option<RunContext>,
+    forward: bool,
+    part: usize,
+    parts: usize,
+) -> Option<usize> {
+    let run = run?;
+    let (first, last) = run.decode.with_untracked(|d| {
+        let steps = &d.as_ref()?.as_ref().ok()?.steps;
+        Some((steps.first()?.position, steps.last()?.position))
+    })?;
+    let row = run.row.get_untracked().unwrap_or(first).clamp(first, last);
+    if forward && part + 1 == parts && row < last {
+        Some(row + 1)
+    } else if !forward && part == 0 && row > first {
+        Some(row - 1)
+    } else {
+        None
+    }
+}
+
 /// Whether presenter mode shows the decoding step's output (`Some(true)`) or a head's attention
 /// (`Some(false)`) at `stage`; `None` where it shows the step whole (another stage, the page
 /// not presenting, no step to decode).
@@ -222,6 +247,15 @@ pub fn PresenterBar(
     let can_step = move |forward: bool| {
         let (s, n, wiring) = (stage.get(), n_heads.get(), ui.steps_wiring());
         let parts = move |x: Stage| parts_on_screen(x, n, wiring, backward, run);
+        if s == Stage::Decode {
+            // Read so that the arrows follow the token decoded.
+            if let Some(r) = run {
+                r.row.track();
+            }
+            if next_decoded_token(run, forward, part(), parts(s)).is_some() {
+                return true;
+            }
+        }
         presenter_step(forward, s, part(), &parts, ui.order.get()).is_some()
     };
     let first_step = move || !can_step(false);
@@ -463,6 +497,17 @@ fn step_presentation(forward: bool, stepper: Stepper) {
         untrack(|| ui.part_of(from)),
         parts(from),
     );
+    // A decoding stage steps through its tokens, each token's heads, then its output.
+    if from == Stage::Decode && has_decode_step(stepper.run) {
+        let n = parts(from);
+        if let Some(row) = next_decoded_token(stepper.run, forward, part, n) {
+            if let Some(run) = stepper.run {
+                run.row.set(Some(row));
+            }
+            show_step(stepper, from, if forward { 0 } else { n - 1 }, n);
+            return;
+        }
+    }
     let order = ui.order.get_untracked();
     if let Some((s, p)) = presenter_step(forward, from, part, &parts, order) {
         show_step(stepper, s, p, parts(s));

@@ -218,6 +218,15 @@ for (const viewport of [
     }).toPass({ timeout: 3000 });
     await expect(page.getByTestId("canvas-dec-q-h1")).toHaveCount(0);
     await expect(page.getByTestId("formula")).not.toContainText("softmax");
+    // From a token's output a clicker goes on to the next token's first head, and back.
+    const status = page.getByTestId("decode-status");
+    await expect(status).toContainText("Step 1 of 3");
+    await page.keyboard.press("PageDown");
+    await expect(bar).toHaveAttribute("data-step", "decode-0");
+    await expect(status).toContainText("Step 2 of 3");
+    await page.keyboard.press("PageUp");
+    await expect(bar).toHaveAttribute("data-step", "decode-2");
+    await expect(status).toContainText("Step 1 of 3");
     await page.keyboard.press("PageUp");
     await expect(bar).toHaveAttribute("data-step", "decode-1");
     await expect(page.getByTestId("canvas-dec-y")).toHaveCount(0);

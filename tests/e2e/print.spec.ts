@@ -69,6 +69,17 @@ test("Ctrl+P prints the current stage alone, light and sharp, even from the dark
   await expect.poll(() => sharpness(page, "canvas-weights-h0")).toBeLessThan(2.5);
 });
 
+test("the handout prints no cell picked on screen: it prints the worked example, not the explanation", async ({ app, page }) => {
+  // The first screen explains A₁[hungry, I], outlined on screen.
+  await openHandout(app, page, "./");
+  await expect(page.getByTestId("handout")).toBeVisible();
+  const weights = page.getByTestId("handout-softmax").getByTestId("canvas-weights-h0");
+  await expect(weights).toHaveAttribute("data-drawn", "true");
+  await expect(weights).toHaveAttribute("data-highlight", "cell:;rows:;cols:;cells:");
+  const scores = page.getByTestId("handout-mask").getByTestId("canvas-masked-h0");
+  await expect(scores).toHaveAttribute("data-highlight", "cell:;rows:;cols:;cells:");
+});
+
 test("the export menu prints the whole worked example, every stage and head, forward and backward, a page each", async ({ app, page }) => {
   await stubPrint(page);
   await app.goto("./#v=1&stage=scale");

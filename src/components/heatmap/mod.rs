@@ -244,7 +244,9 @@ pub fn HeatmapView(
             ui.sharpness()
         };
         let mut highlight = highlight.map(|h| h.get()).unwrap_or_default();
-        if let Some(picked) = picked {
+        // The handout prints the worked example, not the cell picked on screen, whose
+        // explanation it does not print.
+        if let Some(picked) = picked.filter(|_| !ui.handout.get()) {
             for (panel, marks) in picked.operands.get() {
                 if panel == own_name {
                     highlight.rows.extend(marks.rows);

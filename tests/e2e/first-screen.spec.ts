@@ -449,7 +449,7 @@ test("typing one's own sentence says whom the weights were made for and offers t
   // And the head learns the goal: at d_model = 4 the loss stalls near 1.6.
   const run = page.getByTestId("train-run");
   await run.click();
-  const loss = async () => Number((await page.getByTestId("train-status").innerText()).match(/loss L [=≈] ([\d.]+)/)?.[1] ?? NaN);
+  const loss = async () => Number((await page.getByTestId("train-status").innerText()).match(/loss L ≈ ([\d.]+)/)?.[1] ?? NaN);
   await expect.poll(loss, { timeout: 20_000 }).toBeLessThan(0.3);
   if ((await run.innerText()) === "Pause") await run.click();
   // The default model's weights are random, and the line says so.

@@ -36,7 +36,7 @@ test("training teaches every head to look one token back and the loss falls", as
   await panel.scrollIntoViewIfNeeded();
   await expect(page.getByTestId("train-goal")).toHaveValue("previous");
   await page.getByTestId("train-step").click();
-  await expect(page.getByTestId("train-status")).toContainText(/After 1 step: loss L [=≈]/);
+  await expect(page.getByTestId("train-status")).toContainText("After 1 step: loss L ≈");
   const historyAfterStep = await page.evaluate(() => history.length);
 
   await page.getByTestId("train-run").click();
@@ -46,7 +46,7 @@ test("training teaches every head to look one token back and the loss falls", as
   await expect(page.getByTestId("train-run")).toHaveText("Train");
 
   const status = await page.getByTestId("train-status").innerText();
-  const [, now, was] = status.match(/loss L [=≈] (.+) \([=≈] (.+) when this run started/) ?? [];
+  const [, now, was] = status.match(/loss L ≈ (.+) \(≈ (.+) when this run started/) ?? [];
   expect(lossValue(now), status).toBeLessThan(lossValue(was) / 4);
   expect(lossValue("2.13 × 10⁻⁴")).toBeCloseTo(0.000213, 9);
   // The curve is drawn at the size it is shown, at the screen's pixel ratio.
@@ -203,7 +203,7 @@ test("the look-back preset's head learns to look one token back while the loss f
   await app.screenshot("training-look-back");
 
   const status = await page.getByTestId("train-status").innerText();
-  const [, now, was] = status.match(/loss L [=≈] (.+) \([=≈] (.+) when this run started/) ?? [];
+  const [, now, was] = status.match(/loss L ≈ (.+) \(≈ (.+) when this run started/) ?? [];
   expect(lossValue(now), status).toBeLessThan(lossValue(was) / 100);
   expect(argmaxRows(await app.tableValues("weights-h0"))).toEqual(back);
 });

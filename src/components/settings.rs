@@ -308,7 +308,7 @@ fn TodaysAttention(
                         }).collect_view()}
                     </select>
                     <p class="setting-note" data-testid="rope-pairing-note">
-                        {move || pairing_note(config.get().rope.unwrap_or_default().pairing)}
+                        {move || config.with(|c| pairing_note(c.rope.unwrap_or_default().pairing, c.head_dim()))}
                     </p>
                 </div>
                 <p class="setting-note" hidden=move || !cross.get()>

@@ -209,15 +209,31 @@ pub fn pairing_label(p: crate::attention::Pairing) -> &'static str {
     }
 }
 
-/// Which columns turn together under pairing `p`, in a line under its menu.
-pub fn pairing_note(p: crate::attention::Pairing) -> &'static str {
+/// Which of a head's `d_k` columns turn together under pairing `p`, in a line under its menu
+/// and in the rotary stage's note: counted from 1 within the head, as a reader counts them.
+pub fn pairing_note(p: crate::attention::Pairing, d_k: usize) -> String {
+    use super::number::ordinal;
+    let half = d_k / 2;
+    let pairs: Vec<String> = (0..half.min(2))
+        .map(|k| match p {
+            crate::attention::Pairing::Half => {
+                format!("its {} with its {}", ordinal(k + 1), ordinal(k + 1 + half))
+            }
+            crate::attention::Pairing::Interleaved => {
+                format!("its {} with its {}", ordinal(2 * k + 1), ordinal(2 * k + 2))
+            }
+        })
+        .collect();
+    let more = if half > 2 { ", …" } else { "" };
     match p {
-        crate::attention::Pairing::Half => {
-            "Column i turns with column i + d_k/2, as in Hugging Face's code."
-        }
-        crate::attention::Pairing::Interleaved => {
-            "Column 2i turns with column 2i + 1, as in Meta's original Llama code."
-        }
+        crate::attention::Pairing::Half => format!(
+            "Each head's first half of columns turns with its second half: {}{more} (rotate_half in Hugging Face's Llama code).",
+            pairs.join(", ")
+        ),
+        crate::attention::Pairing::Interleaved => format!(
+            "Each head's columns turn in neighbouring pairs: {}{more} (Meta's original Llama code).",
+            pairs.join(", ")
+        ),
     }
 }
 
@@ -230,7 +246,7 @@ pub fn setting_help(setting: Setting) -> &'static str {
         Setting::Scale => "Scale: what the scores are divided by before the mask and the softmax; √d_k is the formula of the paper.",
         Setting::Temperature => "Temperature T: the softmax reads the scores divided by T, so above 1 the weights spread out and below 1 they sharpen.",
         Setting::Cross => "Attend to another sentence: cross-attention. In the Transformer, each decoder layer runs masked self-attention over its own sentence, then cross-attention, whose queries come from that sentence and whose keys and values come from the encoder's output. Here your sentence gives the queries, and the source sentence, embedded like yours, stands in for the encoder's output. The weights then show a soft alignment: which source tokens each of your tokens draws on.",
-        Setting::Rope => "Rotary positions (RoPE, as in Llama, Mistral and Qwen): after the split, each head's queries and keys are turned pair by pair by angles that grow with the token's position, θ^(−2i/d_k) radians a position for pair i, so a score depends on its two tokens' offset j − i, not on where they stand. The values are not turned. The pairing says which columns turn together: half (i with i + d_k/2, Hugging Face) or interleaved (2i with 2i + 1, Meta's Llama code).",
+        Setting::Rope => "Rotary positions (RoPE, as in Llama, Mistral and Qwen): after the split, each head's queries and keys are turned pair by pair by angles that grow with the token's position, θ^(−2i/d_k) radians a position for pair i, so a score depends on its two tokens' offset j − i, not on where they stand. The values are not turned. The pairing says which of a head's columns turn together: half (its first half with its second, as rotate_half in Hugging Face's Llama code) or interleaved (neighbours, as in Meta's original Llama code).",
         Setting::KvHeads => "Key/value heads: how many heads of keys and values there are. With fewer than the query heads, each is shared by a group of query heads in a row (grouped-query attention; 1 is multi-query attention), so K, V, W_k and W_v, and a decoder's KV cache, get narrower.",
         Setting::Decode => "KV cache: adds a stage after the output projection: the sentence decoded one token at a time from a KV cache, as a model writes text, each step's output set beside the whole sentence's. Needs the causal mask and no source sentence.",
         Setting::Tiles => "Tiled softmax: adds a stage after the weighted sum: one query row's softmax and weighted sum computed block by block of keys, as FlashAttention does, with the same result.",
@@ -361,7 +377,7 @@ pub fn matrix_help(matrix: MatrixId, w: Wiring) -> String {
                     of(HeadMatrix::Scaled)
                 ),
                 HeadMatrix::Masked => format!(
-                    "{me}: {}, the scores as the Scale setting left them, with −∞ where the causal mask, when it is on, hides a later token (and a sliding window, when set, an earlier one).",
+                    "{me}: {}, the scores as the Scale setting left them, with −∞ where the causal mask, when it is on, hides a key after its query (j > i), and a sliding window W, when set, one W or more tokens back (j ≤ i − W).",
                     of(HeadMatrix::Scaled)
                 ),
                 HeadMatrix::Weights => format!(
@@ -409,6 +425,19 @@ mod tests {
             assert!(BUILD_A_HEAD.contains(needed), "{needed}");
         }
         assert!(!BUILD_A_HEAD.contains("  "));
+    }
+
+    #[test]
+    fn the_pairing_note_counts_a_head_s_columns_from_one() {
+        use crate::attention::Pairing;
+        assert_eq!(
+            pairing_note(Pairing::Half, 4),
+            "Each head's first half of columns turns with its second half: its 1st with its 3rd, its 2nd with its 4th (rotate_half in Hugging Face's Llama code)."
+        );
+        assert_eq!(
+            pairing_note(Pairing::Interleaved, 8),
+            "Each head's columns turn in neighbouring pairs: its 1st with its 2nd, its 3rd with its 4th, … (Meta's original Llama code)."
+        );
     }
 
     #[test]

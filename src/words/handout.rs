@@ -650,27 +650,20 @@ pub fn rotary_note(trace: &Trace) -> String {
         return String::new();
     };
     let d_k = trace.head_dim();
-    let pairs = match rope.pairing {
-        crate::attention::Pairing::Half => {
-            "column i pairs with column i + d_k/2 (the “half” pairing of Hugging Face's rotate_half)"
-        }
-        crate::attention::Pairing::Interleaved => {
-            "column 2i pairs with column 2i + 1 (the “interleaved” pairing of Meta's Llama code)"
-        }
-    };
+    let pairs = super::guide::pairing_note(rope.pairing, d_k);
     let speeds: Vec<String> = (0..d_k / 2)
-        .map(|i| {
-            let rate = super::number::equals_short(rope.frequency(i, d_k));
+        .map(|k| {
+            let rate = super::number::equals_short(rope.frequency(k, d_k));
             format!(
-                "pair {i} turns {} rad a position",
+                "pair {k} turns {} rad a position",
                 rate.trim_start_matches("= ")
             )
         })
         .collect();
     format!(
-        "Rotary positions turn each head's queries and keys, never its values: in each row, {pairs}, \
-         and the pair at position p turns by p·θ^(−2i/d_k) radians with θ = {}: {}. The row at \
-         position 0 is not turned. A score Q̃ₕ[i]·K̃ₕ[j] then depends on the positions only \
+        "Rotary positions turn each head's queries and keys, never its values. {pairs} Pair k, \
+         counted from 0, turns by p·θ^(−2k/d_k) radians at position p, with θ = {}: {}. The row \
+         at position 0 is not turned. A score Q̃ₕ[i]·K̃ₕ[j] then depends on the positions only \
          through i − j.",
         super::number::format_value(rope.theta, 0),
         speeds.join(", ")

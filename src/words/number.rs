@@ -130,6 +130,18 @@ pub fn by_hand_if_missed(by_hand: f64, value: f64, decimals: usize) -> Option<St
     })
 }
 
+/// `n` as an English ordinal: `1st`, `2nd`, `3rd`, `4th`, `11th`, `22nd`.
+pub fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// `n` in subscript digits, as in `S₁₂`; heads are counted from 1 where people read them.
 pub fn subscript(n: usize) -> String {
     n.to_string()
@@ -145,6 +157,15 @@ pub fn subscript(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ordinals_take_their_suffixes() {
+        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 103].map(ordinal).to_vec();
+        assert_eq!(
+            got,
+            ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "103rd"]
+        );
+    }
 
     #[test]
     fn a_sum_redone_by_hand_that_misses_is_written_rounded_or_on_a_tie_exactly() {

@@ -194,7 +194,7 @@ pub fn stage_formula(stage: Stage, c: &Config, w: Wiring) -> String {
                 crate::attention::Pairing::Interleaved => "(a, b) = columns (2i, 2i + 1)",
             };
             format!(
-                "Q̃ₕ[p, a] = Qₕ[p, a]·cos φ − Qₕ[p, b]·sin φ,  Q̃ₕ[p, b] = Qₕ[p, a]·sin φ + Qₕ[p, b]·cos φ,  φ = p·θ^(−2i/d_k),  {pair};  likewise K̃ₕ"
+                "Q̃ₕ[p, a] = Qₕ[p, a]·cos φ − Qₕ[p, b]·sin φ,  Q̃ₕ[p, b] = Qₕ[p, a]·sin φ + Qₕ[p, b]·cos φ,  φ = p·θ^(−2i/d_k),  {pair},  i = 0 … d_k/2 − 1 (columns counted from 0);  likewise K̃ₕ"
             )
         }
         Stage::Scores if w.rope => "Sₕ = Q̃ₕ·K̃ₕᵀ".into(),

@@ -68,7 +68,7 @@ test("settings switch rotary positions, share key/value heads and set the window
   // The head width 2 is even; θ and the pairing are offered, the pairing's menu whole in the
   // settings' column, and a line under it saying which columns turn together.
   const pairing = page.getByTestId("rope-pairing");
-  await expect(page.getByTestId("rope-pairing-note")).toHaveText("Column i turns with column i + d_k/2, as in Hugging Face's code.");
+  await expect(page.getByTestId("rope-pairing-note")).toHaveText("Each head's first half of columns turns with its second half: its 1st with its 2nd (rotate_half in Hugging Face's Llama code).");
   for (const width of [1366, 1280, 375]) {
     await page.setViewportSize({ width, height: 800 });
     await pairing.scrollIntoViewIfNeeded();
@@ -86,7 +86,7 @@ test("settings switch rotary positions, share key/value heads and set the window
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   await pairing.selectOption("interleaved");
-  await expect(page.getByTestId("rope-pairing-note")).toHaveText("Column 2i turns with column 2i + 1, as in Meta's original Llama code.");
+  await expect(page.getByTestId("rope-pairing-note")).toHaveText("Each head's columns turn in neighbouring pairs: its 1st with its 2nd (Meta's original Llama code).");
   await page.getByTestId("rope-theta").fill("500");
   await page.getByTestId("rope-theta").press("Enter");
   await expect(page).toHaveURL(/rope=500,i/);

@@ -455,6 +455,13 @@ pub fn HeatmapView(
             }
         }
     };
+    // The reader asked for a cell's explanation: a folded sheet opens.
+    let reader_picks = move || {
+        keys::picked_by_reader();
+        if let Some(picked) = picked {
+            picked.folded.set(false);
+        }
+    };
     let on_click = {
         let select = select.clone();
         move |ev: web_sys::MouseEvent| {
@@ -465,11 +472,7 @@ pub fn HeatmapView(
             let shape = values.with_untracked(|m| m.shape());
             let shown_width = f64::from(canvas.client_width());
             if let Some(cell) = keys::cell_at_click(&layout(), shown_width, offset, shape) {
-                keys::picked_by_reader();
-                // The reader asked for this cell's explanation: a folded sheet opens.
-                if let Some(picked) = picked {
-                    picked.folded.set(false);
-                }
+                reader_picks();
                 select(cell);
             }
         }
@@ -492,11 +495,7 @@ pub fn HeatmapView(
             if let Some(cell) = keys::cell_for_key(&ev.key(), shape, from) {
                 ev.prevent_default();
                 ev.stop_propagation();
-                keys::picked_by_reader();
-                // The reader asked for this cell's explanation: a folded sheet opens.
-                if let Some(picked) = picked {
-                    picked.folded.set(false);
-                }
+                reader_picks();
                 select(cell);
             }
         }

@@ -370,8 +370,8 @@ for (const viewport of [
       for (const picture of await stagePictures(page)) {
         expect(overlaps(controls, picture), `${what}: the buttons clear of the step`).toBe(false);
       }
-      // They work from the keyboard: Tab reaches them and Enter takes a step.
-      await buttons.locator(".presenter-train-label").click();
+      // They work from the keyboard: Tab reaches them from the arrows and Enter takes a step.
+      await page.getByTestId("presenter-next").focus();
       await page.keyboard.press("Tab");
       await expect(page.getByTestId("train-step")).toBeFocused();
       await page.keyboard.press("Enter");

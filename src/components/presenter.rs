@@ -498,7 +498,7 @@ fn step_presentation(forward: bool, stepper: Stepper) {
         parts(from),
     );
     // A decoding stage steps through its tokens, each token's heads, then its output.
-    if from == Stage::Decode && has_decode_step(stepper.run) {
+    if from == Stage::Decode {
         let n = parts(from);
         if let Some(row) = next_decoded_token(stepper.run, forward, part, n) {
             if let Some(run) = stepper.run {
